@@ -1,0 +1,225 @@
+// Package calico holds the Calico resource kinds the twin reads, in the shape
+// of projectcalico.org/v3. The crd.projectcalico.org/v1 CRDs that older
+// installs use carry the same spec fields (IPAMConfig there is
+// IPAMConfiguration here), so one type serves both groups.
+// Upstream: projectcalico/calico api/pkg/apis/projectcalico/v3 and
+// libcalico-go/lib/apis/v1 (crd.projectcalico.org).
+package calico
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
+)
+
+// Group is Calico's API group; crd.projectcalico.org is read as an alias.
+const Group = "projectcalico.org"
+
+// Encapsulation modes of an IPPool (vxlanMode / ipipMode).
+const (
+	ModeNever       = "Never"
+	ModeAlways      = "Always"
+	ModeCrossSubnet = "CrossSubnet"
+)
+
+// IPPool is a pool of pod addresses split into blocks.
+type IPPool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              IPPoolSpec `json:"spec"`
+}
+
+// IPPoolSpec is an IPPool's configuration.
+type IPPoolSpec struct {
+	CIDR             string   `json:"cidr"`
+	VXLANMode        string   `json:"vxlanMode,omitempty"`
+	IPIPMode         string   `json:"ipipMode,omitempty"`
+	NATOutgoing      bool     `json:"natOutgoing,omitempty"`
+	Disabled         bool     `json:"disabled,omitempty"`
+	DisableBGPExport bool     `json:"disableBGPExport,omitempty"`
+	BlockSize        int      `json:"blockSize,omitempty"`
+	NodeSelector     string   `json:"nodeSelector,omitempty"`
+	AllowedUses      []string `json:"allowedUses,omitempty"`
+	AssignmentMode   string   `json:"assignmentMode,omitempty"`
+}
+
+// IPAMConfiguration is the cluster-wide IPAM setting (named "default").
+type IPAMConfiguration struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              IPAMConfigurationSpec `json:"spec"`
+}
+
+// IPAMConfigurationSpec: StrictAffinity stops borrowing from other nodes'
+// blocks; libcalico-go GetIPAMConfig defaults it to false and
+// AutoAllocateBlocks to true.
+type IPAMConfigurationSpec struct {
+	StrictAffinity     bool  `json:"strictAffinity"`
+	AutoAllocateBlocks *bool `json:"autoAllocateBlocks,omitempty"`
+	MaxBlocksPerHost   int32 `json:"maxBlocksPerHost,omitempty"`
+}
+
+// IPAMBlock is one block of a pool with its per-ordinal allocations.
+type IPAMBlock struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              IPAMBlockSpec `json:"spec"`
+}
+
+// IPAMBlockSpec mirrors libcalico-go's AllocationBlock: Allocations[i] is the
+// index into Attributes of the handle holding ordinal i, or nil when free;
+// Unallocated lists free ordinals in the order they will be handed out.
+type IPAMBlockSpec struct {
+	CIDR           string                `json:"cidr"`
+	Affinity       *string               `json:"affinity,omitempty"` // "host:<node>"
+	StrictAffinity bool                  `json:"strictAffinity,omitempty"`
+	Allocations    []*int                `json:"allocations"`
+	Unallocated    []int                 `json:"unallocated"`
+	Attributes     []AllocationAttribute `json:"attributes"`
+	Deleted        bool                  `json:"deleted,omitempty"`
+	SequenceNumber uint64                `json:"sequenceNumber,omitempty"`
+}
+
+// AllocationAttribute is who holds an allocation.
+type AllocationAttribute struct {
+	HandleID         *string           `json:"handle_id,omitempty"`
+	ActiveOwnerAttrs map[string]string `json:"secondary,omitempty"`
+}
+
+// BlockAffinity binds a block to a node.
+type BlockAffinity struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              BlockAffinitySpec `json:"spec"`
+}
+
+// BlockAffinitySpec: State is confirmed, pending or pendingDeletion.
+type BlockAffinitySpec struct {
+	State   string `json:"state"`
+	Node    string `json:"node"`
+	Type    string `json:"type,omitempty"`
+	CIDR    string `json:"cidr"`
+	Deleted string `json:"deleted,omitempty"`
+}
+
+// FelixConfiguration holds Felix settings; "default" is cluster-wide,
+// "node.<name>" per node.
+type FelixConfiguration struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              FelixConfigurationSpec `json:"spec"`
+}
+
+// FelixConfigurationSpec is the subset of Felix settings the twin models.
+type FelixConfigurationSpec struct {
+	VXLANEnabled      *bool  `json:"vxlanEnabled,omitempty"`
+	VXLANVNI          *int   `json:"vxlanVNI,omitempty"`
+	VXLANPort         *int   `json:"vxlanPort,omitempty"`
+	VXLANMTU          *int   `json:"vxlanMTU,omitempty"`
+	BPFEnabled        *bool  `json:"bpfEnabled,omitempty"`
+	WireguardEnabled  *bool  `json:"wireguardEnabled,omitempty"`
+	IPv6Support       *bool  `json:"ipv6Support,omitempty"`
+	LogSeverityScreen string `json:"logSeverityScreen,omitempty"`
+}
+
+// BGPConfiguration holds BGP settings.
+type BGPConfiguration struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              BGPConfigurationSpec `json:"spec"`
+}
+
+// BGPConfigurationSpec is the subset of BGP settings the twin models.
+type BGPConfigurationSpec struct {
+	NodeToNodeMeshEnabled *bool              `json:"nodeToNodeMeshEnabled,omitempty"`
+	ASNumber              *uint32            `json:"asNumber,omitempty"`
+	ServiceClusterIPs     []ServiceCIDRBlock `json:"serviceClusterIPs,omitempty"`
+	ServiceExternalIPs    []ServiceCIDRBlock `json:"serviceExternalIPs,omitempty"`
+}
+
+// ServiceCIDRBlock is an advertised service range.
+type ServiceCIDRBlock struct {
+	CIDR string `json:"cidr"`
+}
+
+// NetworkPolicy is Calico's namespaced policy.
+type NetworkPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              PolicySpec `json:"spec"`
+}
+
+// GlobalNetworkPolicy is Calico's cluster-wide policy.
+type GlobalNetworkPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              PolicySpec `json:"spec"`
+}
+
+// PolicySpec is shared by both policy kinds.
+type PolicySpec struct {
+	Tier                   string   `json:"tier,omitempty"`
+	Order                  *float64 `json:"order,omitempty"`
+	Selector               string   `json:"selector,omitempty"`
+	NamespaceSelector      string   `json:"namespaceSelector,omitempty"`
+	ServiceAccountSelector string   `json:"serviceAccountSelector,omitempty"`
+	Types                  []string `json:"types,omitempty"`
+	Ingress                []Rule   `json:"ingress,omitempty"`
+	Egress                 []Rule   `json:"egress,omitempty"`
+	DoNotTrack             bool     `json:"doNotTrack,omitempty"`
+	ApplyOnForward         bool     `json:"applyOnForward,omitempty"`
+	PreDNAT                bool     `json:"preDNAT,omitempty"`
+}
+
+// Rule is one policy rule.
+type Rule struct {
+	Action      string       `json:"action"`
+	Protocol    *intOrString `json:"protocol,omitempty"`
+	NotProtocol *intOrString `json:"notProtocol,omitempty"`
+	IPVersion   *int         `json:"ipVersion,omitempty"`
+	ICMP        *ICMPFields  `json:"icmp,omitempty"`
+	NotICMP     *ICMPFields  `json:"notICMP,omitempty"`
+	Source      EntityRule   `json:"source,omitempty"`
+	Destination EntityRule   `json:"destination,omitempty"`
+}
+
+// ICMPFields match ICMP type and code.
+type ICMPFields struct {
+	Type *int `json:"type,omitempty"`
+	Code *int `json:"code,omitempty"`
+}
+
+// EntityRule matches one end of a connection.
+type EntityRule struct {
+	Nets              []string      `json:"nets,omitempty"`
+	Selector          string        `json:"selector,omitempty"`
+	NamespaceSelector string        `json:"namespaceSelector,omitempty"`
+	Ports             []intOrString `json:"ports,omitempty"`
+	NotNets           []string      `json:"notNets,omitempty"`
+	NotSelector       string        `json:"notSelector,omitempty"`
+	NotPorts          []intOrString `json:"notPorts,omitempty"`
+	ServiceAccounts   *struct {
+		Names    []string `json:"names,omitempty"`
+		Selector string   `json:"selector,omitempty"`
+	} `json:"serviceAccounts,omitempty"`
+}
+
+// Kinds lists the Calico kinds the loader decodes.
+func Kinds() []meta.Kind {
+	vs := []string{"v3"}
+	k := func(name string, namespaced bool, newFn func() any) meta.Kind {
+		return meta.Kind{Group: Group, Versions: vs, Kind: name, Namespaced: namespaced, New: newFn}
+	}
+	return []meta.Kind{
+		k("IPPool", false, func() any { return &IPPool{} }),
+		k("IPAMConfiguration", false, func() any { return &IPAMConfiguration{} }),
+		// crd.projectcalico.org/v1 names the same resource IPAMConfig.
+		k("IPAMConfig", false, func() any { return &IPAMConfiguration{} }),
+		k("IPAMBlock", false, func() any { return &IPAMBlock{} }),
+		k("BlockAffinity", false, func() any { return &BlockAffinity{} }),
+		k("FelixConfiguration", false, func() any { return &FelixConfiguration{} }),
+		k("BGPConfiguration", false, func() any { return &BGPConfiguration{} }),
+		k("NetworkPolicy", true, func() any { return &NetworkPolicy{} }),
+		k("GlobalNetworkPolicy", false, func() any { return &GlobalNetworkPolicy{} }),
+	}
+}

@@ -1,0 +1,108 @@
+package model
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	certv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	kubeproxyv1alpha1 "k8s.io/kube-proxy/config/v1alpha1"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+)
+
+// Cluster is the built twin: every object the real components would hold,
+// observed ones as given and derived ones filled in. Slices are sorted the way
+// kubectl lists them (namespace, then name) unless a field says otherwise.
+type Cluster struct {
+	// Hosts in join order, from the Cluster kind or reconstructed from Nodes.
+	Hosts   []hybrid.Host
+	Network hybrid.Network
+	Kubeadm Kubeadm
+
+	Nodes           []*corev1.Node
+	Namespaces      []*corev1.Namespace
+	Pods            []*corev1.Pod
+	Deployments     []*appsv1.Deployment
+	ReplicaSets     []*appsv1.ReplicaSet
+	DaemonSets      []*appsv1.DaemonSet
+	StatefulSets    []*appsv1.StatefulSet
+	Services        []*corev1.Service
+	EndpointSlices  []*discoveryv1.EndpointSlice
+	NetworkPolicies []*networkingv1.NetworkPolicy
+	RuntimeClasses  []*nodev1.RuntimeClass
+	ConfigMaps      []*corev1.ConfigMap
+	ServiceAccounts []*corev1.ServiceAccount
+	CSRs            []*certv1.CertificateSigningRequest
+
+	Installation   *operator.Installation
+	APIServer      *operator.APIServer
+	TigeraStatuses []*operator.TigeraStatus
+
+	IPPools               []*calico.IPPool
+	IPAMConfig            *calico.IPAMConfiguration
+	IPAMBlocks            []*calico.IPAMBlock
+	BlockAffinities       []*calico.BlockAffinity
+	FelixConfigs          []*calico.FelixConfiguration
+	BGPConfigs            []*calico.BGPConfiguration
+	CalicoPolicies        []*calico.NetworkPolicy
+	GlobalNetworkPolicies []*calico.GlobalNetworkPolicy
+
+	// Rejected are objects the API server would refuse, with its message.
+	Rejected []Rejection
+	// Notes are what the model says about itself: kinds not modeled, values
+	// it could not derive, decisions a reader should know about.
+	Notes []Note
+	// NotModeled are input objects of kinds the twin does not model.
+	NotModeled []*Object
+	// Origins records where observed objects came from; an object without an
+	// entry was derived.
+	Origins map[Key]Origin
+}
+
+// Kubeadm is the kubeadm configuration the cluster was built with.
+type Kubeadm struct {
+	Init    *kubeadm.InitConfiguration
+	Cluster *kubeadm.ClusterConfiguration
+	Joins   []*kubeadm.JoinConfiguration
+	// Kubelet is the cluster-wide KubeletConfiguration (the kubelet-config
+	// ConfigMap); KubeletPatches are per-node patch files by name.
+	Kubelet        *kubeletv1beta1.KubeletConfiguration
+	KubeletPatches map[string]*kubeletv1beta1.KubeletConfiguration
+	KubeProxy      *kubeproxyv1alpha1.KubeProxyConfiguration
+	// NodeKubelet is the effective kubelet configuration per node name, the
+	// cluster-wide one with that node's patches applied.
+	NodeKubelet map[string]*kubeletv1beta1.KubeletConfiguration
+}
+
+// Rejection is an object the API server refuses, with the text kubectl
+// prints for it.
+type Rejection struct {
+	Key     Key
+	Origin  Origin
+	Message string
+}
+
+// Severity of a Note.
+type Severity string
+
+// Note severities.
+const (
+	Info    Severity = "info"
+	Warning Severity = "warning"
+)
+
+// Note is something the model says about its own result.
+type Note struct {
+	Severity Severity
+	Object   Key
+	Message  string
+}
+
+// Observed reports whether the object with this key came from the input.
+func (c *Cluster) Observed(k Key) bool { _, ok := c.Origins[k]; return ok }

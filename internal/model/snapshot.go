@@ -1,0 +1,72 @@
+// Package model holds the twin's two central values: the Snapshot, objects
+// exactly as the input gave them, and the Cluster that engine.Build derives
+// from it. Both are plain data; nothing here does I/O.
+package model
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Origin says where an object came from.
+type Origin struct {
+	// File is the path as given (or "<stdin>", "lab:<name>", "live").
+	File string `json:"file,omitempty"`
+	// Doc is the 1-based index of the YAML document in File.
+	Doc int `json:"doc,omitempty"`
+	// Line is the 1-based line where the object starts (0 when unknown).
+	Line int `json:"line,omitempty"`
+}
+
+func (o Origin) String() string {
+	switch {
+	case o.File == "":
+		return "derived"
+	case o.Line > 0:
+		return fmt.Sprintf("%s:%d (document %d)", o.File, o.Line, o.Doc)
+	case o.Doc > 0:
+		return fmt.Sprintf("%s (document %d)", o.File, o.Doc)
+	}
+	return o.File
+}
+
+// Key identifies an object: same Key means the same object (a later one
+// replaces an earlier one when --lab and -f combine).
+type Key struct {
+	Group     string
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+func (k Key) String() string {
+	kind := k.Kind
+	if k.Group != "" {
+		kind += "." + k.Group
+	}
+	if k.Namespace != "" {
+		return fmt.Sprintf("%s %s/%s", kind, k.Namespace, k.Name)
+	}
+	return fmt.Sprintf("%s %s", kind, k.Name)
+}
+
+// Object is one decoded document.
+type Object struct {
+	GVK schema.GroupVersionKind
+	Key Key
+	// Typed is a pointer to the decoded typed object (*corev1.Pod,
+	// *calico.IPPool, …), or nil for a kind the twin does not model.
+	Typed any
+	// Raw is the document as a generic map, kept for kinds not modeled and
+	// for re-emitting input untouched.
+	Raw    map[string]any
+	Origin Origin
+}
+
+// Snapshot is everything the input gave, in input order, one object per Key.
+type Snapshot struct {
+	Objects []*Object
+	// Warnings are non-fatal notes from loading (kinds not modeled, …).
+	Warnings []string
+}
