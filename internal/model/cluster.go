@@ -63,6 +63,9 @@ type Cluster struct {
 	// Origins records where observed objects came from; an object without an
 	// entry was derived.
 	Origins map[Key]Origin
+	// DerivedFields lists, for observed objects, the fields the engine filled
+	// in (a pod stub's "spec", an address it did not carry: "status.podIP").
+	DerivedFields map[Key][]string
 }
 
 // Kubeadm is the kubeadm configuration the cluster was built with.
@@ -106,3 +109,25 @@ type Note struct {
 
 // Observed reports whether the object with this key came from the input.
 func (c *Cluster) Observed(k Key) bool { _, ok := c.Origins[k]; return ok }
+
+// Derived reports whether a field of the object was derived: always for a
+// derived object, and for an observed one when the engine filled it in.
+func (c *Cluster) Derived(k Key, field string) bool {
+	if !c.Observed(k) {
+		return true
+	}
+	for _, f := range c.DerivedFields[k] {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}
+
+// MarkDerived records that the engine filled in a field of an observed object.
+func (c *Cluster) MarkDerived(k Key, field string) {
+	if c.DerivedFields == nil {
+		c.DerivedFields = map[Key][]string{}
+	}
+	c.DerivedFields[k] = append(c.DerivedFields[k], field)
+}

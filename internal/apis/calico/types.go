@@ -57,6 +57,10 @@ type IPAMConfigurationSpec struct {
 	StrictAffinity     bool  `json:"strictAffinity"`
 	AutoAllocateBlocks *bool `json:"autoAllocateBlocks,omitempty"`
 	MaxBlocksPerHost   int32 `json:"maxBlocksPerHost,omitempty"`
+	// IPCooldownSeconds is how long a released address stays unusable;
+	// 0 (the default) frees it at once, at the back of the queue.
+	IPCooldownSeconds            int32   `json:"ipCooldownSeconds,omitempty"`
+	KubeVirtVMAddressPersistence *string `json:"kubeVirtVMAddressPersistence,omitempty"`
 }
 
 // IPAMBlock is one block of a pool with its per-ordinal allocations.
@@ -70,20 +74,27 @@ type IPAMBlock struct {
 // index into Attributes of the handle holding ordinal i, or nil when free;
 // Unallocated lists free ordinals in the order they will be handed out.
 type IPAMBlockSpec struct {
-	CIDR           string                `json:"cidr"`
-	Affinity       *string               `json:"affinity,omitempty"` // "host:<node>"
-	StrictAffinity bool                  `json:"strictAffinity,omitempty"`
-	Allocations    []*int                `json:"allocations"`
-	Unallocated    []int                 `json:"unallocated"`
-	Attributes     []AllocationAttribute `json:"attributes"`
-	Deleted        bool                  `json:"deleted,omitempty"`
-	SequenceNumber uint64                `json:"sequenceNumber,omitempty"`
+	CIDR              string                `json:"cidr"`
+	Affinity          *string               `json:"affinity,omitempty"` // "host:<node>"
+	AffinityClaimTime *metav1.Time          `json:"affinityClaimTime,omitempty"`
+	StrictAffinity    bool                  `json:"strictAffinity,omitempty"`
+	Allocations       []*int                `json:"allocations"`
+	Unallocated       []int                 `json:"unallocated"`
+	Attributes        []AllocationAttribute `json:"attributes"`
+	Deleted           bool                  `json:"deleted,omitempty"`
+	SequenceNumber    uint64                `json:"sequenceNumber,omitempty"`
+	// SequenceNumberForAllocation maps an ordinal (as a string) to the
+	// block's SequenceNumber when that ordinal was handed out.
+	SequenceNumberForAllocation map[string]uint64 `json:"sequenceNumberForAllocation,omitempty"`
 }
 
 // AllocationAttribute is who holds an allocation.
 type AllocationAttribute struct {
-	HandleID         *string           `json:"handle_id,omitempty"`
-	ActiveOwnerAttrs map[string]string `json:"secondary,omitempty"`
+	HandleID            *string           `json:"handle_id,omitempty"`
+	ActiveOwnerAttrs    map[string]string `json:"secondary,omitempty"`
+	AlternateOwnerAttrs map[string]string `json:"alternateOwnerAttrs,omitempty"`
+	// ReleasedAt marks an allocation in its release cooldown.
+	ReleasedAt *metav1.Time `json:"releasedAt,omitempty"`
 }
 
 // BlockAffinity binds a block to a node.
@@ -112,14 +123,16 @@ type FelixConfiguration struct {
 
 // FelixConfigurationSpec is the subset of Felix settings the twin models.
 type FelixConfigurationSpec struct {
-	VXLANEnabled      *bool  `json:"vxlanEnabled,omitempty"`
-	VXLANVNI          *int   `json:"vxlanVNI,omitempty"`
-	VXLANPort         *int   `json:"vxlanPort,omitempty"`
-	VXLANMTU          *int   `json:"vxlanMTU,omitempty"`
-	BPFEnabled        *bool  `json:"bpfEnabled,omitempty"`
-	WireguardEnabled  *bool  `json:"wireguardEnabled,omitempty"`
-	IPv6Support       *bool  `json:"ipv6Support,omitempty"`
-	LogSeverityScreen string `json:"logSeverityScreen,omitempty"`
+	VXLANEnabled      *bool   `json:"vxlanEnabled,omitempty"`
+	VXLANVNI          *int    `json:"vxlanVNI,omitempty"`
+	VXLANPort         *int    `json:"vxlanPort,omitempty"`
+	VXLANMTU          *int    `json:"vxlanMTU,omitempty"`
+	BPFEnabled        *bool   `json:"bpfEnabled,omitempty"`
+	WireguardEnabled  *bool   `json:"wireguardEnabled,omitempty"`
+	IPv6Support       *bool   `json:"ipv6Support,omitempty"`
+	LogSeverityScreen string  `json:"logSeverityScreen,omitempty"`
+	HealthPort        *int    `json:"healthPort,omitempty"`
+	NFTablesMode      *string `json:"nftablesMode,omitempty"`
 }
 
 // BGPConfiguration holds BGP settings.

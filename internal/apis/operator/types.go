@@ -4,6 +4,7 @@
 package operator
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
@@ -31,16 +32,19 @@ type Installation struct {
 
 // InstallationSpec is the subset the twin models.
 type InstallationSpec struct {
-	Variant                  string             `json:"variant,omitempty"`
-	Registry                 string             `json:"registry,omitempty"`
-	KubernetesProvider       string             `json:"kubernetesProvider,omitempty"`
-	CNI                      *CNISpec           `json:"cni,omitempty"`
-	CalicoNetwork            *CalicoNetworkSpec `json:"calicoNetwork,omitempty"`
-	ServiceCIDRs             []string           `json:"serviceCIDRs,omitempty"`
-	WindowsNodes             *WindowsNodeSpec   `json:"windowsNodes,omitempty"`
-	ControlPlaneReplicas     *int32             `json:"controlPlaneReplicas,omitempty"`
-	TyphaAffinity            map[string]any     `json:"typhaAffinity,omitempty"`
-	ControlPlaneNodeSelector map[string]string  `json:"controlPlaneNodeSelector,omitempty"`
+	Variant                  string              `json:"variant,omitempty"`
+	Registry                 string              `json:"registry,omitempty"`
+	KubernetesProvider       string              `json:"kubernetesProvider,omitempty"`
+	CNI                      *CNISpec            `json:"cni,omitempty"`
+	CalicoNetwork            *CalicoNetworkSpec  `json:"calicoNetwork,omitempty"`
+	ServiceCIDRs             []string            `json:"serviceCIDRs,omitempty"`
+	WindowsNodes             *WindowsNodeSpec    `json:"windowsNodes,omitempty"`
+	ControlPlaneReplicas     *int32              `json:"controlPlaneReplicas,omitempty"`
+	TyphaAffinity            map[string]any      `json:"typhaAffinity,omitempty"`
+	ControlPlaneNodeSelector map[string]string   `json:"controlPlaneNodeSelector,omitempty"`
+	ControlPlaneTolerations  []corev1.Toleration `json:"controlPlaneTolerations,omitempty"`
+	// FlexVolumePath "None" drops calico-node's flexvol-driver init container.
+	FlexVolumePath string `json:"flexVolumePath,omitempty"`
 }
 
 // CNISpec selects the CNI plugin and IPAM.
@@ -78,6 +82,8 @@ type IPPool struct {
 	DisableBGPExport *bool    `json:"disableBGPExport,omitempty"`
 	AllowedUses      []string `json:"allowedUses,omitempty"`
 	AssignmentMode   string   `json:"assignmentMode,omitempty"`
+	// DisableNewAllocations becomes the IPPool's spec.disabled.
+	DisableNewAllocations *bool `json:"disableNewAllocations,omitempty"`
 }
 
 // WindowsNodeSpec holds Windows-specific settings.
@@ -91,10 +97,12 @@ type WindowsNodeSpec struct {
 
 // InstallationStatus is what the operator reports.
 type InstallationStatus struct {
-	Variant    string             `json:"variant,omitempty"`
-	MTU        int32              `json:"mtu,omitempty"`
-	Computed   *InstallationSpec  `json:"computed,omitempty"`
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Variant       string             `json:"variant,omitempty"`
+	MTU           int32              `json:"mtu,omitempty"`
+	CalicoVersion string             `json:"calicoVersion,omitempty"`
+	ImageSet      string             `json:"imageSet,omitempty"`
+	Computed      *InstallationSpec  `json:"computed,omitempty"`
+	Conditions    []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // APIServer asks the operator for the Calico API server (with native v3 CRDs,

@@ -1,0 +1,21 @@
+.PHONY: build test docs lab fmt vet
+
+build:
+	go build -o bin/kubectl-hybrid ./cmd/kubectl-hybrid
+
+test:
+	go test ./...
+
+vet:
+	go vet ./...
+
+fmt:
+	gofmt -l -w $$(git ls-files '*.go')
+
+lab:
+	go run ./cmd/kubectl-hybrid lab
+
+# Regenerate docs/commands.md and the golden files from the binary.
+docs:
+	go run ./cmd/kubectl-hybrid docs > docs/commands.md
+	go test ./... -args -update >/dev/null || go test ./... -args -update

@@ -1,0 +1,341 @@
+package admission
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Options carries the kube-apiserver settings that change pod validation.
+type Options struct {
+	// AllowPrivileged is kube-apiserver's --allow-privileged. kubeadm sets it
+	// to true; when false, privileged containers and hostProcess pods are
+	// rejected ("disallowed by cluster policy").
+	AllowPrivileged bool
+}
+
+// DefaultOptions returns the settings of a kubeadm-built API server.
+func DefaultOptions() Options {
+	return Options{AllowPrivileged: true}
+}
+
+// Detail texts of pkg/apis/core/validation/validation.go that callers may
+// want to match on.
+const (
+	msgWindowsForbidden  = "cannot be set for a windows pod"
+	msgLinuxWindowsOpts  = "windows options cannot be set for a linux pod"
+	msgHostProcessAll    = "If pod contains any hostProcess containers then all containers must be HostProcess containers"
+	msgHostProcessNet    = "hostNetwork must be true if pod contains any hostProcess containers"
+	msgHostProcessPolicy = "hostProcess containers are disallowed by cluster policy"
+	msgPrivilegedPolicy  = "disallowed by cluster policy"
+	msgHostNetworkPort   = "must match `containerPort` when `hostNetwork` is true"
+	msgHostUsersFalse    = "when `pod.Spec.HostUsers` is false"
+)
+
+// supportedOS is validation.go's validOS set, already in sorted order.
+var supportedOS = []corev1.OSName{corev1.Linux, corev1.Windows}
+
+// ValidatePod runs the subset of the API server's create-time pod validation
+// that hybrid clusters trip over, and returns the errors in the order
+// ValidatePodSpec (pkg/apis/core/validation/validation.go) appends them:
+//
+//  1. containers: at least one; name required and a DNS-1123 label; image
+//     required; privileged only with AllowPrivileged; names unique;
+//  2. initContainers: the same common checks, names unique across both lists;
+//  3. hostNetwork: hostPort must equal containerPort (validatePodHostNetworkDeps);
+//  4. Windows hostProcess rules (validateWindowsHostProcessPod), for any OS;
+//  5. hostUsers=false with host namespaces (validateHostUsers);
+//  6. spec.os: name required and linux or windows (validateOS), then the
+//     Linux-only (validateLinux) or Windows-only (validateWindows) field rules.
+//
+// Everything else ValidatePodSpec checks (volumes, probes, resources, DNS,
+// affinity syntax, tolerations syntax, ...) is out of scope.
+//
+// The pod is taken as the client sent it, before API defaulting; where a
+// default would hide an error (hostPort 0 on a hostNetwork pod is defaulted to
+// containerPort) the check allows for it.
+func ValidatePod(pod *corev1.Pod, opts Options) field.ErrorList {
+	if pod == nil {
+		return nil
+	}
+	return validatePodSpec(&pod.Spec, field.NewPath("spec"), opts)
+}
+
+func validatePodSpec(spec *corev1.PodSpec, fld *field.Path, opts Options) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateContainers(spec.Containers, fld.Child("containers"), opts)...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, fld.Child("initContainers"), opts)...)
+	errs = append(errs, validateHostNetworkPorts(spec, fld)...)
+	errs = append(errs, validateHostProcess(spec, fld, opts)...)
+	errs = append(errs, validateHostUsers(spec, fld)...)
+	if spec.OS != nil {
+		// validation.go: OS-specific rules run only once spec.os itself is valid.
+		osErrs := validateOS(spec.OS, fld.Child("os"))
+		switch {
+		case len(osErrs) > 0:
+			errs = append(errs, osErrs...)
+		case spec.OS.Name == corev1.Linux:
+			errs = append(errs, validateLinuxOnly(spec, fld)...)
+		case spec.OS.Name == corev1.Windows:
+			errs = append(errs, validateWindowsOnly(spec, fld)...)
+		}
+	}
+	return errs
+}
+
+// validateContainers follows validation.go validateContainers: an empty
+// list is a single Required error; duplicate names (empty ones included) are
+// reported on the later container.
+func validateContainers(containers []corev1.Container, fld *field.Path, opts Options) field.ErrorList {
+	if len(containers) == 0 {
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i := range containers {
+		c := &containers[i]
+		p := fld.Index(i)
+		errs = append(errs, validateContainerCommon(c, p, opts)...)
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+		} else {
+			names.Insert(c.Name)
+		}
+	}
+	return errs
+}
+
+// validateInitContainers follows validation.go validateInitContainers: init
+// names must not repeat each other nor any regular container name.
+func validateInitContainers(inits, regular []corev1.Container, fld *field.Path, opts Options) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i := range regular {
+		names.Insert(regular[i].Name)
+	}
+	for i := range inits {
+		c := &inits[i]
+		p := fld.Index(i)
+		errs = append(errs, validateContainerCommon(c, p, opts)...)
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+		} else if c.Name != "" {
+			names.Insert(c.Name)
+		}
+	}
+	return errs
+}
+
+// validateContainerCommon is the part of validation.go validateContainerCommon
+// (name, image) and ValidateSecurityContext (privileged) modelled here.
+func validateContainerCommon(c *corev1.Container, p *field.Path, opts Options) field.ErrorList {
+	var errs field.ErrorList
+	namePath := p.Child("name")
+	if c.Name == "" {
+		errs = append(errs, field.Required(namePath, ""))
+	} else {
+		for _, msg := range validation.IsDNS1123Label(c.Name) {
+			errs = append(errs, field.Invalid(namePath, c.Name, msg))
+		}
+	}
+	if c.Image == "" {
+		errs = append(errs, field.Required(p.Child("image"), ""))
+	}
+	if sc := c.SecurityContext; sc != nil && sc.Privileged != nil && *sc.Privileged && !opts.AllowPrivileged {
+		errs = append(errs, field.Forbidden(p.Child("securityContext", "privileged"), msgPrivilegedPolicy))
+	}
+	return errs
+}
+
+// validateHostNetworkPorts is validatePodHostNetworkDeps for a Pod: with
+// hostNetwork, each regular container's hostPort must equal its
+// containerPort. A zero hostPort is skipped because pod defaulting copies
+// containerPort into it before validation runs.
+func validateHostNetworkPorts(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	if !spec.HostNetwork {
+		return nil
+	}
+	var errs field.ErrorList
+	for i := range spec.Containers {
+		for j, port := range spec.Containers[i].Ports {
+			if port.HostPort != 0 && port.HostPort != port.ContainerPort {
+				p := fld.Child("containers").Index(i).Child("ports").Index(j).Child("hostPort")
+				errs = append(errs, field.Invalid(p, port.HostPort, msgHostNetworkPort))
+			}
+		}
+	}
+	return errs
+}
+
+// visitContainers walks init, regular and ephemeral containers in the order
+// of pkg/apis/core/pods VisitContainersWithPath.
+func visitContainers(spec *corev1.PodSpec, fld *field.Path, visit func(c *corev1.Container, p *field.Path)) {
+	for i := range spec.InitContainers {
+		visit(&spec.InitContainers[i], fld.Child("initContainers").Index(i))
+	}
+	for i := range spec.Containers {
+		visit(&spec.Containers[i], fld.Child("containers").Index(i))
+	}
+	for i := range spec.EphemeralContainers {
+		c := corev1.Container(spec.EphemeralContainers[i].EphemeralContainerCommon)
+		visit(&c, fld.Child("ephemeralContainers").Index(i))
+	}
+}
+
+// validateHostProcess follows validation.go validateWindowsHostProcessPod,
+// which runs for every pod whatever its spec.os: a container inherits the
+// pod's hostProcess unless it sets its own; once any container is a
+// hostProcess container, all must be, hostNetwork must be on, and the API
+// server must allow privileged pods.
+func validateHostProcess(spec *corev1.PodSpec, fld *field.Path, opts Options) field.ErrorList {
+	var podValue *bool
+	if sc := spec.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+		podValue = sc.WindowsOptions.HostProcess
+	}
+	var errs field.ErrorList
+	containers, hostProcess := 0, 0
+	visitContainers(spec, fld, func(c *corev1.Container, p *field.Path) {
+		containers++
+		var own *bool
+		if c.SecurityContext != nil && c.SecurityContext.WindowsOptions != nil {
+			own = c.SecurityContext.WindowsOptions.HostProcess
+		}
+		if podValue != nil && own != nil && *podValue != *own {
+			errs = append(errs, field.Invalid(p.Child("securityContext", "windowsOptions", "hostProcess"), *own,
+				fmt.Sprintf("pod hostProcess value must be identical if both are specified, was %v", *podValue)))
+		}
+		if (own != nil && *own) || (own == nil && podValue != nil && *podValue) {
+			hostProcess++
+		}
+	})
+	if hostProcess == 0 {
+		return errs
+	}
+	if hostProcess != containers {
+		errs = append(errs, field.Invalid(fld, "", msgHostProcessAll))
+	}
+	if !spec.HostNetwork {
+		errs = append(errs, field.Invalid(fld.Child("hostNetwork"), false, msgHostProcessNet))
+	}
+	if !opts.AllowPrivileged {
+		errs = append(errs, field.Forbidden(fld, msgHostProcessPolicy))
+	}
+	return errs
+}
+
+// validateHostUsers follows validation.go validateHostUsers. The HostPID and
+// HostIPC paths are capitalised upstream, and kept so here.
+func validateHostUsers(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	if spec.HostUsers == nil || *spec.HostUsers {
+		return nil
+	}
+	var errs field.ErrorList
+	if spec.HostNetwork {
+		errs = append(errs, field.Forbidden(fld.Child("hostNetwork"), msgHostUsersFalse))
+	}
+	if spec.HostPID {
+		errs = append(errs, field.Forbidden(fld.Child("HostPID"), msgHostUsersFalse))
+	}
+	if spec.HostIPC {
+		errs = append(errs, field.Forbidden(fld.Child("HostIPC"), msgHostUsersFalse))
+	}
+	return errs
+}
+
+// validateOS follows validation.go validateOS: an empty name is Required on
+// spec.os.name and stops there; an unknown one is NotSupported on spec.os.
+func validateOS(os *corev1.PodOS, fld *field.Path) field.ErrorList {
+	if os.Name == "" {
+		return field.ErrorList{field.Required(fld.Child("name"), "cannot be empty")}
+	}
+	for _, name := range supportedOS {
+		if os.Name == name {
+			return nil
+		}
+	}
+	return field.ErrorList{field.NotSupported(fld, os.Name, supportedOS)}
+}
+
+// validateLinuxOnly follows validation.go validateLinux: windowsOptions are
+// refused on the pod and on every container of a linux pod.
+func validateLinuxOnly(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if sc := spec.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+		errs = append(errs, field.Forbidden(fld.Child("securityContext", "windowsOptions"), msgLinuxWindowsOpts))
+	}
+	visitContainers(spec, fld, func(c *corev1.Container, p *field.Path) {
+		if c.SecurityContext != nil && c.SecurityContext.WindowsOptions != nil {
+			errs = append(errs, field.Forbidden(p.Child("securityContext", "windowsOptions"), msgLinuxWindowsOpts))
+		}
+	})
+	return errs
+}
+
+// linuxOnlyField is one Linux-only field and whether the pod sets it.
+type linuxOnlyField struct {
+	path *field.Path
+	set  bool
+}
+
+// validateWindowsOnly follows validation.go validateWindows. The pod-level
+// list keeps upstream's order, which interleaves securityContext fields with
+// the spec fields (hostUsers, hostPID, hostIPC, shareProcessNamespace) that
+// the internal API keeps inside the pod security context.
+func validateWindowsOnly(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	sc := spec.SecurityContext
+	if sc == nil {
+		sc = &corev1.PodSecurityContext{}
+	}
+	scPath := fld.Child("securityContext")
+	podFields := []linuxOnlyField{
+		{scPath.Child("appArmorProfile"), sc.AppArmorProfile != nil},
+		{scPath.Child("seLinuxOptions"), sc.SELinuxOptions != nil},
+		{fld.Child("hostUsers"), spec.HostUsers != nil},
+		{fld.Child("hostPID"), spec.HostPID},
+		{fld.Child("hostIPC"), spec.HostIPC},
+		{scPath.Child("seccompProfile"), sc.SeccompProfile != nil},
+		{scPath.Child("fsGroup"), sc.FSGroup != nil},
+		{scPath.Child("fsGroupChangePolicy"), sc.FSGroupChangePolicy != nil},
+		{scPath.Child("sysctls"), len(sc.Sysctls) > 0},
+		{fld.Child("shareProcessNamespace"), spec.ShareProcessNamespace != nil},
+		{scPath.Child("runAsUser"), sc.RunAsUser != nil},
+		{scPath.Child("runAsGroup"), sc.RunAsGroup != nil},
+		{scPath.Child("supplementalGroups"), sc.SupplementalGroups != nil},
+		{scPath.Child("supplementalGroupsPolicy"), sc.SupplementalGroupsPolicy != nil},
+		{scPath.Child("seLinuxChangePolicy"), sc.SELinuxChangePolicy != nil},
+	}
+	var errs field.ErrorList
+	for _, f := range podFields {
+		if f.set {
+			errs = append(errs, field.Forbidden(f.path, msgWindowsForbidden))
+		}
+	}
+	visitContainers(spec, fld, func(c *corev1.Container, p *field.Path) {
+		csc := c.SecurityContext
+		if csc == nil {
+			return
+		}
+		cp := p.Child("securityContext")
+		containerFields := []linuxOnlyField{
+			{cp.Child("appArmorProfile"), csc.AppArmorProfile != nil},
+			{cp.Child("seLinuxOptions"), csc.SELinuxOptions != nil},
+			{cp.Child("seccompProfile"), csc.SeccompProfile != nil},
+			{cp.Child("capabilities"), csc.Capabilities != nil},
+			{cp.Child("readOnlyRootFilesystem"), csc.ReadOnlyRootFilesystem != nil},
+			{cp.Child("privileged"), csc.Privileged != nil},
+			{cp.Child("allowPrivilegeEscalation"), csc.AllowPrivilegeEscalation != nil},
+			{cp.Child("procMount"), csc.ProcMount != nil},
+			{cp.Child("runAsUser"), csc.RunAsUser != nil},
+			{cp.Child("runAsGroup"), csc.RunAsGroup != nil},
+		}
+		for _, f := range containerFields {
+			if f.set {
+				errs = append(errs, field.Forbidden(f.path, msgWindowsForbidden))
+			}
+		}
+	})
+	return errs
+}

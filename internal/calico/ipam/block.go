@@ -1,0 +1,352 @@
+package ipam
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WindowsReservedHandle holds the addresses a Windows node keeps out of
+// IPAM in every block it creates (libcalico-go lib/ipam/ipam_block.go).
+const WindowsReservedHandle = "windows-reserved-ipam-handle"
+
+// HostReservedAttr reserves ordinals at the start and end of each block the
+// host creates (libcalico-go lib/ipam/ipam_types.go).
+type HostReservedAttr struct {
+	StartOfBlock int
+	EndOfBlock   int
+	Handle       string
+	Note         string
+}
+
+// WindowsReserved is what the Calico CNI plugin and calico-node on Windows
+// pass: x.0, x.1 (HNS gateway / VXLAN tunnel address), x.2 (Calico_ep) and
+// the last address (cni-plugin/pkg/ipamplugin/ipam_plugin.go,
+// node/pkg/lifecycle/startup/startup_windows.go).
+func WindowsReserved() *HostReservedAttr {
+	return &HostReservedAttr{StartOfBlock: 3, EndOfBlock: 1, Handle: WindowsReservedHandle, Note: "windows host rsvd"}
+}
+
+// attribute is one entry of a block's Attributes.
+type attribute struct {
+	handle     *string
+	active     map[string]string
+	alternate  map[string]string
+	releasedAt *time.Time
+}
+
+// block mirrors libcalico-go's model.AllocationBlock.
+type block struct {
+	cidr     netip.Prefix
+	affinity *string // "host:<node>"
+	// claimTime is nil when unknown (a loaded block without
+	// affinityClaimTime); upstream then treats the claim as infinitely old.
+	claimTime   *time.Time
+	allocations []*int
+	unallocated []int
+	attrs       []attribute
+	seq         uint64
+	seqFor      map[string]uint64
+	strict      bool // deprecated spec.strictAffinity, kept as loaded
+}
+
+func affinityOf(host string) string { return "host:" + host }
+
+// host is the node the block is affine to, or "".
+func (b *block) host() string {
+	if b.affinity == nil {
+		return ""
+	}
+	h, _ := strings.CutPrefix(*b.affinity, "host:")
+	return h
+}
+
+func (b *block) numAddresses() int { return len(b.allocations) }
+
+// newBlock creates an empty block with the host reservations pre-allocated
+// (ipam_block.go newBlock). Upstream seeds SequenceNumber from the wall
+// clock; here it comes from the model's logical clock (0 when unset).
+func newBlock(cidr netip.Prefix, rsvd *HostReservedAttr, now time.Time) *block {
+	n := 1 << (cidr.Addr().BitLen() - cidr.Bits())
+	b := &block{
+		cidr:        cidr,
+		allocations: make([]*int, n),
+		unallocated: make([]int, n),
+		seqFor:      map[string]uint64{},
+	}
+	if !now.IsZero() {
+		b.seq = uint64(now.UnixNano())
+	}
+	for i := range b.unallocated {
+		b.unallocated[i] = i
+	}
+	if rsvd != nil {
+		b.unallocated = b.unallocated[rsvd.StartOfBlock : n-rsvd.EndOfBlock]
+		idx := len(b.attrs)
+		for i := 0; i < rsvd.StartOfBlock; i++ {
+			b.allocations[i] = &idx
+		}
+		for i := 1; i <= rsvd.EndOfBlock; i++ {
+			b.allocations[n-i] = &idx
+		}
+		h := rsvd.Handle
+		b.attrs = append(b.attrs, attribute{handle: &h, active: map[string]string{"note": rsvd.Note}})
+	}
+	return b
+}
+
+// clone deep-copies the block, so that an operation can run on the copy
+// and be committed only when upstream would write the block back.
+func (b *block) clone() *block {
+	c := *b
+	c.allocations = make([]*int, len(b.allocations))
+	for i, a := range b.allocations {
+		if a != nil {
+			v := *a
+			c.allocations[i] = &v
+		}
+	}
+	c.unallocated = slices.Clone(b.unallocated)
+	c.attrs = make([]attribute, len(b.attrs))
+	for i, a := range b.attrs {
+		c.attrs[i] = attribute{handle: a.handle, active: maps.Clone(a.active), alternate: maps.Clone(a.alternate), releasedAt: a.releasedAt}
+	}
+	c.seqFor = maps.Clone(b.seqFor)
+	if c.seqFor == nil {
+		c.seqFor = map[string]uint64{}
+	}
+	return &c
+}
+
+func (b *block) setSeqFor(ord int) { b.seqFor[strconv.Itoa(ord)] = b.seq }
+
+// write is the datastore update of a block: every write bumps the sequence
+// number (ipam_block_reader_writer.go updateBlock).
+func (b *block) write() { b.seq++ }
+
+// findOrAddAttribute reuses an identical attribute entry or appends one
+// (ipam_block.go findOrAddAttribute).
+func (b *block) findOrAddAttribute(handle *string, attrs map[string]string) int {
+	want := attribute{handle: handle, active: attrs}
+	for i, a := range b.attrs {
+		if reflect.DeepEqual(a, want) {
+			return i
+		}
+	}
+	b.attrs = append(b.attrs, want)
+	return len(b.attrs) - 1
+}
+
+// autoAssign hands out up to num ordinals from the front of Unallocated
+// (ipam_block.go autoAssign; IPReservations are not modelled).
+func (b *block) autoAssign(num int, handle *string, host string, attrs map[string]string, affinityCheck bool) ([]netip.Addr, error) {
+	if affinityCheck && b.affinity != nil && *b.affinity != affinityOf(host) {
+		return nil, fmt.Errorf("Block affinity (%s) does not match provided (%s:host)", *b.affinity, host)
+	} else if b.affinity == nil && affinityCheck {
+		return nil, fmt.Errorf("Attempt to assign from block %v with no affinity", b.cidr)
+	}
+	take := min(num, len(b.unallocated))
+	if take == 0 {
+		return nil, nil
+	}
+	idx := b.findOrAddAttribute(handle, attrs)
+	var ips []netip.Addr
+	for _, ord := range b.unallocated[:take] {
+		b.allocations[ord] = &idx
+		b.setSeqFor(ord)
+		ips = append(ips, nthAddr(b.cidr, ord))
+	}
+	b.unallocated = slices.Clone(b.unallocated[take:])
+	return ips, nil
+}
+
+// errAlreadyAssigned is libcalico-go's ErrorResourceAlreadyExists for an
+// address that is taken.
+type errAlreadyAssigned struct{ addr netip.Addr }
+
+func (e errAlreadyAssigned) Error() string {
+	return fmt.Sprintf("resource already exists: %s with error: Address already assigned in block", e.addr)
+}
+
+// assign takes one specific address (ipam_block.go assign).
+func (b *block) assign(affinityCheck bool, addr netip.Addr, handle *string, attrs map[string]string, host string) error {
+	if affinityCheck && b.affinity != nil && *b.affinity != affinityOf(host) {
+		return errors.New("Block host affinity does not match")
+	} else if b.affinity == nil && affinityCheck {
+		return fmt.Errorf("Attempt to assign from block %v with no affinity", b.cidr)
+	}
+	ord, ok := ordinalOf(b.cidr, addr)
+	if !ok {
+		return fmt.Errorf("IP %s not in block %s", addr, b.cidr)
+	}
+	// Upstream records the sequence number before the "already allocated"
+	// check, so a failed attempt still touches it.
+	b.setSeqFor(ord)
+	if b.allocations[ord] != nil {
+		return errAlreadyAssigned{addr}
+	}
+	idx := b.findOrAddAttribute(handle, attrs)
+	b.allocations[ord] = &idx
+	if i := slices.Index(b.unallocated, ord); i >= 0 {
+		b.unallocated = slices.Delete(b.unallocated, i, i+1)
+	}
+	return nil
+}
+
+// isReserved reports whether attribute i belongs to the Windows reservation.
+func (b *block) isReserved(i int) bool {
+	h := b.attrs[i].handle
+	return h != nil && strings.ToLower(*h) == WindowsReservedHandle
+}
+
+// empty is true when nothing but the Windows reservation is allocated;
+// addresses in cooldown still count as used (ipam_block.go empty).
+func (b *block) empty() bool {
+	for _, a := range b.allocations {
+		if a != nil && !b.isReserved(*a) {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *block) numFree() int { return len(b.unallocated) }
+
+// sanitizeHandle drops everything from the first carriage return
+// (ipam_block.go sanitizeHandle).
+func sanitizeHandle(h string) string { return strings.Split(h, "\r")[0] }
+
+// release frees the given addresses: each goes into cooldown and the
+// garbage collector immediately moves those whose cooldown is over to the
+// END of Unallocated, so a released ordinal is reused last
+// (ipam_block.go release, garbageCollect). It returns the addresses that
+// were not allocated.
+func (b *block) release(addrs []netip.Addr, now time.Time, cooldown int) []netip.Addr {
+	var skipped []netip.Addr
+	var ords []int
+	seen := map[netip.Addr]bool{}
+	for _, a := range addrs {
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		ord, ok := ordinalOf(b.cidr, a)
+		if !ok {
+			skipped = append(skipped, a)
+			continue
+		}
+		idx := b.allocations[ord]
+		if idx == nil || b.attrs[*idx].releasedAt != nil {
+			skipped = append(skipped, a)
+			continue
+		}
+		ords = append(ords, ord)
+	}
+	if len(ords) == 0 {
+		return skipped
+	}
+	ri := b.addCooldownAttribute(now)
+	for _, o := range ords {
+		b.allocations[o] = &ri
+		b.setSeqFor(o)
+	}
+	b.garbageCollect(now, cooldown)
+	return skipped
+}
+
+// releaseByHandle frees every ordinal held by the handle
+// (ipam_block.go releaseByHandle).
+func (b *block) releaseByHandle(handle string, now time.Time, cooldown int) int {
+	var idxs []int
+	for i, a := range b.attrs {
+		if a.handle != nil && sanitizeHandle(*a.handle) == handle {
+			idxs = append(idxs, i)
+		}
+	}
+	if len(idxs) == 0 {
+		return 0
+	}
+	var ri *int
+	n := 0
+	for o, a := range b.allocations {
+		if a == nil || !slices.Contains(idxs, *a) {
+			continue
+		}
+		if ri == nil {
+			i := b.addCooldownAttribute(now)
+			ri = &i
+		}
+		b.allocations[o] = ri
+		n++
+	}
+	b.garbageCollect(now, cooldown)
+	return n
+}
+
+func (b *block) addCooldownAttribute(now time.Time) int {
+	t := now
+	b.attrs = append(b.attrs, attribute{releasedAt: &t})
+	return len(b.attrs) - 1
+}
+
+// garbageCollect frees ordinals whose cooldown has passed, appending them
+// to Unallocated in ordinal order, then drops unreferenced attributes and
+// renumbers the rest (ipam_block.go garbageCollect). With a cooldown of 0
+// a release is freed at once.
+func (b *block) garbageCollect(now time.Time, cooldown int) bool {
+	changed := false
+	threshold := now.Add(-time.Duration(cooldown) * time.Second)
+	used := map[int]bool{}
+	for o, a := range b.allocations {
+		if a == nil {
+			continue
+		}
+		at := b.attrs[*a]
+		free := at.releasedAt != nil
+		if free && cooldown >= 0 {
+			free = !at.releasedAt.After(threshold)
+		}
+		if free {
+			b.allocations[o] = nil
+			b.unallocated = append(b.unallocated, o)
+			delete(b.seqFor, strconv.Itoa(o))
+			changed = true
+		} else {
+			used[*a] = true
+		}
+	}
+	if len(used) != len(b.attrs) {
+		remap := make([]int, len(b.attrs))
+		var kept []attribute
+		for i, a := range b.attrs {
+			if used[i] {
+				remap[i] = len(kept)
+				kept = append(kept, a)
+			}
+		}
+		b.attrs = kept
+		for o, a := range b.allocations {
+			if a != nil {
+				v := remap[*a]
+				b.allocations[o] = &v
+			}
+		}
+		changed = true
+	}
+	return changed
+}
+
+// handleOf returns the handle holding ordinal o, if any.
+func (b *block) handleOf(o int) string {
+	a := b.allocations[o]
+	if a == nil || b.attrs[*a].handle == nil {
+		return ""
+	}
+	return sanitizeHandle(*b.attrs[*a].handle)
+}

@@ -1,0 +1,301 @@
+// Package ipam is Calico IPAM as libcalico-go implements it, as a pure,
+// deterministic model: the same pools, nodes and calls give the same
+// blocks, affinities and addresses as a real cluster.
+//
+// What it follows (projectcalico/calico, identical on release-v3.33 and
+// master 87c15906):
+//   - libcalico-go/lib/ipam/ipam.go: autoAssign (affine blocks, new block
+//     claims, borrowing from other hosts' blocks without strict affinity),
+//     AssignIP, ReleaseIPs, EnsureBlock, GetIPAMConfig, pool selection.
+//   - libcalico-go/lib/ipam/ipam_block.go: ordinal hand-out, reservations,
+//     release and cooldown garbage collection.
+//   - libcalico-go/lib/ipam/ipam_block_reader_writer.go: the host-seeded
+//     random walk over a pool's blocks, findUsableBlock, empty block reclaim,
+//     claimAffineBlock, releaseBlockAffinity.
+//   - cni-plugin/pkg/ipamplugin/ipam_plugin.go (AssignPod): what the CNI
+//     plugin asks for on Linux and on Windows.
+//   - node/pkg/allocateip/allocateip.go and
+//     node/pkg/lifecycle/startup/startup_windows.go (VXLANTunnelAddress).
+//
+// Not modelled: IPReservation resources, IPAMHandle objects, KubeVirt
+// address persistence, namespace selectors on pools, LoadBalancer
+// ("virtual") affinities, concurrent writers (every datastore write
+// succeeds first time).
+//
+// Time: nothing reads the wall clock. The model keeps a logical clock that
+// starts at Config.Now and moves only with Advance; it stamps affinity
+// claim times, release cooldowns and new blocks' sequence numbers, exactly
+// where upstream calls time.Now.
+package ipam
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"net/netip"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+)
+
+// Allowed uses of a pool (projectcalico.org/v3 IPPoolAllowedUse).
+const (
+	UseWorkload = "Workload"
+	UseTunnel   = "Tunnel"
+)
+
+// OS label values.
+const (
+	OSLinux   = "linux"
+	OSWindows = "windows"
+)
+
+// Errors with upstream's text (libcalico-go lib/ipam/ipam.go).
+var (
+	ErrBlockLimit      = errors.New("cannot allocate new block due to per host block limit")
+	ErrNoQualifiedPool = errors.New("cannot find a qualified ippool")
+	ErrStrictAffinity  = errors.New("global strict affinity should not be false for Windows node")
+	ErrUseRequired     = errors.New("must specify the intended use when assigning an IP")
+)
+
+// Pool is an enabled or disabled IP pool as IPAM sees it.
+type Pool struct {
+	Name string
+	CIDR netip.Prefix
+	// BlockSize is the prefix length of its blocks; 0 means 26 (IPv4) or
+	// 122 (IPv6), the projectcalico.org/v3 defaults.
+	BlockSize    int
+	NodeSelector string // "" selects every node, like all()
+	Disabled     bool
+	// VXLANMode (Always, CrossSubnet, Never or "") decides whether nodes get
+	// a VXLAN tunnel address from this pool.
+	VXLANMode string
+	// AllowedUses defaults to Workload and Tunnel.
+	AllowedUses []string
+	// AssignmentMode Automatic (default) or Manual; Manual pools are only
+	// used when asked for by CIDR.
+	AssignmentMode string
+}
+
+// PoolFromCalico converts a projectcalico.org IPPool.
+func PoolFromCalico(p *calico.IPPool) (Pool, error) {
+	cidr, err := netip.ParsePrefix(p.Spec.CIDR)
+	if err != nil {
+		return Pool{}, fmt.Errorf("IPPool %s: %w", p.Name, err)
+	}
+	return Pool{
+		Name: p.Name, CIDR: cidr, BlockSize: p.Spec.BlockSize, NodeSelector: p.Spec.NodeSelector,
+		Disabled: p.Spec.Disabled, VXLANMode: p.Spec.VXLANMode, AllowedUses: p.Spec.AllowedUses,
+		AssignmentMode: p.Spec.AssignmentMode,
+	}, nil
+}
+
+type pool struct {
+	Pool
+	sel       selector.Selector
+	numBlocks *big.Int
+	blockSpan *big.Int // addresses per block
+}
+
+func (p *pool) version() int {
+	if p.CIDR.Addr().Is4() {
+		return 4
+	}
+	return 6
+}
+
+func (p *pool) allows(use string) bool { return slices.Contains(p.AllowedUses, use) }
+
+// selectsNode evaluates the pool's nodeSelector against the node's labels
+// (libcalico-go lib/ipam/pools.go SelectsNode).
+func (p *pool) selectsNode(labels map[string]string) bool { return p.sel.Evaluate(labels) }
+
+// Config is the cluster's IPAMConfiguration plus the model's own knobs.
+type Config struct {
+	StrictAffinity     bool
+	AutoAllocateBlocks bool
+	MaxBlocksPerHost   int
+	IPCooldownSeconds  int
+	// Now is where the logical clock starts (zero is allowed).
+	Now time.Time
+	// SmallBlockSeed replaces upstream's wall-clock seed of the block walk
+	// for pools whose blocks hold one address.
+	SmallBlockSeed int64
+}
+
+// DefaultConfig is what GetIPAMConfig returns when no IPAMConfiguration
+// exists: strictAffinity false, autoAllocateBlocks true, no block limit.
+func DefaultConfig() Config { return Config{AutoAllocateBlocks: true} }
+
+// ConfigFrom reads an IPAMConfiguration; nil gives DefaultConfig.
+// autoAllocateBlocks defaults to true (its CRD default).
+func ConfigFrom(c *calico.IPAMConfiguration) Config {
+	cfg := DefaultConfig()
+	if c == nil {
+		return cfg
+	}
+	cfg.StrictAffinity = c.Spec.StrictAffinity
+	if c.Spec.AutoAllocateBlocks != nil {
+		cfg.AutoAllocateBlocks = *c.Spec.AutoAllocateBlocks
+	}
+	cfg.MaxBlocksPerHost = int(c.Spec.MaxBlocksPerHost)
+	cfg.IPCooldownSeconds = int(c.Spec.IPCooldownSeconds)
+	return cfg
+}
+
+// Node is a node as pool selection sees it: its name and labels. Its OS is
+// the kubernetes.io/os label.
+type Node struct {
+	Name   string
+	Labels map[string]string
+}
+
+// OS is the node's kubernetes.io/os label.
+func (n Node) OS() string { return n.Labels["kubernetes.io/os"] }
+
+type affKey struct {
+	host string
+	cidr netip.Prefix
+}
+
+// BlockAffinity states.
+const (
+	StateConfirmed       = "confirmed"
+	StatePending         = "pending"
+	StatePendingDeletion = "pendingDeletion"
+)
+
+type affinity struct{ state string }
+
+// IPAM is the model. It is not safe for concurrent use.
+type IPAM struct {
+	cfg    Config
+	now    time.Time
+	pools  []*pool // sorted by name, as GetEnabledPools returns them
+	nodes  map[string]Node
+	blocks map[netip.Prefix]*block
+	affs   map[affKey]*affinity
+}
+
+// New builds a model over the given pools (enabled and disabled).
+func New(pools []Pool, cfg Config) (*IPAM, error) {
+	m := &IPAM{cfg: cfg, now: cfg.Now, nodes: map[string]Node{}, blocks: map[netip.Prefix]*block{}, affs: map[affKey]*affinity{}}
+	for _, p := range pools {
+		pp, err := newPool(p)
+		if err != nil {
+			return nil, err
+		}
+		m.pools = append(m.pools, pp)
+	}
+	sort.SliceStable(m.pools, func(i, j int) bool { return m.pools[i].Name < m.pools[j].Name })
+	return m, nil
+}
+
+func newPool(p Pool) (*pool, error) {
+	if !p.CIDR.IsValid() {
+		return nil, fmt.Errorf("IP pool %q has no CIDR", p.Name)
+	}
+	p.CIDR = p.CIDR.Masked()
+	bits := p.CIDR.Addr().BitLen()
+	if p.BlockSize == 0 {
+		p.BlockSize = 26
+		if bits == 128 {
+			p.BlockSize = 122
+		}
+	}
+	// Block size limits of IPPool validation (libcalico-go
+	// lib/validator/v3): 20-32 for IPv4, 116-128 for IPv6.
+	lo := 20
+	if bits == 128 {
+		lo = 116
+	}
+	if p.BlockSize < lo || p.BlockSize > bits {
+		return nil, fmt.Errorf("IP pool %q: block size %d is out of range %d-%d", p.Name, p.BlockSize, lo, bits)
+	}
+	if p.BlockSize < p.CIDR.Bits() {
+		return nil, fmt.Errorf("IP pool %q: block size /%d is larger than the pool %s", p.Name, p.BlockSize, p.CIDR)
+	}
+	if len(p.AllowedUses) == 0 {
+		p.AllowedUses = []string{UseWorkload, UseTunnel}
+	}
+	if p.AssignmentMode == "" {
+		p.AssignmentMode = "Automatic"
+	}
+	sel, err := selector.Parse(p.NodeSelector)
+	if err != nil {
+		return nil, fmt.Errorf("IP pool %q: nodeSelector %q: %w", p.Name, p.NodeSelector, err)
+	}
+	return &pool{
+		Pool:      p,
+		sel:       sel,
+		numBlocks: pow2(p.BlockSize - p.CIDR.Bits()),
+		blockSpan: pow2(bits - p.BlockSize),
+	}, nil
+}
+
+// SetNode registers a node (or replaces its labels). Pool selection and
+// the per-OS behaviour of AssignPod read these labels.
+func (m *IPAM) SetNode(name string, labels map[string]string) {
+	m.nodes[name] = Node{Name: name, Labels: labels}
+}
+
+// Config returns the configuration in force.
+func (m *IPAM) Config() Config { return m.cfg }
+
+// Now is the logical clock.
+func (m *IPAM) Now() time.Time { return m.now }
+
+// Advance moves the logical clock, letting cooldowns expire and making
+// recently claimed empty blocks reclaimable (EmptyBlockMinReclaimAge).
+func (m *IPAM) Advance(d time.Duration) { m.now = m.now.Add(d) }
+
+func (m *IPAM) node(host string) (Node, error) {
+	n, ok := m.nodes[host]
+	if !ok {
+		// libcalico-go's ErrorResourceDoesNotExist for a missing Node.
+		return Node{}, fmt.Errorf("resource does not exist: Node(%s) with error: nodes %q not found", host, host)
+	}
+	return n, nil
+}
+
+// ipamConfig is GetIPAMConfig: a caller running on Windows (the CNI plugin
+// or calico-node there) gets ErrStrictAffinity unless strictAffinity is on.
+func (m *IPAM) ipamConfig(os string) (Config, error) {
+	if os == OSWindows && !m.cfg.StrictAffinity {
+		return Config{}, ErrStrictAffinity
+	}
+	return m.cfg, nil
+}
+
+// enabledPools of one IP version, in name order.
+func (m *IPAM) enabledPools(version int) []*pool {
+	var out []*pool
+	for _, p := range m.pools {
+		if !p.Disabled && p.version() == version {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// poolFor returns the first pool (name order) containing addr.
+func poolFor(pools []*pool, addr netip.Addr) *pool {
+	for _, p := range pools {
+		if p.CIDR.Contains(addr) {
+			return p
+		}
+	}
+	return nil
+}
+
+func (m *IPAM) poolByCIDR(version int, cidr netip.Prefix) *pool {
+	for _, p := range m.enabledPools(version) {
+		if p.CIDR == cidr.Masked() {
+			return p
+		}
+	}
+	return nil
+}

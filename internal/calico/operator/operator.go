@@ -1,0 +1,438 @@
+// Package operator models what the Tigera operator renders from an
+// Installation: the IP pools, the calico-system workloads, the default
+// FelixConfiguration and the TigeraStatus objects, with the operator's own
+// degraded messages.
+//
+// The reference is tigera/operator release-v1.44 (the operator of Calico
+// v3.33); the files used are identical on master 40788b9b for everything
+// quoted here:
+//   - pkg/controller/installation/core_controller.go (TigeraStatus
+//     "calico": defaulting, validation, waiting for pools, Typha scaling,
+//     FelixConfiguration defaults)
+//   - pkg/controller/installation/validation.go (validateCustomResource)
+//   - pkg/controller/installation/windows_controller.go ("calico-windows")
+//   - pkg/controller/ippool/{pool_controller,defaults,kubeadm,validation}.go
+//     ("ippools")
+//   - pkg/controller/apiserver/apiserver_controller.go ("apiserver"),
+//     pkg/controller/tiers/tiers_controller.go ("tiers")
+//   - pkg/controller/status/status.go (how conditions are written)
+//   - pkg/render/{node,windows,csi,typha,namespaces}.go,
+//     pkg/render/kubecontrollers, pkg/render/webhooks,
+//     pkg/render/common/meta (tolerations), pkg/common/autoscale.go.
+//
+// Render describes the settled state the operator converges to from a
+// fresh install: a controller that never got past a check has written only
+// its Degraded condition and none of its objects.
+package operator
+
+import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	opapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+)
+
+// TigeraStatus names.
+const (
+	StatusAPIServer     = "apiserver"
+	StatusCalico        = "calico"
+	StatusCalicoWindows = "calico-windows"
+	StatusIPPools       = "ippools"
+	StatusTiers         = "tiers"
+)
+
+// Inputs is what the operator reads.
+type Inputs struct {
+	// Installation "default"; nil means no Installation, and nothing is
+	// rendered.
+	Installation *opapi.Installation
+	// IPAMConfiguration "default"; nil when absent (strictAffinity false).
+	IPAMConfiguration *calico.IPAMConfiguration
+	// ServicesEndpoint is the tigera-operator/kubernetes-services-endpoint
+	// ConfigMap, nil when absent.
+	ServicesEndpoint *corev1.ConfigMap
+	// FelixConfiguration "default" as it exists before the operator
+	// defaults it; may be nil.
+	FelixConfiguration *calico.FelixConfiguration
+	Nodes              []*corev1.Node
+	// Kubeadm is the kube-system/kubeadm-config ConfigMap's networking; nil
+	// when that ConfigMap does not exist.
+	Kubeadm *Kubeadm
+	// KubeDNS is the kube-system/kube-dns Service; nil when it does not
+	// exist (the Windows controller then degrades).
+	KubeDNS *corev1.Service
+	// APIServer "default"; nil when absent.
+	APIServer *opapi.APIServer
+	// ExistingIPPools are IP pools already in the cluster before the
+	// operator's IP pool controller runs (usually none on a fresh install).
+	ExistingIPPools []*calico.IPPool
+	// V1CRDs is true for clusters that run on crd.projectcalico.org/v1 (the
+	// aggregated Calico API server); false for native projectcalico.org/v3
+	// CRDs, which new v3.33 installs use (pkg/apis/version.go useV3CRDs).
+	V1CRDs bool
+	// Now stamps lastTransitionTime.
+	Now metav1.Time
+}
+
+// Output is what the operator writes.
+type Output struct {
+	// Installation is the Installation as stored after the operator's
+	// defaulting (unchanged when the core controller rejected it).
+	Installation       *opapi.Installation
+	Namespaces         []*corev1.Namespace
+	IPPools            []*calico.IPPool
+	DaemonSets         []*appsv1.DaemonSet
+	Deployments        []*appsv1.Deployment
+	Services           []*corev1.Service
+	FelixConfiguration *calico.FelixConfiguration
+	TigeraStatuses     []*opapi.TigeraStatus
+	// Notes explain modelling decisions and inconsistencies worth a look.
+	Notes []string
+}
+
+// Condition reasons (api/v1/tigerastatus_types.go).
+const (
+	ReasonAllObjectsAvailable = "AllObjectsAvailable"
+	ReasonResourceNotReady    = "ResourceNotReady"
+	ReasonInvalidConfig       = "InvalidConfigurationError"
+	ReasonResourceNotFound    = "ResourceNotFound"
+	ReasonResourceReadError   = "ResourceReadError"
+	ReasonResourceScaling     = "ResourceScalingError"
+	ReasonUnknown             = "Unknown"
+
+	allObjectsAvailable = "All objects available"
+)
+
+// degraded is an explicit SetDegraded: the message is "<msg>: <err>" when
+// there is an error, else just msg (status.go SetDegraded).
+type degraded struct{ reason, msg string }
+
+func degrade(reason, msg string, err error) *degraded {
+	if err != nil {
+		msg = msg + ": " + err.Error()
+	}
+	return &degraded{reason, msg}
+}
+
+// tigeraStatus writes the conditions a status manager leaves:
+//   - available: Available, Progressing and Degraded, in that order of
+//     creation, the last two False, all "All objects available";
+//   - degraded before the controller ever finished a reconcile: only
+//     Degraded True (kubectl shows empty AVAILABLE and PROGRESSING);
+//   - degraded after it had (wasReady): Available and Progressing False
+//     with reason Unknown, Degraded True.
+func tigeraStatus(name string, d *degraded, wasReady bool, gen int64, now metav1.Time) *opapi.TigeraStatus {
+	ts := &opapi.TigeraStatus{
+		TypeMeta:   metav1.TypeMeta{APIVersion: opapi.Group + "/v1", Kind: "TigeraStatus"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+	}
+	c := func(t, status, reason, msg string) opapi.TigeraStatusCondition {
+		return opapi.TigeraStatusCondition{Type: t, Status: status, Reason: reason, Message: msg, LastTransitionTime: now, ObservedGeneration: gen}
+	}
+	switch {
+	case d == nil:
+		ts.Status.Conditions = []opapi.TigeraStatusCondition{
+			c("Available", "True", ReasonAllObjectsAvailable, allObjectsAvailable),
+			c("Progressing", "False", ReasonAllObjectsAvailable, allObjectsAvailable),
+			c("Degraded", "False", ReasonAllObjectsAvailable, allObjectsAvailable),
+		}
+	case wasReady:
+		ts.Status.Conditions = []opapi.TigeraStatusCondition{
+			c("Available", "False", ReasonUnknown, ""),
+			c("Progressing", "False", ReasonUnknown, ""),
+			c("Degraded", "True", d.reason, d.msg),
+		}
+	default:
+		ts.Status.Conditions = []opapi.TigeraStatusCondition{c("Degraded", "True", d.reason, d.msg)}
+	}
+	return ts
+}
+
+func (in Inputs) endpoint() endpoint {
+	if in.ServicesEndpoint == nil {
+		return endpoint{}
+	}
+	return endpoint{host: in.ServicesEndpoint.Data["KUBERNETES_SERVICE_HOST"], port: in.ServicesEndpoint.Data["KUBERNETES_SERVICE_PORT"]}
+}
+
+// Render runs the operator's controllers to their settled state.
+func Render(in Inputs) Output {
+	var out Output
+	if in.Installation == nil {
+		// Every status manager calls OnCRNotFound and removes its status.
+		return out
+	}
+	ep := in.endpoint()
+	raw := copyInstallation(in.Installation)
+	inst := copyInstallation(in.Installation)
+	spec := &inst.Spec
+	gen := in.Installation.Generation
+
+	// Core controller, first pass (core_controller.go Reconcile): defaults
+	// are written back, and the finalizer the IP pool controller waits for
+	// is added, only once validateCustomResource has passed. Pools still
+	// lack their own defaults at this point.
+	applyCoreDefaults(spec)
+	coreErr := validateInstallation(spec, ep)
+	coreDefaulted := coreErr == nil
+	if !coreDefaulted && statusEmpty(raw.Status) {
+		// Never reconciled: nothing was written back. (An Installation
+		// with a status was defaulted by an earlier reconcile, and those
+		// defaults are still stored.)
+		inst = raw
+		spec = &inst.Spec
+	}
+
+	// IP pool controller (pool_controller.go).
+	var ippools *degraded
+	var activePools []*calico.IPPool
+	for _, p := range in.ExistingIPPools {
+		if !p.Spec.Disabled {
+			activePools = append(activePools, p)
+		}
+	}
+	// A stored status means an earlier reconcile succeeded, so the
+	// finalizer the IP pool controller waits for is there.
+	reconciledBefore := !statusEmpty(raw.Status)
+	if !coreDefaulted && !reconciledBefore {
+		ippools = degrade(ReasonResourceNotReady, "Waiting for Installation defaulting to occur", nil)
+	} else if err := applyPoolDefaults(spec, in.Kubeadm, in.ExistingIPPools); err != nil {
+		ippools = degrade(ReasonResourceReadError, "error filling IP pool defaults", err)
+	} else if err := validatePools(spec); err != nil {
+		ippools = degrade(ReasonInvalidConfig, "error validating IP pool configuration", err)
+	} else {
+		out.IPPools, out.Notes = managedPools(spec, in.ExistingIPPools, out.Notes)
+		for _, p := range out.IPPools {
+			if !p.Spec.Disabled && !slices.ContainsFunc(activePools, func(a *calico.IPPool) bool { return normalizeCIDR(a.Spec.CIDR) == p.Spec.CIDR }) {
+				activePools = append(activePools, p)
+			}
+		}
+	}
+
+	// Core controller, settled: re-validated with the pool defaults in.
+	img := imagesFor(spec)
+	var core *degraded
+	coreReady := false
+	typhaReplicas, typhaErr := TyphaReplicas(in.Nodes)
+	switch {
+	case !coreDefaulted:
+		core = degrade(ReasonInvalidConfig, "Invalid Installation provided", coreErr)
+		if reconciledBefore {
+			out.Notes = append(out.Notes, "the Installation was reconciled before and is now rejected; objects rendered back then are not shown")
+		}
+	case validateInstallation(spec, ep) != nil:
+		core = degrade(ReasonInvalidConfig, "Invalid Installation provided", validateInstallation(spec, ep))
+	case len(activePools) == 0:
+		core = degrade(ReasonResourceNotFound, "waiting for enabled IP pools to be created", nil)
+	default:
+		if typhaErr != nil {
+			// The autoscaler ticker re-degrades every 10s with this text; a
+			// core reconcile in between writes "Failed to scale typha: ...".
+			core = degrade(ReasonResourceScaling, "Failed to autoscale typha - "+typhaErr.Error(), nil)
+			typhaReplicas = ExpectedTyphaScale(countLinux(in.Nodes))
+			out.Notes = append(out.Notes, fmt.Sprintf(
+				"Typha autoscaler fails (%v); the calico-system objects are shown as rendered while Linux nodes were enough, with %d Typha replicas", typhaErr, typhaReplicas))
+		}
+		coreReady = true
+		out.Namespaces = append(out.Namespaces, calicoNamespace())
+		out.DaemonSets = append(out.DaemonSets, calicoNodeDaemonSet(spec, ep, img), csiNodeDriverDaemonSet(img))
+		out.Deployments = append(out.Deployments,
+			kubeControllersDeployment(spec, ep, img),
+			typhaDeployment(spec, ep, img, int32(typhaReplicas)))
+		out.Services = append(out.Services, service(TyphaDeployment, typhaPort, intstr.FromString("calico-typha"), "calico-typha"))
+		out.FelixConfiguration = felixDefaults(spec, in.FelixConfiguration)
+	}
+	coreSucceeded := coreReady && core == nil
+	if out.FelixConfiguration == nil && in.FelixConfiguration != nil {
+		fc := *in.FelixConfiguration
+		out.FelixConfiguration = &fc
+	}
+
+	statuses := []*opapi.TigeraStatus{
+		tigeraStatus(StatusCalico, core, (coreReady || reconciledBefore) && core != nil, gen, in.Now),
+		tigeraStatus(StatusIPPools, ippools, false, gen, in.Now),
+	}
+
+	// Windows controller (windows_controller.go); silent unless Windows
+	// is enabled.
+	if windowsEnabled(spec) {
+		d := windowsChecks(in, spec, coreDefaulted, coreSucceeded, ep, out.FelixConfiguration)
+		if d == nil {
+			vni := *out.FelixConfiguration.Spec.VXLANVNI
+			dns := in.KubeDNS.Spec.ClusterIPs
+			if len(dns) == 0 && in.KubeDNS.Spec.ClusterIP != "" {
+				dns = []string{in.KubeDNS.Spec.ClusterIP}
+			}
+			out.DaemonSets = append(out.DaemonSets, calicoNodeWindowsDaemonSet(spec, ep, img, vni, dns))
+		}
+		statuses = append(statuses, tigeraStatus(StatusCalicoWindows, d, false, 0, in.Now))
+	}
+
+	// API server controller (apiserver_controller.go).
+	if in.APIServer != nil {
+		var d *degraded
+		if spec.Variant == "" {
+			d = degrade(ReasonResourceNotReady, "Waiting for Installation Variant to be set", nil)
+		} else if !in.V1CRDs {
+			out.Deployments = append(out.Deployments, webhooksDeployment(spec, img))
+			out.Services = append(out.Services, service(WebhooksDeployment, 443, intstr.FromInt32(6443), ""))
+		} else {
+			out.Notes = append(out.Notes, "the aggregated calico-apiserver (crd.projectcalico.org/v1 mode) is not rendered")
+		}
+		statuses = append(statuses, tigeraStatus(StatusAPIServer, d, false, in.APIServer.Generation, in.Now))
+	}
+
+	// Tiers controller (tiers_controller.go): needs the projectcalico.org/v3
+	// API, always there with native v3 CRDs.
+	var tiers *degraded
+	if in.V1CRDs && in.APIServer == nil {
+		tiers = degrade(ReasonResourceNotReady, "Waiting for Tigera API server to be ready", nil)
+	}
+	statuses = append(statuses, tigeraStatus(StatusTiers, tiers, false, 0, in.Now))
+
+	if in.Kubeadm != nil && in.Kubeadm.ServiceSubnet != "" && windowsEnabled(spec) && len(spec.ServiceCIDRs) > 0 &&
+		!slices.Contains(spec.ServiceCIDRs, in.Kubeadm.ServiceSubnet) {
+		out.Notes = append(out.Notes, fmt.Sprintf(
+			"Installation spec.serviceCIDRs %v does not include kubeadm's serviceSubnet %s; the Windows CNI builds its OutBoundNAT exceptions from serviceCIDRs",
+			spec.ServiceCIDRs, in.Kubeadm.ServiceSubnet))
+	}
+
+	slices.SortFunc(statuses, func(a, b *opapi.TigeraStatus) int { return cmp.Compare(a.Name, b.Name) })
+	out.TigeraStatuses = statuses
+	slices.SortFunc(out.DaemonSets, func(a, b *appsv1.DaemonSet) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out.Deployments, func(a, b *appsv1.Deployment) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out.Services, func(a, b *corev1.Service) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out.IPPools, func(a, b *calico.IPPool) int { return cmp.Compare(a.Name, b.Name) })
+	if coreSucceeded && inst.Status.Variant == "" {
+		inst.Status.Variant = spec.Variant
+		inst.Status.CalicoVersion = CalicoVersion
+		c := inst.Spec
+		inst.Status.Computed = &c
+	}
+	out.Installation = inst
+	return out
+}
+
+func countLinux(nodes []*corev1.Node) int {
+	n := 0
+	for _, x := range nodes {
+		if !x.Spec.Unschedulable && x.Labels["kubernetes.io/os"] == "linux" {
+			n++
+		}
+	}
+	return n
+}
+
+// windowsChecks walks the Windows controller's Reconcile in its order and
+// returns the first degradation, or nil when calico-node-windows renders.
+func windowsChecks(in Inputs, spec *opapi.InstallationSpec, coreDefaulted, coreSucceeded bool, ep endpoint, fc *calico.FelixConfiguration) *degraded {
+	if in.ServicesEndpoint == nil {
+		return degrade(ReasonResourceReadError, "Error reading services endpoint configmap",
+			fmt.Errorf("configmaps %q not found", ServicesEndpointConfigMap))
+	}
+	// The core controller writes the Installation status only after a
+	// successful reconcile; until then the Windows controller waits.
+	if !coreSucceeded && statusEmpty(in.Installation.Status) {
+		return degrade(ReasonResourceNotReady, "InstallationStatus is empty", fmt.Errorf("InstallationStatus is empty"))
+	}
+	if err := validateInstallation(spec, ep); err != nil {
+		return degrade(ReasonInvalidConfig, "Invalid Installation provided", err)
+	}
+	if spec.WindowsNodes == nil {
+		return degrade(ReasonResourceNotReady, "Installation.Spec.WindowsNodes is nil", fmt.Errorf("Installation.Spec.WindowsNodes is nil"))
+	}
+	if spec.CNI != nil && spec.CNI.Type == PluginCalico && spec.CNI.IPAM != nil && spec.CNI.IPAM.Type == IPAMCalico {
+		if in.IPAMConfiguration == nil || !in.IPAMConfiguration.Spec.StrictAffinity {
+			return degrade(ReasonResourceReadError, "Invalid StrictAffinity, it must be set to 'true' when using Calico IPAM on Windows",
+				fmt.Errorf("StrictAffinity is false, it must be set to 'true' in the default IPAMConfiguration when using Calico IPAM on Windows"))
+		}
+	}
+	if in.KubeDNS == nil {
+		return degrade(ReasonResourceNotFound, "kube-dns service not found", fmt.Errorf("services %q not found", "kube-dns"))
+	}
+	if fc == nil || fc.Spec.VXLANVNI == nil {
+		return degrade(ReasonResourceReadError, "Error reading VXLANVNI from FelixConfiguration",
+			fmt.Errorf("VXLANVNI not specified in FelixConfigurationSpec"))
+	}
+	return nil
+}
+
+func statusEmpty(s opapi.InstallationStatus) bool {
+	return s.Variant == "" && s.MTU == 0 && s.Computed == nil && len(s.Conditions) == 0 && s.CalicoVersion == "" && s.ImageSet == ""
+}
+
+// managedPools returns the pools the IP pool controller creates or updates:
+// those of the Installation, minus any whose CIDR belongs to an existing
+// pool it does not own (pool_controller.go; that conflict degrades only for
+// the moment of the reconcile, which then clears it).
+func managedPools(spec *opapi.InstallationSpec, existing []*calico.IPPool, notes []string) ([]*calico.IPPool, []string) {
+	var out []*calico.IPPool
+	for _, p := range spec.CalicoNetwork.IPPools {
+		want := toIPPool(p)
+		conflict := false
+		for _, e := range existing {
+			if normalizeCIDR(e.Spec.CIDR) != want.Spec.CIDR || e.Labels[managedByLabel] == managedByValue {
+				continue
+			}
+			if !reflect.DeepEqual(e.Spec, want.Spec) {
+				conflict = true
+			}
+		}
+		if conflict {
+			notes = append(notes, fmt.Sprintf("IP pool %s: an existing pool with the same CIDR is not owned by the operator, which leaves it alone", want.Spec.CIDR))
+			continue
+		}
+		out = append(out, want)
+	}
+	return out, notes
+}
+
+// felixDefaults is what the core controller patches into FelixConfiguration
+// "default" (core_controller.go setDefaultsOnFelixConfiguration,
+// setNftablesMode): healthPort 9099, vxlanVNI 4096 and vxlanPort 4789
+// whenever unset (whatever the encapsulation; VNI 10000 on DockerEE), and
+// nftablesMode Auto for the Nftables dataplane, Disabled otherwise.
+func felixDefaults(spec *opapi.InstallationSpec, in *calico.FelixConfiguration) *calico.FelixConfiguration {
+	fc := &calico.FelixConfiguration{
+		TypeMeta:   metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "FelixConfiguration"},
+		ObjectMeta: metav1.ObjectMeta{Name: "default"},
+	}
+	if in != nil {
+		c := *in
+		fc = &c
+		if fc.APIVersion == "" {
+			fc.TypeMeta = metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "FelixConfiguration"}
+		}
+	}
+	ip := func(v int) *int { return &v }
+	if fc.Spec.HealthPort == nil {
+		fc.Spec.HealthPort = ip(felixHealthPrt)
+	}
+	if fc.Spec.VXLANVNI == nil {
+		if spec.KubernetesProvider == "DockerEnterprise" {
+			fc.Spec.VXLANVNI = ip(10000)
+		} else {
+			fc.Spec.VXLANVNI = ip(4096)
+		}
+	}
+	if fc.Spec.VXLANPort == nil {
+		fc.Spec.VXLANPort = ip(4789)
+	}
+	if spec.CalicoNetwork != nil && spec.CalicoNetwork.LinuxDataplane != nil {
+		mode := "Disabled"
+		switch *spec.CalicoNetwork.LinuxDataplane {
+		case DataplaneNftables:
+			mode = "Auto"
+		}
+		fc.Spec.NFTablesMode = &mode
+	}
+	return fc
+}

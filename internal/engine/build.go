@@ -1,0 +1,448 @@
+// Package engine builds the twin: from a Snapshot of observed objects it
+// derives what kubeadm, the Tigera operator, Calico IPAM, the controllers,
+// admission and the scheduler would produce. Observed values always win;
+// derived ones fill the gaps. Build is pure: no I/O, no clock, no randomness.
+package engine
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// defaultVersion is the Kubernetes release the twin models when the input
+// names none.
+const defaultVersion = "v1.37.2"
+
+// builder carries the state of one Build.
+type builder struct {
+	in      *input
+	c       *model.Cluster
+	hosts   []plannedHost
+	version string
+	// ref is the reference time: the newest creationTimestamp in the input.
+	// Derived objects are stamped with it so that ages stay meaningful.
+	ref metav1.Time
+}
+
+// Build derives the cluster from the snapshot.
+func Build(s *model.Snapshot) (*model.Cluster, error) {
+	in, err := collect(s)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{in: in, c: in.c, version: defaultVersion}
+	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
+		b.version = cc.KubernetesVersion
+	}
+	b.ref = newestTimestamp(in)
+	if b.hosts, err = planHosts(in); err != nil {
+		return nil, err
+	}
+	steps := []func() error{
+		b.nodes,
+		b.kubeadmAddons,
+		b.operator,
+		b.namespaces,
+		b.workloads,
+		b.network,
+		b.podStatus,
+		b.services,
+		b.controllerStatus,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	b.sort()
+	return b.c, nil
+}
+
+func (b *builder) note(sev model.Severity, k model.Key, format string, args ...any) {
+	b.c.Notes = append(b.c.Notes, model.Note{Severity: sev, Object: k, Message: fmt.Sprintf(format, args...)})
+}
+
+// serviceSubnet is kubeadm's networking.serviceSubnet (default 10.96.0.0/12).
+func (b *builder) serviceSubnet() string {
+	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.Networking.ServiceSubnet != "" {
+		return strings.Split(cc.Networking.ServiceSubnet, ",")[0]
+	}
+	return defaultServiceCIDR
+}
+
+func (b *builder) podSubnet() string {
+	if cc := b.c.Kubeadm.Cluster; cc != nil {
+		return cc.Networking.PodSubnet
+	}
+	return ""
+}
+
+// nodes derives each host's kubelet configuration and Node object.
+func (b *builder) nodes() error {
+	c := b.c
+	cidrs := podCIDRs(b.podSubnet(), len(b.hosts))
+	var out []*corev1.Node
+	for i, h := range b.hosts {
+		kc, err := effectiveKubelet(c.Kubeadm.Kubelet, c.Kubeadm.KubeletPatches, h.Patches)
+		if err != nil {
+			return errorAt(b.in.clusterOrigin, "host %s: %v", h.Name, err)
+		}
+		c.Kubeadm.NodeKubelet[h.Name] = kc
+		if h.observed != nil {
+			out = append(out, h.observed)
+			continue
+		}
+		n := deriveNode(h, kc, b.version)
+		if n.CreationTimestamp.IsZero() {
+			n.CreationTimestamp = b.ref
+		}
+		if i < len(cidrs) {
+			n.Spec.PodCIDR = cidrs[i]
+			n.Spec.PodCIDRs = []string{cidrs[i]}
+		}
+		out = append(out, n)
+	}
+	// Observed nodes that no host names (a Cluster kind listing fewer hosts
+	// than the cluster has) are kept as they are.
+	named := map[string]bool{}
+	for _, h := range b.hosts {
+		named[h.Name] = true
+	}
+	for _, n := range c.Nodes {
+		if !named[n.Name] {
+			out = append(out, n)
+		}
+	}
+	c.Nodes = out
+	if b.in.cluster != nil {
+		c.Hosts = append([]hybrid.Host(nil), b.in.cluster.Spec.Hosts...)
+		c.Network = b.in.cluster.Spec.Network
+	} else {
+		for _, h := range b.hosts {
+			c.Hosts = append(c.Hosts, h.Host)
+		}
+	}
+	return nil
+}
+
+func (b *builder) nodeByName(name string) *corev1.Node {
+	for _, n := range b.c.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+func (b *builder) hostByName(name string) *plannedHost {
+	for i := range b.hosts {
+		if b.hosts[i].Name == name {
+			return &b.hosts[i]
+		}
+	}
+	return nil
+}
+
+// sort orders every list the way kubectl lists them.
+func (b *builder) sort() {
+	c := b.c
+	sortObjs(c.Nodes)
+	sortObjs(c.Namespaces)
+	sortObjs(c.Pods)
+	sortObjs(c.Deployments)
+	sortObjs(c.ReplicaSets)
+	sortObjs(c.DaemonSets)
+	sortObjs(c.StatefulSets)
+	sortObjs(c.Services)
+	sortObjs(c.EndpointSlices)
+	sortObjs(c.NetworkPolicies)
+	sortObjs(c.RuntimeClasses)
+	sortObjs(c.ConfigMaps)
+	sortObjs(c.ServiceAccounts)
+	sortObjs(c.CSRs)
+	sortObjs(c.TigeraStatuses)
+	sortObjs(c.IPPools)
+	sortObjs(c.IPAMBlocks)
+	sortObjs(c.BlockAffinities)
+}
+
+func sortObjs[T metav1.Object](s []T) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].GetNamespace() != s[j].GetNamespace() {
+			return s[i].GetNamespace() < s[j].GetNamespace()
+		}
+		return s[i].GetName() < s[j].GetName()
+	})
+}
+
+// newestTimestamp is the latest creationTimestamp among observed objects.
+func newestTimestamp(in *input) metav1.Time {
+	var t metav1.Time
+	see := func(x metav1.Time) {
+		if t.Before(&x) {
+			t = x
+		}
+	}
+	if in.cluster != nil {
+		for _, h := range in.cluster.Spec.Hosts {
+			if h.Observed.CreationTimestamp != nil {
+				see(*h.Observed.CreationTimestamp)
+			}
+		}
+	}
+	c := in.c
+	for _, n := range c.Nodes {
+		see(n.CreationTimestamp)
+	}
+	for _, p := range c.Pods {
+		see(p.CreationTimestamp)
+	}
+	for _, r := range c.CSRs {
+		see(r.CreationTimestamp)
+	}
+	return t
+}
+
+// namespaces makes sure every namespace an object lives in exists, with the
+// namespaces kubeadm and the operator create.
+func (b *builder) namespaces() error {
+	c := b.c
+	have := map[string]bool{}
+	for _, ns := range c.Namespaces {
+		have[ns.Name] = true
+	}
+	add := func(name string, labels map[string]string) {
+		if name == "" || have[name] {
+			return
+		}
+		have[name] = true
+		l := map[string]string{"kubernetes.io/metadata.name": name}
+		for k, v := range labels {
+			l[k] = v
+		}
+		c.Namespaces = append(c.Namespaces, &corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l, CreationTimestamp: b.ref},
+			Status:     corev1.NamespaceStatus{Phase: corev1.NamespaceActive},
+		})
+	}
+	for _, name := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {
+		add(name, nil)
+	}
+	if c.Installation != nil {
+		add("tigera-operator", map[string]string{"name": "tigera-operator", "pod-security.kubernetes.io/enforce": "privileged"})
+	}
+	for _, p := range c.Pods {
+		add(p.Namespace, nil)
+	}
+	for _, d := range c.Deployments {
+		add(d.Namespace, nil)
+	}
+	for _, d := range c.DaemonSets {
+		add(d.Namespace, nil)
+	}
+	for _, s := range c.Services {
+		add(s.Namespace, nil)
+	}
+	for _, cm := range c.ConfigMaps {
+		add(cm.Namespace, nil)
+	}
+	for _, ns := range c.Namespaces {
+		if ns.Labels == nil {
+			ns.Labels = map[string]string{}
+		}
+		if _, ok := ns.Labels["kubernetes.io/metadata.name"]; !ok {
+			// The API server sets this label on every namespace
+			// (pkg/registry/core/namespace/strategy.go).
+			ns.Labels["kubernetes.io/metadata.name"] = ns.Name
+		}
+		if ns.Status.Phase == "" {
+			ns.Status.Phase = corev1.NamespaceActive
+		}
+	}
+	return nil
+}
+
+func (b *builder) namespace(name string) *corev1.Namespace {
+	for _, ns := range b.c.Namespaces {
+		if ns.Name == name {
+			return ns
+		}
+	}
+	return nil
+}
+
+// hasDeployment etc. tell whether the input already holds an object, which
+// then wins over the derived one.
+func hasDeployment(c *model.Cluster, ns, name string) bool {
+	for _, d := range c.Deployments {
+		if d.Namespace == ns && d.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDaemonSet(c *model.Cluster, ns, name string) bool {
+	for _, d := range c.DaemonSets {
+		if d.Namespace == ns && d.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasService(c *model.Cluster, ns, name string) bool {
+	for _, s := range c.Services {
+		if s.Namespace == ns && s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasConfigMap(c *model.Cluster, ns, name string) bool {
+	for _, s := range c.ConfigMaps {
+		if s.Namespace == ns && s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// kubeadmAddons adds what kubeadm init creates: the control plane's static
+// pods, CoreDNS, the Linux kube-proxy, the kubernetes Service, and the
+// kubelet-serving CSRs of nodes whose kubelets ask for serving certificates.
+func (b *builder) kubeadmAddons() error {
+	c := b.c
+	if c.Kubeadm.Init == nil && c.Kubeadm.Cluster == nil {
+		return nil // not a kubeadm cluster as far as the input tells
+	}
+	sr, err := newServiceRange(b.serviceSubnet())
+	if err != nil {
+		return errorAt(model.Origin{}, "ClusterConfiguration: networking.serviceSubnet: %v", err)
+	}
+	first, dnsIP := sr.nth(1).String(), sr.nth(10).String()
+	if !hasService(c, "default", "kubernetes") {
+		addr, port := b.apiAdvertise()
+		svc, slice := kubernetesService(first, addr, port)
+		svc.CreationTimestamp, slice.CreationTimestamp = b.ref, b.ref
+		c.Services = append(c.Services, svc)
+		c.EndpointSlices = append(c.EndpointSlices, slice)
+	}
+	d, svc, cm := coreDNS(dnsIP)
+	if !hasDeployment(c, "kube-system", "coredns") {
+		c.Deployments = append(c.Deployments, d)
+	}
+	if !hasService(c, "kube-system", "kube-dns") {
+		c.Services = append(c.Services, svc)
+	}
+	if !hasConfigMap(c, "kube-system", "coredns") {
+		c.ConfigMaps = append(c.ConfigMaps, cm)
+	}
+	if !hasDaemonSet(c, "kube-system", "kube-proxy") {
+		c.DaemonSets = append(c.DaemonSets, kubeProxy(b.version))
+	}
+	for _, h := range b.hosts {
+		if h.controlPlane && h.observed == nil {
+			for _, p := range staticPods(h.Name, b.version) {
+				if !b.hasPod(p.Namespace, p.Name) {
+					c.Pods = append(c.Pods, p)
+				}
+			}
+		}
+	}
+	if kc := c.Kubeadm.Kubelet; kc != nil && kc.ServerTLSBootstrap {
+		for _, h := range b.hosts {
+			if !b.hasServingCSR(h.Name) {
+				ts := b.ref
+				if h.Observed.CreationTimestamp != nil {
+					ts = *h.Observed.CreationTimestamp
+				}
+				c.CSRs = append(c.CSRs, kubeletServingCSR(h.Name, ts))
+			}
+		}
+	}
+	for _, name := range []string{"coredns", "kube-proxy"} {
+		if !b.hasServiceAccount("kube-system", name) {
+			c.ServiceAccounts = append(c.ServiceAccounts, &corev1.ServiceAccount{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system", CreationTimestamp: b.ref},
+			})
+		}
+	}
+	return nil
+}
+
+func (b *builder) hasPod(ns, name string) bool {
+	for _, p := range b.c.Pods {
+		if p.Namespace == ns && p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) hasServiceAccount(ns, name string) bool {
+	for _, s := range b.c.ServiceAccounts {
+		if s.Namespace == ns && s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) hasServingCSR(node string) bool {
+	for _, r := range b.c.CSRs {
+		if r.Spec.SignerName == "kubernetes.io/kubelet-serving" && r.Spec.Username == "system:node:"+node {
+			return true
+		}
+	}
+	return false
+}
+
+// apiAdvertise is the control plane's advertise address and port.
+func (b *builder) apiAdvertise() (string, int32) {
+	port := int32(6443)
+	if in := b.c.Kubeadm.Init; in != nil {
+		if in.LocalAPIEndpoint.BindPort != 0 {
+			port = in.LocalAPIEndpoint.BindPort
+		}
+		if in.LocalAPIEndpoint.AdvertiseAddress != "" {
+			return in.LocalAPIEndpoint.AdvertiseAddress, port
+		}
+	}
+	for _, h := range b.hosts {
+		if h.controlPlane {
+			return h.Address, port
+		}
+	}
+	return "", port
+}
+
+func addrOf(n *corev1.Node) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			return a.Address
+		}
+	}
+	return ""
+}
+
+func isWindows(n *corev1.Node) bool { return n.Labels[labelOS] == hybrid.OSWindows }
+
+func parseAddr(s string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(s)
+	return a, err == nil
+}
+
+var _ = appsv1.DefaultDeploymentUniqueLabelKey

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/netip"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// VTEPMAC is the MAC of a Linux node's vxlan.calico device when the Node
+// does not record one: "66" and the first five bytes of SHA-1 of the node
+// name (felix/calc/vxlan_resolver.go vtepMACForHost).
+func VTEPMAC(node string) string {
+	sum := sha1.Sum([]byte(node))
+	return net.HardwareAddr(append([]byte("f"), sum[:5]...)).String()
+}
+
+// containerID is a stand-in for the pod sandbox's ID, which names the
+// pod's IPAM handle ("k8s-pod-network.<id>"); containerd makes it random.
+func containerID(p *corev1.Pod) string {
+	sum := sha256.Sum256([]byte(p.Namespace + "/" + p.Name + "/" + string(p.UID)))
+	return hex.EncodeToString(sum[:])
+}
+
+// network runs Calico IPAM: nodes claim their blocks as calico-node starts
+// on them (join order), observed addresses are recorded, then every other
+// pod on the pod network gets its address in creation order, as the CNI
+// plugin asks for it (cni-plugin/pkg/ipamplugin/ipam_plugin.go).
+func (b *builder) network() error {
+	c := b.c
+	nodeAddr := map[string]string{}
+	for _, n := range c.Nodes {
+		nodeAddr[n.Name] = addrOf(n)
+	}
+	// Host-network pods share the node's address (kubelet podIPs).
+	for _, p := range c.Pods {
+		if p.Spec.HostNetwork && p.Spec.NodeName != "" && p.Status.PodIP == "" {
+			p.Status.PodIP = nodeAddr[p.Spec.NodeName]
+		}
+	}
+	if len(c.IPPools) == 0 {
+		if b.podsOnPodNetwork() > 0 {
+			b.note(model.Warning, model.Key{}, "no Calico IPPool in the input: pod addresses are not derived")
+		}
+		return nil
+	}
+	var pools []ipam.Pool
+	for _, p := range c.IPPools {
+		pp, err := ipam.PoolFromCalico(p)
+		if err != nil {
+			return errorAt(c.Origins[poolKey(p.Name)], "%v", err)
+		}
+		pools = append(pools, pp)
+	}
+	cfg := ipam.ConfigFrom(c.IPAMConfig)
+	cfg.Now = b.ref.Time
+	m, err := ipam.New(pools, cfg)
+	if err != nil {
+		return errorAt(model.Origin{}, "%v", err)
+	}
+	for _, n := range c.Nodes {
+		m.SetNode(n.Name, n.Labels)
+	}
+	if err := m.Load(c.IPAMBlocks, c.BlockAffinities); err != nil {
+		return errorAt(model.Origin{}, "%v", err)
+	}
+	// Observed addresses first: they say which blocks history gave out.
+	for _, p := range c.Pods {
+		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" {
+			continue
+		}
+		a, ok := parseAddr(p.Status.PodIP)
+		if !ok || !inPools(pools, a) {
+			continue
+		}
+		if err := m.AssignObserved(p.Spec.NodeName, a, ipam.PodHandle(containerID(p)), ipam.PodAttrs(p.Spec.NodeName, p.Namespace, p.Name)); err != nil {
+			b.note(model.Warning, keyOf(p), "observed address %s does not fit Calico IPAM: %v", a, err)
+		}
+	}
+	// calico-node startup on each node, in join order: the VXLAN tunnel
+	// address (claiming the node's first block) on Linux, the block with the
+	// Windows reservations on Windows (node/pkg/allocateip, startup_windows.go).
+	for _, h := range b.hosts {
+		n := b.nodeByName(h.Name)
+		if n == nil || !b.calicoRuns(n) {
+			continue
+		}
+		b.tunnel(m, n)
+	}
+	// Every other pod on the pod network, in creation order.
+	for _, p := range c.Pods {
+		if p.Spec.HostNetwork || p.Status.PodIP != "" || p.Spec.NodeName == "" || p.Status.Phase == corev1.PodPending {
+			continue
+		}
+		n := b.nodeByName(p.Spec.NodeName)
+		if n == nil || !b.calicoRuns(n) {
+			b.sandboxFailed(p, "plugin type=\"calico\" failed (add): stat /var/lib/calico/nodename: no such file or directory: check that the calico/node container is running and has mounted /var/lib/calico/")
+			continue
+		}
+		a, err := m.AssignPod(p.Spec.NodeName, ipam.PodHandle(containerID(p)), ipam.PodAttrs(p.Spec.NodeName, p.Namespace, p.Name))
+		if err != nil {
+			b.sandboxFailed(p, fmt.Sprintf("plugin type=\"calico\" failed (add): %v", err))
+			continue
+		}
+		p.Status.PodIP = a.String()
+		if c.Observed(keyOf(p)) {
+			c.MarkDerived(keyOf(p), "status.podIP")
+		}
+	}
+	c.IPAMBlocks = m.Blocks()
+	c.BlockAffinities = m.Affinities()
+	return nil
+}
+
+// tunnel records the node's VXLAN tunnel address and VTEP MAC as Calico
+// annotates the Node (libcalico-go k8s conversion: projectcalico.org/*).
+func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
+	observed := b.hostByName(n.Name) != nil && b.hostByName(n.Name).observed != nil
+	if a, ok := parseAddr(n.Annotations[annoVXLANAddr]); ok && !isWindows(n) {
+		err := m.AssignIP(ipam.AssignIPArgs{IP: a, Handle: ipam.VXLANTunnelHandle(n.Name),
+			Attrs: map[string]string{ipam.AttrNode: n.Name, ipam.AttrType: ipam.AttrTypeVXLAN}, Host: n.Name, Use: ipam.UseTunnel})
+		if err != nil {
+			b.note(model.Warning, keyOf(n), "observed VXLAN tunnel address %s does not fit Calico IPAM: %v", a, err)
+		}
+		return
+	}
+	a, err := m.VXLANTunnelAddress(n.Name)
+	if err != nil {
+		b.note(model.Warning, keyOf(n), "calico-node cannot start: %v", err)
+		return
+	}
+	if observed {
+		return // observed nodes keep their annotations as they are
+	}
+	if n.Annotations == nil {
+		n.Annotations = map[string]string{}
+	}
+	if pfx := b.nodePrefix(); pfx > 0 {
+		n.Annotations[annoIPv4Address] = fmt.Sprintf("%s/%d", addrOf(n), pfx)
+	}
+	if a.IsValid() {
+		n.Annotations[annoVXLANAddr] = a.String()
+	}
+	if isWindows(n) {
+		// On Windows the VTEP is the HNS network's distributed router port;
+		// calico-node-windows records its MAC, which only the host knows.
+		if h := b.hostByName(n.Name); h != nil && h.Observed.VXLANTunnelMAC != "" {
+			n.Annotations[annoVXLANMAC] = h.Observed.VXLANTunnelMAC
+		} else {
+			b.note(model.Info, keyOf(n), "the Windows VTEP MAC (the DrPort adapter's) is not observed; give hosts[].observed.vxlanTunnelMAC")
+		}
+	}
+}
+
+// nodePrefix is the node network's prefix length, for projectcalico.org/IPv4Address.
+func (b *builder) nodePrefix() int {
+	if p, err := netip.ParsePrefix(b.c.Network.CIDR); err == nil {
+		return p.Bits()
+	}
+	return 0
+}
+
+// calicoRuns reports whether Calico's node agent runs on the node: an
+// observed node is taken to have it; a derived one needs the agent's pod.
+func (b *builder) calicoRuns(n *corev1.Node) bool {
+	if h := b.hostByName(n.Name); h == nil || h.observed != nil {
+		return true
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func (b *builder) sandboxFailed(p *corev1.Pod, msg string) {
+	p.Status.Phase = corev1.PodPending
+	p.Status.Reason = "ContainerCreating"
+	b.note(model.Warning, keyOf(p), "Failed to create pod sandbox: %s", msg)
+}
+
+func (b *builder) podsOnPodNetwork() int {
+	n := 0
+	for _, p := range b.c.Pods {
+		if !p.Spec.HostNetwork {
+			n++
+		}
+	}
+	return n
+}
+
+func inPools(pools []ipam.Pool, a netip.Addr) bool {
+	for _, p := range pools {
+		if p.CIDR.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func poolKey(name string) model.Key {
+	return model.Key{Group: "projectcalico.org", Kind: "IPPool", Name: name}
+}

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
+)
+
+// candidate is a pod on its way in: who creates it decides how a refusal
+// is reported.
+type candidate struct {
+	pod *corev1.Pod
+	// creator is "" for a pod the user applies, else the controller kind
+	// and name ("ReplicaSet demo/hello-55fb8f8684").
+	creator string
+	// running: the pod is observed as created (it has a node or a status),
+	// so it went through admission already; only its stub is completed.
+	running bool
+	// stub: the pod was observed as a stub and completed from its
+	// controller's template; admission's mutations apply to it.
+	stub bool
+	// daemon: a DaemonSet's pod, admitted before the rest so that node
+	// readiness (which needs the CNI's DaemonSet pods) is known in time.
+	daemon bool
+}
+
+// workloads expands the controllers into pods, admits them and places them.
+// Order matters for the scheduler and IPAM: static and DaemonSet pods first,
+// then the system Deployments, then the user's objects in input order.
+func (b *builder) workloads() error {
+	c := b.c
+	idx := indexPods(c.Pods)
+	var cands []candidate
+	claimed := map[*corev1.Pod]bool{}
+	stubs := map[*corev1.Pod]bool{}
+	for _, p := range c.Pods {
+		stubs[p] = isStub(p)
+	}
+	daemon := false
+	add := func(p *corev1.Pod, creator string) {
+		claimed[p] = true
+		cands = append(cands, candidate{pod: p, creator: creator, running: isRunning(p), stub: stubs[p], daemon: daemon})
+	}
+
+	// DaemonSets: one pod per eligible node.
+	daemon = true
+	for _, ds := range c.DaemonSets {
+		observed := map[string]*corev1.Pod{}
+		for _, p := range idx.owned(ds.Namespace, "DaemonSet", ds.Name) {
+			observed[p.Spec.NodeName] = p
+		}
+		for _, node := range scheduler.DaemonSetNodes(ds, c.Nodes) {
+			add(daemonPod(ds, node, observed[node]), "DaemonSet "+ds.Namespace+"/"+ds.Name)
+			delete(observed, node)
+		}
+		for _, p := range observed {
+			b.note(model.Warning, keyOf(p), "observed on node %s, where DaemonSet %s/%s would not run", p.Spec.NodeName, ds.Namespace, ds.Name)
+			add(p, "")
+		}
+	}
+	daemon = false
+	// Deployments → ReplicaSets → pods.
+	for _, d := range c.Deployments {
+		rs, pods, notes := expandDeployment(d, idx)
+		for _, n := range notes {
+			b.note(model.Warning, keyOf(d), "%s", n)
+		}
+		if !b.hasReplicaSet(rs.Namespace, rs.Name) {
+			rs.CreationTimestamp = b.ref
+			c.ReplicaSets = append(c.ReplicaSets, rs)
+		}
+		for _, p := range pods {
+			add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
+		}
+	}
+	for _, rs := range c.ReplicaSets {
+		if kind, _ := controllerOf(rs); kind == "Deployment" {
+			continue
+		}
+		for _, p := range expandReplicaSet(rs, idx) {
+			add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
+		}
+	}
+	for _, s := range c.StatefulSets {
+		for _, p := range expandStatefulSet(s, idx) {
+			add(p, "StatefulSet "+s.Namespace+"/"+s.Name)
+		}
+	}
+	// Pods given on their own (and observed pods whose controller is absent).
+	for _, p := range c.Pods {
+		if !claimed[p] {
+			if isStub(p) {
+				kind, name := controllerOf(p)
+				b.note(model.Warning, keyOf(p), "pod stub owned by %s %s, which the input does not contain; dropped", kind, name)
+				claimed[p] = true
+				continue
+			}
+			add(p, "")
+		}
+	}
+
+	state := scheduler.NewState()
+	var admitted []*corev1.Pod
+	// Pods already on a node count against it before anything new is placed.
+	for _, cd := range cands {
+		if cd.pod.Spec.NodeName != "" && cd.running {
+			state.Add(cd.pod, cd.pod.Spec.NodeName)
+		}
+	}
+	admit := func(cd candidate) {
+		p := cd.pod
+		if p.CreationTimestamp.IsZero() {
+			p.CreationTimestamp = b.ref
+		}
+		if p.TypeMeta.Kind == "" {
+			p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+		}
+		if p.Namespace == "" {
+			p.Namespace = "default"
+		}
+		if cd.stub {
+			b.c.MarkDerived(keyOf(p), "spec")
+		}
+		if !cd.running || cd.stub {
+			if msg := b.admit(p, cd.creator); msg != "" {
+				if cd.running {
+					b.note(model.Warning, keyOf(p), "observed running, but the API server would refuse it now: %s", msg)
+				} else {
+					b.c.Rejected = append(b.c.Rejected, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: msg})
+					return
+				}
+			}
+		}
+		if p.Spec.NodeName == "" {
+			node, ferr := scheduler.Schedule(p, c.Nodes, state)
+			if ferr != nil {
+				p.Status = corev1.PodStatus{
+					Phase: corev1.PodPending,
+					Conditions: []corev1.PodCondition{{
+						Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+						Reason: corev1.PodReasonUnschedulable, Message: ferr.Error(),
+					}},
+				}
+				admitted = append(admitted, p)
+				return
+			}
+			p.Spec.NodeName = node
+			state.Add(p, node)
+		}
+		admitted = append(admitted, p)
+	}
+	for _, cd := range cands {
+		if cd.daemon {
+			admit(cd)
+		}
+	}
+	b.readiness(admitted)
+	for _, cd := range cands {
+		if !cd.daemon {
+			admit(cd)
+		}
+	}
+	c.Pods = admitted
+	return nil
+}
+
+func isRunning(p *corev1.Pod) bool {
+	return p.Spec.NodeName != "" || p.Status.Phase != ""
+}
+
+// admit runs the API server's admission chain for a pod create, in the
+// order of the default plugin list (pkg/kubeapiserver/options/plugins.go):
+// mutating DefaultTolerationSeconds and RuntimeClass, then validation, then
+// validating PodSecurity. It returns what kubectl (or the controller's
+// FailedCreate event) prints on refusal, or "".
+func (b *builder) admit(p *corev1.Pod, creator string) string {
+	refuse := func(msg string) string {
+		if creator == "" {
+			return msg
+		}
+		return fmt.Sprintf("%s: Error creating: %s", creator, msg)
+	}
+	admission.DefaultTolerations(p)
+	if p.Spec.RuntimeClassName != nil {
+		if err := admission.ApplyRuntimeClass(p, b.runtimeClass(*p.Spec.RuntimeClassName)); err != nil {
+			return refuse(admission.FormatError(err))
+		}
+	}
+	if errs := admission.ValidatePod(p, admission.DefaultOptions()); len(errs) > 0 {
+		return refuse(admission.FormatInvalid("Pod", p.Name, errs))
+	}
+	res := admission.CheckPodSecurity(b.namespace(p.Namespace), p)
+	if !res.Allowed {
+		return refuse(admission.FormatError(res.Err))
+	}
+	for _, w := range res.Warnings {
+		b.note(model.Warning, keyOf(p), "%s", w)
+	}
+	return ""
+}
+
+func (b *builder) runtimeClass(name string) *nodev1.RuntimeClass {
+	for _, rc := range b.c.RuntimeClasses {
+		if rc.Name == name {
+			return rc
+		}
+	}
+	return nil
+}
+
+func (b *builder) hasReplicaSet(ns, name string) bool {
+	for _, r := range b.c.ReplicaSets {
+		if r.Namespace == ns && r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func keyOf(o metav1.Object) model.Key {
+	kind := ""
+	group := ""
+	switch o.(type) {
+	case *corev1.Pod:
+		kind = "Pod"
+	case *appsv1.Deployment:
+		kind, group = "Deployment", "apps"
+	case *appsv1.DaemonSet:
+		kind, group = "DaemonSet", "apps"
+	case *corev1.Node:
+		kind = "Node"
+	case *corev1.Service:
+		kind = "Service"
+	}
+	return model.Key{Group: group, Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()}
+}

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
+)
+
+// podStatus fills the status the kubelet would report for pods whose status
+// the input does not give: Running and Ready once placed with an address —
+// the twin assumes probes pass — or waiting when the image cannot run on the
+// node's OS or build.
+func (b *builder) podStatus() error {
+	for _, p := range b.c.Pods {
+		if len(p.Status.ContainerStatuses) > 0 || p.Spec.NodeName == "" {
+			continue // observed status, or unschedulable (set by the scheduler step)
+		}
+		n := b.nodeByName(p.Spec.NodeName)
+		if n == nil {
+			continue
+		}
+		p.Status.HostIP = addrOf(n)
+		p.Status.HostIPs = []corev1.HostIP{{IP: p.Status.HostIP}}
+		if p.Status.PodIP != "" {
+			p.Status.PodIPs = []corev1.PodIP{{IP: p.Status.PodIP}}
+		}
+		if p.Status.StartTime == nil {
+			t := p.CreationTimestamp
+			p.Status.StartTime = &t
+		}
+		waiting := ""
+		msg := ""
+		for _, c := range p.Spec.Containers {
+			if ok, reason := scheduler.ImageFitsNode(c.Image, n); !ok {
+				waiting, msg = "CreateContainerError", reason
+				b.note(model.Warning, keyOf(p), "container %s: image %s cannot run on %s: %s", c.Name, c.Image, n.Name, reason)
+				break
+			}
+		}
+		if p.Status.Phase == corev1.PodPending || (p.Status.PodIP == "" && !p.Spec.HostNetwork) {
+			waiting, msg = "ContainerCreating", ""
+		}
+		ready := waiting == ""
+		cond := corev1.ConditionFalse
+		if ready {
+			cond = corev1.ConditionTrue
+			p.Status.Phase = corev1.PodRunning
+		} else {
+			p.Status.Phase = corev1.PodPending
+		}
+		p.Status.Conditions = []corev1.PodCondition{
+			{Type: corev1.PodReadyToStartContainers, Status: boolCond(p.Status.PodIP != "")},
+			{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
+			{Type: corev1.PodReady, Status: cond},
+			{Type: corev1.ContainersReady, Status: cond},
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
+		}
+		p.Status.ContainerStatuses = nil
+		for _, c := range p.Spec.Containers {
+			cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, Ready: ready, Started: &ready}
+			if ready {
+				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: p.CreationTimestamp}
+			} else {
+				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: waiting, Message: msg}
+			}
+			p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, cs)
+		}
+		p.Status.QOSClass = qosClass(p)
+	}
+	return nil
+}
+
+func boolCond(v bool) corev1.ConditionStatus {
+	if v {
+		return corev1.ConditionTrue
+	}
+	return corev1.ConditionFalse
+}
+
+// qosClass follows pkg/apis/core/helper/qos: Guaranteed when every container
+// has equal cpu and memory requests and limits, BestEffort with none at all.
+func qosClass(p *corev1.Pod) corev1.PodQOSClass {
+	hasAny, guaranteed := false, true
+	for _, c := range p.Spec.Containers {
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, hasReq := c.Resources.Requests[r]
+			lim, hasLim := c.Resources.Limits[r]
+			if hasReq || hasLim {
+				hasAny = true
+			}
+			if !hasLim || (hasReq && req.Cmp(lim) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !hasAny:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+// services allocates ClusterIPs and NodePorts and writes EndpointSlices.
+func (b *builder) services() error {
+	c := b.c
+	sr, err := newServiceRange(b.serviceSubnet())
+	if err != nil {
+		return errorAt(model.Origin{}, "%v", err)
+	}
+	nodePorts := map[int32]bool{}
+	for _, s := range c.Services {
+		if a, ok := parseAddr(s.Spec.ClusterIP); ok {
+			if !sr.contains(a) {
+				c.Rejected = append(c.Rejected, model.Rejection{Key: keyOf(s), Origin: c.Origins[keyOf(s)],
+					Message: fmt.Sprintf("The Service %q is invalid: spec.clusterIPs: Invalid value: []string{%q}: failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s",
+						s.Name, s.Spec.ClusterIP, s.Spec.ClusterIP, s.Spec.ClusterIP, sr.prefix)})
+				continue
+			}
+			sr.reserve(a)
+		}
+		for _, p := range s.Spec.Ports {
+			if p.NodePort != 0 {
+				nodePorts[p.NodePort] = true
+			}
+		}
+	}
+	var kept []*corev1.Service
+	rejected := map[*corev1.Service]bool{}
+	for _, r := range c.Rejected {
+		for _, s := range c.Services {
+			if keyOf(s) == r.Key {
+				rejected[s] = true
+			}
+		}
+	}
+	slicesFor := map[string]bool{}
+	for _, es := range c.EndpointSlices {
+		slicesFor[es.Namespace+"/"+es.Labels[discoveryv1.LabelServiceName]] = true
+	}
+	for _, s := range c.Services {
+		if rejected[s] {
+			continue
+		}
+		if s.Spec.Type == "" {
+			s.Spec.Type = corev1.ServiceTypeClusterIP
+		}
+		if s.CreationTimestamp.IsZero() {
+			s.CreationTimestamp = b.ref
+		}
+		if s.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
+			a, ok := sr.allocate(s.Namespace + "/" + s.Name)
+			if !ok {
+				b.note(model.Warning, keyOf(s), "the service subnet %s is full", sr.prefix)
+			} else {
+				s.Spec.ClusterIP = a.String()
+			}
+		}
+		if s.Spec.ClusterIP != "" && len(s.Spec.ClusterIPs) == 0 {
+			s.Spec.ClusterIPs = []string{s.Spec.ClusterIP}
+		}
+		for i := range s.Spec.Ports {
+			sp := &s.Spec.Ports[i]
+			if sp.Protocol == "" {
+				sp.Protocol = corev1.ProtocolTCP
+			}
+			if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
+				sp.TargetPort = intstr.FromInt32(sp.Port)
+			}
+			if (s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer) && sp.NodePort == 0 {
+				sp.NodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/"+sp.Name)
+			}
+		}
+		if s.Spec.SessionAffinity == "" {
+			s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+		}
+		kept = append(kept, s)
+		if slicesFor[s.Namespace+"/"+s.Name] || s.Spec.Selector == nil {
+			continue
+		}
+		var pods []*corev1.Pod
+		for _, p := range c.Pods {
+			if p.Namespace == s.Namespace && matchesSelector(s.Spec.Selector, p.Labels) {
+				pods = append(pods, p)
+			}
+		}
+		for _, es := range endpointSlices(s, pods) {
+			es.CreationTimestamp = b.ref
+			c.EndpointSlices = append(c.EndpointSlices, es)
+		}
+	}
+	c.Services = kept
+	return nil
+}
+
+// allocateNodePort picks from the default range 30000-32767
+// (pkg/registry/core/service/portallocator), seeded for stability.
+func allocateNodePort(used map[int32]bool, seed string) int32 {
+	const base, size = 30000, 2768
+	start := int32(0)
+	for _, ch := range suffix(seed) {
+		start = (start*31 + ch) % size
+	}
+	for i := int32(0); i < size; i++ {
+		p := base + (start+i)%size
+		if !used[p] {
+			used[p] = true
+			return p
+		}
+	}
+	return 0
+}
+
+func matchesSelector(sel, l map[string]string) bool {
+	if len(sel) == 0 {
+		return false
+	}
+	for k, v := range sel {
+		if l[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// controllerStatus fills the status counters of the workload controllers
+// from their pods, as `kubectl get ds,deploy` shows them.
+func (b *builder) controllerStatus() error {
+	c := b.c
+	owned := map[string][]*corev1.Pod{}
+	for _, p := range c.Pods {
+		kind, name := controllerOf(p)
+		owned[p.Namespace+"/"+kind+"/"+name] = append(owned[p.Namespace+"/"+kind+"/"+name], p)
+	}
+	count := func(pods []*corev1.Pod) (total, ready int32) {
+		for _, p := range pods {
+			total++
+			if podReady(p) {
+				ready++
+			}
+		}
+		return
+	}
+	for _, ds := range c.DaemonSets {
+		if ds.Status.DesiredNumberScheduled != 0 || ds.Status.ObservedGeneration != 0 {
+			continue
+		}
+		desired := int32(len(scheduler.DaemonSetNodes(ds, c.Nodes)))
+		total, ready := count(owned[ds.Namespace+"/DaemonSet/"+ds.Name])
+		ds.Status = appsv1.DaemonSetStatus{
+			DesiredNumberScheduled: desired, CurrentNumberScheduled: total, NumberReady: ready,
+			UpdatedNumberScheduled: total, NumberAvailable: ready, ObservedGeneration: 1,
+		}
+		if desired > ready {
+			ds.Status.NumberUnavailable = desired - ready
+		}
+		if ds.CreationTimestamp.IsZero() {
+			ds.CreationTimestamp = b.ref
+		}
+	}
+	for _, rs := range c.ReplicaSets {
+		total, ready := count(owned[rs.Namespace+"/ReplicaSet/"+rs.Name])
+		if rs.Status.ObservedGeneration == 0 {
+			rs.Status = appsv1.ReplicaSetStatus{Replicas: total, ReadyReplicas: ready, AvailableReplicas: ready, FullyLabeledReplicas: total, ObservedGeneration: 1}
+		}
+	}
+	for _, d := range c.Deployments {
+		if d.Status.ObservedGeneration != 0 {
+			continue
+		}
+		var total, ready int32
+		for _, rs := range c.ReplicaSets {
+			if _, name := controllerOf(rs); name == d.Name && rs.Namespace == d.Namespace {
+				t, r := count(owned[rs.Namespace+"/ReplicaSet/"+rs.Name])
+				total, ready = total+t, ready+r
+			}
+		}
+		d.Status = appsv1.DeploymentStatus{Replicas: total, UpdatedReplicas: total, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: 1}
+		if total > ready {
+			d.Status.UnavailableReplicas = total - ready
+		}
+		if d.CreationTimestamp.IsZero() {
+			d.CreationTimestamp = b.ref
+		}
+	}
+	for _, s := range c.StatefulSets {
+		total, ready := count(owned[s.Namespace+"/StatefulSet/"+s.Name])
+		if s.Status.ObservedGeneration == 0 {
+			s.Status = appsv1.StatefulSetStatus{Replicas: total, ReadyReplicas: ready, CurrentReplicas: total, UpdatedReplicas: total, AvailableReplicas: ready, ObservedGeneration: 1}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// ownerRef points a pod or ReplicaSet at its controller.
+func ownerRef(apiVersion, kind, name string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
+}
+
+// controllerOf returns the kind and name of a pod's controlling owner.
+func controllerOf(m metav1.Object) (string, string) {
+	for _, r := range m.GetOwnerReferences() {
+		if r.Controller != nil && *r.Controller {
+			return r.Kind, r.Name
+		}
+	}
+	if refs := m.GetOwnerReferences(); len(refs) == 1 {
+		return refs[0].Kind, refs[0].Name
+	}
+	return "", ""
+}
+
+// podIndex finds observed pods by namespace and controller.
+type podIndex map[string][]*corev1.Pod
+
+func indexPods(pods []*corev1.Pod) podIndex {
+	idx := podIndex{}
+	for _, p := range pods {
+		kind, name := controllerOf(p)
+		if kind != "" {
+			k := p.Namespace + "/" + kind + "/" + name
+			idx[k] = append(idx[k], p)
+		}
+	}
+	return idx
+}
+
+func (x podIndex) owned(ns, kind, name string) []*corev1.Pod { return x[ns+"/"+kind+"/"+name] }
+
+// isStub reports whether an observed pod carries only identity and placement
+// (the lab's way of recording names and addresses the seed prints): its spec
+// is completed from the controller's template.
+func isStub(p *corev1.Pod) bool { return len(p.Spec.Containers) == 0 }
+
+// fromTemplate builds a pod the way a controller does: the template's
+// labels, annotations and spec, owned by the controller
+// (pkg/controller/controller_utils.go GetPodFromTemplate).
+func fromTemplate(t *corev1.PodTemplateSpec, ns, name string, owner metav1.OwnerReference, extraLabels map[string]string) *corev1.Pod {
+	p := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       ns,
+			Labels:          map[string]string{},
+			Annotations:     nil,
+			OwnerReferences: []metav1.OwnerReference{owner},
+		},
+		Spec: *t.Spec.DeepCopy(),
+	}
+	for k, v := range t.Labels {
+		p.Labels[k] = v
+	}
+	for k, v := range extraLabels {
+		p.Labels[k] = v
+	}
+	if len(t.Annotations) > 0 {
+		p.Annotations = map[string]string{}
+		for k, v := range t.Annotations {
+			p.Annotations[k] = v
+		}
+	}
+	return p
+}
+
+// completeStub fills an observed stub from the controller's template,
+// keeping everything observed (name, node, addresses, status).
+func completeStub(stub *corev1.Pod, t *corev1.PodTemplateSpec, extraLabels map[string]string) {
+	full := fromTemplate(t, stub.Namespace, stub.Name, metav1.OwnerReference{}, extraLabels)
+	node := stub.Spec.NodeName
+	stub.Spec = full.Spec
+	stub.Spec.NodeName = node
+	if stub.Labels == nil {
+		stub.Labels = map[string]string{}
+	}
+	for k, v := range full.Labels {
+		if _, ok := stub.Labels[k]; !ok {
+			stub.Labels[k] = v
+		}
+	}
+	if stub.TypeMeta.Kind == "" {
+		stub.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	}
+}
+
+// expandDeployment derives a Deployment's current ReplicaSet and its pods.
+// The ReplicaSet's name comes from observed pods when they name it, else from
+// the template hash (pkg/controller/deployment/sync.go getNewReplicaSet).
+func expandDeployment(d *appsv1.Deployment, idx podIndex) (*appsv1.ReplicaSet, []*corev1.Pod, []string) {
+	var notes []string
+	hash := ""
+	prefix := d.Name + "-"
+	for key, pods := range idx {
+		parts := strings.SplitN(key, "/", 3)
+		if parts[0] != d.Namespace || parts[1] != "ReplicaSet" || !strings.HasPrefix(parts[2], prefix) || len(pods) == 0 {
+			continue
+		}
+		rest := strings.TrimPrefix(parts[2], prefix)
+		if !strings.Contains(rest, "-") {
+			hash = rest
+		}
+	}
+	if hash == "" {
+		hash = templateHash(&d.Spec.Template)
+	}
+	rsName := prefix + hash
+	replicas := int32(1)
+	if d.Spec.Replicas != nil {
+		replicas = *d.Spec.Replicas
+	}
+	hashLabel := map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: hash}
+	rs := &appsv1.ReplicaSet{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: rsName, Namespace: d.Namespace,
+			Labels:          mergeLabels(d.Spec.Template.Labels, hashLabel),
+			OwnerReferences: []metav1.OwnerReference{ownerRef("apps/v1", "Deployment", d.Name)},
+		},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: &replicas,
+			Selector: withLabel(d.Spec.Selector, hashLabel),
+		},
+	}
+	rs.Spec.Template = *d.Spec.Template.DeepCopy()
+	rs.Spec.Template.Labels = mergeLabels(d.Spec.Template.Labels, hashLabel)
+	pods := expandReplicas(&rs.Spec.Template, d.Namespace, rsName, int(replicas), ownerRef("apps/v1", "ReplicaSet", rsName), idx.owned(d.Namespace, "ReplicaSet", rsName), hashLabel)
+	if n := len(idx.owned(d.Namespace, "ReplicaSet", rsName)); n > int(replicas) {
+		notes = append(notes, fmt.Sprintf("Deployment %s/%s: %d observed pods for %d replicas; all observed pods are kept", d.Namespace, d.Name, n, replicas))
+	}
+	return rs, pods, notes
+}
+
+// expandReplicaSet derives the pods of a ReplicaSet given on its own.
+func expandReplicaSet(rs *appsv1.ReplicaSet, idx podIndex) []*corev1.Pod {
+	replicas := 1
+	if rs.Spec.Replicas != nil {
+		replicas = int(*rs.Spec.Replicas)
+	}
+	return expandReplicas(&rs.Spec.Template, rs.Namespace, rs.Name, replicas, ownerRef("apps/v1", "ReplicaSet", rs.Name), idx.owned(rs.Namespace, "ReplicaSet", rs.Name), nil)
+}
+
+// expandReplicas keeps the observed pods (completing stubs) and adds derived
+// ones named <owner>-<suffix> until there are `replicas`.
+func expandReplicas(t *corev1.PodTemplateSpec, ns, owner string, replicas int, ref metav1.OwnerReference, observed []*corev1.Pod, extra map[string]string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range observed {
+		if isStub(p) {
+			completeStub(p, t, extra)
+		}
+		out = append(out, p)
+	}
+	for i := 0; len(out) < replicas; i++ {
+		name := owner + "-" + suffix(fmt.Sprintf("%s/%s/%d", ns, owner, i))
+		out = append(out, fromTemplate(t, ns, name, ref, extra))
+	}
+	return out
+}
+
+// expandStatefulSet derives <name>-0 … <name>-(n-1).
+func expandStatefulSet(s *appsv1.StatefulSet, idx podIndex) []*corev1.Pod {
+	replicas := 1
+	if s.Spec.Replicas != nil {
+		replicas = int(*s.Spec.Replicas)
+	}
+	observed := map[string]*corev1.Pod{}
+	for _, p := range idx.owned(s.Namespace, "StatefulSet", s.Name) {
+		observed[p.Name] = p
+	}
+	var out []*corev1.Pod
+	for i := 0; i < replicas; i++ {
+		name := fmt.Sprintf("%s-%d", s.Name, i)
+		if p, ok := observed[name]; ok {
+			if isStub(p) {
+				completeStub(p, &s.Spec.Template, nil)
+			}
+			out = append(out, p)
+			continue
+		}
+		p := fromTemplate(&s.Spec.Template, s.Namespace, name, ownerRef("apps/v1", "StatefulSet", s.Name), map[string]string{"statefulset.kubernetes.io/pod-name": name})
+		p.Spec.Hostname = name
+		p.Spec.Subdomain = s.Spec.ServiceName
+		out = append(out, p)
+	}
+	return out
+}
+
+// daemonPod builds a DaemonSet's pod for one node. The DaemonSet controller
+// pins it with a required node affinity on metadata.name
+// (pkg/controller/daemon/util/daemonset_util.go ReplaceDaemonSetPodNodeNameNodeAffinity).
+func daemonPod(ds *appsv1.DaemonSet, node string, observed *corev1.Pod) *corev1.Pod {
+	extra := map[string]string{"pod-template-generation": "1"}
+	if observed != nil {
+		if isStub(observed) {
+			completeStub(observed, &ds.Spec.Template, extra)
+		}
+		return observed
+	}
+	name := ds.Name + "-" + suffix(ds.Namespace+"/"+ds.Name+"/"+node)
+	p := fromTemplate(&ds.Spec.Template, ds.Namespace, name, ownerRef("apps/v1", "DaemonSet", ds.Name), extra)
+	if p.Spec.Affinity == nil {
+		p.Spec.Affinity = &corev1.Affinity{}
+	}
+	p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{
+			Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node},
+		}}}},
+	}}
+	p.Spec.NodeName = node
+	return p
+}
+
+func mergeLabels(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func withLabel(sel *metav1.LabelSelector, l map[string]string) *metav1.LabelSelector {
+	out := &metav1.LabelSelector{}
+	if sel != nil {
+		out = sel.DeepCopy()
+	}
+	out.MatchLabels = mergeLabels(out.MatchLabels, l)
+	return out
+}
+
+// selects reports whether a workload selector matches a pod's labels.
+func selects(sel *metav1.LabelSelector, l map[string]string) bool {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || s.Empty() {
+		return false
+	}
+	return s.Matches(labels.Set(l))
+}

@@ -1,0 +1,131 @@
+package load
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+)
+
+// What a checked field must hold.
+type valueKind int
+
+const (
+	anAddress      valueKind = iota // an IP address
+	aCIDR                           // an address/prefix-length
+	aCIDRList                       // CIDRs separated by commas (dual-stack)
+	anAddressOrNet                  // either
+)
+
+// checker collects the first field whose value does not parse.
+type checker struct{ prob *problem }
+
+func (c *checker) check(p fieldPath, v string, kind valueKind) {
+	if c.prob != nil || v == "" {
+		return
+	}
+	q := strconv.Quote(clip(v))
+	switch kind {
+	case anAddress:
+		if _, err := netip.ParseAddr(v); err != nil {
+			c.prob = &problem{path: p, msg: q + " is not an IP address"}
+		}
+	case aCIDR:
+		if _, err := netip.ParsePrefix(v); err != nil {
+			c.prob = &problem{path: p, msg: q + " is not a CIDR"}
+		}
+	case aCIDRList:
+		parts := strings.Split(v, ",")
+		for _, part := range parts {
+			part = strings.TrimSpace(part)
+			if _, err := netip.ParsePrefix(part); err != nil {
+				if len(parts) == 1 {
+					c.prob = &problem{path: p, msg: q + " is not a CIDR"}
+				} else {
+					c.prob = &problem{path: p, msg: strconv.Quote(clip(part)) + " in " + q + " is not a CIDR"}
+				}
+				return
+			}
+		}
+	case anAddressOrNet:
+		if _, err := netip.ParsePrefix(v); err == nil {
+			return
+		}
+		if _, err := netip.ParseAddr(v); err != nil {
+			c.prob = &problem{path: p, msg: q + " is not an IP address or CIDR"}
+		}
+	}
+}
+
+// checkFields finds the first address or CIDR of a typed object that does not
+// parse, so that a typo fails at load time with its line rather than deep in
+// the engine.
+func checkFields(typed any) *problem {
+	var c checker
+	switch t := typed.(type) {
+	case *hybrid.Cluster:
+		n := t.Spec.Network
+		c.check(parsePath("spec.network.cidr"), n.CIDR, aCIDR)
+		c.check(parsePath("spec.network.gateway"), n.Gateway, anAddress)
+		for i, d := range n.DNS {
+			c.check(parsePath("spec.network.dns").with(indexElem(i), keyElem("address")), d.Address, anAddress)
+		}
+		for i, r := range n.Firewall {
+			for j, f := range r.From {
+				c.check(parsePath("spec.network.firewall").with(indexElem(i), keyElem("from"), indexElem(j)), f, anAddressOrNet)
+			}
+		}
+		for i, h := range t.Spec.Hosts {
+			c.check(parsePath("spec.hosts").with(indexElem(i), keyElem("address")), h.Address, anAddress)
+		}
+	case *calico.IPPool:
+		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
+	case *calico.IPAMBlock:
+		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
+	case *calico.BlockAffinity:
+		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
+	case *operator.Installation:
+		if cn := t.Spec.CalicoNetwork; cn != nil {
+			for i, p := range cn.IPPools {
+				c.check(parsePath("spec.calicoNetwork.ipPools").with(indexElem(i), keyElem("cidr")), p.CIDR, aCIDR)
+			}
+		}
+		for i, s := range t.Spec.ServiceCIDRs {
+			c.check(parsePath("spec.serviceCIDRs").with(indexElem(i)), s, aCIDR)
+		}
+	case *kubeadm.ClusterConfiguration:
+		c.check(parsePath("networking.podSubnet"), t.Networking.PodSubnet, aCIDRList)
+		c.check(parsePath("networking.serviceSubnet"), t.Networking.ServiceSubnet, aCIDRList)
+	case *kubeadm.InitConfiguration:
+		c.check(parsePath("localAPIEndpoint.advertiseAddress"), t.LocalAPIEndpoint.AdvertiseAddress, anAddress)
+	case *kubeadm.JoinConfiguration:
+		if cp := t.ControlPlane; cp != nil {
+			c.check(parsePath("controlPlane.localAPIEndpoint.advertiseAddress"), cp.LocalAPIEndpoint.AdvertiseAddress, anAddress)
+		}
+	case *corev1.Service:
+		if ip := t.Spec.ClusterIP; ip != corev1.ClusterIPNone {
+			c.check(parsePath("spec.clusterIP"), ip, anAddress)
+		}
+		for i, ip := range t.Spec.ClusterIPs {
+			if ip != corev1.ClusterIPNone {
+				c.check(parsePath("spec.clusterIPs").with(indexElem(i)), ip, anAddress)
+			}
+		}
+	case *corev1.Pod:
+		c.check(parsePath("status.podIP"), t.Status.PodIP, anAddress)
+		for i, ip := range t.Status.PodIPs {
+			c.check(parsePath("status.podIPs").with(indexElem(i), keyElem("ip")), ip.IP, anAddress)
+		}
+		c.check(parsePath("status.hostIP"), t.Status.HostIP, anAddress)
+		for i, ip := range t.Status.HostIPs {
+			c.check(parsePath("status.hostIPs").with(indexElem(i), keyElem("ip")), ip.IP, anAddress)
+		}
+	}
+	return c.prob
+}

@@ -1,0 +1,887 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Decode reads one stream — multi-document YAML, or JSON (one object or a
+// stream of objects) — and calls fn with each object in input order. Lists
+// (kind: List, and the *List kinds kubectl get -o yaml|json prints) are
+// flattened into their items. Empty and comment-only documents are skipped.
+// file names the stream in Origins and errors ("" is "<input>"). Errors are
+// *Error, or whatever fn returns.
+//
+// YAML is read one document at a time, so memory follows the largest
+// document, not the stream.
+func Decode(r io.Reader, file string, fn func(*model.Object) error) error {
+	return decode(r, file, fn, fastListMin)
+}
+
+func decode(r io.Reader, file string, fn func(*model.Object) error, fastMin int) error {
+	if file == "" {
+		file = "<input>"
+	}
+	d := &decoder{file: file, emit: fn, fastMin: fastMin}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, utf8BOM) {
+		_, _ = br.Discard(3)
+	}
+	isJSON, err := sniffJSON(br)
+	if err != nil {
+		return readError(file, err)
+	}
+	if isJSON {
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return readError(file, err)
+		}
+		return d.jsonStream(data)
+	}
+	return d.yamlStream(br)
+}
+
+// DecodeDocuments is Decode collecting the objects.
+func DecodeDocuments(r io.Reader, file string) ([]*model.Object, error) {
+	var objs []*model.Object
+	err := Decode(r, file, func(o *model.Object) error {
+		objs = append(objs, o)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return objs, nil
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// sniffJSON reports whether the stream's first non-blank byte opens a JSON
+// object or array (kubectl's YAMLOrJSONDecoder decides the same way).
+func sniffJSON(br *bufio.Reader) (bool, error) {
+	for n := 1; n <= br.Size(); n++ {
+		b, err := br.Peek(n)
+		if len(b) < n {
+			if err == io.EOF || errors.Is(err, bufio.ErrBufferFull) {
+				return false, nil
+			}
+			return false, err
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			return true, nil
+		}
+		return false, nil
+	}
+	return false, nil
+}
+
+type decoder struct {
+	file string
+	doc  int // the current document, 1-based
+	emit func(*model.Object) error
+	// fastMin is the size from which a List document is split into items.
+	fastMin int
+}
+
+func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {
+	return &Error{File: d.file, Doc: d.doc, Line: line, Object: object, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ---- YAML ----
+
+// fastListMin is the size from which a YAML List document is split into its
+// items before parsing, so that a list of 100,000 pods never exists as one
+// node tree.
+const fastListMin = 1 << 20
+
+func (d *decoder) yamlStream(br *bufio.Reader) error {
+	cr := chunkReader{br: br}
+	explicit := false
+	for {
+		chunk, first, more, err := cr.next()
+		if err != nil {
+			return readError(d.file, err)
+		}
+		if err := d.yamlChunk(chunk, first, explicit); err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		explicit = true
+	}
+}
+
+// chunkReader splits a stream at "---" lines, as kubectl's YAML reader does.
+// Other document markers ("--- !tag", "...") stay inside a chunk for the YAML
+// parser.
+type chunkReader struct {
+	br   *bufio.Reader
+	line int // lines consumed
+	buf  []byte
+}
+
+// next returns the next chunk (valid until the next call), the line its
+// first line has, and whether a separator ended it (so another follows).
+func (cr *chunkReader) next() ([]byte, int, bool, error) {
+	cr.buf = cr.buf[:0]
+	first := cr.line + 1
+	for {
+		start := len(cr.buf)
+		eof := false
+		for {
+			part, err := cr.br.ReadSlice('\n')
+			cr.buf = append(cr.buf, part...)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err == io.EOF {
+				eof = true
+				break
+			}
+			if err != nil {
+				return nil, 0, false, err
+			}
+			break
+		}
+		if len(cr.buf) == start {
+			return cr.buf, first, false, nil
+		}
+		cr.line++
+		if isSeparator(cr.buf[start:]) {
+			cr.buf = cr.buf[:start]
+			return cr.buf, first, true, nil
+		}
+		if eof {
+			return cr.buf, first, false, nil
+		}
+	}
+}
+
+func isSeparator(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("---")) {
+		return false
+	}
+	return len(bytes.TrimRight(line[3:], " \t\r\n")) == 0
+}
+
+var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// parserProblems are the YAML parser's (not the scanner's) messages, whose
+// line yaml.v3 reports 0-based: they start at the construct that failed.
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"found undefined tag handle":             true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+func (d *decoder) yamlChunk(chunk []byte, first int, explicit bool) error {
+	if len(chunk) >= d.fastMin {
+		saved := d.doc
+		d.doc++
+		if objs, ok := d.fastList(chunk, first); ok {
+			for _, o := range objs {
+				if err := d.emit(o); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		d.doc = saved
+	}
+	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
+	dec := yaml.NewDecoder(bytes.NewReader(chunk))
+	n := 0
+	for {
+		var node yaml.Node
+		err := dec.Decode(&node)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			d.doc++
+			return d.yamlSyntaxError(err, chunk, first)
+		}
+		n++
+		d.doc++
+		if err := d.yamlDocument(&node, first-1, conv); err != nil {
+			return err
+		}
+	}
+	if n == 0 && explicit {
+		d.doc++ // an empty document after "---"
+	}
+	return nil
+}
+
+func (d *decoder) yamlSyntaxError(err error, chunk []byte, first int) error {
+	msg := err.Error()
+	line := first
+	if m := yamlErrorLine.FindStringSubmatch(msg); m != nil {
+		if n, perr := strconv.Atoi(m[1]); perr == nil && n > 0 {
+			line = first + n - 1
+		}
+		msg = msg[len(m[0]):]
+		if parserProblems[msg] {
+			line++ // the parser's marks are 0-based where the scanner's are not
+		}
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		if i := bytes.Index(chunk, []byte("*"+m[1])); i >= 0 {
+			line = first + bytes.Count(chunk[:i], newline)
+		}
+	}
+	return d.errorAt(line, "", "invalid YAML: %s", msg)
+}
+
+var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+
+// yamlDocument handles one parsed document; lineOffset turns the node lines
+// into lines of the file.
+func (d *decoder) yamlDocument(doc *yaml.Node, lineOffset int, conv *yamlConverter) error {
+	root := doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil
+		}
+		root = root.Content[0]
+	}
+	root = deref(root)
+	if root == nil || root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
+		return nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return d.errorAt(root.Line+lineOffset, "", "expected an object with apiVersion and kind, got %s", d.describeNode(root))
+	}
+	apiVersion, _ := scalarValue(root, "apiVersion")
+	kind, _ := scalarValue(root, "kind")
+	items := deref(mappingValue(root, "items"))
+	listItems := items != nil && (items.Kind == yaml.SequenceNode || items.Kind == yaml.ScalarNode && items.ShortTag() == "!!null")
+	if !isList(apiVersion, kind, listItems) {
+		obj, err := d.yamlObject(root, lineOffset, conv, "", "")
+		if err != nil {
+			return err
+		}
+		return d.emit(obj)
+	}
+	if items == nil || items.Kind == yaml.ScalarNode && items.ShortTag() == "!!null" {
+		return nil
+	}
+	if items.Kind != yaml.SequenceNode {
+		return d.errorAt(items.Line+lineOffset, objectLabel(kind, "", ""), "items: expected a list of objects, got %s", d.describeNode(items))
+	}
+	for i, it := range items.Content {
+		obj, err := d.yamlItem(it, i, lineOffset, conv, apiVersion, kind)
+		if err != nil {
+			return err
+		}
+		if err := d.emit(obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) yamlItem(it *yaml.Node, i, lineOffset int, conv *yamlConverter, listAPIVersion, listKind string) (*model.Object, error) {
+	item := deref(it)
+	if item == nil || item.Kind != yaml.MappingNode {
+		return nil, d.errorAt(it.Line+lineOffset, objectLabel(listKind, "", ""), "items[%d]: expected an object, got %s", i, d.describeNode(item))
+	}
+	return d.yamlObject(item, lineOffset, conv, listAPIVersion, listKind)
+}
+
+func (d *decoder) describeNode(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "an object"
+	case yaml.ScalarNode:
+		c := newYAMLConverter(0, 10)
+		return describe(c.scalar(n))
+	}
+	return "a value"
+}
+
+func (d *decoder) yamlObject(n *yaml.Node, lineOffset int, conv *yamlConverter, listAPIVersion, listKind string) (*model.Object, error) {
+	conv.reset(lineOffset)
+	raw := conv.value(n)
+	c := candidate{
+		line:           n.Line + lineOffset,
+		loc:            yamlLocator{root: n, lineOffset: lineOffset},
+		prob:           conv.prob,
+		listAPIVersion: listAPIVersion,
+		listKind:       listKind,
+	}
+	c.raw, _ = raw.(map[string]any)
+	if c.prob != nil {
+		// The value is incomplete; name the object from the nodes.
+		c.ident.apiVersion, _ = scalarValue(n, "apiVersion")
+		c.ident.kind, _ = scalarValue(n, "kind")
+		if md := deref(mappingValue(n, "metadata")); md != nil && md.Kind == yaml.MappingNode {
+			c.ident.namespace, _ = scalarValue(md, "namespace")
+			c.ident.name, _ = scalarValue(md, "name")
+		}
+	}
+	return d.build(c)
+}
+
+var itemsKey = regexp.MustCompile(`^items:[ \t]*(#.*)?$`)
+
+// fastList decodes a large "kind: List" document item by item: it finds the
+// top-level "items:" block sequence by its lines, parses the rest of the
+// document and then each entry on its own. Anything unusual (anchors shared
+// between entries, flow style, markers, a syntax or type error) makes it
+// give up, and the document is parsed whole, which gives the same objects or
+// the exact error.
+func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
+	type entry struct{ off, line int }
+	var (
+		itemsOff, itemsEnd = -1, -1
+		indent             = -1
+		entries            []entry
+	)
+	for off, ln := 0, first; off < len(chunk); ln++ {
+		next := len(chunk)
+		if i := bytes.IndexByte(chunk[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		line := bytes.TrimRight(chunk[off:next], "\r\n")
+		if bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")) || bytes.HasPrefix(line, []byte("%")) {
+			return nil, false
+		}
+		switch {
+		case itemsOff < 0:
+			if itemsKey.Match(line) {
+				itemsOff = off
+			}
+		case itemsEnd < 0:
+			sp := 0
+			for sp < len(line) && line[sp] == ' ' {
+				sp++
+			}
+			switch {
+			case sp < len(line) && line[sp] == '\t':
+				return nil, false
+			case sp == len(line) || line[sp] == '#':
+				// blank or comment
+			case indent < 0:
+				if !isEntry(line, sp) {
+					return nil, false
+				}
+				indent = sp
+				entries = append(entries, entry{off, ln})
+			case sp > indent:
+				// the entry goes on
+			case sp == indent && isEntry(line, sp):
+				entries = append(entries, entry{off, ln})
+			case sp == 0:
+				itemsEnd = off
+			default:
+				return nil, false
+			}
+		}
+		off = next
+	}
+	if len(entries) == 0 {
+		return nil, false
+	}
+	if itemsEnd < 0 {
+		itemsEnd = len(chunk)
+	}
+
+	// The document without its items.
+	rest := make([]byte, 0, itemsOff+len(chunk)-itemsEnd)
+	rest = append(append(rest, chunk[:itemsOff]...), chunk[itemsEnd:]...)
+	head, ok := parseOne(rest)
+	if !ok || len(head.Content) != 1 {
+		return nil, false
+	}
+	root := head.Content[0]
+	if root.Kind != yaml.MappingNode || mappingValue(root, "items") != nil {
+		return nil, false
+	}
+	apiVersion, _ := scalarValue(root, "apiVersion")
+	kind, _ := scalarValue(root, "kind")
+	if !isList(apiVersion, kind, true) {
+		return nil, false
+	}
+
+	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
+	objs := make([]*model.Object, 0, len(entries))
+	for i, e := range entries {
+		end := itemsEnd
+		if i+1 < len(entries) {
+			end = entries[i+1].off
+		}
+		n, ok := parseOne(chunk[e.off:end])
+		if !ok || len(n.Content) != 1 {
+			return nil, false
+		}
+		seq := n.Content[0]
+		if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 {
+			return nil, false
+		}
+		obj, err := d.yamlItem(seq.Content[0], i, e.line-1, conv, apiVersion, kind)
+		if err != nil {
+			return nil, false
+		}
+		objs = append(objs, obj)
+	}
+	return objs, true
+}
+
+// isEntry reports whether line has a block sequence entry ("- ") at column sp.
+func isEntry(line []byte, sp int) bool {
+	return sp < len(line) && line[sp] == '-' && (sp+1 == len(line) || line[sp+1] == ' ')
+}
+
+// parseOne parses text that must hold exactly one YAML document.
+func parseOne(text []byte) (*yaml.Node, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var n yaml.Node
+	if err := dec.Decode(&n); err != nil {
+		return nil, false
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		return nil, false
+	}
+	return &n, n.Kind == yaml.DocumentNode
+}
+
+// isList says whether a document is a list to flatten: kind List, or a
+// *List kind the registry does not know whose items are a list.
+func isList(apiVersion, kind string, hasItems bool) bool {
+	if kind == "List" {
+		return true
+	}
+	if !hasItems || len(kind) <= len("List") || !strings.HasSuffix(kind, "List") {
+		return false
+	}
+	_, known := registry.Lookup(apiVersion, kind)
+	return !known
+}
+
+// ---- JSON ----
+
+// skipValue validates JSON without decoding it.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+
+func (d *decoder) jsonStream(data []byte) error {
+	pos, line := 0, 1
+	for {
+		start := skipSpace(data, pos)
+		line += bytes.Count(data[pos:start], newline)
+		if start >= len(data) {
+			return nil
+		}
+		end := valueEnd(data, start)
+		text := data[start:end]
+		d.doc++
+		if err := json.Unmarshal(text, &skipValue{}); err != nil {
+			if d.doc == 1 && yamlParses(data) {
+				// YAML in flow style ({apiVersion: v1, …}) looks like JSON.
+				d.doc = 0
+				return d.yamlStream(bufio.NewReader(bytes.NewReader(data)))
+			}
+			off := len(text)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off = int(se.Offset) - 1
+			}
+			off = max(0, min(off, len(text)))
+			return d.errorAt(line+bytes.Count(text[:off], newline), "", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		if err := d.jsonValue(text, line); err != nil {
+			return err
+		}
+		line += bytes.Count(text, newline)
+		pos = end
+	}
+}
+
+var newline = []byte{'\n'}
+
+// yamlParses reports whether text is valid YAML throughout.
+func yamlParses(text []byte) bool {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	for {
+		var n yaml.Node
+		switch err := dec.Decode(&n); {
+		case err == io.EOF:
+			return true
+		case err != nil:
+			return false
+		}
+	}
+}
+
+func (d *decoder) jsonValue(text []byte, line int) error {
+	if text[0] != '{' {
+		v, _ := decodeJSON(text)
+		return d.errorAt(line, "", "expected an object with apiVersion and kind, got %s", describe(v))
+	}
+	var apiVersion, kind string
+	itemsStart, itemsEnd := -1, -1
+	eachField(text, 0, func(k string, start, end int) bool {
+		switch k {
+		case "apiVersion":
+			apiVersion = jsonString(text[start:end])
+		case "kind":
+			kind = jsonString(text[start:end])
+		case "items":
+			itemsStart, itemsEnd = start, end
+		}
+		return true
+	})
+	listItems := itemsStart >= 0 && (text[itemsStart] == '[' || bytes.Equal(text[itemsStart:itemsEnd], []byte("null")))
+	if !isList(apiVersion, kind, listItems) {
+		obj, err := d.jsonObject(text, line, "", "")
+		if err != nil {
+			return err
+		}
+		return d.emit(obj)
+	}
+	if itemsStart < 0 {
+		return nil
+	}
+	items := text[itemsStart:itemsEnd]
+	itemsLine := line + bytes.Count(text[:itemsStart], newline)
+	if bytes.Equal(items, []byte("null")) {
+		return nil
+	}
+	if items[0] != '[' {
+		v, _ := decodeJSON(items)
+		return d.errorAt(itemsLine, objectLabel(kind, "", ""), "items: expected a list of objects, got %s", describe(v))
+	}
+	var err error
+	at, atLine := 0, itemsLine
+	eachElement(items, 0, func(i, start, end int) bool {
+		atLine += bytes.Count(items[at:start], newline)
+		at = start
+		it := items[start:end]
+		if it[0] != '{' {
+			v, _ := decodeJSON(it)
+			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: expected an object, got %s", i, describe(v))
+			return false
+		}
+		var obj *model.Object
+		if obj, err = d.jsonObject(it, atLine, apiVersion, kind); err != nil {
+			return false
+		}
+		err = d.emit(obj)
+		return err == nil
+	})
+	return err
+}
+
+func (d *decoder) jsonObject(text []byte, line int, listAPIVersion, listKind string) (*model.Object, error) {
+	v, err := decodeJSON(text)
+	if err != nil {
+		return nil, d.errorAt(line, "", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	m, _ := v.(map[string]any)
+	return d.build(candidate{
+		raw:            m,
+		line:           line,
+		loc:            jsonLocator{text: text, first: line},
+		jsonText:       text,
+		listAPIVersion: listAPIVersion,
+		listKind:       listKind,
+	})
+}
+
+// decodeJSON decodes valid JSON into the generic values YAML gives: numbers
+// become int64 when whole, else uint64 or float64 (json.Number when out of
+// range, so that nothing is lost).
+func decodeJSON(text []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return normalizeNumbers(v), nil
+}
+
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = normalizeNumbers(e)
+		}
+	case json.Number:
+		s := string(t)
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+		if !strings.ContainsAny(s, ".eE-") {
+			if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+				return u
+			}
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	}
+	return v
+}
+
+func jsonString(lit []byte) string {
+	if len(lit) == 0 || lit[0] != '"' {
+		return ""
+	}
+	return decodeKey(lit)
+}
+
+// ---- objects ----
+
+// candidate is one object's generic value with what is needed to build it.
+type candidate struct {
+	raw  map[string]any
+	line int // where the object starts
+	loc  interface{ line(fieldPath) int }
+	// jsonText is the object's own JSON when the input was JSON; YAML is
+	// encoded to JSON for decoding.
+	jsonText []byte
+	// prob is a problem found while converting YAML; raw is then incomplete
+	// and ident names the object.
+	prob  *problem
+	ident struct{ apiVersion, kind, namespace, name string }
+	// The list the object is an item of: typed lists (PodList) give items
+	// without apiVersion and kind theirs.
+	listAPIVersion, listKind string
+}
+
+func (c *candidate) lineOf(p fieldPath) int {
+	if c.loc != nil && len(p) > 0 {
+		if l := c.loc.line(p); l > 0 {
+			return l
+		}
+	}
+	return c.line
+}
+
+// fieldProblem turns a problem into the error for the object.
+func (d *decoder) fieldProblem(c *candidate, label string, p *problem) *Error {
+	line := p.line
+	if line <= 0 {
+		line = c.lineOf(p.path)
+	}
+	msg := p.msg
+	if len(p.path) > 0 {
+		msg = p.path.String() + ": " + msg
+	}
+	return d.errorAt(line, label, "%s", msg)
+}
+
+func (d *decoder) build(c candidate) (*model.Object, error) {
+	if c.prob != nil || c.raw == nil {
+		id := c.ident
+		label := ""
+		if id.kind != "" {
+			label = objectLabel(id.kind, defaultNamespace(id.apiVersion, id.kind, id.namespace), id.name)
+		}
+		if c.prob == nil {
+			return nil, d.errorAt(c.line, label, "expected an object")
+		}
+		return nil, d.fieldProblem(&c, label, c.prob)
+	}
+	m := c.raw
+
+	// apiVersion and kind, inherited from a typed list when missing.
+	listItemKind := strings.TrimSuffix(c.listKind, "List")
+	if isMissing(m["apiVersion"]) && listItemKind != "" && c.listAPIVersion != "" {
+		m["apiVersion"] = c.listAPIVersion
+	}
+	if isMissing(m["kind"]) && listItemKind != "" {
+		m["kind"] = listItemKind
+	}
+	apiVersion, err := d.stringField(&c, m, "", keyElem("apiVersion"))
+	if err != nil {
+		return nil, err
+	}
+	kind, err := d.stringField(&c, m, "", keyElem("kind"))
+	if err != nil {
+		return nil, err
+	}
+	var md map[string]any
+	if v, ok := m["metadata"]; ok && v != nil {
+		if md, ok = v.(map[string]any); !ok {
+			return nil, d.errorAt(c.lineOf(fieldPath{keyElem("metadata")}), objectLabel(kind, "", ""), "metadata: expected an object, got %s", describe(v))
+		}
+	}
+	name, err := d.stringField(&c, md, objectLabel(kind, "", ""), keyElem("metadata"), keyElem("name"))
+	if err != nil {
+		return nil, err
+	}
+	namespace, err := d.stringField(&c, md, objectLabel(kind, "", name), keyElem("metadata"), keyElem("namespace"))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case apiVersion == "" && kind == "":
+		return nil, d.errorAt(c.line, "", "apiVersion and kind are missing")
+	case kind == "":
+		return nil, d.errorAt(c.line, "", "kind is missing")
+	case apiVersion == "":
+		return nil, d.errorAt(c.line, objectLabel(kind, namespace, name), "apiVersion is missing")
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, d.errorAt(c.lineOf(fieldPath{keyElem("apiVersion")}), objectLabel(kind, namespace, name), "apiVersion: %s is not a valid group/version", strconv.Quote(clip(apiVersion)))
+	}
+
+	k, known := registry.Lookup(apiVersion, kind)
+	obj := &model.Object{
+		GVK:    gv.WithKind(kind),
+		Raw:    m,
+		Origin: model.Origin{File: d.file, Doc: d.doc, Line: c.line},
+	}
+	if !known {
+		obj.Key = model.Key{Group: groupAlias(gv.Group), Kind: kind, Namespace: namespace, Name: name}
+		return obj, nil
+	}
+	if k.Namespaced {
+		if namespace == "" {
+			namespace = "default"
+		}
+	} else {
+		namespace = ""
+	}
+	if name == "" {
+		name = fallbackName(k, m, d.file)
+	}
+	obj.Key = model.Key{Group: k.Group, Kind: canonicalKind(k), Namespace: namespace, Name: name}
+	label := objectLabel(kind, namespace, name)
+
+	text := c.jsonText
+	if text == nil {
+		if text, err = json.Marshal(m); err != nil {
+			return nil, d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	typed := k.New()
+	if err := json.Unmarshal(text, typed); err != nil {
+		p := typeProblem(err, text, m, typed)
+		return nil, d.fieldProblem(&c, label, p)
+	}
+	if t, ok := typed.(interface{ GetObjectKind() schema.ObjectKind }); ok {
+		t.GetObjectKind().SetGroupVersionKind(obj.GVK)
+	}
+	if t, ok := typed.(interface{ SetNamespace(string) }); ok && namespace != "" {
+		t.SetNamespace(namespace) // "default" when the document gives none, as kubectl applies it
+	}
+	if p := checkFields(typed); p != nil {
+		return nil, d.fieldProblem(&c, label, p)
+	}
+	obj.Typed = typed
+	return obj, nil
+}
+
+func isMissing(v any) bool { return v == nil || v == "" }
+
+// stringField reads an optional string at path (relative to m, which is at
+// path[:len-1] from the root).
+func (d *decoder) stringField(c *candidate, m map[string]any, label string, path ...pathElem) (string, error) {
+	if m == nil {
+		return "", nil
+	}
+	v, ok := m[path[len(path)-1].key]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		p := fieldPath(path)
+		return "", d.errorAt(c.lineOf(p), label, "%s: expected string, got %s", p, describe(v))
+	}
+	return s, nil
+}
+
+// groupAlias maps crd.projectcalico.org to projectcalico.org, as the registry
+// does, so that kinds not modeled also have one identity in both groups.
+func groupAlias(g string) string {
+	if g == "crd.projectcalico.org" {
+		return "projectcalico.org"
+	}
+	return g
+}
+
+// defaultNamespace is the namespace kubectl would use.
+func defaultNamespace(apiVersion, kind, namespace string) string {
+	k, ok := registry.Lookup(apiVersion, kind)
+	switch {
+	case !ok:
+		return namespace
+	case !k.Namespaced:
+		return ""
+	case namespace == "":
+		return "default"
+	}
+	return namespace
+}
+
+// kubeletPatchFile matches kubeadm's patch file names for the kubelet
+// configuration target (kubeadm app/util/patches): such a document is
+// identified by its file name.
+var kubeletPatchFile = regexp.MustCompile(`^kubeletconfiguration[^+.]*(\+(strategic|merge|json))?\.(ya?ml|json)$`)
+
+// fallbackName identifies objects without metadata.name that kubeadm tells
+// apart otherwise: a JoinConfiguration by its node, a kubelet configuration
+// patch by its file name.
+func fallbackName(k meta.Kind, m map[string]any, file string) string {
+	switch {
+	case k.Group == "kubeadm.k8s.io" && k.Kind == "JoinConfiguration":
+		if nr, ok := m["nodeRegistration"].(map[string]any); ok {
+			if s, ok := nr["name"].(string); ok {
+				return s
+			}
+		}
+	case k.Group == "kubelet.config.k8s.io" && k.Kind == "KubeletConfiguration":
+		base := strings.ReplaceAll(strings.TrimPrefix(file, "lab:"), `\`, "/")
+		if i := strings.LastIndexByte(base, '/'); i >= 0 {
+			base = base[i+1:]
+		}
+		if kubeletPatchFile.MatchString(base) {
+			return base[:strings.LastIndexByte(base, '.')]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,81 @@
+package load
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+func addSeeds(f *testing.F) {
+	for _, pattern := range []string{"testdata/*/*", "testdata/dir/*/*"} {
+		files, _ := filepath.Glob(pattern)
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+	for i := 0; i < 3; i++ {
+		writePod(&b, i, "- ", "  ")
+	}
+	f.Add(b.Bytes())
+	f.Add([]byte("a: &a [*a, *a]\nb: &b [*a, *a]\n"))
+	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  <<: [{a: b}, {c: d}]\n"))
+}
+
+// FuzzLoad feeds arbitrary bytes to Load as stdin: it must never panic, and
+// every error must be a one-line *Error.
+func FuzzLoad(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Load(Options{Filenames: []string{"-"}, Stdin: bytes.NewReader(data)})
+		if err != nil {
+			if !IsBadInput(err) {
+				t.Fatalf("error is not bad input: %#v", err)
+			}
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Fatalf("error is not one line: %q", err.Error())
+			}
+			return
+		}
+		for _, o := range s.Objects {
+			if o.Raw == nil || o.Origin.Doc < 1 || o.Origin.Line < 1 {
+				t.Fatalf("object %s at %s has no raw value or origin", o.Key, o.Origin)
+			}
+		}
+	})
+}
+
+// FuzzListSplit checks that splitting a List document into its items before
+// parsing gives what parsing it whole gives.
+func FuzzListSplit(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run := func(fastMin int) ([]*model.Object, string) {
+			var objs []*model.Object
+			err := decode(bytes.NewReader(data), "f.yaml", func(o *model.Object) error {
+				objs = append(objs, o)
+				return nil
+			}, fastMin)
+			if err != nil {
+				return nil, err.Error()
+			}
+			return objs, ""
+		}
+		whole, werr := run(len(data) + 1)
+		split, serr := run(0)
+		if werr != serr {
+			t.Fatalf("errors differ:\nwhole: %s\nsplit: %s", werr, serr)
+		}
+		if !reflect.DeepEqual(whole, split) {
+			t.Fatalf("objects differ:\nwhole: %q\nsplit: %q", summary(whole), summary(split))
+		}
+	})
+}

@@ -1,0 +1,176 @@
+// Package load reads a cluster's manifests into a model.Snapshot: YAML and
+// JSON files, directories, stdin and the built-in lab, with Lists flattened,
+// every object decoded into its typed kind, and bad input reported as an
+// *Error that names the file, the line, the document and the field.
+package load
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/examples/lab"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Options say what to load.
+type Options struct {
+	// Filenames are the -f arguments in order: a file, a directory (read
+	// recursively, in lexical order, taking *.yaml, *.yml and *.json) or "-"
+	// for Stdin.
+	Filenames []string
+	// Lab loads the built-in lab first; Filenames then add to or replace its
+	// objects.
+	Lab bool
+	// Stdin is read for "-" (os.Stdin when nil).
+	Stdin io.Reader
+}
+
+// StdinName is the Origin.File of objects read from stdin.
+const StdinName = "<stdin>"
+
+// LabPrefix starts the Origin.File of lab objects ("lab:00-cluster.yaml").
+const LabPrefix = "lab:"
+
+// source tells the lab from the user's files: an object replaces one with the
+// same Key only when it comes from the other source.
+type source int
+
+const (
+	fromLab source = iota
+	fromFiles
+)
+
+type builder struct {
+	snap   model.Snapshot
+	index  map[model.Key]int
+	source []source
+}
+
+func (b *builder) add(src source) func(*model.Object) error {
+	return func(o *model.Object) error {
+		if i, ok := b.index[o.Key]; ok {
+			prev := b.snap.Objects[i]
+			if b.source[i] == src {
+				return &Error{
+					File: o.Origin.File, Doc: o.Origin.Doc, Line: o.Origin.Line,
+					Object: keyLabel(o.Key),
+					Msg:    "duplicate object: also defined at " + prev.Origin.String(),
+				}
+			}
+			b.snap.Objects[i] = o
+			b.source[i] = src
+			return nil
+		}
+		b.index[o.Key] = len(b.snap.Objects)
+		b.snap.Objects = append(b.snap.Objects, o)
+		b.source = append(b.source, src)
+		return nil
+	}
+}
+
+func keyLabel(k model.Key) string { return objectLabel(k.Kind, k.Namespace, k.Name) }
+
+// Load reads the lab (when asked) and then every file in order. Objects keep
+// input order; an object of the files with the Key of a lab object takes
+// that object's place. Two objects with one Key in the files (or in the lab)
+// are an error. Errors are *Error (see IsBadInput).
+func Load(opts Options) (*model.Snapshot, error) {
+	return loadWith(opts, lab.FS)
+}
+
+func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
+	b := &builder{index: map[model.Key]int{}}
+	if opts.Lab {
+		if err := loadFS(labFS, LabPrefix, b.add(fromLab)); err != nil {
+			return nil, err
+		}
+	}
+	add := b.add(fromFiles)
+	for _, name := range opts.Filenames {
+		if name == "-" {
+			r := opts.Stdin
+			if r == nil {
+				r = os.Stdin
+			}
+			if err := Decode(r, StdinName, add); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := loadPath(name, add); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range b.snap.Objects {
+		if o.Typed == nil {
+			b.snap.Warnings = append(b.snap.Warnings, fmt.Sprintf("%s: kind %s (%s) is not modeled; kept as-is",
+				o.Origin, printable(o.GVK.Kind), printable(o.GVK.GroupVersion().String())))
+		}
+	}
+	return &b.snap, nil
+}
+
+// isManifest reports whether a file found in a directory is read.
+func isManifest(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// loadFS reads the manifests at the root of fsys in lexical order.
+func loadFS(fsys fs.FS, prefix string, add func(*model.Object) error) error {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return readError(prefix, err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, e := range entries {
+		if e.IsDir() || !isManifest(e.Name()) {
+			continue
+		}
+		if err := decodeFile(func() (io.ReadCloser, error) { return fsys.Open(e.Name()) }, prefix+e.Name(), add); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadPath reads a file, or a directory recursively.
+func loadPath(name string, add func(*model.Object) error) error {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return readError(name, err)
+	}
+	if !fi.IsDir() {
+		return decodeFile(func() (io.ReadCloser, error) { return os.Open(name) }, name, add)
+	}
+	root := name
+	if lfi, err := os.Lstat(name); err == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+		root = name + string(filepath.Separator) // walk the directory a link points to
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return readError(path, err)
+		}
+		if d.IsDir() || !isManifest(path) {
+			return nil
+		}
+		return decodeFile(func() (io.ReadCloser, error) { return os.Open(path) }, path, add)
+	})
+}
+
+func decodeFile(open func() (io.ReadCloser, error), name string, add func(*model.Object) error) error {
+	f, err := open()
+	if err != nil {
+		return readError(name, err)
+	}
+	defer f.Close()
+	return Decode(f, name, add)
+}

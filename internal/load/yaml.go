@@ -1,0 +1,305 @@
+package load
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// problem is a field-level finding: what is wrong at path, and the line when
+// known (0: the locator or the object's start line decides).
+type problem struct {
+	path fieldPath
+	line int
+	msg  string
+}
+
+// yamlConverter turns a YAML node tree into the generic value JSON would
+// give (map[string]any, []any, string, int64, uint64, float64, bool, nil),
+// resolving aliases and merge keys. It stops at the first problem.
+type yamlConverter struct {
+	lineOffset int // added to node lines
+	budget     int // nodes it may still produce (guards alias bombs)
+	prob       *problem
+	path       fieldPath
+	active     map[*yaml.Node]bool // alias targets being expanded
+}
+
+func newYAMLConverter(lineOffset, budget int) *yamlConverter {
+	return &yamlConverter{lineOffset: lineOffset, budget: budget}
+}
+
+func (c *yamlConverter) fail(n *yaml.Node, format string, args ...any) {
+	if c.prob != nil {
+		return
+	}
+	line := 0
+	if n != nil && n.Line > 0 {
+		line = n.Line + c.lineOffset
+	}
+	c.prob = &problem{path: c.path.with(), line: line, msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *yamlConverter) value(n *yaml.Node) any {
+	if c.prob != nil || n == nil {
+		return nil
+	}
+	c.budget--
+	if c.budget < 0 {
+		c.fail(n, "too many nodes after expanding aliases")
+		return nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return c.value(n.Content[0])
+	case yaml.AliasNode:
+		t := n.Alias
+		if t == nil {
+			c.fail(n, "unknown alias *%s", n.Value)
+			return nil
+		}
+		if c.active[t] {
+			c.fail(n, "alias *%s refers to the value that contains it", n.Value)
+			return nil
+		}
+		if c.active == nil {
+			c.active = map[*yaml.Node]bool{}
+		}
+		c.active[t] = true
+		v := c.value(t)
+		delete(c.active, t)
+		return v
+	case yaml.MappingNode:
+		return c.mapping(n)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for i, e := range n.Content {
+			c.path = append(c.path, indexElem(i))
+			out = append(out, c.value(e))
+			c.path = c.path[:len(c.path)-1]
+		}
+		return out
+	case yaml.ScalarNode:
+		return c.scalar(n)
+	}
+	c.fail(n, "unsupported YAML node")
+	return nil
+}
+
+// deref follows alias nodes (a bounded number of times).
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; i < 100 && n != nil && n.Kind == yaml.AliasNode; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func (c *yamlConverter) mapping(n *yaml.Node) any {
+	m := make(map[string]any, len(n.Content)/2)
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		k := deref(kn)
+		if k == nil || k.Kind != yaml.ScalarNode {
+			c.fail(kn, "a mapping key must be a string, not a list or mapping")
+			return nil
+		}
+		if k.ShortTag() == "!!merge" {
+			merges = append(merges, vn)
+			continue
+		}
+		if _, dup := m[k.Value]; dup {
+			first := 0
+			for j := 0; j < i; j += 2 {
+				if d := deref(n.Content[j]); d != nil && d.Kind == yaml.ScalarNode && d.Value == k.Value {
+					first = n.Content[j].Line + c.lineOffset
+					break
+				}
+			}
+			c.path = append(c.path, keyElem(k.Value))
+			c.fail(kn, "key given twice (first at line %d)", first)
+			return nil
+		}
+		c.path = append(c.path, keyElem(k.Value))
+		m[k.Value] = c.value(vn)
+		c.path = c.path[:len(c.path)-1]
+		if c.prob != nil {
+			return nil
+		}
+	}
+	// Merge keys (<<: *anchor, or a list of them): explicit keys win, then
+	// earlier merged mappings over later ones.
+	for _, mn := range merges {
+		src := deref(mn)
+		var parts []*yaml.Node
+		switch {
+		case src != nil && src.Kind == yaml.MappingNode:
+			parts = []*yaml.Node{mn}
+		case src != nil && src.Kind == yaml.SequenceNode:
+			parts = src.Content
+		default:
+			c.fail(mn, "the value of a merge key (<<) must be a mapping or a list of mappings")
+			return nil
+		}
+		for _, p := range parts {
+			if d := deref(p); d == nil || d.Kind != yaml.MappingNode {
+				c.fail(p, "the value of a merge key (<<) must be a mapping or a list of mappings")
+				return nil
+			}
+			merged, _ := c.value(p).(map[string]any)
+			if c.prob != nil {
+				return nil
+			}
+			for k, v := range merged {
+				if _, ok := m[k]; !ok {
+					m[k] = v
+				}
+			}
+		}
+	}
+	return m
+}
+
+func (c *yamlConverter) scalar(n *yaml.Node) any {
+	v := n.Value
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		switch strings.ToLower(v) {
+		case "true", "yes", "on", "y":
+			return true
+		case "false", "no", "off", "n":
+			return false
+		}
+		c.fail(n, "%s is not a bool", strconv.Quote(clip(v)))
+		return nil
+	case "!!int":
+		plain := strings.ReplaceAll(v, "_", "")
+		if i, err := strconv.ParseInt(plain, 0, 64); err == nil {
+			return i
+		}
+		if u, err := strconv.ParseUint(plain, 0, 64); err == nil {
+			return u
+		}
+		c.fail(n, "%s is not an integer", strconv.Quote(clip(v)))
+		return nil
+	case "!!float":
+		switch strings.ToLower(strings.TrimPrefix(v, "+")) {
+		case ".inf", "-.inf", ".nan":
+			c.fail(n, "%s has no JSON representation", v)
+			return nil
+		}
+		f, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			c.fail(n, "%s is not a number JSON can hold", strconv.Quote(clip(v)))
+			return nil
+		}
+		return f
+	}
+	// !!str, !!timestamp (kept as written, as Kubernetes parses times from
+	// strings), !!binary (kept as base64, as JSON carries bytes) and any
+	// other tag.
+	return v
+}
+
+// yamlLocator finds the line of a field path in a YAML node tree.
+type yamlLocator struct {
+	root       *yaml.Node
+	lineOffset int
+}
+
+func (l yamlLocator) line(p fieldPath) int {
+	n := deref(l.root)
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = deref(n.Content[0])
+	}
+	for _, e := range p {
+		if n == nil {
+			return 0
+		}
+		var next *yaml.Node
+		switch {
+		case n.Kind == yaml.SequenceNode && e.isIndex():
+			if e.index < len(n.Content) {
+				next = n.Content[e.index]
+			}
+		case n.Kind == yaml.MappingNode && !e.isIndex():
+			next = mappingValue(n, e.key)
+		}
+		if next == nil {
+			return 0
+		}
+		n = deref(next)
+	}
+	if n == nil || n.Line <= 0 {
+		return 0
+	}
+	return n.Line + l.lineOffset
+}
+
+// mappingValue finds key's value in a mapping node, looking through merge
+// keys (each merged mapping once, so that shared anchors cost nothing).
+func mappingValue(n *yaml.Node, k string) *yaml.Node {
+	var seen map[*yaml.Node]bool
+	var find func(n *yaml.Node) *yaml.Node
+	find = func(n *yaml.Node) *yaml.Node {
+		var merges []*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			kn := deref(n.Content[i])
+			if kn == nil || kn.Kind != yaml.ScalarNode {
+				continue
+			}
+			if kn.ShortTag() == "!!merge" {
+				merges = append(merges, n.Content[i+1])
+			} else if kn.Value == k {
+				return n.Content[i+1]
+			}
+		}
+		if len(merges) == 0 {
+			return nil
+		}
+		if seen == nil {
+			seen = map[*yaml.Node]bool{n: true}
+		}
+		for _, mn := range merges {
+			src := deref(mn)
+			if src == nil {
+				continue
+			}
+			parts := []*yaml.Node{src}
+			if src.Kind == yaml.SequenceNode {
+				parts = src.Content
+			}
+			for _, p := range parts {
+				if d := deref(p); d != nil && d.Kind == yaml.MappingNode && !seen[d] {
+					seen[d] = true
+					if v := find(d); v != nil {
+						return v
+					}
+				}
+			}
+		}
+		return nil
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return find(n)
+}
+
+// scalarValue returns the value of a top-level scalar key of a mapping node
+// ("" when absent or not a scalar).
+func scalarValue(n *yaml.Node, k string) (string, bool) {
+	v := deref(mappingValue(n, k))
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return v.Value, true
+}

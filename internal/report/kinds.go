@@ -1,0 +1,158 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Kind is one resource type the twin can print, with the names kubectl
+// resolves to it.
+type Kind struct {
+	Group      string
+	Version    string
+	Kind       string
+	Resource   string // plural, as in URLs and kubectl get
+	Singular   string
+	ShortNames []string
+	Namespaced bool
+}
+
+// GroupKind is the kind's group and kind.
+func (k Kind) GroupKind() schema.GroupKind { return schema.GroupKind{Group: k.Group, Kind: k.Kind} }
+
+// GroupVersionKind is the kind's group, version and kind.
+func (k Kind) GroupVersionKind() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+}
+
+// GroupResource is the kind's group and plural resource.
+func (k Kind) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: k.Group, Resource: k.Resource}
+}
+
+// APIVersion is the apiVersion written on output copies ("v1", "apps/v1").
+func (k Kind) APIVersion() string { return k.GroupVersionKind().GroupVersion().String() }
+
+// QualifiedResource is the resource as kubectl names it in server errors:
+// "pods", "deployments.apps", "ippools.projectcalico.org".
+func (k Kind) QualifiedResource() string { return k.GroupResource().String() }
+
+// NamePrefix is what -o name and multi-kind tables put before the name:
+// "pod", "deployment.apps", "ippool.projectcalico.org".
+func (k Kind) NamePrefix() string { return strings.ToLower(k.GroupKind().String()) }
+
+// Kinds the twin prints, in the order they are listed in errors and help.
+var (
+	KindNode                      = Kind{Version: "v1", Kind: "Node", Resource: "nodes", Singular: "node", ShortNames: []string{"no"}}
+	KindNamespace                 = Kind{Version: "v1", Kind: "Namespace", Resource: "namespaces", Singular: "namespace", ShortNames: []string{"ns"}}
+	KindPod                       = Kind{Version: "v1", Kind: "Pod", Resource: "pods", Singular: "pod", ShortNames: []string{"po"}, Namespaced: true}
+	KindService                   = Kind{Version: "v1", Kind: "Service", Resource: "services", Singular: "service", ShortNames: []string{"svc"}, Namespaced: true}
+	KindConfigMap                 = Kind{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Singular: "configmap", ShortNames: []string{"cm"}, Namespaced: true}
+	KindServiceAccount            = Kind{Version: "v1", Kind: "ServiceAccount", Resource: "serviceaccounts", Singular: "serviceaccount", ShortNames: []string{"sa"}, Namespaced: true}
+	KindEndpointSlice             = Kind{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Resource: "endpointslices", Singular: "endpointslice", Namespaced: true}
+	KindDaemonSet                 = Kind{Group: "apps", Version: "v1", Kind: "DaemonSet", Resource: "daemonsets", Singular: "daemonset", ShortNames: []string{"ds"}, Namespaced: true}
+	KindDeployment                = Kind{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Singular: "deployment", ShortNames: []string{"deploy"}, Namespaced: true}
+	KindReplicaSet                = Kind{Group: "apps", Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", Singular: "replicaset", ShortNames: []string{"rs"}, Namespaced: true}
+	KindStatefulSet               = Kind{Group: "apps", Version: "v1", Kind: "StatefulSet", Resource: "statefulsets", Singular: "statefulset", ShortNames: []string{"sts"}, Namespaced: true}
+	KindNetworkPolicy             = Kind{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy", Resource: "networkpolicies", Singular: "networkpolicy", ShortNames: []string{"netpol"}, Namespaced: true}
+	KindRuntimeClass              = Kind{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass", Resource: "runtimeclasses", Singular: "runtimeclass"}
+	KindCertificateSigningRequest = Kind{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest", Resource: "certificatesigningrequests", Singular: "certificatesigningrequest", ShortNames: []string{"csr"}}
+	KindIPPool                    = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPPool", Resource: "ippools", Singular: "ippool"}
+	KindIPAMBlock                 = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPAMBlock", Resource: "ipamblocks", Singular: "ipamblock"}
+	KindBlockAffinity             = Kind{Group: "projectcalico.org", Version: "v3", Kind: "BlockAffinity", Resource: "blockaffinities", Singular: "blockaffinity", ShortNames: []string{"affinity", "affinities"}}
+	KindIPAMConfiguration         = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPAMConfiguration", Resource: "ipamconfigurations", Singular: "ipamconfiguration", ShortNames: []string{"ipamconfig", "ipamconfigs"}}
+	KindTigeraStatus              = Kind{Group: "operator.tigera.io", Version: "v1", Kind: "TigeraStatus", Resource: "tigerastatuses", Singular: "tigerastatus"}
+	KindInstallation              = Kind{Group: "operator.tigera.io", Version: "v1", Kind: "Installation", Resource: "installations", Singular: "installation"}
+)
+
+// Kinds returns every kind the twin prints.
+func Kinds() []Kind {
+	return []Kind{
+		KindNode, KindNamespace, KindPod, KindService, KindConfigMap, KindServiceAccount,
+		KindEndpointSlice, KindDaemonSet, KindDeployment, KindReplicaSet, KindStatefulSet,
+		KindNetworkPolicy, KindRuntimeClass, KindCertificateSigningRequest,
+		KindIPPool, KindIPAMBlock, KindBlockAffinity, KindIPAMConfiguration,
+		KindTigeraStatus, KindInstallation,
+	}
+}
+
+// UnknownResourceError is a resource word no kind answers to. Its text is
+// the line kubectl writes to stderr; Known lists the words that would work.
+type UnknownResourceError struct {
+	Word  string
+	Known []string
+}
+
+func (e *UnknownResourceError) Error() string {
+	return fmt.Sprintf("error: the server doesn't have a resource type %q", e.Word)
+}
+
+// Hint lists the resource types the twin knows, for a line after Error.
+func (e *UnknownResourceError) Hint() string {
+	return "known resource types: " + strings.Join(e.Known, ", ")
+}
+
+// KnownResources lists each kind's plural with its short names, the way
+// the UnknownResourceError hint shows them: "pods (po)".
+func KnownResources() []string {
+	var out []string
+	for _, k := range Kinds() {
+		s := k.Resource
+		if len(k.ShortNames) > 0 {
+			s += " (" + strings.Join(k.ShortNames, ", ") + ")"
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ResolveKind maps one word as kubectl accepts it to a kind: the plural,
+// the singular, a short name, or any of those followed by ".group" or
+// ".version.group" ("deployments.apps", "ippools.v3.projectcalico.org").
+// Words are matched without regard to case.
+func ResolveKind(word string) (Kind, error) {
+	w := strings.ToLower(strings.TrimSpace(word))
+	if w != "" {
+		for _, k := range Kinds() {
+			if kindAnswersTo(k, w) {
+				return k, nil
+			}
+		}
+	}
+	return Kind{}, &UnknownResourceError{Word: word, Known: KnownResources()}
+}
+
+// ResolveKinds resolves a comma list such as "pods,svc". Repeated kinds are
+// kept once, in first-mention order, as kubectl does.
+func ResolveKinds(words string) ([]Kind, error) {
+	var out []Kind
+	seen := map[schema.GroupKind]bool{}
+	for _, w := range strings.Split(words, ",") {
+		k, err := ResolveKind(w)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[k.GroupKind()] {
+			seen[k.GroupKind()] = true
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+func kindAnswersTo(k Kind, w string) bool {
+	names := append([]string{k.Resource, k.Singular}, k.ShortNames...)
+	for _, n := range names {
+		if w == n {
+			return true
+		}
+		if k.Group != "" && w == n+"."+k.Group || w == n+"."+k.Version+"."+k.Group {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,327 @@
+package scheduler
+
+import (
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// State is what the model knows about pods already bound to nodes: their
+// requests, host ports, priority and owner. The zero value is an empty
+// cluster. Schedule only reads it; callers record each placement with Add so
+// that later replicas see the earlier ones.
+type State struct {
+	nodes map[string][]*podInfo
+}
+
+// NewState returns an empty State.
+func NewState() *State {
+	return &State{}
+}
+
+// Add records pod as running on node.
+func (s *State) Add(pod *corev1.Pod, node string) {
+	if s.nodes == nil {
+		s.nodes = map[string][]*podInfo{}
+	}
+	s.nodes[node] = append(s.nodes[node], newPodInfo(pod))
+}
+
+// Pods returns the pods recorded on node, in the order they were added.
+func (s *State) Pods(node string) []*corev1.Pod {
+	if s == nil {
+		return nil
+	}
+	infos := s.nodes[node]
+	out := make([]*corev1.Pod, 0, len(infos))
+	for _, pi := range infos {
+		out = append(out, pi.pod)
+	}
+	return out
+}
+
+func (s *State) on(node string) []*podInfo {
+	if s == nil {
+		return nil
+	}
+	return s.nodes[node]
+}
+
+// resources is a pod's request or a node's capacity in the scheduler's units.
+type resources struct {
+	milliCPU, memory, ephemeral int64
+	scalar                      map[corev1.ResourceName]int64
+}
+
+func (r *resources) add(o resources) {
+	r.milliCPU += o.milliCPU
+	r.memory += o.memory
+	r.ephemeral += o.ephemeral
+	for k, v := range o.scalar {
+		if r.scalar == nil {
+			r.scalar = map[corev1.ResourceName]int64{}
+		}
+		r.scalar[k] += v
+	}
+}
+
+func (r *resources) max(o resources) {
+	r.milliCPU = max(r.milliCPU, o.milliCPU)
+	r.memory = max(r.memory, o.memory)
+	r.ephemeral = max(r.ephemeral, o.ephemeral)
+	for k, v := range o.scalar {
+		if r.scalar == nil {
+			r.scalar = map[corev1.ResourceName]int64{}
+		}
+		r.scalar[k] = max(r.scalar[k], v)
+	}
+}
+
+func (r resources) isZero() bool {
+	if r.milliCPU != 0 || r.memory != 0 || r.ephemeral != 0 {
+		return false
+	}
+	for _, v := range r.scalar {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fromList converts a ResourceList the way the scheduler's Resource.Add does:
+// cpu in millicores, everything else in base units; "pods" is skipped.
+func fromList(list corev1.ResourceList) resources {
+	var r resources
+	for name, q := range list {
+		switch name {
+		case corev1.ResourceCPU:
+			r.milliCPU += q.MilliValue()
+		case corev1.ResourceMemory:
+			r.memory += q.Value()
+		case corev1.ResourceEphemeralStorage:
+			r.ephemeral += q.Value()
+		case corev1.ResourcePods:
+		default:
+			if isScalarResource(name) {
+				if r.scalar == nil {
+					r.scalar = map[corev1.ResourceName]int64{}
+				}
+				r.scalar[name] += q.Value()
+			}
+		}
+	}
+	return r
+}
+
+// isScalarResource approximates pkg/scheduler/util IsScalarResourceName:
+// prefixed (extended or kubernetes.io/) names, hugepages-* and
+// attachable-volumes-*.
+func isScalarResource(name corev1.ResourceName) bool {
+	n := string(name)
+	return strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) ||
+		strings.HasPrefix(n, "attachable-volumes-") ||
+		(strings.Contains(n, "/") && !strings.HasPrefix(n, "requests."))
+}
+
+// containerRequests is what the API server stores as the container's
+// requests: the requests, or the limits where a request is missing (pod
+// defaulting copies limits into absent requests).
+func containerRequests(c *corev1.Container) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for k, v := range c.Resources.Limits {
+		out[k] = v
+	}
+	for k, v := range c.Resources.Requests {
+		out[k] = v
+	}
+	return out
+}
+
+// podRequests follows component-helpers resource.PodRequests: the sum of the
+// regular containers and of the restartable (sidecar) init containers, or the
+// largest ordinary init container plus the sidecars started before it if
+// that is more, plus spec.overhead. Pod-level requests, when given, replace
+// the container sums for cpu and memory.
+func podRequests(pod *corev1.Pod) resources {
+	var sum resources
+	for i := range pod.Spec.Containers {
+		sum.add(fromList(containerRequests(&pod.Spec.Containers[i])))
+	}
+	var sidecars, initPeak resources
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		req := fromList(containerRequests(c))
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			sum.add(req)
+			sidecars.add(req)
+			initPeak.max(sidecars)
+			continue
+		}
+		req.add(sidecars)
+		initPeak.max(req)
+	}
+	sum.max(initPeak)
+	if pr := pod.Spec.Resources; pr != nil {
+		if q, ok := pr.Requests[corev1.ResourceCPU]; ok {
+			sum.milliCPU = q.MilliValue()
+		}
+		if q, ok := pr.Requests[corev1.ResourceMemory]; ok {
+			sum.memory = q.Value()
+		}
+	}
+	sum.add(fromList(pod.Spec.Overhead))
+	return sum
+}
+
+// Defaults the scheduler assumes for scoring when a container requests no
+// cpu or memory (pkg/scheduler/util DefaultMilliCPURequest, DefaultMemoryRequest).
+const (
+	defaultMilliCPURequest int64 = 100
+	defaultMemoryRequest   int64 = 200 * 1024 * 1024
+)
+
+// nonZeroRequests is the cpu and memory the score plugins count for a pod.
+func nonZeroRequests(pod *corev1.Pod) (milliCPU, memory int64) {
+	for i := range pod.Spec.Containers {
+		req := containerRequests(&pod.Spec.Containers[i])
+		if q, ok := req[corev1.ResourceCPU]; ok {
+			milliCPU += q.MilliValue()
+		} else {
+			milliCPU += defaultMilliCPURequest
+		}
+		if q, ok := req[corev1.ResourceMemory]; ok {
+			memory += q.Value()
+		} else {
+			memory += defaultMemoryRequest
+		}
+	}
+	return milliCPU, memory
+}
+
+// hostPort is one host port a pod claims.
+type hostPort struct {
+	ip       string
+	protocol corev1.Protocol
+	port     int32
+}
+
+func (p hostPort) conflicts(o hostPort) bool {
+	if p.port != o.port || p.protocol != o.protocol {
+		return false
+	}
+	wild := func(ip string) bool { return ip == "" || ip == "0.0.0.0" || ip == "::" }
+	return p.ip == o.ip || wild(p.ip) || wild(o.ip)
+}
+
+// hostPorts lists the host ports of the regular containers; on a
+// hostNetwork pod an unset hostPort is the containerPort, as pod defaulting
+// makes it.
+func hostPorts(pod *corev1.Pod) []hostPort {
+	var out []hostPort
+	for _, c := range pod.Spec.Containers {
+		for _, p := range c.Ports {
+			port := p.HostPort
+			if port == 0 && pod.Spec.HostNetwork {
+				port = p.ContainerPort
+			}
+			if port == 0 {
+				continue
+			}
+			proto := p.Protocol
+			if proto == "" {
+				proto = corev1.ProtocolTCP
+			}
+			out = append(out, hostPort{ip: p.HostIP, protocol: proto, port: port})
+		}
+	}
+	return out
+}
+
+// Priorities the Priority admission plugin resolves for the two built-in
+// PriorityClasses (pkg/apis/scheduling SystemCriticalPriority and +1000).
+const (
+	systemClusterCritical int32 = 2000000000
+	systemNodeCritical    int32 = 2000001000
+)
+
+// podPriority is spec.priority, or the value of a built-in PriorityClass when
+// the twin's pod has not been through the Priority admission plugin.
+func podPriority(pod *corev1.Pod) int32 {
+	if pod.Spec.Priority != nil {
+		return *pod.Spec.Priority
+	}
+	switch pod.Spec.PriorityClassName {
+	case "system-node-critical":
+		return systemNodeCritical
+	case "system-cluster-critical":
+		return systemClusterCritical
+	}
+	return 0
+}
+
+// ownerKey groups replicas for spreading: the controlling owner reference,
+// or, for pods without one, the namespace and the full label set (pods from
+// one template share it). Pods with neither are not grouped.
+func ownerKey(pod *corev1.Pod) string {
+	for _, ref := range pod.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller {
+			return pod.Namespace + "/" + ref.Kind + "/" + ref.Name
+		}
+	}
+	if len(pod.OwnerReferences) > 0 {
+		ref := pod.OwnerReferences[0]
+		return pod.Namespace + "/" + ref.Kind + "/" + ref.Name
+	}
+	if len(pod.Labels) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(pod.Labels))
+	for k := range pod.Labels {
+		keys = append(keys, k+"="+pod.Labels[k])
+	}
+	sort.Strings(keys)
+	return pod.Namespace + "/labels/" + strings.Join(keys, ",")
+}
+
+// podInfo caches what the filters and scores need from a pod.
+type podInfo struct {
+	pod              *corev1.Pod
+	requests         resources
+	nonZeroMilliCPU  int64
+	nonZeroMemory    int64
+	ports            []hostPort
+	priority         int32
+	owner            string
+	qualifiedName    string
+	preemptNeverFlag bool
+}
+
+func newPodInfo(pod *corev1.Pod) *podInfo {
+	cpu, mem := nonZeroRequests(pod)
+	return &podInfo{
+		pod:              pod,
+		requests:         podRequests(pod),
+		nonZeroMilliCPU:  cpu,
+		nonZeroMemory:    mem,
+		ports:            hostPorts(pod),
+		priority:         podPriority(pod),
+		owner:            ownerKey(pod),
+		qualifiedName:    pod.Namespace + "/" + pod.Name,
+		preemptNeverFlag: pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == corev1.PreemptNever,
+	}
+}
+
+// allocatable is the node's status.allocatable, falling back to capacity
+// for twin nodes built without it; pods is the allowed pod count.
+func allocatable(node *corev1.Node) (r resources, pods int64) {
+	list := node.Status.Allocatable
+	if len(list) == 0 {
+		list = node.Status.Capacity
+	}
+	if q, ok := list[corev1.ResourcePods]; ok {
+		pods = q.Value()
+	}
+	return fromList(list), pods
+}
