@@ -1,4 +1,4 @@
-.PHONY: build test docs lab fmt vet
+.PHONY: build test docs golden lab fmt vet
 
 build:
 	go build -o bin/kubectl-hybrid ./cmd/kubectl-hybrid
@@ -18,4 +18,6 @@ lab:
 # Regenerate docs/commands.md and the golden files from the binary.
 docs:
 	go run ./cmd/kubectl-hybrid docs > docs/commands.md
-	go test ./... -args -update >/dev/null || go test ./... -args -update
+
+golden:
+	go test ./internal/cli ./internal/report -args -update

@@ -30,7 +30,7 @@ type GetOptions struct {
 
 // NewCmdGet builds the get command.
 func NewCmdGet(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &GetOptions{streams: streams, now: time.Now}
+	o := &GetOptions{streams: streams, now: clock}
 	cmd := &cobra.Command{
 		Use:   "get TYPE[,TYPE...] [NAME...] | TYPE/NAME... [flags]",
 		Short: "Show the twin's objects with the columns kubectl prints",

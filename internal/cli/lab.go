@@ -26,7 +26,7 @@ type LabOptions struct {
 
 // NewCmdLab builds the lab command.
 func NewCmdLab(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &LabOptions{streams: streams, now: time.Now}
+	o := &LabOptions{streams: streams, now: clock}
 	cmd := &cobra.Command{
 		Use:   "lab [-f WHAT-IF.yaml]",
 		Short: "Build the seed articles' lab cluster and walk through it",

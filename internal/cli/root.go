@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,3 +110,6 @@ func exitCode(err error) int {
 	}
 	return ExitInternal
 }
+
+// clock is the time AGE columns are measured against; tests fix it.
+var clock = time.Now

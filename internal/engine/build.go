@@ -63,8 +63,45 @@ func Build(s *model.Snapshot) (*model.Cluster, error) {
 			return nil, err
 		}
 	}
+	b.stamp()
 	b.sort()
 	return b.c, nil
+}
+
+// stamp gives every object without a creationTimestamp the reference time:
+// the API server sets it on create, and the twin's "now" is the newest
+// moment the input records.
+func (b *builder) stamp() {
+	c := b.c
+	stampAll(b.ref, c.Nodes)
+	stampAll(b.ref, c.Namespaces)
+	stampAll(b.ref, c.Pods)
+	stampAll(b.ref, c.Deployments)
+	stampAll(b.ref, c.ReplicaSets)
+	stampAll(b.ref, c.DaemonSets)
+	stampAll(b.ref, c.StatefulSets)
+	stampAll(b.ref, c.Services)
+	stampAll(b.ref, c.EndpointSlices)
+	stampAll(b.ref, c.NetworkPolicies)
+	stampAll(b.ref, c.RuntimeClasses)
+	stampAll(b.ref, c.ConfigMaps)
+	stampAll(b.ref, c.ServiceAccounts)
+	stampAll(b.ref, c.CSRs)
+	stampAll(b.ref, c.TigeraStatuses)
+	stampAll(b.ref, c.IPPools)
+	stampAll(b.ref, c.IPAMBlocks)
+	stampAll(b.ref, c.BlockAffinities)
+}
+
+func stampAll[T metav1.Object](t metav1.Time, objs []T) {
+	if t.IsZero() {
+		return
+	}
+	for _, o := range objs {
+		if ts := o.GetCreationTimestamp(); ts.IsZero() {
+			o.SetCreationTimestamp(t)
+		}
+	}
 }
 
 func (b *builder) note(sev model.Severity, k model.Key, format string, args ...any) {

@@ -36,7 +36,7 @@ func decode(r io.Reader, file string, fn func(*model.Object) error, fastMin int)
 	if file == "" {
 		file = "<input>"
 	}
-	d := &decoder{file: file, emit: fn, fastMin: fastMin}
+	d := &decoder{file: file, emit: fn, fastMin: fastMin, keys: map[string]string{}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, utf8BOM) {
 		_, _ = br.Discard(3)
@@ -98,6 +98,7 @@ type decoder struct {
 	emit func(*model.Object) error
 	// fastMin is the size from which a List document is split into items.
 	fastMin int
+	keys    map[string]string // interned mapping keys
 }
 
 func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {
@@ -215,6 +216,7 @@ func (d *decoder) yamlChunk(chunk []byte, first int, explicit bool) error {
 		d.doc = saved
 	}
 	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
+	conv.keys = d.keys
 	dec := yaml.NewDecoder(bytes.NewReader(chunk))
 	n := 0
 	for {
@@ -437,6 +439,7 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 	}
 
 	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
+	conv.keys = d.keys
 	objs := make([]*model.Object, 0, len(entries))
 	for i, e := range entries {
 		end := itemsEnd
