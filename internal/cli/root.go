@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
