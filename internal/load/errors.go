@@ -32,6 +32,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
+	if e.File == "" {
+		b.WriteString("<input>")
+	}
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		b.WriteByte(':')

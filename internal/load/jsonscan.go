@@ -112,6 +112,9 @@ func eachField(b []byte, i int, fn func(k string, start, end int) bool) {
 			return
 		}
 		i = skipSpace(b, i+1)
+		if i >= len(b) {
+			return
+		}
 		end := valueEnd(b, i)
 		if !fn(k, i, end) {
 			return

@@ -1,0 +1,228 @@
+package load
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// candidate is one object's generic value with what is needed to build it.
+type candidate struct {
+	raw  map[string]any
+	line int // where the object starts
+	loc  interface{ line(fieldPath) int }
+	// jsonText is the object's own JSON when the input was JSON; YAML is
+	// encoded to JSON for decoding.
+	jsonText []byte
+	// prob is a problem found while converting YAML; raw is then incomplete
+	// and ident names the object.
+	prob  *problem
+	ident struct{ apiVersion, kind, namespace, name string }
+	// The list the object is an item of: typed lists (PodList) give items
+	// without apiVersion and kind theirs.
+	listAPIVersion, listKind string
+}
+
+func (c *candidate) lineOf(p fieldPath) int {
+	if c.loc != nil && len(p) > 0 {
+		if l := c.loc.line(p); l > 0 {
+			return l
+		}
+	}
+	return c.line
+}
+
+// fieldProblem turns a problem into the error for the object.
+func (d *decoder) fieldProblem(c *candidate, label string, p *problem) *Error {
+	line := p.line
+	if line <= 0 {
+		line = c.lineOf(p.path)
+	}
+	msg := p.msg
+	if len(p.path) > 0 {
+		msg = p.path.String() + ": " + msg
+	}
+	return d.errorAt(line, label, "%s", msg)
+}
+
+func (d *decoder) build(c candidate) (*model.Object, error) {
+	if c.prob != nil || c.raw == nil {
+		id := c.ident
+		label := ""
+		if id.kind != "" {
+			label = objectLabel(id.kind, defaultNamespace(id.apiVersion, id.kind, id.namespace), id.name)
+		}
+		if c.prob == nil {
+			return nil, d.errorAt(c.line, label, "expected an object")
+		}
+		return nil, d.fieldProblem(&c, label, c.prob)
+	}
+	m := c.raw
+
+	// apiVersion and kind, inherited from a typed list when missing.
+	listItemKind := strings.TrimSuffix(c.listKind, "List")
+	if isMissing(m["apiVersion"]) && listItemKind != "" && c.listAPIVersion != "" {
+		m["apiVersion"] = c.listAPIVersion
+	}
+	if isMissing(m["kind"]) && listItemKind != "" {
+		m["kind"] = listItemKind
+	}
+	apiVersion, err := d.stringField(&c, m, "", keyElem("apiVersion"))
+	if err != nil {
+		return nil, err
+	}
+	kind, err := d.stringField(&c, m, "", keyElem("kind"))
+	if err != nil {
+		return nil, err
+	}
+	var md map[string]any
+	if v, ok := m["metadata"]; ok && v != nil {
+		if md, ok = v.(map[string]any); !ok {
+			return nil, d.errorAt(c.lineOf(fieldPath{keyElem("metadata")}), objectLabel(kind, "", ""), "metadata: expected an object, got %s", describe(v))
+		}
+	}
+	name, err := d.stringField(&c, md, objectLabel(kind, "", ""), keyElem("metadata"), keyElem("name"))
+	if err != nil {
+		return nil, err
+	}
+	namespace, err := d.stringField(&c, md, objectLabel(kind, "", name), keyElem("metadata"), keyElem("namespace"))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case apiVersion == "" && kind == "":
+		return nil, d.errorAt(c.line, "", "apiVersion and kind are missing")
+	case kind == "":
+		return nil, d.errorAt(c.line, "", "kind is missing")
+	case apiVersion == "":
+		return nil, d.errorAt(c.line, objectLabel(kind, namespace, name), "apiVersion is missing")
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, d.errorAt(c.lineOf(fieldPath{keyElem("apiVersion")}), objectLabel(kind, namespace, name), "apiVersion: %s is not a valid group/version", strconv.Quote(clip(apiVersion)))
+	}
+
+	k, known := registry.Lookup(apiVersion, kind)
+	obj := &model.Object{
+		GVK:    gv.WithKind(kind),
+		Raw:    m,
+		Origin: model.Origin{File: d.file, Doc: d.doc, Line: c.line},
+	}
+	if !known {
+		obj.Key = model.Key{Group: groupAlias(gv.Group), Kind: kind, Namespace: namespace, Name: name}
+		return obj, nil
+	}
+	if k.Namespaced {
+		if namespace == "" {
+			namespace = "default"
+		}
+	} else {
+		namespace = ""
+	}
+	if name == "" {
+		name = fallbackName(k, m, d.file)
+	}
+	obj.Key = model.Key{Group: k.Group, Kind: canonicalKind(k), Namespace: namespace, Name: name}
+	label := objectLabel(kind, namespace, name)
+
+	text := c.jsonText
+	if text == nil {
+		if text, err = json.Marshal(m); err != nil {
+			return nil, d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	typed := k.New()
+	if err := json.Unmarshal(text, typed); err != nil {
+		p := typeProblem(err, text, m, typed)
+		return nil, d.fieldProblem(&c, label, p)
+	}
+	if t, ok := typed.(interface{ GetObjectKind() schema.ObjectKind }); ok {
+		t.GetObjectKind().SetGroupVersionKind(obj.GVK)
+	}
+	if t, ok := typed.(interface{ SetNamespace(string) }); ok && namespace != "" {
+		t.SetNamespace(namespace) // "default" when the document gives none, as kubectl applies it
+	}
+	if p := checkFields(typed); p != nil {
+		return nil, d.fieldProblem(&c, label, p)
+	}
+	obj.Typed = typed
+	return obj, nil
+}
+
+func isMissing(v any) bool { return v == nil || v == "" }
+
+// stringField reads an optional string at path (relative to m, which is at
+// path[:len-1] from the root).
+func (d *decoder) stringField(c *candidate, m map[string]any, label string, path ...pathElem) (string, error) {
+	if m == nil {
+		return "", nil
+	}
+	v, ok := m[path[len(path)-1].key]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		p := fieldPath(path)
+		return "", d.errorAt(c.lineOf(p), label, "%s: expected string, got %s", p, describe(v))
+	}
+	return s, nil
+}
+
+// groupAlias maps crd.projectcalico.org to projectcalico.org, as the registry
+// does, so that kinds not modeled also have one identity in both groups.
+func groupAlias(g string) string {
+	if g == "crd.projectcalico.org" {
+		return "projectcalico.org"
+	}
+	return g
+}
+
+// defaultNamespace is the namespace kubectl would use.
+func defaultNamespace(apiVersion, kind, namespace string) string {
+	k, ok := registry.Lookup(apiVersion, kind)
+	switch {
+	case !ok:
+		return namespace
+	case !k.Namespaced:
+		return ""
+	case namespace == "":
+		return "default"
+	}
+	return namespace
+}
+
+// kubeletPatchFile matches kubeadm's patch file names for the kubelet
+// configuration target (kubeadm app/util/patches): such a document is
+// identified by its file name.
+var kubeletPatchFile = regexp.MustCompile(`^kubeletconfiguration[^+.]*(\+(strategic|merge|json))?\.(ya?ml|json)$`)
+
+// fallbackName identifies objects without metadata.name that kubeadm tells
+// apart otherwise: a JoinConfiguration by its node, a kubelet configuration
+// patch by its file name.
+func fallbackName(k meta.Kind, m map[string]any, file string) string {
+	switch {
+	case k.Group == "kubeadm.k8s.io" && k.Kind == "JoinConfiguration":
+		if nr, ok := m["nodeRegistration"].(map[string]any); ok {
+			if s, ok := nr["name"].(string); ok {
+				return s
+			}
+		}
+	case k.Group == "kubelet.config.k8s.io" && k.Kind == "KubeletConfiguration":
+		base := strings.ReplaceAll(strings.TrimPrefix(file, "lab:"), `\`, "/")
+		if i := strings.LastIndexByte(base, '/'); i >= 0 {
+			base = base[i+1:]
+		}
+		if kubeletPatchFile.MatchString(base) {
+			return base[:strings.LastIndexByte(base, '.')]
+		}
+	}
+	return ""
+}

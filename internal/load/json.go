@@ -1,0 +1,191 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// skipValue validates JSON without decoding it.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+
+func (d *decoder) jsonStream(data []byte) error {
+	pos, line := 0, 1
+	for {
+		start := skipSpace(data, pos)
+		line += bytes.Count(data[pos:start], newline)
+		if start >= len(data) {
+			return nil
+		}
+		end := valueEnd(data, start)
+		text := data[start:end]
+		d.doc++
+		if err := json.Unmarshal(text, &skipValue{}); err != nil {
+			if d.doc == 1 && yamlParses(data) {
+				// YAML in flow style ({apiVersion: v1, …}) looks like JSON.
+				d.doc = 0
+				return d.yamlStream(bufio.NewReader(bytes.NewReader(data)))
+			}
+			off := len(text)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off = int(se.Offset) - 1
+			}
+			off = max(0, min(off, len(text)))
+			return d.errorAt(line+bytes.Count(text[:off], newline), "", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		if err := d.jsonValue(text, line); err != nil {
+			return err
+		}
+		line += bytes.Count(text, newline)
+		pos = end
+	}
+}
+
+var newline = []byte{'\n'}
+
+// yamlParses reports whether text is valid YAML throughout.
+func yamlParses(text []byte) bool {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	for {
+		var n yaml.Node
+		switch err := dec.Decode(&n); {
+		case err == io.EOF:
+			return true
+		case err != nil:
+			return false
+		}
+	}
+}
+
+func (d *decoder) jsonValue(text []byte, line int) error {
+	if text[0] != '{' {
+		v, _ := decodeJSON(text)
+		return d.errorAt(line, "", "expected an object with apiVersion and kind, got %s", describe(v))
+	}
+	var apiVersion, kind string
+	itemsStart, itemsEnd := -1, -1
+	eachField(text, 0, func(k string, start, end int) bool {
+		switch k {
+		case "apiVersion":
+			apiVersion = jsonString(text[start:end])
+		case "kind":
+			kind = jsonString(text[start:end])
+		case "items":
+			itemsStart, itemsEnd = start, end
+		}
+		return true
+	})
+	listItems := itemsStart >= 0 && (text[itemsStart] == '[' || bytes.Equal(text[itemsStart:itemsEnd], []byte("null")))
+	if !isList(apiVersion, kind, listItems) {
+		obj, err := d.jsonObject(text, line, "", "")
+		if err != nil {
+			return err
+		}
+		return d.emit(obj)
+	}
+	if itemsStart < 0 {
+		return nil
+	}
+	items := text[itemsStart:itemsEnd]
+	itemsLine := line + bytes.Count(text[:itemsStart], newline)
+	if bytes.Equal(items, []byte("null")) {
+		return nil
+	}
+	if items[0] != '[' {
+		v, _ := decodeJSON(items)
+		return d.errorAt(itemsLine, objectLabel(kind, "", ""), "items: expected a list of objects, got %s", describe(v))
+	}
+	var err error
+	at, atLine := 0, itemsLine
+	eachElement(items, 0, func(i, start, end int) bool {
+		atLine += bytes.Count(items[at:start], newline)
+		at = start
+		it := items[start:end]
+		if it[0] != '{' {
+			v, _ := decodeJSON(it)
+			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: expected an object, got %s", i, describe(v))
+			return false
+		}
+		var obj *model.Object
+		if obj, err = d.jsonObject(it, atLine, apiVersion, kind); err != nil {
+			return false
+		}
+		err = d.emit(obj)
+		return err == nil
+	})
+	return err
+}
+
+func (d *decoder) jsonObject(text []byte, line int, listAPIVersion, listKind string) (*model.Object, error) {
+	v, err := decodeJSON(text)
+	if err != nil {
+		return nil, d.errorAt(line, "", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	m, _ := v.(map[string]any)
+	return d.build(candidate{
+		raw:            m,
+		line:           line,
+		loc:            jsonLocator{text: text, first: line},
+		jsonText:       text,
+		listAPIVersion: listAPIVersion,
+		listKind:       listKind,
+	})
+}
+
+// decodeJSON decodes valid JSON into the generic values YAML gives: numbers
+// become int64 when whole, else uint64 or float64 (json.Number when out of
+// range, so that nothing is lost).
+func decodeJSON(text []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return normalizeNumbers(v), nil
+}
+
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = normalizeNumbers(e)
+		}
+	case json.Number:
+		s := string(t)
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+		if !strings.ContainsAny(s, ".eE-") {
+			if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+				return u
+			}
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	}
+	return v
+}
+
+func jsonString(lit []byte) string {
+	if len(lit) == 0 || lit[0] != '"' {
+		return ""
+	}
+	return decodeKey(lit)
+}
