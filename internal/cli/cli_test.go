@@ -184,3 +184,30 @@ func readSeed(t *testing.T) string {
 	}
 	return string(b)
 }
+
+func TestYAMLOutputReadsBackToTheSameCluster(t *testing.T) {
+	kinds := "nodes,ns,pods,svc,ds,deploy,rs,endpointslices,runtimeclasses,cm,csr,ippools,ipamblocks,blockaffinities,ipamconfigurations,tigerastatus,installation"
+	dump, errOut, code := run(t, "", "get", kinds, "-A", "-o", "yaml", "--lab")
+	if code != 0 {
+		t.Fatalf("dump failed (%d): %s", code, errOut)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dump.yaml")
+	if err := os.WriteFile(path, []byte(dump), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"get", "ipamblocks"},
+		{"get", "pods", "-A", "-o", "wide"},
+		{"get", "ds", "-A"},
+		{"get", "tigerastatus"},
+		{"get", "nodes", "-o", "wide"},
+		{"get", "svc", "-A"},
+	} {
+		fromLab, _, _ := run(t, "", append(args, "--lab")...)
+		fromDump, errOut, code := run(t, "", append(args, "-f", path)...)
+		if code != 0 || fromLab != fromDump {
+			t.Errorf("%v differs after a round trip (exit %d, %s):\n%s", args, code, errOut, lineDiff(fromLab, fromDump))
+		}
+	}
+}
