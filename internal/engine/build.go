@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -31,6 +32,12 @@ type builder struct {
 	// ref is the reference time: the newest creationTimestamp in the input.
 	// Derived objects are stamped with it so that ages stay meaningful.
 	ref metav1.Time
+
+	// Indexes, built once the lists they cover stop changing; the twin must
+	// stay near-linear at Kubernetes' scale limits.
+	nodeIdx map[string]*corev1.Node
+	nsIdx   map[string]*corev1.Namespace
+	rcIdx   map[string]*nodev1.RuntimeClass
 }
 
 // Build derives the cluster from the snapshot.
@@ -172,12 +179,13 @@ func (b *builder) nodes() error {
 }
 
 func (b *builder) nodeByName(name string) *corev1.Node {
-	for _, n := range b.c.Nodes {
-		if n.Name == name {
-			return n
+	if b.nodeIdx == nil {
+		b.nodeIdx = make(map[string]*corev1.Node, len(b.c.Nodes))
+		for _, n := range b.c.Nodes {
+			b.nodeIdx[n.Name] = n
 		}
 	}
-	return nil
+	return b.nodeIdx[name]
 }
 
 func (b *builder) hostByName(name string) *plannedHost {
@@ -309,13 +317,15 @@ func (b *builder) namespaces() error {
 	return nil
 }
 
+// namespace finds a namespace; the index is rebuilt when the list grew.
 func (b *builder) namespace(name string) *corev1.Namespace {
-	for _, ns := range b.c.Namespaces {
-		if ns.Name == name {
-			return ns
+	if len(b.nsIdx) != len(b.c.Namespaces) {
+		b.nsIdx = make(map[string]*corev1.Namespace, len(b.c.Namespaces))
+		for _, ns := range b.c.Namespaces {
+			b.nsIdx[ns.Name] = ns
 		}
 	}
-	return nil
+	return b.nsIdx[name]
 }
 
 // hasDeployment etc. tell whether the input already holds an object, which
@@ -398,15 +408,15 @@ func (b *builder) kubeadmAddons() error {
 			}
 		}
 	}
-	if kc := c.Kubeadm.Kubelet; kc != nil && kc.ServerTLSBootstrap {
-		for _, h := range b.hosts {
-			if !b.hasServingCSR(h.Name) {
-				ts := b.ref
-				if h.Observed.CreationTimestamp != nil {
-					ts = *h.Observed.CreationTimestamp
-				}
-				c.CSRs = append(c.CSRs, kubeletServingCSR(h.Name, ts))
+	// Each kubelet decides from its own configuration: the cluster-wide one
+	// with that node's kubeadm patches applied.
+	for _, h := range b.hosts {
+		if kc := c.Kubeadm.NodeKubelet[h.Name]; kc != nil && kc.ServerTLSBootstrap && !b.hasServingCSR(h.Name) {
+			ts := b.ref
+			if h.Observed.CreationTimestamp != nil {
+				ts = *h.Observed.CreationTimestamp
 			}
+			c.CSRs = append(c.CSRs, kubeletServingCSR(h.Name, ts))
 		}
 	}
 	for _, name := range []string{"coredns", "kube-proxy"} {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -60,19 +61,30 @@ func (b *builder) workloads() error {
 			add(daemonPod(ds, node, observed[node]), "DaemonSet "+ds.Namespace+"/"+ds.Name)
 			delete(observed, node)
 		}
-		for _, p := range observed {
+		leftover := make([]string, 0, len(observed))
+		for node := range observed {
+			leftover = append(leftover, node)
+		}
+		sort.Strings(leftover)
+		for _, node := range leftover {
+			p := observed[node]
 			b.note(model.Warning, keyOf(p), "observed on node %s, where DaemonSet %s/%s would not run", p.Spec.NodeName, ds.Namespace, ds.Name)
 			add(p, "")
 		}
 	}
 	daemon = false
 	// Deployments → ReplicaSets → pods.
+	haveRS := make(map[string]bool, len(c.ReplicaSets))
+	for _, r := range c.ReplicaSets {
+		haveRS[r.Namespace+"/"+r.Name] = true
+	}
+	observedRS := observedReplicaSets(c.Pods)
 	for _, d := range c.Deployments {
-		rs, pods, notes := expandDeployment(d, idx)
+		rs, pods, notes := expandDeployment(d, idx, observedRS)
 		for _, n := range notes {
 			b.note(model.Warning, keyOf(d), "%s", n)
 		}
-		if !b.hasReplicaSet(rs.Namespace, rs.Name) {
+		if !haveRS[rs.Namespace+"/"+rs.Name] {
 			rs.CreationTimestamp = b.ref
 			c.ReplicaSets = append(c.ReplicaSets, rs)
 		}
@@ -207,21 +219,13 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 }
 
 func (b *builder) runtimeClass(name string) *nodev1.RuntimeClass {
-	for _, rc := range b.c.RuntimeClasses {
-		if rc.Name == name {
-			return rc
+	if b.rcIdx == nil {
+		b.rcIdx = make(map[string]*nodev1.RuntimeClass, len(b.c.RuntimeClasses))
+		for _, rc := range b.c.RuntimeClasses {
+			b.rcIdx[rc.Name] = rc
 		}
 	}
-	return nil
-}
-
-func (b *builder) hasReplicaSet(ns, name string) bool {
-	for _, r := range b.c.ReplicaSets {
-		if r.Namespace == ns && r.Name == name {
-			return true
-		}
-	}
-	return false
+	return b.rcIdx[name]
 }
 
 func keyOf(o metav1.Object) model.Key {

@@ -141,6 +141,10 @@ func (b *builder) services() error {
 			}
 		}
 	}
+	podsByNS := map[string][]*corev1.Pod{}
+	for _, p := range c.Pods {
+		podsByNS[p.Namespace] = append(podsByNS[p.Namespace], p)
+	}
 	slicesFor := map[string]bool{}
 	for _, es := range c.EndpointSlices {
 		slicesFor[es.Namespace+"/"+es.Labels[discoveryv1.LabelServiceName]] = true
@@ -186,8 +190,8 @@ func (b *builder) services() error {
 			continue
 		}
 		var pods []*corev1.Pod
-		for _, p := range c.Pods {
-			if p.Namespace == s.Namespace && matchesSelector(s.Spec.Selector, p.Labels) {
+		for _, p := range podsByNS[s.Namespace] {
+			if matchesSelector(s.Spec.Selector, p.Labels) {
 				pods = append(pods, p)
 			}
 		}
@@ -271,16 +275,20 @@ func (b *builder) controllerStatus() error {
 			rs.Status = appsv1.ReplicaSetStatus{Replicas: total, ReadyReplicas: ready, AvailableReplicas: ready, FullyLabeledReplicas: total, ObservedGeneration: 1}
 		}
 	}
+	rsByOwner := map[string][]string{}
+	for _, rs := range c.ReplicaSets {
+		if kind, name := controllerOf(rs); kind == "Deployment" {
+			rsByOwner[rs.Namespace+"/"+name] = append(rsByOwner[rs.Namespace+"/"+name], rs.Name)
+		}
+	}
 	for _, d := range c.Deployments {
 		if d.Status.ObservedGeneration != 0 {
 			continue
 		}
 		var total, ready int32
-		for _, rs := range c.ReplicaSets {
-			if _, name := controllerOf(rs); name == d.Name && rs.Namespace == d.Namespace {
-				t, r := count(owned[rs.Namespace+"/ReplicaSet/"+rs.Name])
-				total, ready = total+t, ready+r
-			}
+		for _, name := range rsByOwner[d.Namespace+"/"+d.Name] {
+			t, r := count(owned[d.Namespace+"/ReplicaSet/"+name])
+			total, ready = total+t, ready+r
 		}
 		d.Status = appsv1.DeploymentStatus{Replicas: total, UpdatedReplicas: total, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: 1}
 		if total > ready {

@@ -103,20 +103,10 @@ func completeStub(stub *corev1.Pod, t *corev1.PodTemplateSpec, extraLabels map[s
 // expandDeployment derives a Deployment's current ReplicaSet and its pods.
 // The ReplicaSet's name comes from observed pods when they name it, else from
 // the template hash (pkg/controller/deployment/sync.go getNewReplicaSet).
-func expandDeployment(d *appsv1.Deployment, idx podIndex) (*appsv1.ReplicaSet, []*corev1.Pod, []string) {
+func expandDeployment(d *appsv1.Deployment, idx podIndex, observedRS map[string]string) (*appsv1.ReplicaSet, []*corev1.Pod, []string) {
 	var notes []string
-	hash := ""
+	hash := observedRS[d.Namespace+"/"+d.Name]
 	prefix := d.Name + "-"
-	for key, pods := range idx {
-		parts := strings.SplitN(key, "/", 3)
-		if parts[0] != d.Namespace || parts[1] != "ReplicaSet" || !strings.HasPrefix(parts[2], prefix) || len(pods) == 0 {
-			continue
-		}
-		rest := strings.TrimPrefix(parts[2], prefix)
-		if !strings.Contains(rest, "-") {
-			hash = rest
-		}
-	}
 	if hash == "" {
 		hash = templateHash(&d.Spec.Template)
 	}
@@ -145,6 +135,25 @@ func expandDeployment(d *appsv1.Deployment, idx podIndex) (*appsv1.ReplicaSet, [
 		notes = append(notes, fmt.Sprintf("Deployment %s/%s: %d observed pods for %d replicas; all observed pods are kept", d.Namespace, d.Name, n, replicas))
 	}
 	return rs, pods, notes
+}
+
+// observedReplicaSets maps "namespace/deployment" to the pod-template-hash
+// of the ReplicaSet that observed pods name as their owner
+// ("<deployment>-<hash>").
+func observedReplicaSets(pods []*corev1.Pod) map[string]string {
+	out := map[string]string{}
+	for _, p := range pods {
+		kind, name := controllerOf(p)
+		if kind != "ReplicaSet" {
+			continue
+		}
+		i := strings.LastIndex(name, "-")
+		if i <= 0 {
+			continue
+		}
+		out[p.Namespace+"/"+name[:i]] = name[i+1:]
+	}
+	return out
 }
 
 // expandReplicaSet derives the pods of a ReplicaSet given on its own.
