@@ -183,6 +183,8 @@ func staticPods(node, version string) []*corev1.Pod {
 				Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}},
 				Containers:  []corev1.Container{{Name: comp.name, Image: comp.image}},
 			},
+			// Mirror pods are reported by the kubelet once the static pod runs.
+			Status: corev1.PodStatus{Phase: corev1.PodRunning},
 		})
 	}
 	return out

@@ -136,11 +136,15 @@ func (b *builder) nodes() error {
 	cidrs := podCIDRs(b.podSubnet(), len(b.hosts))
 	var out []*corev1.Node
 	for i, h := range b.hosts {
-		kc, err := effectiveKubelet(c.Kubeadm.Kubelet, c.Kubeadm.KubeletPatches, h.Patches)
+		kc, err := effectiveKubelet(c.Kubeadm.Kubelet, b.in.kubeletPatches, h.Patches)
 		if err != nil {
 			return errorAt(b.in.clusterOrigin, "host %s: %v", h.Name, err)
 		}
 		c.Kubeadm.NodeKubelet[h.Name] = kc
+		if c.Kubeadm.CRISockets == nil {
+			c.Kubeadm.CRISockets = map[string]string{}
+		}
+		c.Kubeadm.CRISockets[h.Name] = criSocket(h)
 		if h.observed != nil {
 			out = append(out, h.observed)
 			continue

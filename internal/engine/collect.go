@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+
 	appsv1 "k8s.io/api/apps/v1"
 	certv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,9 +22,13 @@ import (
 // input is the snapshot sorted by kind, observed objects only. Deep copies are
 // taken so that Build never mutates its input.
 type input struct {
-	cluster        *hybrid.Cluster
-	c              *model.Cluster // observed objects land here directly
-	kubeletPatches map[string]*kubeletv1beta1.KubeletConfiguration
+	cluster *hybrid.Cluster
+	c       *model.Cluster // observed objects land here directly
+	// kubeletPatches are the patch documents as written, by patch name:
+	// kubeadm merges the file's own fields, so a field the patch sets to
+	// its zero value (serverTLSBootstrap: false) must survive, which the
+	// typed object's omitempty fields would lose.
+	kubeletPatches map[string][]byte
 	kubelets       []*kubeletv1beta1.KubeletConfiguration
 	kubeletOrigins []model.Origin
 	clusterOrigin  model.Origin
@@ -41,7 +47,7 @@ func collect(s *model.Snapshot) (*input, error) {
 				NodeKubelet:    map[string]*kubeletv1beta1.KubeletConfiguration{},
 			},
 		},
-		kubeletPatches: map[string]*kubeletv1beta1.KubeletConfiguration{},
+		kubeletPatches: map[string][]byte{},
 	}
 	c := in.c
 	for _, o := range s.Objects {
@@ -96,7 +102,7 @@ func collect(s *model.Snapshot) (*input, error) {
 			// kubeadm reads patch files by name: "kubeletconfiguration" plus an
 			// optional suffix and patch type (kubeadm app/util/patches).
 			if name, ok := kubeletPatchName(o.Origin.File); ok {
-				in.kubeletPatches[name] = t.DeepCopy()
+				in.kubeletPatches[name] = patchDocument(o, t)
 				c.Kubeadm.KubeletPatches[name] = t.DeepCopy()
 			} else {
 				in.kubelets = append(in.kubelets, t.DeepCopy())
@@ -137,4 +143,16 @@ func collect(s *model.Snapshot) (*input, error) {
 		c.Kubeadm.Kubelet = in.kubelets[0]
 	}
 	return in, nil
+}
+
+// patchDocument is a kubelet patch as its file gives it: the document's
+// own fields when the loader kept them, else the typed object.
+func patchDocument(o *model.Object, t *kubeletv1beta1.KubeletConfiguration) []byte {
+	if o.Raw != nil {
+		if b, err := json.Marshal(o.Raw); err == nil {
+			return b
+		}
+	}
+	b, _ := json.Marshal(t)
+	return b
 }

@@ -137,7 +137,7 @@ func findTigeraStatus(t *testing.T, c *model.Cluster, name string) *operator.Tig
 	return nil
 }
 
-// sliceFor is the EndpointSlice the controller wrote for a Service.
+// slicesFor are the EndpointSlices written for a Service.
 func slicesFor(c *model.Cluster, ns, svc string) []*discoveryv1.EndpointSlice {
 	var out []*discoveryv1.EndpointSlice
 	for _, es := range c.EndpointSlices {
@@ -252,4 +252,13 @@ func sorted(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+func mustPrefix(t *testing.T, s string) netip.Prefix {
+	t.Helper()
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		t.Fatalf("%q is not a prefix: %v", s, err)
+	}
+	return p
 }

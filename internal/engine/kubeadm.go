@@ -148,7 +148,8 @@ func hostFromNode(n *corev1.Node) hybrid.Host {
 // effectiveKubelet merges the cluster-wide KubeletConfiguration with the
 // host's patches the way kubeadm does at join (strategic merge patch,
 // kubeadm app/util/patches), then applies the kubelet defaults the twin uses.
-func effectiveKubelet(base *kubeletv1beta1.KubeletConfiguration, patches map[string]*kubeletv1beta1.KubeletConfiguration, names []string) (*kubeletv1beta1.KubeletConfiguration, error) {
+// patches are the patch documents by name, as their files give them.
+func effectiveKubelet(base *kubeletv1beta1.KubeletConfiguration, patches map[string][]byte, names []string) (*kubeletv1beta1.KubeletConfiguration, error) {
 	cur := &kubeletv1beta1.KubeletConfiguration{}
 	if base != nil {
 		cur = base.DeepCopy()
@@ -158,10 +159,7 @@ func effectiveKubelet(base *kubeletv1beta1.KubeletConfiguration, patches map[str
 		if err != nil {
 			return nil, fmt.Errorf("kubelet configuration: %w", err)
 		}
-		patch, err := json.Marshal(patches[name])
-		if err != nil {
-			return nil, fmt.Errorf("kubelet patch %s: %w", name, err)
-		}
+		patch := patches[name]
 		merged, err := strategicpatch.StrategicMergePatch(orig, patch, kubeletv1beta1.KubeletConfiguration{})
 		if err != nil {
 			return nil, fmt.Errorf("kubelet patch %s: %w", name, err)
@@ -238,6 +236,8 @@ func deriveNode(p plannedHost, kc *kubeletv1beta1.KubeletConfiguration, version 
 		ContainerRuntimeVersion: p.ContainerRuntime,
 		KubeletVersion:          kubelet,
 	}
+	// The kubelet's default port (pkg/kubelet/apis/config/v1beta1 defaults).
+	n.Status.DaemonEndpoints.KubeletEndpoint.Port = 10250
 	n.Status.Addresses = []corev1.NodeAddress{
 		{Type: corev1.NodeInternalIP, Address: p.Address},
 		{Type: corev1.NodeHostName, Address: p.Name},

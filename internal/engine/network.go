@@ -87,12 +87,10 @@ func (b *builder) network() error {
 	// calico-node startup on each node, in join order: the VXLAN tunnel
 	// address (claiming the node's first block) on Linux, the block with the
 	// Windows reservations on Windows (node/pkg/allocateip, startup_windows.go).
-	for _, h := range b.hosts {
-		n := b.nodeByName(h.Name)
-		if n == nil || !b.calicoRuns(n) {
-			continue
+	for _, n := range b.joinOrder() {
+		if b.calicoRuns(n) {
+			b.tunnel(m, n)
 		}
-		b.tunnel(m, n)
 	}
 	// Every other pod on the pod network, in creation order.
 	for _, p := range c.Pods {
@@ -159,6 +157,25 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 	}
 }
 
+// joinOrder is every node in the order it joined: the planned hosts first,
+// then nodes the Cluster kind does not list, as the input gave them.
+func (b *builder) joinOrder() []*corev1.Node {
+	var out []*corev1.Node
+	seen := map[string]bool{}
+	for _, h := range b.hosts {
+		if n := b.nodeByName(h.Name); n != nil {
+			out = append(out, n)
+			seen[n.Name] = true
+		}
+	}
+	for _, n := range b.c.Nodes {
+		if !seen[n.Name] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // nodePrefix is the node network's prefix length, for projectcalico.org/IPv4Address.
 func (b *builder) nodePrefix() int {
 	if p, err := netip.ParsePrefix(b.c.Network.CIDR); err == nil {
@@ -183,7 +200,6 @@ func (b *builder) calicoRuns(n *corev1.Node) bool {
 
 func (b *builder) sandboxFailed(p *corev1.Pod, msg string) {
 	p.Status.Phase = corev1.PodPending
-	p.Status.Reason = "ContainerCreating"
 	b.note(model.Warning, keyOf(p), "Failed to create pod sandbox: %s", msg)
 }
 

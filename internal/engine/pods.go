@@ -3,11 +3,14 @@ package engine
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -59,6 +62,11 @@ func (b *builder) workloads() error {
 		}
 		for _, node := range scheduler.DaemonSetNodes(ds, c.Nodes) {
 			add(daemonPod(ds, node, observed[node]), "DaemonSet "+ds.Namespace+"/"+ds.Name)
+			if observed[node] == nil {
+				// Derived: the controller creates it now, so it goes
+				// through admission though it is bound to its node already.
+				cands[len(cands)-1].running = false
+			}
 			delete(observed, node)
 		}
 		leftover := make([]string, 0, len(observed))
@@ -145,7 +153,7 @@ func (b *builder) workloads() error {
 				if cd.running {
 					b.note(model.Warning, keyOf(p), "observed running, but the API server would refuse it now: %s", msg)
 				} else {
-					b.c.Rejected = append(b.c.Rejected, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: msg})
+					b.c.Rejected = append(b.c.Rejected, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: strings.TrimRight(msg, "\n")})
 					return
 				}
 			}
@@ -165,6 +173,9 @@ func (b *builder) workloads() error {
 			}
 			p.Spec.NodeName = node
 			state.Add(p, node)
+		} else if !cd.running {
+			// Created bound to its node: it counts there from now on.
+			state.Add(p, p.Spec.NodeName)
 		}
 		admitted = append(admitted, p)
 	}
@@ -183,8 +194,11 @@ func (b *builder) workloads() error {
 	return nil
 }
 
+// isRunning: a pod with a status phase was observed in a cluster, so it went
+// through admission already. A manifest with only spec.nodeName is still a
+// create request and is admitted like any other.
 func isRunning(p *corev1.Pod) bool {
-	return p.Spec.NodeName != "" || p.Status.Phase != ""
+	return p.Status.Phase != ""
 }
 
 // admit runs the API server's admission chain for a pod create, in the
@@ -193,24 +207,27 @@ func isRunning(p *corev1.Pod) bool {
 // validating PodSecurity. It returns what kubectl (or the controller's
 // FailedCreate event) prints on refusal, or "".
 func (b *builder) admit(p *corev1.Pod, creator string) string {
-	refuse := func(msg string) string {
+	// kubectl prints the refusal of a pod the user applies; a controller's
+	// refusal is its FailedCreate event, "Error creating: %v" of the API
+	// server's error (pkg/controller/controller_utils.go createPods).
+	refuse := func(err error) string {
 		if creator == "" {
-			return msg
+			return admission.FormatError(err)
 		}
-		return fmt.Sprintf("%s: Error creating: %s", creator, msg)
+		return fmt.Sprintf("%s: Error creating: %v", creator, err)
 	}
 	admission.DefaultTolerations(p)
 	if p.Spec.RuntimeClassName != nil {
 		if err := admission.ApplyRuntimeClass(p, b.runtimeClass(*p.Spec.RuntimeClassName)); err != nil {
-			return refuse(admission.FormatError(err))
+			return refuse(err)
 		}
 	}
 	if errs := admission.ValidatePod(p, admission.DefaultOptions()); len(errs) > 0 {
-		return refuse(admission.FormatInvalid("Pod", p.Name, errs))
+		return refuse(apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, p.Name, errs))
 	}
 	res := admission.CheckPodSecurity(b.namespace(p.Namespace), p)
 	if !res.Allowed {
-		return refuse(admission.FormatError(res.Err))
+		return refuse(res.Err)
 	}
 	for _, w := range res.Warnings {
 		b.note(model.Warning, keyOf(p), "%s", w)

@@ -116,12 +116,30 @@ func (b *builder) services() error {
 		return errorAt(model.Origin{}, "%v", err)
 	}
 	nodePorts := map[int32]bool{}
-	for _, s := range c.Services {
+	// ClusterIPs asked for are allocated in the order the API server saw the
+	// Services: kubeadm's (derived here) at init, then the input's in order.
+	// A second claim on an address is refused (ipallocator ErrAllocated).
+	ordered := make([]*corev1.Service, 0, len(c.Services))
+	for _, observed := range []bool{false, true} {
+		for _, s := range c.Services {
+			if c.Observed(keyOf(s)) == observed {
+				ordered = append(ordered, s)
+			}
+		}
+	}
+	for _, s := range ordered {
 		if a, ok := parseAddr(s.Spec.ClusterIP); ok {
-			if !sr.contains(a) {
+			reason := ""
+			switch {
+			case !sr.contains(a):
+				reason = fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", s.Spec.ClusterIP, sr.prefix)
+			case sr.used[a]:
+				reason = "provided IP is already allocated"
+			}
+			if reason != "" {
 				c.Rejected = append(c.Rejected, model.Rejection{Key: keyOf(s), Origin: c.Origins[keyOf(s)],
-					Message: fmt.Sprintf("The Service %q is invalid: spec.clusterIPs: Invalid value: []string{%q}: failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s",
-						s.Name, s.Spec.ClusterIP, s.Spec.ClusterIP, s.Spec.ClusterIP, sr.prefix)})
+					Message: fmt.Sprintf("The Service %q is invalid: spec.clusterIPs: Invalid value: []string{%q}: failed to allocate IP %s: %s",
+						s.Name, s.Spec.ClusterIP, s.Spec.ClusterIP, reason)})
 				continue
 			}
 			sr.reserve(a)

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
 // ownerRef points a pod or ReplicaSet at its controller.
@@ -215,14 +217,18 @@ func expandStatefulSet(s *appsv1.StatefulSet, idx podIndex) []*corev1.Pod {
 // (pkg/controller/daemon/util/daemonset_util.go ReplaceDaemonSetPodNodeNameNodeAffinity).
 func daemonPod(ds *appsv1.DaemonSet, node string, observed *corev1.Pod) *corev1.Pod {
 	extra := map[string]string{"pod-template-generation": "1"}
+	// The controller adds its tolerations (not-ready, unreachable, the
+	// pressure conditions, ...) to the template before creating the pod.
+	t := ds.Spec.Template.DeepCopy()
+	t.Spec = *scheduler.DaemonPodSpec(ds)
 	if observed != nil {
 		if isStub(observed) {
-			completeStub(observed, &ds.Spec.Template, extra)
+			completeStub(observed, t, extra)
 		}
 		return observed
 	}
 	name := ds.Name + "-" + suffix(ds.Namespace+"/"+ds.Name+"/"+node)
-	p := fromTemplate(&ds.Spec.Template, ds.Namespace, name, ownerRef("apps/v1", "DaemonSet", ds.Name), extra)
+	p := fromTemplate(t, ds.Namespace, name, ownerRef("apps/v1", "DaemonSet", ds.Name), extra)
 	if p.Spec.Affinity == nil {
 		p.Spec.Affinity = &corev1.Affinity{}
 	}

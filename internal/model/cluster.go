@@ -81,6 +81,8 @@ type Kubeadm struct {
 	// NodeKubelet is the effective kubelet configuration per node name, the
 	// cluster-wide one with that node's patches applied.
 	NodeKubelet map[string]*kubeletv1beta1.KubeletConfiguration
+	// CRISockets is the CRI endpoint kubeadm configures per node name.
+	CRISockets map[string]string
 }
 
 // Rejection is an object the API server refuses, with the text kubectl
