@@ -34,7 +34,7 @@ func ptr[T any](v T) *T { return &v }
 // preferred anti-affinity over kube-dns pods, and the kube-dns Service on the
 // tenth address of the service subnet (kubeadm app/phases/addons/dns/manifests.go,
 // app/constants GetDNSIP).
-func coreDNS(dnsIP string) (*appsv1.Deployment, *corev1.Service, *corev1.ConfigMap) {
+func coreDNS(dnsIP, domain string) (*appsv1.Deployment, *corev1.Service, *corev1.ConfigMap) {
 	labels := map[string]string{"k8s-app": "kube-dns"}
 	d := &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
@@ -100,12 +100,13 @@ func coreDNS(dnsIP string) (*appsv1.Deployment, *corev1.Service, *corev1.ConfigM
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: "coredns", Namespace: "kube-system"},
-		Data:       map[string]string{"Corefile": corefile},
+		Data:       map[string]string{"Corefile": strings.ReplaceAll(corefile, "cluster.local", domain)},
 	}
 	return d, svc, cm
 }
 
-// corefile is kubeadm's default (kubeadm app/phases/addons/dns/manifests.go).
+// corefile is kubeadm's default (kubeadm app/phases/addons/dns/manifests.go),
+// written for cluster.local and rendered with networking.dnsDomain.
 const corefile = `.:53 {
     errors
     health {

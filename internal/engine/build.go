@@ -390,7 +390,11 @@ func (b *builder) kubeadmAddons() error {
 		c.Services = append(c.Services, svc)
 		c.EndpointSlices = append(c.EndpointSlices, slice)
 	}
-	d, svc, cm := coreDNS(dnsIP)
+	domain := defaultDNSDomain
+	if cc := c.Kubeadm.Cluster; cc != nil && cc.Networking.DNSDomain != "" {
+		domain = cc.Networking.DNSDomain
+	}
+	d, svc, cm := coreDNS(dnsIP, domain)
 	if !hasDeployment(c, "kube-system", "coredns") {
 		c.Deployments = append(c.Deployments, d)
 	}

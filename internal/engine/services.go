@@ -193,12 +193,18 @@ func endpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.Endp
 		}
 		ready := podReady(p)
 		terminating := p.DeletionTimestamp != nil
-		g.endpoints = append(g.endpoints, discoveryv1.Endpoint{
+		ep := discoveryv1.Endpoint{
 			Addresses:  []string{p.Status.PodIP},
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr(ready && !terminating), Serving: ptr(ready), Terminating: ptr(terminating)},
 			NodeName:   ptr(p.Spec.NodeName),
 			TargetRef:  &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name},
-		})
+		}
+		// A pod whose subdomain names the Service is published under its
+		// hostname (pkg/controller/endpointslice utils podToEndpoint).
+		if p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name && p.Namespace == svc.Namespace {
+			ep.Hostname = ptr(p.Spec.Hostname)
+		}
+		g.endpoints = append(g.endpoints, ep)
 	}
 	if len(order) == 0 {
 		order = append(order, "")

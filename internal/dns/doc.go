@@ -1,0 +1,82 @@
+// Package dns is the twin's cluster DNS: CoreDNS as kubeadm configures it,
+// the node network's DNS server behind it, the stub resolvers of Linux and
+// Windows pods and nodes, and the nslookup tools people run to look.
+//
+// # CoreDNS
+//
+// Server reads the kube-system/coredns Corefile (kubeadm's: kubernetes
+// cluster.local in-addr.arpa ip6.arpa with pods insecure, fallthrough for
+// the reverse zones and ttl 30; forward . /etc/resolv.conf) and answers as
+// the kubernetes plugin does (coredns plugin/kubernetes):
+//
+//   - <svc>.<ns>.svc.<zone>: the ClusterIPs of a Service; a headless Service
+//     (clusterIP None) answers the addresses of its ready endpoints, a nil
+//     ready condition counting as ready (object/endpoint.go); an
+//     ExternalName Service is a CNAME, followed by the plugin inside the
+//     zone and through the whole server outside it (backend_lookup.go).
+//   - <endpoint>.<svc>.<ns>.svc.<zone>: the endpoint whose hostname matches —
+//     the pod's spec.hostname when its spec.subdomain names the Service, else
+//     its address with dashes — for headless and ClusterIP Services alike.
+//   - _<port>._<proto>.<svc>.<ns>.svc.<zone>: as the Service name, if a port
+//     matches; A questions only (SRV is not modeled).
+//   - <a-b-c-d>.<ns>.pod.<zone>: with pods insecure the address written in
+//     the name, unchecked; verified checks a pod of the namespace has it;
+//     disabled (the plugin's default) is NXDOMAIN.
+//   - NXDOMAIN for a missing Service, a missing namespace, a label other
+//     than svc or pod in its place, or too many labels (parse.go); NODATA for
+//     the zone apex, a bare namespace, and a name that exists without
+//     records of the asked type (an IPv4 Service asked for AAAA).
+//   - PTR in the reverse zones: a Service ClusterIP gives its Service name,
+//     an endpoint address its endpoint names (reverse.go); other addresses
+//     fall through to forward.
+//   - dns-version.<zone> TXT "1.1.0".
+//
+// Answers carry the AA bit and the Corefile's TTL. Names outside the zones go
+// to forward; its "/etc/resolv.conf" is the CoreDNS pods' (dnsPolicy Default
+// on Linux nodes), so the node network's DNS server: NetworkDNS, the router
+// (the gateway of the Cluster kind), which answers the Cluster kind's
+// spec.network.dns records, NXDOMAIN for a name under a top-level domain
+// the root zone does not have (hello.demo), and NotModeled for every other
+// name — an explicit unknown, never a guess.
+//
+// The loadbalance plugin shuffles address records on every answer and the
+// cache plugin keeps forwarded answers 30 s; the twin keeps endpoint order
+// and does not age answers.
+//
+// # Resolvers
+//
+// ConfigFor follows the kubelet (pkg/kubelet/network/dns): ClusterFirst gives
+// nameserver <kube-dns ClusterIP>, search <ns>.svc.<domain> svc.<domain>
+// <domain> (plus the host's search domains; the Cluster kind records none),
+// options ndots:5; ClusterFirst on the host network falls back to Default;
+// Default gives the node's resolver, or, with --resolv-conf="" as on the
+// Windows node, 127.0.0.1 and search "." — lookups that reach nothing; None
+// starts empty; a pod's dnsConfig is merged last. On Windows, Calico's CNI
+// copies that config into the HNS endpoint (Dns.Search, Dns.ServerList).
+// Nodes use the router directly; the Windows host appends its primary DNS
+// suffix, the domain of its FQDN.
+//
+// Resolve then walks the candidates of the source's stub resolver and lists
+// every query. glibc (Ubuntu nodes, most images): fewer than ndots dots →
+// search list first, then the name as is; ndots or more → as is first, then
+// the search list. musl (alpine and -musl images): ndots or more → as is
+// only; NODATA or SERVFAIL ends the search. Windows: a name with any dot is
+// sent once, as is — hello.demo never becomes hello.demo.svc.cluster.local
+// (seed 001; Kubernetes docs, DNS resolution on Windows nodes) — and a name
+// without a dot gets each suffix. A trailing dot makes a name absolute
+// everywhere. Only A queries are listed; the AAAA queries sent alongside
+// answer NODATA in an IPv4 cluster.
+//
+// # nslookup
+//
+// NSLookup prints what the tools print. busybox 1.37 (networking/nslookup.c)
+// does not use the resolver: it appends search domains only to names without
+// a dot and never sends such a name bare, ignores ndots, asks A and AAAA,
+// prints "Server:\t\t<ns>" and "Address:\t<ns>:53", one block per reply
+// (an empty line after each, "** server can't find <name>: NXDOMAIN" and
+// exit 1 for an error). nslookup.exe names its server by PTR (CoreDNS:
+// kube-dns.kube-system.svc.cluster.local; "UnKnown" without one) and appends
+// the search list even to dotted names, then tries the name as given. Nano
+// Server has no nslookup: cmd.exe's "is not recognized" error, errorlevel
+// 9009.
+package dns

@@ -1,0 +1,68 @@
+package dns
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// TestGolden keeps whole traces and tool outputs under testdata/golden, one
+// file per sentence; -args -update rewrites them.
+func TestGolden(t *testing.T) {
+	servercore := Source{Namespace: "win-demo", Pod: "tools", Node: "k8s-lab-win-1", Image: "mcr.microsoft.com/windows/servercore:ltsc2025"}
+	type scenario struct {
+		name    string
+		extra   bool
+		from    func(t *testing.T, c *model.Cluster) Source
+		resolve string   // a name for Resolve
+		nslook  []string // or nslookup arguments
+	}
+	fixed := func(s Source) func(*testing.T, *model.Cluster) Source {
+		return func(*testing.T, *model.Cluster) Source { return s }
+	}
+	scenarios := []scenario{
+		{name: "busybox check pod nslookup aspnetapp.win-demo.svc.cluster.local", from: fixed(checkPod), nslook: []string{"aspnetapp.win-demo.svc.cluster.local"}},
+		{name: "busybox check pod nslookup of an unknown Service", from: fixed(checkPod), nslook: []string{"nosuch.default.svc.cluster.local"}},
+		{name: "busybox pod in demo nslookup hello", from: busyboxInDemo, nslook: []string{"hello"}},
+		{name: "busybox check pod nslookup of a headless Service", extra: true, from: fixed(checkPod), nslook: []string{"hello-headless.demo.svc.cluster.local"}},
+		{name: "busybox check pod nslookup of an ExternalName", extra: true, from: fixed(checkPod), nslook: []string{"api.demo.svc.cluster.local"}},
+		{name: "aspnetapp pod nslookup", from: aspnetapp, nslook: []string{"hello.demo.svc.cluster.local"}},
+		{name: "servercore pod nslookup hello.demo", from: fixed(servercore), nslook: []string{"hello.demo"}},
+		{name: "servercore pod nslookup of an unknown name", from: fixed(servercore), nslook: []string{"nosuch"}},
+		{name: "Windows node nslookup of the API name", from: fixed(NodeSource("k8s-lab-win-1")), nslook: []string{"k8s-lab-api.example.com."}},
+		{name: "aspnetapp pod resolves hello.demo.svc.cluster.local", from: aspnetapp, resolve: "hello.demo.svc.cluster.local"},
+		{name: "aspnetapp pod resolves hello.demo", from: aspnetapp, resolve: "hello.demo"},
+		{name: "aspnetapp pod resolves aspnetapp", from: aspnetapp, resolve: "aspnetapp"},
+		{name: "hello pod resolves hello", from: helloPod, resolve: "hello"},
+		{name: "hello pod resolves hello.demo", from: helloPod, resolve: "hello.demo"},
+		{name: "hello pod resolves the API name", from: helloPod, resolve: "k8s-lab-api.example.com"},
+		{name: "hello pod resolves an Internet name", from: helloPod, resolve: "learn.microsoft.com"},
+		{name: "hello pod resolves a pod by hostname and subdomain", extra: true, from: helloPod, resolve: "db-0.db"},
+		{name: "Linux node resolves a Service name", from: fixed(NodeSource("k8s-lab-node-2")), resolve: "hello.demo.svc.cluster.local"},
+		{name: "Windows node resolves the router by its short name", from: fixed(NodeSource("k8s-lab-win-1")), resolve: "router"},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			c := lab(t)
+			if sc.extra {
+				c = labExtra(t)
+			}
+			from := sc.from(t, c)
+			var b strings.Builder
+			if sc.resolve != "" {
+				r := Resolve(c, from, sc.resolve)
+				if r.Resolver != ResolverWindows && !from.IsNode() {
+					fmt.Fprintf(&b, "# /etc/resolv.conf\n%s\n", r.Config.ResolvConf())
+				}
+				b.WriteString(r.String())
+			} else {
+				out, errOut, exit := NSLookup(c, from, sc.nslook)
+				fmt.Fprintf(&b, "$ nslookup %s    # in %s (image %s)\n", strings.Join(sc.nslook, " "), from, orUnknown(from.Image))
+				fmt.Fprintf(&b, "--- stdout\n%s--- stderr\n%s--- exit %d\n", out, errOut, exit)
+			}
+			golden(t, fileName(sc.name), b.String())
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package dns
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+var (
+	labOnce, extraOnce sync.Once
+	labC, extraC       *model.Cluster
+	labErr, extraErr   error
+)
+
+func build(opts load.Options) (*model.Cluster, error) {
+	s, err := load.Load(opts)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Build(s)
+}
+
+// lab is the built-in lab as load and engine build it.
+func lab(t *testing.T) *model.Cluster {
+	t.Helper()
+	labOnce.Do(func() { labC, labErr = build(load.Options{Lab: true}) })
+	if labErr != nil {
+		t.Fatal(labErr)
+	}
+	return labC
+}
+
+// labExtra is the lab plus testdata/extra.yaml (headless and ExternalName
+// Services, a pod with hostname and subdomain).
+func labExtra(t *testing.T) *model.Cluster {
+	t.Helper()
+	extraOnce.Do(func() {
+		extraC, extraErr = build(load.Options{Lab: true, Filenames: []string{filepath.Join("testdata", "extra.yaml")}})
+	})
+	if extraErr != nil {
+		t.Fatal(extraErr)
+	}
+	return extraC
+}
+
+// checkPod is seed 000's `kubectl run -i --rm check --image=busybox:1.37`
+// in default, which lands on k8s-lab-node-2.
+var checkPod = Source{Namespace: "default", Pod: "check", Node: "k8s-lab-node-2", Image: "busybox:1.37"}
+
+// aspnetapp is the first aspnetapp pod (Windows, win-demo).
+func aspnetapp(t *testing.T, c *model.Cluster) Source {
+	t.Helper()
+	s, ok := FindPod(c, "win-demo", "aspnetapp-769559d8ff-dkp9z")
+	if !ok {
+		t.Fatal("no aspnetapp pod in the lab")
+	}
+	return s
+}
+
+// helloPod is a Linux pod of the demo namespace.
+func helloPod(t *testing.T, c *model.Cluster) Source {
+	t.Helper()
+	s, ok := FindPod(c, "demo", "hello-55fb8f8684-69mvv")
+	if !ok {
+		t.Fatal("no hello pod in the lab")
+	}
+	return s
+}
+
+// golden compares got with testdata/golden/name, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/dns -args -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (run with -args -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+// fileName turns a sentence into a golden file name.
+func fileName(s string) string {
+	r := strings.NewReplacer(" ", "_", "/", "_", ":", "", "\"", "", "'", "", ",", "")
+	return r.Replace(s) + ".txt"
+}

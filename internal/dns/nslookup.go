@@ -1,0 +1,364 @@
+package dns
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// ExitNotModeled is NSLookup's exit code when the twin cannot produce the
+// tool's output; stderr then says why.
+const ExitNotModeled = -1
+
+// exitCmdNotFound is cmd.exe's errorlevel for "is not recognized as an
+// internal or external command" (MSG_DIR_BAD_COMMAND_OR_FILE, 9009), which
+// `cmd /c` exits with.
+const exitCmdNotFound = 9009
+
+// Tools NSLookup can be.
+const (
+	toolBusybox    = "busybox"
+	toolWindows    = "nslookup.exe"
+	toolNanoServer = "nanoserver"
+)
+
+// NSLookup runs `nslookup args…` in the source and returns what it prints
+// and its exit code:
+//   - in busybox and alpine images, busybox 1.37's nslookup
+//     (networking/nslookup.c, FEATURE_NSLOOKUP_BIG);
+//   - in Windows images other than Nano Server, and on Windows nodes,
+//     nslookup.exe;
+//   - in Nano Server images, which ship no nslookup (seed 000), cmd.exe's
+//     not-found error with errorlevel 9009.
+//
+// Anything else (Linux nodes' bind9 nslookup, images whose tools are
+// unknown, answers outside the model) gives ExitNotModeled.
+func NSLookup(c *model.Cluster, from Source, args []string) (stdout, stderr string, exit int) {
+	if len(args) > 0 && (strings.EqualFold(args[0], "nslookup") || strings.EqualFold(args[0], "nslookup.exe")) {
+		args = args[1:]
+	}
+	cfg, err := ConfigFor(c, from)
+	if err != nil {
+		return "", err.Error() + "\n", ExitNotModeled
+	}
+	s := NewServer(c)
+	k := asker{server: s, network: s.network}
+	switch toolOf(cfg.OS, from) {
+	case toolBusybox:
+		return busyboxNSLookup(k, cfg, args)
+	case toolWindows:
+		return windowsNSLookup(k, cfg, args)
+	case toolNanoServer:
+		return "", "'nslookup' is not recognized as an internal or external command,\noperable program or batch file.\n", exitCmdNotFound
+	}
+	what := "the image " + from.Image
+	if from.IsNode() {
+		what = "node " + from.Node
+	}
+	return "", fmt.Sprintf("not modeled: which nslookup %s has\n", what), ExitNotModeled
+}
+
+func toolOf(os string, src Source) string {
+	img := strings.ToLower(src.Image)
+	if os == hybrid.OSWindows {
+		if !src.IsNode() && strings.Contains(img, "nanoserver") {
+			return toolNanoServer
+		}
+		return toolWindows
+	}
+	if !src.IsNode() && (strings.Contains(img, "busybox") || strings.Contains(img, "alpine")) {
+		return toolBusybox
+	}
+	return ""
+}
+
+type bbQuery struct {
+	name  string
+	qtype uint16
+}
+
+// busyboxNSLookup follows nslookup_main of busybox 1.37: the search domains
+// of resolv.conf are appended only to names without a dot (one query per
+// domain, never the bare name: add_query_with_search), ndots is ignored, and
+// without -type both A and AAAA are asked. All queries go out at once and
+// each reply is printed as it arrives — "** server can't find NAME: RCODE"
+// for an error (exit 1), the records otherwise (preceded by
+// "Non-authoritative answer:" when the AA bit is clear), and an empty line
+// after every reply. Arrival order is not knowable; the twin prints the
+// replies in the reverse of the send order, which reproduces seed 000's
+// transcript (its `| tail -3` ends Name, Address, empty line).
+func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
+	var types []uint16
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		opt, val, _ := strings.Cut(args[0][1:], "=")
+		switch opt {
+		case "type", "querytype":
+			t, ok := ParseType(val)
+			if !ok || t == TypeANY || t == TypeSOA || t == TypeNS || t == TypeMX || t == TypeSRV {
+				return "", "not modeled: busybox nslookup -type=" + val + "\n", ExitNotModeled
+			}
+			types = append(types, t)
+		default:
+			return "", "not modeled: busybox nslookup option -" + opt + "\n", ExitNotModeled
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 || len(args) > 2 {
+		return "", "not modeled: busybox nslookup usage message\n", ExitNotModeled
+	}
+	host := args[0]
+	servers := cfg.Nameservers
+	if len(args) == 2 {
+		servers = []string{args[1]}
+	}
+	if len(servers) == 0 {
+		servers = []string{"127.0.0.1"}
+	}
+	search := ""
+	if len(cfg.Searches) > 0 {
+		search = strings.Join(cfg.Searches, " ")
+	}
+	if search == "." {
+		search = ""
+	}
+	var queries []bbQuery
+	addWithSearch := func(t uint16, name string) {
+		if t == TypePTR || search == "" || strings.Contains(name, ".") {
+			queries = append(queries, bbQuery{name, t})
+			return
+		}
+		for _, d := range strings.Fields(search) {
+			queries = append(queries, bbQuery{name + "." + d, t})
+		}
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && len(types) == 0 {
+		queries = append(queries, bbQuery{reverseName(ip), TypePTR})
+	} else if len(types) == 0 {
+		addWithSearch(TypeA, host)
+		addWithSearch(TypeAAAA, host)
+	} else {
+		// The applet walks its type table in order (A, AAAA, CNAME, …).
+		for _, t := range []uint16{TypeA, TypeAAAA, TypeCNAME, TypeTXT, TypePTR} {
+			for _, want := range types {
+				if want == t {
+					addWithSearch(t, host)
+				}
+			}
+		}
+	}
+	for _, ns := range servers {
+		answers := make([]Answer, len(queries))
+		reached := false
+		for i, q := range queries {
+			answers[i] = k.ask(ns, q.name, q.qtype)
+			switch answers[i].Rcode {
+			case NotModeled:
+				return "", answers[i].Why + "\n", ExitNotModeled
+			case NoServer:
+			default:
+				reached = true
+			}
+		}
+		if !reached {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Server:\t\t%s\n", ns)
+		fmt.Fprintf(&b, "Address:\t%s\n\n", hostPort(ns))
+		exit := 0
+		for i := len(queries) - 1; i >= 0; i-- {
+			a := answers[i]
+			if a.Rcode != NoError {
+				fmt.Fprintf(&b, "** server can't find %s: %s\n", queries[i].name, a.Rcode)
+				exit = 1
+			} else {
+				if !a.Authoritative {
+					b.WriteString("Non-authoritative answer:\n")
+				}
+				for _, r := range a.Records {
+					switch r.Type {
+					case TypeA, TypeAAAA:
+						fmt.Fprintf(&b, "Name:\t%s\nAddress: %s\n", r.Name, r.Data)
+					case TypeCNAME:
+						fmt.Fprintf(&b, "%s\tcanonical name = %s\n", r.Name, r.Data)
+					case TypePTR:
+						fmt.Fprintf(&b, "%s\tname = %s\n", r.Name, r.Data)
+					case TypeTXT:
+						fmt.Fprintf(&b, "%s\ttext = \"%s\"\n", r.Name, r.Data)
+					}
+				}
+			}
+			b.WriteString("\n")
+		}
+		return b.String(), "", exit
+	}
+	return ";; connection timed out; no servers could be reached\n\n", "", 1
+}
+
+// hostPort is how busybox prints the server's socket address.
+func hostPort(ip string) string {
+	if a, err := netip.ParseAddr(ip); err == nil && a.Is6() && !a.Is4In6() {
+		return "[" + ip + "]:53"
+	}
+	return ip + ":53"
+}
+
+// windowsNSLookup follows nslookup.exe. It first names its server by a PTR
+// query for the server's address ("UnKnown" when that fails; CoreDNS
+// answers kube-dns.kube-system.svc.cluster.local for the kube-dns
+// ClusterIP). Unlike the Windows DNS client it appends the DNS suffix
+// search list to every name that does not end with a dot, dotted or not,
+// trying the suffixed names first and the name as given last (Windows
+// Server docs "nslookup set search"; KB 200525) — so `nslookup hello.demo`
+// in a Windows pod finds hello.demo.svc.cluster.local where curl.exe
+// fails. "Non-authoritative answer:" and the "***" errors go to stderr.
+// The exit code on failure (1) is not verified against Windows.
+func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
+	qtype := TypeA
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		opt, val, _ := strings.Cut(args[0][1:], "=")
+		switch strings.ToLower(opt) {
+		case "type", "querytype", "q", "ty":
+			t, ok := ParseType(val)
+			if !ok || (t != TypeA && t != TypePTR) {
+				return "", "not modeled: nslookup.exe -" + opt + "=" + val + "\n", ExitNotModeled
+			}
+			qtype = t
+		default:
+			return "", "not modeled: nslookup.exe option -" + opt + "\n", ExitNotModeled
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return "", "not modeled: interactive nslookup.exe\n", ExitNotModeled
+	}
+	if len(args) > 2 {
+		return "", "not modeled: nslookup.exe usage message\n", ExitNotModeled
+	}
+	host := args[0]
+	server := ""
+	if len(args) == 2 {
+		server = args[1]
+	} else if len(cfg.Nameservers) > 0 {
+		server = cfg.Nameservers[0]
+	}
+	sip, err := netip.ParseAddr(server)
+	if err != nil {
+		return "", "not modeled: nslookup.exe without a server address\n", ExitNotModeled
+	}
+	ptr := k.ask(server, reverseName(sip), TypePTR)
+	switch ptr.Rcode {
+	case NotModeled:
+		return "", ptr.Why + "\n", ExitNotModeled
+	case NoServer:
+		return "", "not modeled: nslookup.exe timing out on " + server + "\n", ExitNotModeled
+	}
+	serverName := "UnKnown"
+	for _, r := range ptr.Records {
+		if r.Type == TypePTR {
+			serverName = r.Data
+			break
+		}
+	}
+	var out, errOut strings.Builder
+	fmt.Fprintf(&out, "Server:  %s\nAddress:  %s\n\n", serverName, server)
+
+	if ip, err := netip.ParseAddr(host); err == nil || qtype == TypePTR {
+		q := host
+		if err == nil {
+			q = reverseName(ip)
+		}
+		a := k.ask(server, q, TypePTR)
+		if a.Rcode == NotModeled {
+			return "", a.Why + "\n", ExitNotModeled
+		}
+		if a.Rcode != NoError || len(a.Records) == 0 {
+			fmt.Fprintf(&errOut, "*** %s can't find %s: %s\n", serverName, host, windowsRcode(a))
+			return out.String(), errOut.String(), 1
+		}
+		if !a.Authoritative {
+			errOut.WriteString("Non-authoritative answer:\n")
+		}
+		fmt.Fprintf(&out, "Name:    %s\nAddress:  %s\n\n", a.Records[0].Data, host)
+		return out.String(), errOut.String(), 0
+	}
+
+	n, absolute := normalize(host)
+	var cands []string
+	if !absolute {
+		for _, sfx := range cfg.Searches {
+			d, _ := normalize(sfx)
+			if d != "" && d != "." {
+				cands = append(cands, n+"."+d)
+			}
+		}
+	}
+	cands = omitDuplicates(append(cands, n))
+	var last Answer
+	for _, cand := range cands {
+		a := k.ask(server, cand, TypeA)
+		last = a
+		switch a.Rcode {
+		case NotModeled:
+			return "", a.Why + "\n", ExitNotModeled
+		case NoServer:
+			return "", "not modeled: nslookup.exe timing out on " + server + "\n", ExitNotModeled
+		}
+		addrs := a.Addresses()
+		if a.Rcode != NoError || len(addrs) == 0 {
+			continue
+		}
+		if !a.Authoritative {
+			errOut.WriteString("Non-authoritative answer:\n")
+		}
+		canon := cand
+		var aliases []string
+		for _, r := range a.Records {
+			if r.Type == TypeCNAME {
+				aliases = append(aliases, r.Name)
+				canon = r.Data
+			}
+		}
+		fmt.Fprintf(&out, "Name:    %s\n", canon)
+		writeList(&out, "Address:  ", "Addresses:  ", addrs)
+		if len(aliases) > 0 {
+			writeList(&out, "Aliases:  ", "Aliases:  ", aliases)
+		}
+		out.WriteString("\n")
+		return out.String(), errOut.String(), 0
+	}
+	if last.Rcode == NoError {
+		return "", "not modeled: nslookup.exe's message for a name without addresses\n", ExitNotModeled
+	}
+	fmt.Fprintf(&errOut, "*** %s can't find %s: %s\n", serverName, host, windowsRcode(last))
+	return out.String(), errOut.String(), 1
+}
+
+// writeList prints nslookup.exe's address or alias list: the label, then
+// further entries on continuation lines indented with a tab and two spaces.
+func writeList(b *strings.Builder, one, many string, items []string) {
+	label := one
+	if len(items) > 1 {
+		label = many
+	}
+	fmt.Fprintf(b, "%s%s\n", label, items[0])
+	for _, it := range items[1:] {
+		fmt.Fprintf(b, "\t  %s\n", it)
+	}
+}
+
+// windowsRcode is nslookup.exe's wording of an error rcode.
+func windowsRcode(a Answer) string {
+	switch a.Rcode {
+	case NXDomain:
+		return "Non-existent domain"
+	case ServFail:
+		return "Server failed"
+	case Refused:
+		return "Query refused"
+	}
+	return a.Rcode.String()
+}
