@@ -67,6 +67,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdVersion(streams),
 		NewCmdGet(streams),
 		NewCmdLab(streams),
+		NewCmdExec(streams),
 		NewCmdDocs(streams, root),
 	)
 	return root

@@ -1,0 +1,437 @@
+package linux
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Names Calico and Kubernetes use.
+const (
+	labelOS         = "kubernetes.io/os"
+	annoIPv4Address = "projectcalico.org/IPv4Address"
+	annoVXLANAddr   = "projectcalico.org/IPv4VXLANTunnelAddr"
+	annoVXLANMAC    = "projectcalico.org/VXLANTunnelMACAddr"
+
+	vxlanDevice = "vxlan.calico"
+	// Felix defaults: felix/config/config_params.go VXLANVNI 4096,
+	// VXLANPort 4789; int_dataplane.go vxlanMTUOverhead 50.
+	defaultVNI       = 4096
+	defaultVXLANPort = 4789
+	vxlanOverhead    = 50
+	defaultNICMTU    = 1500
+	defaultNICName   = "eth0"
+	// felix/dataplane/linux/dataplanedefs DefaultRouteProto: the protocol
+	// Felix stamps on blackhole and same-subnet routes.
+	felixRouteProto = "80"
+	// felix/config/config_params.go IPv4NormalRoutePriority.
+	workloadRouteMetric = 1024
+	// Interface indexes (see the package documentation).
+	ifindexLo    = 1
+	ifindexNIC   = 2
+	ifindexVXLAN = 5
+	// The pod side of a veth: eth0 after lo in a fresh namespace.
+	podEth0Index = 2
+)
+
+// Compile derives the dataplane of every Linux node of c. It does not
+// modify c.
+func Compile(c *model.Cluster) (map[string]*Node, error) {
+	if c == nil {
+		return nil, errors.New("dataplane/linux: nil cluster")
+	}
+	cc := newClusterCtx(c)
+	out := make(map[string]*Node, len(cc.linux))
+	for _, n := range cc.linux {
+		out[n.name] = cc.compileNode(n)
+	}
+	return out, nil
+}
+
+// nodeInfo is what the compiler needs to know about one node.
+type nodeInfo struct {
+	name    string
+	windows bool
+	ip      netip.Addr   // InternalIP
+	calico  netip.Addr   // projectcalico.org/IPv4Address (Felix's ParentDeviceIp)
+	subnet  netip.Prefix // the node's subnet for CrossSubnet decisions
+	created time.Time
+	host    hybrid.Host
+	vtep    *vtep
+	pods    []*corev1.Pod // on the pod network, in creation order
+}
+
+// vtep is a node's VXLAN tunnel endpoint as Felix's VXLAN resolver sees it
+// (felix/calc/vxlan_resolver.go): tunnel address, MAC and parent address.
+type vtep struct {
+	node   string
+	tunnel netip.Addr
+	mac    net.HardwareAddr
+	host   netip.Addr
+	// macDerived is set when no projectcalico.org/VXLANTunnelMACAddr was
+	// recorded and the MAC was computed from the node name.
+	macDerived bool
+}
+
+// pool is an IP pool's routing-relevant settings.
+type pool struct {
+	cidr        netip.Prefix
+	vxlanMode   string
+	ipipMode    string
+	natOutgoing bool
+}
+
+// block is an IPAM block and the node it is affine to.
+type block struct {
+	cidr netip.Prefix
+	node string
+}
+
+// felixCfg is the effective FelixConfiguration for one node.
+type felixCfg struct {
+	vni, port, mtu int
+	vxlanOff       bool
+}
+
+type clusterCtx struct {
+	c       *model.Cluster
+	nodes   []*nodeInfo
+	byName  map[string]*nodeInfo
+	linux   []*nodeInfo
+	pools   []pool
+	blocks  []block
+	// blockIdx finds the block holding an address: one map lookup per
+	// distinct block size.
+	blockIdx  map[netip.Prefix]block
+	blockBits []int
+	// borrowed are pods whose address lies outside their node's blocks.
+	borrowed []*corev1.Pod
+	bgp     bool
+	gateway netip.Addr
+	network netip.Prefix
+	anyVX   bool
+	kp      *kubeProxyCluster
+	cal     *calicoCluster
+	pol     *PolicyIndex
+	notes   []string
+}
+
+func newClusterCtx(c *model.Cluster) *clusterCtx {
+	cc := &clusterCtx{c: c, byName: map[string]*nodeInfo{}}
+	hosts := map[string]hybrid.Host{}
+	for _, h := range c.Hosts {
+		hosts[h.Name] = h
+	}
+	if p, err := netip.ParsePrefix(c.Network.CIDR); err == nil {
+		cc.network = p.Masked()
+	}
+	if a, err := netip.ParseAddr(c.Network.Gateway); err == nil {
+		cc.gateway = a
+	}
+	for _, p := range c.IPPools {
+		pr, err := netip.ParsePrefix(p.Spec.CIDR)
+		if err != nil || !pr.Addr().Is4() {
+			continue
+		}
+		pl := pool{cidr: pr.Masked(), vxlanMode: mode(p.Spec.VXLANMode), ipipMode: mode(p.Spec.IPIPMode), natOutgoing: p.Spec.NATOutgoing}
+		if pl.vxlanMode != calico.ModeNever {
+			cc.anyVX = true
+		}
+		cc.pools = append(cc.pools, pl)
+	}
+	// The operator's Installation decides whether calico-node runs BIRD;
+	// without one (manifest installs) calico_backend is bird.
+	cc.bgp = true
+	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.BGP != nil {
+		cc.bgp = *in.Spec.CalicoNetwork.BGP == "Enabled"
+	}
+	for _, b := range c.IPAMBlocks {
+		pr, err := netip.ParsePrefix(b.Spec.CIDR)
+		if err != nil || !pr.Addr().Is4() {
+			continue
+		}
+		node := ""
+		if b.Spec.Affinity != nil && strings.HasPrefix(*b.Spec.Affinity, "host:") {
+			node = strings.TrimPrefix(*b.Spec.Affinity, "host:")
+		}
+		cc.blocks = append(cc.blocks, block{cidr: pr.Masked(), node: node})
+	}
+	sort.Slice(cc.blocks, func(i, j int) bool { return cc.blocks[i].cidr.Addr().Less(cc.blocks[j].cidr.Addr()) })
+	cc.blockIdx = make(map[netip.Prefix]block, len(cc.blocks))
+	for _, b := range cc.blocks {
+		if _, ok := cc.blockIdx[b.cidr]; !ok {
+			cc.blockIdx[b.cidr] = b
+		}
+		if !slices.Contains(cc.blockBits, b.cidr.Bits()) {
+			cc.blockBits = append(cc.blockBits, b.cidr.Bits())
+		}
+	}
+
+	for _, n := range c.Nodes {
+		ni := &nodeInfo{name: n.Name, host: hosts[n.Name], created: n.CreationTimestamp.Time}
+		ni.windows = n.Labels[labelOS] == hybrid.OSWindows || (n.Labels[labelOS] == "" && ni.host.OS == hybrid.OSWindows)
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP {
+				if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() && !ni.ip.IsValid() {
+					ni.ip = ip
+				}
+			}
+		}
+		if !ni.ip.IsValid() {
+			ni.ip, _ = netip.ParseAddr(ni.host.Address)
+		}
+		ni.calico = ni.ip
+		ni.subnet = netip.PrefixFrom(ni.ip, 32)
+		if cc.network.IsValid() && ni.ip.IsValid() && cc.network.Contains(ni.ip) {
+			ni.subnet = netip.PrefixFrom(ni.ip, cc.network.Bits())
+		}
+		// projectcalico.org/IPv4Address is the address calico-node
+		// autodetected, with the subnet's prefix length; Felix uses it as
+		// the VTEP's parent address and for same-subnet decisions
+		// (felix/calc/vxlan_resolver.go, l3_route_resolver.go).
+		if p, err := netip.ParsePrefix(n.Annotations[annoIPv4Address]); err == nil && p.Addr().Is4() {
+			ni.calico = p.Addr()
+			ni.subnet = p
+		}
+		if t, err := netip.ParseAddr(n.Annotations[annoVXLANAddr]); err == nil && t.Is4() && ni.calico.IsValid() {
+			v := &vtep{node: n.Name, tunnel: t, host: ni.calico}
+			if m, err := net.ParseMAC(n.Annotations[annoVXLANMAC]); err == nil {
+				v.mac = m
+			} else {
+				// vxlan_resolver.go vtepMACForHost: without a recorded
+				// MAC every Felix computes the one the node's own Felix
+				// gives its device.
+				v.mac, _ = net.ParseMAC(engine.VTEPMAC(n.Name))
+				v.macDerived = true
+			}
+			ni.vtep = v
+		}
+		cc.nodes = append(cc.nodes, ni)
+		cc.byName[n.Name] = ni
+		if !ni.windows {
+			cc.linux = append(cc.linux, ni)
+		}
+	}
+	for _, p := range c.Pods {
+		if p.Spec.HostNetwork || p.Spec.NodeName == "" || p.Status.PodIP == "" {
+			continue
+		}
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if ni := cc.byName[p.Spec.NodeName]; ni != nil {
+			if _, err := netip.ParseAddr(p.Status.PodIP); err == nil {
+				ni.pods = append(ni.pods, p)
+			}
+		}
+	}
+	for _, ni := range cc.nodes {
+		sortPods(ni.pods)
+		for _, p := range ni.pods {
+			ip, _ := netip.ParseAddr(p.Status.PodIP)
+			if b, ok := cc.blockOf(ip); ok && b.node != ni.name {
+				cc.borrowed = append(cc.borrowed, p)
+			}
+		}
+	}
+	cc.kp = newKubeProxyCluster(c)
+	cc.pol = NewPolicyIndex(c.NetworkPolicies, c.Namespaces, c.Pods)
+	cc.cal = newCalicoCluster(cc)
+	return cc
+}
+
+func mode(s string) string {
+	if s == "" {
+		return calico.ModeNever
+	}
+	return s
+}
+
+// sortPods orders pods by creation: creationTimestamp, then pod IP (Calico
+// IPAM hands out a block's addresses in request order), then name.
+func sortPods(ps []*corev1.Pod) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		ai, _ := netip.ParseAddr(a.Status.PodIP)
+		bi, _ := netip.ParseAddr(b.Status.PodIP)
+		if c := ai.Compare(bi); c != 0 {
+			return c < 0
+		}
+		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+	})
+}
+
+// felix returns the effective Felix settings of a node: FelixConfiguration
+// "node.<name>" over "default" over Felix's defaults.
+func (cc *clusterCtx) felix(ni *nodeInfo, nicMTU int) felixCfg {
+	f := felixCfg{vni: defaultVNI, port: defaultVXLANPort}
+	apply := func(s calico.FelixConfigurationSpec) {
+		if s.VXLANVNI != nil {
+			f.vni = *s.VXLANVNI
+		}
+		if s.VXLANPort != nil {
+			f.port = *s.VXLANPort
+		}
+		if s.VXLANMTU != nil {
+			f.mtu = *s.VXLANMTU
+		}
+		if s.VXLANEnabled != nil {
+			f.vxlanOff = !*s.VXLANEnabled
+		}
+	}
+	for _, name := range []string{"default", "node." + ni.name} {
+		for _, fc := range cc.c.FelixConfigs {
+			if fc.Name == name {
+				apply(fc.Spec)
+			}
+		}
+	}
+	// int_dataplane.go ConfigureDefaultMTUs: VXLANMTU 0 means the host
+	// MTU less the VXLAN overhead.
+	if f.mtu == 0 {
+		f.mtu = nicMTU - vxlanOverhead
+	}
+	return f
+}
+
+// poolOf returns the pool that holds p.
+func (cc *clusterCtx) poolOf(p netip.Prefix) (pool, bool) {
+	for _, pl := range cc.pools {
+		if pl.cidr.Contains(p.Addr()) && pl.cidr.Bits() <= p.Bits() {
+			return pl, true
+		}
+	}
+	return pool{}, false
+}
+
+// blockOf returns the block that holds a.
+func (cc *clusterCtx) blockOf(a netip.Addr) (block, bool) {
+	for _, bits := range cc.blockBits {
+		if p, err := a.Prefix(bits); err == nil {
+			if b, ok := cc.blockIdx[p]; ok {
+				return b, true
+			}
+		}
+	}
+	return block{}, false
+}
+
+func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
+	n := &Node{Name: ni.name, IP: ni.ip, pol: cc.pol}
+	nicName := ni.host.NIC.Name
+	if nicName == "" {
+		nicName = defaultNICName
+		n.note("the host NIC name is not given; assumed %s", nicName)
+	}
+	nicMTU := int(ni.host.NIC.MTU)
+	if nicMTU == 0 {
+		nicMTU = defaultNICMTU
+	}
+	fc := cc.felix(ni, nicMTU)
+	hasVXLAN := cc.anyVX && !fc.vxlanOff && ni.vtep != nil
+	if cc.anyVX && ni.vtep == nil {
+		n.note("no VXLAN tunnel address recorded for %s: Felix has no VTEP and creates no %s", ni.name, vxlanDevice)
+	}
+
+	// Links.
+	n.links = append(n.links, Link{Index: ifindexLo, Name: "lo", Kind: KindLoopback, MTU: 65536,
+		MAC: net.HardwareAddr{0, 0, 0, 0, 0, 0}, Qdisc: "noqueue", State: "UNKNOWN",
+		Addrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/8")}})
+	nicMAC, err := net.ParseMAC(ni.host.NIC.MAC)
+	if err != nil {
+		nicMAC = standInMAC("nic/" + ni.name)
+		n.note("the MAC of %s is not given; %s is a locally administered stand-in", nicName, nicMAC)
+	}
+	nic := Link{Index: ifindexNIC, Name: nicName, Kind: KindEthernet, MTU: nicMTU, MAC: nicMAC,
+		Qdisc: "fq_codel", State: "UP", LinkLocal: linkLocal(nicMAC)}
+	if ni.ip.IsValid() {
+		nic.Addrs = []netip.Prefix{netip.PrefixFrom(ni.ip, ni.subnet.Bits())}
+	}
+	n.links = append(n.links, nic)
+	if hasVXLAN {
+		n.links = append(n.links, Link{Index: ifindexVXLAN, Name: vxlanDevice, Kind: KindVXLAN, MTU: fc.mtu,
+			MAC: ni.vtep.mac, Qdisc: "noqueue", State: "UNKNOWN",
+			Addrs:     []netip.Prefix{netip.PrefixFrom(ni.vtep.tunnel, 32)},
+			LinkLocal: linkLocal(ni.vtep.mac),
+			VXLAN:     &VXLANConfig{VNI: fc.vni, Local: ni.vtep.host, Parent: nicName, DstPort: fc.port}})
+	}
+	next := ifindexVXLAN + 1
+	podMTU := fc.mtu
+	if !hasVXLAN {
+		podMTU = nicMTU
+	}
+	for _, p := range ni.pods {
+		// cni-plugin/pkg/dataplane/linux/dataplane_linux.go: the host end
+		// is named by VethNameForWorkload and given MAC ee:ee:ee:ee:ee:ee.
+		n.links = append(n.links, Link{Index: next, Name: VethName(p.Namespace, p.Name), Kind: KindVeth, MTU: podMTU,
+			MAC: net.HardwareAddr{0xee, 0xee, 0xee, 0xee, 0xee, 0xee}, Qdisc: "noqueue", State: "UP",
+			LinkLocal: linkLocal(net.HardwareAddr{0xee, 0xee, 0xee, 0xee, 0xee, 0xee}),
+			Peer:      &VethPeer{Index: podEth0Index, NetNS: netnsName(p), Pod: p.Namespace + "/" + p.Name}})
+		next++
+	}
+
+	n.routes = cc.routes(ni, n, nicName, hasVXLAN, fc)
+	if hasVXLAN {
+		n.neigh, n.fdb = cc.l2(ni, n)
+	}
+	n.kp = cc.kp.forNode(ni)
+	n.cal = cc.cal.forNode(ni, n)
+	return n
+}
+
+func (n *Node) note(format string, args ...any) {
+	n.notes = append(n.notes, fmt.Sprintf(format, args...))
+}
+
+// VethName is the host-side interface name Calico gives a pod:
+// "cali" and the first 11 hex digits of SHA-1("<namespace>.<pod>")
+// (libcalico-go/lib/names VethNameForWorkload with the default prefix).
+func VethName(namespace, pod string) string {
+	return "cali" + sha1Hex(namespace+"."+pod)[:11]
+}
+
+// standInMAC is a deterministic locally administered unicast MAC.
+func standInMAC(seed string) net.HardwareAddr {
+	s := sha256.Sum256([]byte(seed))
+	return net.HardwareAddr{0x02, s[0], s[1], s[2], s[3], s[4]}
+}
+
+// linkLocal is the kernel's EUI-64 link-local address of a MAC
+// (net/ipv6/addrconf.c addrconf_ifid_eui48).
+func linkLocal(mac net.HardwareAddr) netip.Prefix {
+	if len(mac) != 6 {
+		return netip.Prefix{}
+	}
+	var b [16]byte
+	b[0], b[1] = 0xfe, 0x80
+	b[8], b[9], b[10] = mac[0]^0x02, mac[1], mac[2]
+	b[11], b[12] = 0xff, 0xfe
+	b[13], b[14], b[15] = mac[3], mac[4], mac[5]
+	return netip.PrefixFrom(netip.AddrFrom16(b), 64)
+}
+
+// netnsName is a stand-in for the name containerd gives a pod's network
+// namespace, "cni-" and a random UUID; here the UUID is derived from the
+// pod so that output is stable.
+func netnsName(p *corev1.Pod) string {
+	s := sha256.Sum256([]byte(p.Namespace + "/" + p.Name + "/" + string(p.UID)))
+	s[6] = s[6]&0x0f | 0x40
+	s[8] = s[8]&0x3f | 0x80
+	return fmt.Sprintf("cni-%x-%x-%x-%x-%x", s[0:4], s[4:6], s[6:8], s[8:10], s[10:16])
+}

@@ -1,0 +1,59 @@
+package linux
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExec(t *testing.T) {
+	n := labNode(t, "k8s-lab-node-2")
+	notEmulated := func(cmd string) string {
+		return `kubectl-hybrid: "` + cmd + `" is not emulated on Linux nodes; emulated: ip route, ip addr, ip link, ip -d link show vxlan.calico, ip neigh show dev vxlan.calico, bridge fdb show dev vxlan.calico, nft list ruleset, nft list table ip kube-proxy` + "\n"
+	}
+	for _, tc := range []struct {
+		name     string
+		cmd      string
+		same     string // same stdout as this command
+		contains string // stdout contains
+		stderr   string
+		exit     int
+	}{
+		{name: "ip a is ip addr", cmd: "ip a", same: "ip addr"},
+		{name: "ip addr show is ip addr", cmd: "ip addr show", same: "ip addr"},
+		{name: "ip l is ip link", cmd: "ip l", same: "ip link"},
+		{name: "ip -details link show dev vxlan.calico is ip -d link show vxlan.calico", cmd: "ip -details link show dev vxlan.calico", same: "ip -d link show vxlan.calico"},
+		{name: "ip addr show one device prints only it", cmd: "ip addr show dev ens18", contains: "2: ens18: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc fq_codel state UP group default qlen 1000\n"},
+		{name: "ip link show of a pod veth names its peer and namespace", cmd: "ip link show calid60012519f0", contains: "6: calid60012519f0@if2: "},
+		{name: "the tunnel address shows on vxlan.calico", cmd: "ip addr show vxlan.calico", contains: "    inet 172.21.172.0/32 scope global vxlan.calico\n"},
+		{name: "nft list table without a family means ip", cmd: "nft list table kube-proxy", same: "nft list table ip kube-proxy"},
+		{name: "kube-proxy's ip6 table exists and holds no services", cmd: "nft list table ip6 kube-proxy", contains: "table ip6 kube-proxy {\n"},
+		{name: "the simplified Calico table says what it is", cmd: "nft list table ip calico", contains: `comment "kubectl-hybrid: simplified view of Felix policy and NAT, not byte-exact"`},
+		{name: "a device that does not exist gets iproute2's error", cmd: "ip link show eth9", stderr: "Device \"eth9\" does not exist.\n", exit: 1},
+		{name: "a table that does not exist gets nft's error", cmd: "nft list table ip nat", stderr: "Error: No such file or directory\nlist table ip nat\n              ^^^\n", exit: 1},
+		{name: "ip rule is not emulated", cmd: "ip rule", stderr: notEmulated("ip rule"), exit: 127},
+		{name: "ip neigh without the device is not emulated: its other entries are dynamic", cmd: "ip neigh", stderr: notEmulated("ip neigh"), exit: 127},
+		{name: "ip -d for another device is not emulated", cmd: "ip -d link show ens18", stderr: notEmulated("ip -d link show ens18"), exit: 127},
+		{name: "iptables is not emulated", cmd: "iptables -S", stderr: notEmulated("iptables -S"), exit: 127},
+		{name: "ip route add does not change anything", cmd: "ip route add 10.0.0.0/8 dev ens18", stderr: notEmulated("ip route add 10.0.0.0/8 dev ens18"), exit: 127},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := n.Exec(strings.Fields(tc.cmd))
+			if code != tc.exit || errOut != tc.stderr {
+				t.Fatalf("exit %d stderr %q, want %d %q", code, errOut, tc.exit, tc.stderr)
+			}
+			if tc.same != "" {
+				if want := run(t, n, tc.same); out != want {
+					t.Errorf("differs from %s:\n%s", tc.same, lineDiff(want, out))
+				}
+			}
+			if tc.contains != "" && !strings.Contains(out, tc.contains) {
+				t.Errorf("output lacks %q:\n%s", tc.contains, out)
+			}
+		})
+	}
+	t.Run("an empty command is not emulated", func(t *testing.T) {
+		if _, _, code := n.Exec(nil); code != 127 {
+			t.Errorf("exit %d", code)
+		}
+	})
+}

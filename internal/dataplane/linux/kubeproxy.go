@@ -1,0 +1,645 @@
+package linux
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Chain name prefixes and limits of the nftables proxier
+// (pkg/proxy/nftables/proxier.go).
+const (
+	kpTable            = "kube-proxy"
+	kpChainNameBaseMax = 256 - 16 // knftables.NameLengthMax - chainNamePrefixLengthMax
+	defaultMasqBit     = 14       // KubeProxyNFTablesConfiguration.MasqueradeBit default
+	defaultServiceCIDR = "10.96.0.0/12"
+)
+
+// ServicePort is one service port as kube-proxy programs it on a node.
+type ServicePort struct {
+	Namespace string
+	Name      string
+	PortName  string
+	Protocol  string // tcp, udp or sctp
+	ClusterIP netip.Addr
+	Port      int
+	NodePort  int
+	// ExternalIPs and LoadBalancerIPs lead to the external chain.
+	ExternalIPs     []netip.Addr
+	LoadBalancerIPs []netip.Addr
+	// Chain is the cluster-policy chain ("service-<hash>-ns/name/proto/port").
+	Chain string
+	// Endpoints are the ready endpoints in the order of the numgen map
+	// (sorted by "IP:port", proxy.EndpointsMap ordering).
+	Endpoints []ServiceEndpoint
+	// NoEndpoints is the verdict for the cluster IP when the service has no
+	// usable endpoint: "goto reject-chain" or "drop"; empty otherwise.
+	NoEndpoints string
+}
+
+// ServiceEndpoint is a backend of a service port.
+type ServiceEndpoint struct {
+	Addr  netip.AddrPort
+	Node  string // spec.nodeName of the endpoint, if any
+	Local bool   // on this node
+}
+
+// kubeProxyCluster is the cluster-wide input of every node's proxier.
+type kubeProxyCluster struct {
+	enabled      bool
+	mode         string
+	masqMark     uint32
+	masqAll      bool
+	localNFT     []string // ifNotLocal match of the local-traffic detector
+	localIfNFT   []string // ifLocal match
+	serviceCIDRs []netip.Prefix
+	ports        []*svcPort
+	notes        []string
+}
+
+type svcPort struct {
+	ns, name, portName, proto string
+	clusterIP                 netip.Addr
+	port, nodePort            int
+	externalIPs, lbIPs        []netip.Addr
+	sourceRanges              []netip.Prefix
+	etpLocal, itpLocal        bool
+	affinity                  bool
+	eps                       []ServiceEndpoint
+	nameString, chainBase     string
+}
+
+func newKubeProxyCluster(c *model.Cluster) *kubeProxyCluster {
+	k := &kubeProxyCluster{masqMark: 1 << defaultMasqBit}
+	kp := c.Kubeadm.KubeProxy
+	if kp != nil {
+		k.mode = string(kp.Mode)
+	}
+	if k.mode != "nftables" {
+		k.notes = append(k.notes, fmt.Sprintf("kube-proxy runs in %q mode, not nftables: table ip kube-proxy is not programmed", orDefault(k.mode, "iptables")))
+		return k
+	}
+	k.enabled = true
+	if kp.NFTables.MasqueradeBit != nil {
+		k.masqMark = 1 << uint(*kp.NFTables.MasqueradeBit)
+	}
+	k.masqAll = kp.NFTables.MasqueradeAll
+	// The local-traffic detector (pkg/proxy/util/localdetector.go). kubeadm
+	// fills clusterCIDR from networking.podSubnet
+	// (cmd/kubeadm/app/componentconfigs/kubeproxy.go).
+	cidr := kp.ClusterCIDR
+	if cidr == "" && c.Kubeadm.Cluster != nil {
+		cidr = c.Kubeadm.Cluster.Networking.PodSubnet
+	}
+	switch string(kp.DetectLocalMode) {
+	case "", "ClusterCIDR":
+		for _, s := range strings.Split(cidr, ",") {
+			if p, err := netip.ParsePrefix(strings.TrimSpace(s)); err == nil && p.Addr().Is4() {
+				k.localNFT = []string{"ip", "saddr", "!=", p.Masked().String()}
+				k.localIfNFT = []string{"ip", "saddr", p.Masked().String()}
+				break
+			}
+		}
+	case "InterfaceNamePrefix":
+		if pfx := kp.DetectLocal.InterfaceNamePrefix; pfx != "" {
+			k.localNFT = []string{"iifname", "!=", strconv.Quote(pfx + "*")}
+			k.localIfNFT = []string{"iifname", strconv.Quote(pfx + "*")}
+		}
+	case "BridgeInterface":
+		if br := kp.DetectLocal.BridgeInterface; br != "" {
+			k.localNFT = []string{"iifname", "!=", strconv.Quote(br)}
+			k.localIfNFT = []string{"iifname", strconv.Quote(br)}
+		}
+	default:
+		k.notes = append(k.notes, fmt.Sprintf("detectLocalMode %s is not modelled: no local-traffic detector", kp.DetectLocalMode))
+	}
+	// kube-proxy reads the ServiceCIDR objects; the apiserver's default one
+	// is --service-cluster-ip-range, kubeadm's networking.serviceSubnet.
+	sub := defaultServiceCIDR
+	if c.Kubeadm.Cluster != nil && c.Kubeadm.Cluster.Networking.ServiceSubnet != "" {
+		sub = c.Kubeadm.Cluster.Networking.ServiceSubnet
+	}
+	for _, s := range strings.Split(sub, ",") {
+		if p, err := netip.ParsePrefix(strings.TrimSpace(s)); err == nil && p.Addr().Is4() {
+			k.serviceCIDRs = append(k.serviceCIDRs, p.Masked())
+		}
+	}
+	slices := map[string][]*discoveryv1.EndpointSlice{}
+	for _, s := range c.EndpointSlices {
+		if s.AddressType != discoveryv1.AddressTypeIPv4 {
+			continue
+		}
+		key := s.Namespace + "/" + s.Labels[discoveryv1.LabelServiceName]
+		slices[key] = append(slices[key], s)
+	}
+	for _, svc := range c.Services {
+		k.addService(svc, slices[svc.Namespace+"/"+svc.Name])
+	}
+	sort.SliceStable(k.ports, func(i, j int) bool {
+		a, b := k.ports[i], k.ports[j]
+		if a.nameString != b.nameString {
+			return a.nameString < b.nameString
+		}
+		return a.proto < b.proto
+	})
+	return k
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// addService turns a Service into service ports
+// (pkg/proxy/servicechangetracker.go, serviceport.go).
+func (k *kubeProxyCluster) addService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return
+	}
+	cip, err := netip.ParseAddr(svc.Spec.ClusterIP)
+	if err != nil || !cip.Is4() {
+		return // headless or not IPv4
+	}
+	for _, sp := range svc.Spec.Ports {
+		p := &svcPort{ns: svc.Namespace, name: svc.Name, portName: sp.Name, proto: strings.ToLower(string(orProto(sp.Protocol))),
+			clusterIP: cip, port: int(sp.Port), nodePort: int(sp.NodePort)}
+		if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+			p.nodePort = 0
+		}
+		for _, e := range svc.Spec.ExternalIPs {
+			if a, err := netip.ParseAddr(strings.TrimSpace(e)); err == nil && a.Is4() {
+				p.externalIPs = append(p.externalIPs, a)
+			}
+		}
+		if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+			for _, in := range svc.Status.LoadBalancer.Ingress {
+				if a, err := netip.ParseAddr(in.IP); err == nil && a.Is4() {
+					p.lbIPs = append(p.lbIPs, a)
+				}
+			}
+			for _, r := range svc.Spec.LoadBalancerSourceRanges {
+				if pr, err := netip.ParsePrefix(strings.TrimSpace(r)); err == nil && pr.Addr().Is4() {
+					p.sourceRanges = append(p.sourceRanges, pr.Masked())
+				}
+			}
+		}
+		p.etpLocal = svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && p.externallyAccessible()
+		p.itpLocal = svc.Spec.InternalTrafficPolicy != nil && *svc.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
+		p.affinity = svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP
+		if p.affinity {
+			k.notes = append(k.notes, fmt.Sprintf("%s/%s has sessionAffinity ClientIP, which the twin renders without affinity", svc.Namespace, svc.Name))
+		}
+		// proxy.ServicePortName.String(): "ns/name" and ":port" if named.
+		p.nameString = svc.Namespace + "/" + svc.Name
+		if sp.Name != "" {
+			p.nameString += ":" + sp.Name
+		}
+		p.chainBase = hashAndTruncate(fmt.Sprintf("%s/%s/%s/%s", svc.Namespace, svc.Name, p.proto, sp.Name))
+		p.eps = endpointsFor(slices, sp)
+		k.ports = append(k.ports, p)
+	}
+}
+
+func orProto(p corev1.Protocol) corev1.Protocol {
+	if p == "" {
+		return corev1.ProtocolTCP
+	}
+	return p
+}
+
+// endpointsFor collects the ready endpoints of one service port from its
+// EndpointSlices (pkg/proxy/endpointslicecache.go): the slice port with the
+// service port's name and protocol, endpoints whose Ready condition is not
+// false, deduplicated and sorted by "IP:port" as proxy.EndpointsMap keeps
+// them.
+func endpointsFor(slices []*discoveryv1.EndpointSlice, sp corev1.ServicePort) []ServiceEndpoint {
+	seen := map[netip.AddrPort]bool{}
+	var out []ServiceEndpoint
+	for _, s := range slices {
+		for _, pp := range s.Ports {
+			name := ""
+			if pp.Name != nil {
+				name = *pp.Name
+			}
+			proto := corev1.ProtocolTCP
+			if pp.Protocol != nil {
+				proto = *pp.Protocol
+			}
+			if name != sp.Name || proto != orProto(sp.Protocol) || pp.Port == nil {
+				continue
+			}
+			for _, e := range s.Endpoints {
+				if e.Conditions.Ready != nil && !*e.Conditions.Ready {
+					continue
+				}
+				for _, a := range e.Addresses {
+					ip, err := netip.ParseAddr(a)
+					if err != nil || !ip.Is4() {
+						continue
+					}
+					ap := netip.AddrPortFrom(ip, uint16(*pp.Port))
+					if seen[ap] {
+						continue
+					}
+					seen[ap] = true
+					ep := ServiceEndpoint{Addr: ap}
+					if e.NodeName != nil {
+						ep.Node = *e.NodeName
+					}
+					out = append(out, ep)
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Addr.String() < out[j].Addr.String() })
+	return out
+}
+
+func (p *svcPort) externallyAccessible() bool {
+	return p.nodePort != 0 || len(p.externalIPs) > 0 || len(p.lbIPs) > 0
+}
+
+// hashAndTruncate prefixes a name with 8 base32 characters of its SHA-256
+// and cuts it to the chain-name budget (proxier.go hashAndTruncate).
+func hashAndTruncate(name string) string {
+	h := sha256.Sum256([]byte(name))
+	name = base32.StdEncoding.EncodeToString(h[:])[:8] + "-" + name
+	if len(name) > kpChainNameBaseMax {
+		name = name[:kpChainNameBaseMax-3] + "..."
+	}
+	return name
+}
+
+// kubeProxyNode is one node's proxier state.
+type kubeProxyNode struct {
+	k      *kubeProxyCluster
+	node   string
+	nodeIP netip.Addr
+}
+
+func (k *kubeProxyCluster) forNode(ni *nodeInfo) *kubeProxyNode {
+	if !k.enabled {
+		return nil
+	}
+	return &kubeProxyNode{k: k, node: ni.name, nodeIP: ni.ip}
+}
+
+// portView is a service port seen from one node (proxy.CategorizeEndpoints
+// without topology hints).
+type portView struct {
+	p                                        *svcPort
+	cluster, local, reachable                []ServiceEndpoint
+	hasEndpoints, hasInternal, hasExternal   bool
+	usesCluster, usesLocal, usesExternal     bool
+	internalChain, externalChain             string
+	internalVerdict, externalVerdict         string
+	clusterChain, localChain, fwChain        string
+	usesFirewall                             bool
+}
+
+func (kn *kubeProxyNode) view(p *svcPort) portView {
+	v := portView{p: p}
+	for _, e := range p.eps {
+		e.Local = e.Node == kn.node
+		v.cluster = append(v.cluster, e)
+		if e.Local {
+			v.local = append(v.local, e)
+		}
+	}
+	usesClusterEps := !p.itpLocal || (p.externallyAccessible() && !p.etpLocal)
+	usesLocalEps := p.itpLocal || p.etpLocal
+	if usesClusterEps {
+		v.reachable = v.cluster
+	} else {
+		v.reachable = v.local
+	}
+	v.hasEndpoints = len(v.cluster) > 0
+	v.clusterChain = "service-" + p.chainBase
+	v.localChain = "local-" + p.chainBase
+	v.fwChain = "firewall-" + p.chainBase
+	v.usesCluster = len(v.cluster) > 0 && usesClusterEps
+	v.usesLocal = len(v.local) > 0 && usesLocalEps
+	v.internalChain, v.hasInternal = v.clusterChain, v.hasEndpoints
+	if p.itpLocal {
+		v.internalChain, v.hasInternal = v.localChain, len(v.local) > 0
+	}
+	v.externalChain, v.hasExternal = "external-"+p.chainBase, v.hasEndpoints
+	if p.etpLocal && len(v.local) == 0 {
+		v.hasExternal = false
+	}
+	v.usesExternal = v.hasEndpoints && p.externallyAccessible()
+	if !v.hasEndpoints {
+		v.internalVerdict, v.externalVerdict = "goto reject-chain", "goto reject-chain"
+	} else {
+		if !v.hasInternal {
+			v.internalVerdict = "drop"
+		}
+		if !v.hasExternal {
+			v.externalVerdict = "drop"
+		}
+	}
+	v.usesFirewall = len(p.lbIPs) > 0 && len(p.sourceRanges) > 0
+	return v
+}
+
+// ServicePorts returns the service ports kube-proxy programs on the node,
+// in the twin's ServicePortName order; nil when kube-proxy does not run in
+// nftables mode.
+func (n *Node) ServicePorts() []ServicePort {
+	if n.kp == nil {
+		return nil
+	}
+	var out []ServicePort
+	for _, p := range n.kp.k.ports {
+		v := n.kp.view(p)
+		sp := ServicePort{Namespace: p.ns, Name: p.name, PortName: p.portName, Protocol: p.proto, ClusterIP: p.clusterIP,
+			Port: p.port, NodePort: p.nodePort, ExternalIPs: p.externalIPs, LoadBalancerIPs: p.lbIPs,
+			Chain: v.clusterChain, NoEndpoints: v.internalVerdict}
+		eps := v.cluster
+		if p.itpLocal {
+			eps = v.local
+		}
+		sp.Endpoints = append(sp.Endpoints, eps...)
+		out = append(out, sp)
+	}
+	return out
+}
+
+// ServiceDNAT returns what kube-proxy's ruleset does with a new connection
+// from a pod to dst over proto: the DNAT candidates (any one is chosen by
+// numgen random), or a verdict ("reject", "drop") when the service has no
+// usable endpoint; ok is false when dst is not a service address.
+func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPort, verdict string, ok bool) {
+	if n.kp == nil {
+		return nil, "", false
+	}
+	proto = strings.ToLower(proto)
+	for _, p := range n.kp.k.ports {
+		if p.proto != proto || p.clusterIP != dst.Addr() || p.port != int(dst.Port()) {
+			continue
+		}
+		v := n.kp.view(p)
+		if v.internalVerdict == "goto reject-chain" {
+			return nil, "reject", true
+		}
+		if v.internalVerdict != "" {
+			return nil, v.internalVerdict, true
+		}
+		src := v.cluster
+		if p.itpLocal {
+			src = v.local
+		}
+		for _, e := range src {
+			eps = append(eps, e.Addr)
+		}
+		return eps, "dnat", true
+	}
+	return nil, "", false
+}
+
+// table builds "table ip kube-proxy" (family "ip") or "table ip6
+// kube-proxy" (family "ip6", which holds no services in an IPv4 cluster)
+// as the 1.37 proxier leaves it after its first full sync: setupNFTables
+// creates the base chains, the jump chains and the sets and maps, then
+// syncProxyRules adds each service port's elements and chains.
+func (kn *kubeProxyNode) table(family string) *nftTable {
+	k := kn.k
+	ipX, addrType := "ip", "ipv4_addr"
+	if family == "ip6" {
+		ipX, addrType = "ip6", "ipv6_addr"
+	}
+	mark := fmt.Sprintf("0x%08x", k.masqMark)
+	masqRule := "meta mark set meta mark | " + mark
+	t := &nftTable{family: family, name: kpTable, comment: "rules for kube-proxy"}
+
+	// Base chains (proxier.go nftablesBaseChains): filter chains before DNAT
+	// at dstnat-10, filter chains after DNAT at filter priority, NAT chains.
+	for _, bc := range []struct{ name, typ, hook string; prio int }{
+		{"filter-prerouting-pre-dnat", "filter", "prerouting", -110},
+		{"filter-output-pre-dnat", "filter", "output", -110},
+		{"filter-input", "filter", "input", 0},
+		{"filter-forward", "filter", "forward", 0},
+		{"filter-output", "filter", "output", 0},
+		{"nat-prerouting", "nat", "prerouting", -100},
+		{"nat-output", "nat", "output", -100},
+		{"nat-postrouting", "nat", "postrouting", 100},
+	} {
+		t.chains = append(t.chains, &nftChain{name: bc.name, typ: bc.typ, hook: bc.hook, priority: nftPriority(bc.hook, bc.prio)})
+	}
+	ensure := func(name string) *nftChain {
+		if c := t.chain(name); c != nil {
+			return c
+		}
+		c := &nftChain{name: name}
+		t.chains = append(t.chains, c)
+		return c
+	}
+	// nftablesJumpChains, in order: each target chain is created on first
+	// use and the jump rule appended to the base chain.
+	for _, j := range []struct{ dst, src, extra string }{
+		{"nodeport-endpoints-check", "filter-input", "ct state new "},
+		{"service-endpoints-check", "filter-input", "ct state new "},
+		{"service-endpoints-check", "filter-forward", "ct state new "},
+		{"service-endpoints-check", "filter-output", "ct state new "},
+		{"firewall-check", "filter-prerouting-pre-dnat", "ct state new "},
+		{"firewall-check", "filter-output-pre-dnat", "ct state new "},
+		{"services", "nat-output", ""},
+		{"services", "nat-prerouting", ""},
+		{"masquerading", "nat-postrouting", ""},
+		{"cluster-ips-check", "filter-forward", "ct state new "},
+		{"cluster-ips-check", "filter-output", "ct state new "},
+	} {
+		ensure(j.dst)
+		src := t.chain(j.src)
+		src.rules = append(src.rules, j.extra+"jump "+j.dst)
+	}
+	// Hairpin: a connection DNATed back to its own source is masqueraded
+	// (kubernetes#136499: the hairpin-connections set replaced the
+	// per-endpoint "ip saddr <ep> jump mark-for-masquerade" rules).
+	hairpin := &nftSet{name: "hairpin-connections", keyType: addrType + " . " + addrType + " . inet_proto . inet_service", comment: "service hairpin connections"}
+	t.sets = append(t.sets, hairpin)
+	masq := t.chain("masquerading")
+	masq.rules = append(masq.rules,
+		fmt.Sprintf("meta mark & %s != 0x00000000 meta mark set meta mark ^ %s masquerade fully-random", mark, mark),
+		fmt.Sprintf("ct status dnat %s saddr . %s daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random", ipX, ipX))
+
+	clusterIPs := &nftSet{name: "cluster-ips", keyType: addrType, comment: "Active ClusterIPs"}
+	t.sets = append(t.sets, clusterIPs)
+	cic := t.chain("cluster-ips-check")
+	cic.rules = append(cic.rules, ipX+" daddr @cluster-ips reject comment \"Reject traffic to invalid ports of ClusterIPs\"")
+	var cidrs []netip.Prefix
+	if family == "ip" {
+		cidrs = k.serviceCIDRs
+	}
+	if len(cidrs) > 0 {
+		cic.rules = append(cic.rules, fmt.Sprintf("%s daddr %s drop comment \"Drop traffic to unallocated ClusterIPs\"", ipX, prefixList(cidrs)))
+	}
+	// nodePortAddresses defaults to "primary" in nftables mode
+	// (cmd/kube-proxy/app/server.go): the node IP of this family.
+	nodePortIPs := &nftSet{name: "nodeport-ips", keyType: addrType, comment: "IPs that accept NodePort traffic"}
+	t.sets = append(t.sets, nodePortIPs)
+	if family == "ip" && kn.nodeIP.Is4() {
+		nodePortIPs.add(nftElem{key: kn.nodeIP.String(), sortKey: skAddr(kn.nodeIP)})
+	}
+	noEPServices := &nftSet{isMap: true, name: "no-endpoint-services", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
+		comment: "vmap to drop or reject packets to services with no endpoints"}
+	noEPNodePorts := &nftSet{isMap: true, name: "no-endpoint-nodeports", keyType: "inet_proto . inet_service", valType: "verdict",
+		comment: "vmap to drop or reject packets to service nodeports with no endpoints"}
+	t.sets = append(t.sets, noEPServices, noEPNodePorts)
+	reject := ensure("reject-chain")
+	reject.comment = "helper for @no-endpoint-services / @no-endpoint-nodeports"
+	reject.rules = append(reject.rules, "reject")
+	t.chain("service-endpoints-check").rules = append(t.chain("service-endpoints-check").rules,
+		ipX+" daddr . meta l4proto . th dport vmap @no-endpoint-services")
+	t.chain("nodeport-endpoints-check").rules = append(t.chain("nodeport-endpoints-check").rules,
+		ipX+" daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports")
+	firewallIPs := &nftSet{isMap: true, name: "firewall-ips", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
+		comment: "destinations that are subject to LoadBalancerSourceRanges"}
+	t.sets = append(t.sets, firewallIPs)
+	t.chain("firewall-check").rules = append(t.chain("firewall-check").rules,
+		ipX+" daddr . meta l4proto . th dport vmap @firewall-ips")
+	serviceIPs := &nftSet{isMap: true, name: "service-ips", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
+		comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic"}
+	serviceNodePorts := &nftSet{isMap: true, name: "service-nodeports", keyType: "inet_proto . inet_service", valType: "verdict",
+		comment: "NodePort traffic"}
+	t.sets = append(t.sets, serviceIPs, serviceNodePorts)
+	svcs := t.chain("services")
+	// Traffic to a cluster IP from outside the cluster is marked for
+	// masquerade once, here (kubernetes#135800 moved it out of every
+	// service chain).
+	local := k.localNFT
+	if family == "ip6" {
+		local = nil
+	}
+	switch {
+	case k.masqAll:
+		svcs.rules = append(svcs.rules, fmt.Sprintf("%s daddr @cluster-ips %s", ipX, masqRule))
+	case len(local) > 0:
+		svcs.rules = append(svcs.rules, fmt.Sprintf("%s daddr @cluster-ips %s %s comment \"masquerade clusterIP traffic from outside cluster\"", ipX, strings.Join(local, " "), masqRule))
+	}
+	svcs.rules = append(svcs.rules,
+		ipX+" daddr . meta l4proto . th dport vmap @service-ips",
+		ipX+" daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports")
+
+	if family != "ip" {
+		return t
+	}
+	for _, p := range k.ports {
+		v := kn.view(p)
+		key := func(a netip.Addr) (string, []byte) {
+			return fmt.Sprintf("%s . %s . %d", a, p.proto, p.port), sk(skAddr(a), skU8(protoNum(p.proto)), skU16(p.port))
+		}
+		for _, e := range v.reachable {
+			if e.Local {
+				a, port := e.Addr.Addr(), int(e.Addr.Port())
+				hairpin.add(nftElem{key: fmt.Sprintf("%s . %s . %s . %d", a, a, p.proto, port),
+					sortKey: sk(skAddr(a), skAddr(a), skU8(protoNum(p.proto)), skU16(port))})
+			}
+		}
+		if v.usesCluster {
+			ensure(v.clusterChain)
+		}
+		if v.usesLocal {
+			ensure(v.localChain)
+		}
+		if v.usesExternal {
+			ensure(v.externalChain)
+		}
+		if v.usesFirewall {
+			ensure(v.fwChain)
+		}
+		ks, kb := key(p.clusterIP)
+		clusterIPs.add(nftElem{key: p.clusterIP.String(), sortKey: skAddr(p.clusterIP)})
+		if v.hasInternal {
+			serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.internalChain})
+		} else {
+			noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.internalVerdict, comment: p.nameString})
+		}
+		for _, a := range p.externalIPs {
+			ks, kb := key(a)
+			if v.hasEndpoints {
+				serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.externalChain})
+			}
+			if !v.hasExternal {
+				noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.externalVerdict, comment: p.nameString})
+			}
+		}
+		for _, a := range p.lbIPs {
+			ks, kb := key(a)
+			if v.hasEndpoints {
+				serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.externalChain})
+			}
+			if v.usesFirewall {
+				firewallIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.fwChain})
+			}
+			if !v.hasExternal {
+				noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.externalVerdict, comment: p.nameString})
+			}
+		}
+		if p.nodePort != 0 {
+			nk := fmt.Sprintf("%s . %d", p.proto, p.nodePort)
+			nb := sk(skU8(protoNum(p.proto)), skU16(p.nodePort))
+			if v.hasEndpoints {
+				serviceNodePorts.add(nftElem{key: nk, sortKey: nb, value: "goto " + v.externalChain})
+			}
+			if !v.hasExternal {
+				noEPNodePorts.add(nftElem{key: nk, sortKey: nb, value: v.externalVerdict, comment: p.nameString})
+			}
+		}
+		if v.usesExternal {
+			ext := t.chain(v.externalChain)
+			if !p.etpLocal {
+				ext.rules = append(ext.rules, masqRule)
+			} else {
+				if len(k.localIfNFT) > 0 {
+					ext.rules = append(ext.rules, fmt.Sprintf("%s goto %s comment \"short-circuit pod traffic\"", strings.Join(k.localIfNFT, " "), v.clusterChain))
+				}
+				ext.rules = append(ext.rules,
+					fmt.Sprintf("fib saddr type local %s comment \"masquerade local traffic\"", masqRule),
+					fmt.Sprintf("fib saddr type local goto %s comment \"short-circuit local traffic\"", v.clusterChain))
+			}
+			if v.hasExternal {
+				target := v.clusterChain
+				if p.etpLocal {
+					target = v.localChain
+				}
+				ext.rules = append(ext.rules, "goto "+target)
+			}
+		}
+		if v.usesFirewall {
+			t.chain(v.fwChain).rules = append(t.chain(v.fwChain).rules, fmt.Sprintf("ip saddr != %s drop", prefixList(p.sourceRanges)))
+		}
+		if v.usesCluster {
+			t.chain(v.clusterChain).rules = append(t.chain(v.clusterChain).rules, dnatRule(p.proto, v.cluster))
+		}
+		if v.usesLocal {
+			t.chain(v.localChain).rules = append(t.chain(v.localChain).rules, dnatRule(p.proto, v.local))
+		}
+	}
+	return t
+}
+
+// dnatRule is the service chain's DNAT as nft lists it: a plain "dnat to"
+// for one endpoint (kubernetes#140723, #140960), otherwise a numgen map
+// over the endpoints in EndpointsMap order.
+func dnatRule(proto string, eps []ServiceEndpoint) string {
+	if len(eps) == 1 {
+		return fmt.Sprintf("meta l4proto %s dnat to %s", proto, eps[0].Addr)
+	}
+	parts := make([]string, len(eps))
+	for i, e := range eps {
+		parts[i] = fmt.Sprintf("%d : %s . %d", i, e.Addr.Addr(), e.Addr.Port())
+	}
+	return fmt.Sprintf("meta l4proto %s dnat ip to numgen random mod %d map { %s }", proto, len(eps), strings.Join(parts, ", "))
+}

@@ -1,0 +1,194 @@
+package linux
+
+import (
+	"net"
+	"net/netip"
+	"sort"
+)
+
+// LinkKind is what a link is.
+type LinkKind string
+
+// Link kinds the twin models.
+const (
+	KindLoopback LinkKind = "loopback"
+	KindEthernet LinkKind = "ether" // the node's NIC
+	KindVXLAN    LinkKind = "vxlan" // vxlan.calico
+	KindVeth     LinkKind = "veth"  // host end of a pod's veth pair
+)
+
+// Link is one network device of the node's root namespace.
+type Link struct {
+	Index int
+	Name  string
+	Kind  LinkKind
+	MTU   int
+	MAC   net.HardwareAddr
+	// Qdisc is the root qdisc ip link prints: noqueue for virtual devices,
+	// fq_codel for the NIC (systemd's default_qdisc on Ubuntu).
+	Qdisc string
+	// State is the operational state: UNKNOWN for lo and vxlan.calico
+	// (no carrier notion), UP otherwise.
+	State string
+	// Addrs are the IPv4 addresses in the order they were added.
+	Addrs []netip.Prefix
+	// LinkLocal is the kernel's EUI-64 IPv6 link-local address (addrgenmode
+	// eui64); the zero value for lo.
+	LinkLocal netip.Prefix
+	VXLAN     *VXLANConfig
+	Peer      *VethPeer
+}
+
+// VXLANConfig is how Felix creates vxlan.calico
+// (felix/dataplane/linux/vxlan_mgr.go device()).
+type VXLANConfig struct {
+	VNI      int
+	Local    netip.Addr // the node address (VtepDevIndex's address)
+	Parent   string     // the NIC (VtepDevIndex)
+	DstPort  int
+	Learning bool
+}
+
+// VethPeer is the pod side of a veth pair.
+type VethPeer struct {
+	// Index is the pod-side ifindex ("@ifN"): eth0 is the first device
+	// created in a fresh namespace after lo.
+	Index int
+	// NetNS is the name containerd gives the pod's network namespace
+	// (cni-<uuid>); the uuid is a deterministic stand-in.
+	NetNS string
+	// Pod is namespace/name.
+	Pod string
+}
+
+// RouteType is the kernel route type.
+type RouteType string
+
+// Route types the twin programs.
+const (
+	RouteUnicast   RouteType = "unicast"
+	RouteBlackhole RouteType = "blackhole"
+)
+
+// Route is one route of the main table.
+type Route struct {
+	Type RouteType
+	// Dst is the destination; 0.0.0.0/0 prints as "default".
+	Dst netip.Prefix
+	Via netip.Addr
+	Dev string
+	// Proto is the routing protocol as ip route names it ("static",
+	// "kernel", "80", "bird"); empty means boot, which ip route hides.
+	Proto  string
+	Scope  string // "link", or empty for universe (hidden)
+	Src    netip.Addr
+	Metric int
+	OnLink bool
+	MTU    int
+	// Owner is who programs the route: netplan, kernel, felix or bird.
+	Owner string
+	// Why is the derivation, with the upstream source it follows.
+	Why string
+	// Node is the node the route leads to (remote blocks) or the node of
+	// the pod (workload routes).
+	Node string
+	// Pod is namespace/name for a workload route.
+	Pod string
+}
+
+// Neighbor is a static ARP entry Felix programs on vxlan.calico.
+type Neighbor struct {
+	IP    netip.Addr
+	MAC   net.HardwareAddr
+	Dev   string
+	State string // PERMANENT
+	Node  string
+}
+
+// FDBEntry is a static forwarding entry Felix programs on vxlan.calico.
+type FDBEntry struct {
+	MAC  net.HardwareAddr
+	Dst  netip.Addr
+	Dev  string
+	Node string
+}
+
+// Node is the compiled dataplane of one Linux node.
+type Node struct {
+	Name string
+	// IP is the node's InternalIP.
+	IP netip.Addr
+
+	links  []Link
+	routes []Route
+	neigh  []Neighbor
+	fdb    []FDBEntry
+	notes  []string
+
+	kp  *kubeProxyNode
+	cal *calicoNode
+	pol *PolicyIndex
+}
+
+// Links returns the node's links in ifindex order.
+func (n *Node) Links() []Link { return append([]Link(nil), n.links...) }
+
+// Link returns the link with the given name.
+func (n *Node) Link(name string) (Link, bool) {
+	for _, l := range n.links {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Link{}, false
+}
+
+// Routes returns the main routing table in the kernel's dump order.
+func (n *Node) Routes() []Route { return append([]Route(nil), n.routes...) }
+
+// Neighbors returns the static neighbours of vxlan.calico in listing order.
+func (n *Node) Neighbors() []Neighbor { return append([]Neighbor(nil), n.neigh...) }
+
+// FDB returns the static FDB entries of vxlan.calico in listing order.
+func (n *Node) FDB() []FDBEntry { return append([]FDBEntry(nil), n.fdb...) }
+
+// Notes are what the compiler could not model for this node, or had to
+// assume.
+func (n *Node) Notes() []string { return append([]string(nil), n.notes...) }
+
+// RouteTo returns the route the kernel would pick for dst: the longest
+// matching prefix, then the lowest metric (fib_table_lookup).
+func (n *Node) RouteTo(dst netip.Addr) (Route, bool) {
+	best := -1
+	for i, r := range n.routes {
+		if !r.Dst.Contains(dst) {
+			continue
+		}
+		if best < 0 || r.Dst.Bits() > n.routes[best].Dst.Bits() ||
+			(r.Dst.Bits() == n.routes[best].Dst.Bits() && r.Metric < n.routes[best].Metric) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Route{}, false
+	}
+	return n.routes[best], true
+}
+
+// sortRoutes puts routes in the order the kernel dumps the main table:
+// fib_table_dump walks the LC-trie leaves in ascending key (destination
+// address) order; a leaf keeps its aliases sorted by suffix length, so a
+// longer prefix comes first (net/ipv4/fib_trie.c fib_insert_alias), and
+// aliases of one prefix by ascending priority (fib_find_alias).
+func sortRoutes(rs []Route) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i].Dst, rs[j].Dst
+		if c := a.Addr().Compare(b.Addr()); c != 0 {
+			return c < 0
+		}
+		if a.Bits() != b.Bits() {
+			return a.Bits() > b.Bits()
+		}
+		return rs[i].Metric < rs[j].Metric
+	})
+}

@@ -1,0 +1,139 @@
+package linux
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"net/netip"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+)
+
+func sha1Hex(s string) string {
+	h := sha1.Sum([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// routes derives the node's main routing table.
+func (cc *clusterCtx) routes(ni *nodeInfo, n *Node, nic string, hasVXLAN bool, fc felixCfg) []Route {
+	var rs []Route
+	// netplan writes "routes: - to: default via: <gw>"; systemd-networkd
+	// installs it with RTPROT_STATIC.
+	if cc.gateway.IsValid() && ni.ip.IsValid() {
+		rs = append(rs, Route{Type: RouteUnicast, Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: cc.gateway, Dev: nic,
+			Proto: "static", Owner: "netplan",
+			Why: "the node's default route (netplan/systemd-networkd, RTPROT_STATIC)"})
+	}
+	// net/ipv4/fib_frontend.c fib_add_ifaddr: the prefix route of an
+	// interface address, proto kernel, scope link, preferred source.
+	if ni.ip.IsValid() && ni.subnet.Bits() < 32 {
+		rs = append(rs, Route{Type: RouteUnicast, Dst: ni.subnet.Masked(), Dev: nic, Proto: "kernel", Scope: "link",
+			Src: ni.ip, Owner: "kernel", Why: fmt.Sprintf("prefix route of %s on %s (fib_add_ifaddr)", netip.PrefixFrom(ni.ip, ni.subnet.Bits()), nic)})
+	}
+	// Local blocks: felix/dataplane/linux/route_mgr.go blackholeRoutes, one
+	// blackhole per local IPAM block, RTN_BLACKHOLE with DefaultRouteProto
+	// 80. With BGP and a pool Felix does not route (IPIP or no
+	// encapsulation) BIRD owns the blackhole instead (proto bird).
+	for _, b := range cc.blocks {
+		if b.node != ni.name {
+			continue
+		}
+		pl, _ := cc.poolOf(b.cidr)
+		proto, owner, why := felixRouteProto, "felix", "blackhole for the node's own IPAM block (route_mgr.go blackholeRoutes)"
+		if cc.bgp && pl.vxlanMode == calico.ModeNever {
+			proto, owner, why = "bird", "bird", "blackhole BIRD exports for the node's own block (confd bird.cfg static route)"
+		}
+		rs = append(rs, Route{Type: RouteBlackhole, Dst: b.cidr, Proto: proto, Owner: owner, Why: why, Node: ni.name})
+	}
+	// Local workloads: felix/dataplane/linux/endpoint_mgr.go routes each
+	// workload's /32 to its cali interface, scope link, priority
+	// IPv4NormalRoutePriority (1024); the CNI plugin's metric-less route is
+	// replaced when Felix takes the interface over.
+	for _, p := range ni.pods {
+		ip, _ := netip.ParseAddr(p.Status.PodIP)
+		if !ip.Is4() {
+			continue
+		}
+		rs = append(rs, Route{Type: RouteUnicast, Dst: netip.PrefixFrom(ip, 32), Dev: VethName(p.Namespace, p.Name),
+			Scope: "link", Metric: workloadRouteMetric, Owner: "felix",
+			Why:  "route to a local workload (endpoint_mgr.go, IPv4NormalRoutePriority)",
+			Node: ni.name, Pod: p.Namespace + "/" + p.Name})
+	}
+	// Remote blocks: the L3 route resolver (felix/calc/l3_route_resolver.go)
+	// emits one route per remote affine block; the VXLAN manager programs it
+	// via the owner's VTEP (vxlan_mgr.go tunnelRoute) unless the pool is
+	// CrossSubnet and the owner shares this node's subnet, in which case the
+	// route manager programs a direct route (route_mgr.go noEncapRoute).
+	for _, b := range cc.blocks {
+		if b.node == "" || b.node == ni.name {
+			continue
+		}
+		if r, ok := cc.remoteRoute(ni, n, b.cidr, b.node, nic, hasVXLAN, fc, "remote IPAM block"); ok {
+			rs = append(rs, r)
+		}
+	}
+	// Borrowed addresses: a pod whose address sits in another node's block
+	// gets a /32 to its own node.
+	for _, p := range cc.borrowed {
+		if p.Spec.NodeName == ni.name {
+			continue
+		}
+		ip, _ := netip.ParseAddr(p.Status.PodIP)
+		if !ip.Is4() {
+			continue
+		}
+		if r, ok := cc.remoteRoute(ni, n, netip.PrefixFrom(ip, 32), p.Spec.NodeName, nic, hasVXLAN, fc, "borrowed address of "+p.Namespace+"/"+p.Name); ok {
+			r.Pod = p.Namespace + "/" + p.Name
+			rs = append(rs, r)
+		}
+	}
+	sortRoutes(rs)
+	return rs
+}
+
+// remoteRoute is the route to dst, which lives on node owner.
+func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner, nic string, hasVXLAN bool, fc felixCfg, what string) (Route, bool) {
+	on := cc.byName[owner]
+	if on == nil {
+		n.note("%s %s is affine to %s, which is not a node: no route", what, dst, owner)
+		return Route{}, false
+	}
+	pl, ok := cc.poolOf(dst)
+	if !ok {
+		return Route{}, false
+	}
+	sameSubnet := on.calico.IsValid() && ni.subnet.Masked().Contains(on.calico)
+	direct := func(proto, who, why string) Route {
+		return Route{Type: RouteUnicast, Dst: dst, Via: on.calico, Dev: nic, Proto: proto, OnLink: proto == felixRouteProto,
+			Owner: who, Why: why, Node: owner}
+	}
+	switch {
+	case pl.ipipMode != calico.ModeNever:
+		n.note("%s %s is in an IPIP pool, which the twin does not route", what, dst)
+		return Route{}, false
+	case pl.vxlanMode == calico.ModeAlways || (pl.vxlanMode == calico.ModeCrossSubnet && !sameSubnet):
+		if !hasVXLAN {
+			n.note("%s %s needs VXLAN but this node has no %s", what, dst, vxlanDevice)
+			return Route{}, false
+		}
+		if on.vtep == nil {
+			n.note("%s %s: %s has no VTEP yet, so Felix holds the route back (vxlan_mgr.go tunnelRoute)", what, dst, owner)
+			return Route{}, false
+		}
+		// routetable TargetTypeVXLAN: gateway the owner's tunnel address,
+		// RTNH_F_ONLINK, the VXLAN MTU, DeviceRouteProtocol (boot).
+		return Route{Type: RouteUnicast, Dst: dst, Via: on.vtep.tunnel, Dev: vxlanDevice, OnLink: true, MTU: fc.mtu,
+			Owner: "felix", Why: fmt.Sprintf("%s of %s via its VTEP (vxlan_mgr.go tunnelRoute)", what, owner), Node: owner}, true
+	case pl.vxlanMode == calico.ModeCrossSubnet && sameSubnet:
+		// routetable TargetTypeNoEncap: gateway the owner's address on
+		// the parent device, RTNH_F_ONLINK, proto 80.
+		return direct(felixRouteProto, "felix", fmt.Sprintf("%s of %s in this subnet, unencapsulated (route_mgr.go noEncapRoute)", what, owner)), true
+	case !sameSubnet:
+		n.note("%s %s of %s is in an unencapsulated pool across subnets: no route", what, dst, owner)
+		return Route{}, false
+	case cc.bgp:
+		return direct("bird", "bird", fmt.Sprintf("%s of %s learned over BGP from its BIRD", what, owner)), true
+	default:
+		return direct(felixRouteProto, "felix", fmt.Sprintf("%s of %s in this subnet, unencapsulated (route_mgr.go noEncapRoute)", what, owner)), true
+	}
+}

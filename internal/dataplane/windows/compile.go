@@ -1,0 +1,623 @@
+package windows
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+const (
+	labelOS = "kubernetes.io/os"
+
+	annoVXLANAddr = "projectcalico.org/IPv4VXLANTunnelAddr"
+	annoVXLANMAC  = "projectcalico.org/VXLANTunnelMACAddr"
+
+	// calicoNetwork is the HNS network name with windows_use_single_network,
+	// which the operator always sets (tigera/operator pkg/render/windows.go).
+	calicoNetwork = "Calico"
+	// externalNetwork is the network calico-node creates first so HNS builds
+	// the external vSwitch (node/windows-packaging/CalicoWindows/node/node-service.ps1).
+	externalNetwork      = "External"
+	externalPrefix       = "192.168.255.0/30"
+	externalGateway      = "192.168.255.1"
+	externalVSID         = 9999
+	defaultVNI           = 4096
+	defaultMACPrefix     = "0E-2A"
+	remoteMACPrefix      = "02-11"
+	vxlanEncapOverhead   = 50
+	defaultNICName       = "Ethernet"
+	kubeProxyWindowsName = "kube-proxy-windows"
+)
+
+// Compile derives the HNS and VFP state of every Windows node of the
+// cluster. It is pure: the cluster is read, never changed. Nodes whose state
+// cannot be derived still get an entry, with Warnings saying why.
+func Compile(c *model.Cluster) (map[string]*Node, error) {
+	if c == nil {
+		return nil, fmt.Errorf("no cluster")
+	}
+	cx, err := newCompiler(c)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*Node{}
+	for _, n := range c.Nodes {
+		if n.Labels[labelOS] != hybrid.OSWindows {
+			continue
+		}
+		node, err := cx.node(n)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: %w", n.Name, err)
+		}
+		out[n.Name] = node
+	}
+	return out, nil
+}
+
+// SortedNodes returns the compiled nodes by name.
+func SortedNodes(m map[string]*Node) []*Node {
+	out := make([]*Node, 0, len(m))
+	for _, n := range m {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// compiler holds what every node's compilation shares.
+type compiler struct {
+	c          *model.Cluster
+	hosts      map[string]*hybrid.Host
+	nodes      map[string]*corev1.Node
+	pools      []pool
+	blocks     []block
+	svcCIDRs   []string
+	vni        int
+	macPrefix  string
+	felix      *felix
+	namespaces map[string]*corev1.Namespace
+}
+
+type pool struct {
+	prefix netip.Prefix
+	spec   calicoapi.IPPoolSpec
+}
+
+type block struct {
+	name   string
+	prefix netip.Prefix
+	node   string // affinity host, "" when none
+}
+
+func newCompiler(c *model.Cluster) (*compiler, error) {
+	cx := &compiler{
+		c:          c,
+		hosts:      map[string]*hybrid.Host{},
+		nodes:      map[string]*corev1.Node{},
+		vni:        defaultVNI,
+		macPrefix:  defaultMACPrefix,
+		namespaces: map[string]*corev1.Namespace{},
+	}
+	for i := range c.Hosts {
+		cx.hosts[c.Hosts[i].Name] = &c.Hosts[i]
+	}
+	for _, n := range c.Nodes {
+		cx.nodes[n.Name] = n
+	}
+	for _, ns := range c.Namespaces {
+		cx.namespaces[ns.Name] = ns
+	}
+	for _, p := range c.IPPools {
+		pfx, err := netip.ParsePrefix(p.Spec.CIDR)
+		if err != nil {
+			return nil, fmt.Errorf("IPPool %s: bad cidr %q", p.Name, p.Spec.CIDR)
+		}
+		cx.pools = append(cx.pools, pool{prefix: pfx.Masked(), spec: p.Spec})
+	}
+	for _, b := range c.IPAMBlocks {
+		pfx, err := netip.ParsePrefix(b.Spec.CIDR)
+		if err != nil {
+			return nil, fmt.Errorf("IPAMBlock %s: bad cidr %q", b.Name, b.Spec.CIDR)
+		}
+		bl := block{name: b.Name, prefix: pfx}
+		if b.Spec.Affinity != nil {
+			bl.node = strings.TrimPrefix(*b.Spec.Affinity, "host:")
+		}
+		cx.blocks = append(cx.blocks, bl)
+	}
+	// Blocks as the API lists them: by name.
+	sort.Slice(cx.blocks, func(i, j int) bool { return cx.blocks[i].name < cx.blocks[j].name })
+	if c.Installation != nil {
+		cx.svcCIDRs = c.Installation.Spec.ServiceCIDRs
+		if w := c.Installation.Spec.WindowsNodes; w != nil && w.VXLANMACPrefix != "" {
+			cx.macPrefix = w.VXLANMACPrefix
+		}
+	}
+	for _, f := range c.FelixConfigs {
+		if f.Name == "default" && f.Spec.VXLANVNI != nil {
+			cx.vni = *f.Spec.VXLANVNI
+		}
+	}
+	cx.felix = newFelix(cx)
+	return cx, nil
+}
+
+// node compiles one Windows node.
+func (cx *compiler) node(n *corev1.Node) (*Node, error) {
+	h := cx.hosts[n.Name]
+	out := &Node{Name: n.Name, Address: nodeAddress(n)}
+	nicName := defaultNICName
+	if h != nil {
+		if h.NIC.Name != "" {
+			nicName = h.NIC.Name
+		}
+		out.HostMAC = windowsMAC(h.NIC.MAC, true)
+	}
+	if out.HostMAC == "" {
+		out.HostMAC = standInMAC(n.Name + "/nic")
+		out.Notes = append(out.Notes, fmt.Sprintf("the host NIC's MAC is not observed (hosts[].nic.mac); %s is a stand-in", out.HostMAC))
+	}
+	if out.Address == "" {
+		out.Warnings = append(out.Warnings, "the node has no InternalIP: HNS networks have no management IP")
+	}
+	nb := &nodeBuild{cx: cx, n: n, h: h, out: out, nicName: nicName}
+	if err := nb.build(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// nodeBuild carries one node's compilation.
+type nodeBuild struct {
+	cx      *compiler
+	n       *corev1.Node
+	h       *hybrid.Host
+	out     *Node
+	nicName string
+
+	block   block
+	calico  *Network
+	hostEP  *Endpoint
+	byIP    map[string]*Endpoint // HNS endpoints by IP, local ones winning (hns.go getAllEndpointsByNetwork)
+	podEPs  []*Endpoint
+	podOf   map[*Endpoint]*corev1.Pod
+	nextCmp int
+}
+
+func (nb *nodeBuild) build() error {
+	out := nb.out
+	nb.byIP = map[string]*Endpoint{}
+	nb.podOf = map[*Endpoint]*corev1.Pod{}
+	out.Networks = append(out.Networks, nb.externalNetwork())
+	out.FirewallRules = append(out.FirewallRules, overlayFirewallRule())
+	if !nb.calicoNetwork() {
+		nb.adapters()
+		nb.firewall()
+		nb.vfp()
+		return nil
+	}
+	nb.pods()
+	nb.kubeProxy()
+	nb.adapters()
+	nb.firewall()
+	nb.vfp()
+	return nil
+}
+
+// externalNetwork is the "External" Overlay network calico-node creates
+// before its own so that HNS builds the vSwitch on the host NIC
+// (node-service.ps1: New-HNSNetwork -Type Overlay -AddressPrefix
+// 192.168.255.0/30 -Gateway 192.168.255.1 -SubnetPolicies VSID 9999).
+func (nb *nodeBuild) externalNetwork() *Network {
+	return &Network{
+		ID:                 hnsID(nb.n.Name + "/network/" + externalNetwork),
+		Name:               externalNetwork,
+		Type:               "Overlay",
+		NetworkAdapterName: nb.nicName,
+		ManagementIP:       nb.out.Address,
+		Subnets:            []Subnet{{AddressPrefix: externalPrefix, GatewayAddress: externalGateway, VSID: externalVSID}},
+		CreatedBy:          "calico-node (node-service.ps1)",
+	}
+}
+
+// calicoNetwork builds the Calico network and its host endpoint as
+// calico-node's startup does (node/pkg/lifecycle/startup/startup_windows.go
+// → cni-plugin/pkg/dataplane/windows/dataplane_windows.go SetupVxlanNetwork).
+func (nb *nodeBuild) calicoNetwork() bool {
+	cx, n, out := nb.cx, nb.n, nb.out
+	var found bool
+	for _, b := range cx.blocks {
+		if b.node == n.Name {
+			nb.block, found = b, true
+			break
+		}
+	}
+	if !found {
+		out.Warnings = append(out.Warnings, "no IPAM block is affine to the node: calico-node-windows has not created the Calico HNS network (no pods, no kube-proxy state)")
+		return false
+	}
+	if cx.vni < defaultVNI {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("FelixConfiguration vxlanVNI %d: Windows does not support VXLANVNI < 4096; calico-node cannot create the Calico network", cx.vni))
+		return false
+	}
+	p, ok := cx.poolOf(nb.block.prefix.Addr())
+	if ok && p.spec.VXLANMode != calicoapi.ModeAlways {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the node's pool %s is not VXLAN Always (vxlanMode %q): Calico for Windows supports only VXLAN (or BGP without encapsulation, not modeled)", p.prefix, p.spec.VXLANMode))
+	}
+	gw := nthAddr(nb.block.prefix, 1)
+	net := &Network{
+		ID:                 hnsID(n.Name + "/network/" + calicoNetwork),
+		Name:               calicoNetwork,
+		Type:               "Overlay",
+		NetworkAdapterName: nb.nicName,
+		ManagementIP:       out.Address,
+		DrMacAddress:       nb.drMAC(),
+		Subnets:            []Subnet{{AddressPrefix: nb.block.prefix.String(), GatewayAddress: gw.String(), VSID: cx.vni}},
+		CreatedBy:          "calico-node (startup_windows.go SetupVxlanNetwork)",
+	}
+	// ensureVxlanNetworkExists adds a HostRoute policy once the network exists.
+	net.Policies = append(net.Policies, NetworkPolicy{Type: PolicyHostRoute})
+	net.Policies = append(net.Policies, nb.remoteSubnetRoutes()...)
+	out.Networks = append(out.Networks, net)
+	nb.calico = net
+
+	// <network>_ep at block .2: a remote endpoint with the host NIC's MAC
+	// (GetMacAddr formats it as Go's net.HardwareAddr: colons, lower case)
+	// and a PA policy to the management IP (createAndAttachVxlanHostEP).
+	ip := nthAddr(nb.block.prefix, 2).String()
+	ep := &Endpoint{
+		ID:                 hnsID(n.Name + "/endpoint/" + calicoNetwork + "_ep"),
+		Name:               calicoNetwork + "_ep",
+		VirtualNetwork:     net.ID,
+		VirtualNetworkName: net.Name,
+		IPAddress:          ip,
+		MacAddress:         goMAC(out.HostMAC),
+		IsRemoteEndpoint:   true,
+		State:              1,
+		Policies:           []EndpointPolicy{{Type: PolicyPA, PA: out.Address}},
+		Kind:               KindHost,
+		Owner:              "calico-node",
+	}
+	nb.addEndpoint(ep)
+	nb.hostEP = ep
+	return true
+}
+
+// drMAC is the DrPort adapter's MAC as HNS prints DrMacAddress: the node's
+// observed VTEP MAC (Calico records the DrPort's MAC as the node's
+// VXLANTunnelMACAddr, dataplane_windows.go EnsureVXLANTunnelAddr).
+func (nb *nodeBuild) drMAC() string {
+	mac := nb.n.Annotations[annoVXLANMAC]
+	if nb.h != nil && nb.h.Observed.VXLANTunnelMAC != "" {
+		mac = nb.h.Observed.VXLANTunnelMAC
+	}
+	if m := windowsMAC(mac, true); m != "" {
+		return m
+	}
+	m := standInMAC(nb.n.Name + "/drport")
+	nb.out.Notes = append(nb.out.Notes, fmt.Sprintf("the DrPort adapter's MAC is not observed (hosts[].observed.vxlanTunnelMAC); %s is a stand-in", m))
+	return m
+}
+
+// remoteSubnetRoutes are the RemoteSubnetRoute policies Felix's
+// vxlanManager adds (felix/dataplane/windows/vxlan_mgr.go): one per remote
+// VXLAN block whose node has a VTEP, {DestinationPrefix: block,
+// ProviderAddress: the node's address, DistributedRouterMacAddress: its VTEP
+// MAC with ':' replaced by '-', IsolationId: the VNI}.
+//
+// Order. HNS lists network policies in the order they were added, and Felix
+// adds them one request at a time while ranging over a Go set built from a
+// Go map (the calc graph also flushes routes from a map, event_sequencer.go),
+// so the real order is random per start. The twin needs a fixed rule: routes
+// sort by their VTEP MAC, descending. For Linux peers the MAC is Felix's
+// hash of the node name (vtepMACForHost), so this is a name-seeded
+// pseudo-random order like the real one; it is the rule that reproduces the
+// lab's observed order (seed 000: 172.21.211.0/26, 172.21.70.192/26,
+// 172.21.172.0/26), which join order (master first) and prefix order do not.
+func (nb *nodeBuild) remoteSubnetRoutes() []NetworkPolicy {
+	cx := nb.cx
+	var out []NetworkPolicy
+	for _, b := range cx.blocks {
+		if b.node == "" || b.node == nb.n.Name {
+			continue
+		}
+		p, ok := cx.poolOf(b.prefix.Addr())
+		if !ok || p.spec.VXLANMode == "" || p.spec.VXLANMode == calicoapi.ModeNever {
+			continue // only VXLAN pools' routes reach the manager
+		}
+		peer := cx.nodes[b.node]
+		if peer == nil {
+			continue
+		}
+		mac, ok := cx.vtepMAC(peer)
+		if !ok {
+			nb.out.Warnings = append(nb.out.Warnings, fmt.Sprintf("no VTEP for node %s (no VXLAN tunnel address or MAC): Felix skips the route to %s", peer.Name, b.prefix))
+			continue
+		}
+		out = append(out, NetworkPolicy{
+			Type:                        PolicyRemoteSubnetRoute,
+			DestinationPrefix:           b.prefix.String(),
+			ProviderAddress:             nodeAddress(peer),
+			DistributedRouterMacAddress: strings.ReplaceAll(mac, ":", "-"),
+			IsolationID:                 cx.vni,
+			Node:                        peer.Name,
+		})
+	}
+	sortRemoteSubnetRoutes(out)
+	return out
+}
+
+// sortRemoteSubnetRoutes applies the twin's order rule (see remoteSubnetRoutes).
+func sortRemoteSubnetRoutes(rs []NetworkPolicy) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := strings.ToLower(rs[i].DistributedRouterMacAddress), strings.ToLower(rs[j].DistributedRouterMacAddress)
+		if a != b {
+			return a > b
+		}
+		return rs[i].DestinationPrefix < rs[j].DestinationPrefix
+	})
+}
+
+// vtepMAC is the VTEP MAC Felix's VXLAN resolver uses for a node: the
+// projectcalico.org/VXLANTunnelMACAddr annotation, else (Linux) the MAC
+// Felix derives from the node name. A node without a VXLAN tunnel address
+// has no VTEP.
+func (cx *compiler) vtepMAC(n *corev1.Node) (string, bool) {
+	if n.Annotations[annoVXLANAddr] == "" {
+		return "", false
+	}
+	if m := n.Annotations[annoVXLANMAC]; m != "" {
+		return strings.ToLower(m), true
+	}
+	if h := cx.hosts[n.Name]; h != nil && h.Observed.VXLANTunnelMAC != "" {
+		return strings.ToLower(h.Observed.VXLANTunnelMAC), true
+	}
+	if n.Labels[labelOS] == hybrid.OSWindows {
+		return "", false
+	}
+	return engine.VTEPMAC(n.Name), true
+}
+
+// pods creates the pod endpoints the Calico CNI plugin creates
+// (dataplane_windows.go createAndAttachContainerEP) and the pods' HNS
+// namespaces, in creation order; the twin takes address order within the
+// block as creation order (Calico IPAM hands ordinals out in sequence).
+func (nb *nodeBuild) pods() {
+	cx, n := nb.cx, nb.n
+	var pods []*corev1.Pod
+	for _, p := range cx.c.Pods {
+		if p.Spec.NodeName != n.Name || p.Spec.HostNetwork || p.Status.PodIP == "" {
+			continue
+		}
+		a, err := netip.ParseAddr(p.Status.PodIP)
+		if err != nil || !nb.block.prefix.Contains(a) {
+			continue
+		}
+		pods = append(pods, p)
+	}
+	sort.SliceStable(pods, func(i, j int) bool {
+		return netip.MustParseAddr(pods[i].Status.PodIP).Less(netip.MustParseAddr(pods[j].Status.PodIP))
+	})
+	nb.nextCmp = 2 // compartment 1 is the host's
+	for _, p := range pods {
+		nb.pod(p)
+	}
+}
+
+// pod builds one pod's endpoint, policies and namespace.
+func (nb *nodeBuild) pod(p *corev1.Pod) {
+	cx, out := nb.cx, nb.out
+	sid, observed := sandboxID(p)
+	if !observed {
+		out.Notes = appendOnce(out.Notes, "pod sandbox IDs are stand-ins (containerd makes them random); give the observed one in the pod annotation "+SandboxIDAnnotation)
+	}
+	ip := netip.MustParseAddr(p.Status.PodIP)
+	b4 := ip.As4()
+	ep := &Endpoint{
+		ID:                 hnsID(nb.n.Name + "/endpoint/" + p.Status.PodIP),
+		Name:               sid + "_" + calicoNetwork,
+		VirtualNetwork:     nb.calico.ID,
+		VirtualNetworkName: nb.calico.Name,
+		IPAddress:          p.Status.PodIP,
+		MacAddress:         fmt.Sprintf("%s-%02x-%02x-%02x-%02x", cx.macPrefix, b4[0], b4[1], b4[2], b4[3]),
+		PrefixLength:       nb.block.prefix.Bits(),
+		GatewayAddress:     nthAddr(nb.block.prefix, 1).String(),
+		EncapOverhead:      vxlanEncapOverhead,
+		State:              3,
+		Kind:               KindPod,
+		Owner:              "calico-cni",
+		Pod:                p.Namespace + "/" + p.Name,
+		SandboxID:          sid,
+	}
+	ep.DNSServerList, ep.DNSSuffix = nb.dns(p)
+	ep.Policies = nb.cniPolicies(ip)
+	acls, report, warns := cx.felix.endpointACLs(p, nb.out.Address)
+	for i := range acls {
+		ep.Policies = append(ep.Policies, EndpointPolicy{Type: PolicyACL, ACL: &acls[i]})
+	}
+	ep.ACLCount, ep.ACLReport = len(acls), report
+	for _, w := range warns {
+		out.Warnings = append(out.Warnings, ep.Pod+": "+w)
+	}
+	ns := &Namespace{
+		ID:          hnsID(nb.n.Name + "/namespace/" + ep.Pod),
+		NamespaceID: nb.nextCmp,
+		Type:        "Host",
+		EndpointIDs: []string{ep.ID},
+		Pod:         ep.Pod,
+	}
+	nb.nextCmp++
+	ep.NamespaceID = ns.ID
+	out.Namespaces = append(out.Namespaces, ns)
+	nb.addEndpoint(ep)
+	nb.podEPs = append(nb.podEPs, ep)
+	nb.podOf[ep] = p
+}
+
+// cniPolicies are the pod endpoint's policies before Felix's ACLs, in the
+// order the plugin sends them:
+//   - the net conf's OutBoundNAT with the service CIDRs as exceptions
+//     (tigera/operator render/windows.go), to which winpol
+//     CalculateEndpointPolicies appends every IP pool's CIDR; dropped when
+//     the pod's pool has natOutgoing off;
+//   - one SDNROUTE per service CIDR with NeedEncap (render/windows.go), which
+//     HNS's V1 view calls ROUTE;
+//   - PA = the management IP (VXLAN mode);
+//   - OutBoundNAT with Destinations = the pod's own IP: loopback DSR, when
+//     the Windows build supports it (install_windows.go: 1809 ≥ 17763.1432
+//     or ≥ 1903/18317).
+func (nb *nodeBuild) cniPolicies(ip netip.Addr) []EndpointPolicy {
+	cx := nb.cx
+	var pols []EndpointPolicy
+	nat := true
+	if p, ok := cx.poolOf(ip); ok {
+		nat = p.spec.NATOutgoing
+	}
+	if nat {
+		exc := slices.Clone(cx.svcCIDRs)
+		for _, p := range cx.pools {
+			exc = append(exc, p.prefix.String())
+		}
+		pols = append(pols, EndpointPolicy{Type: PolicyOutBoundNAT, ExceptionList: exc})
+	}
+	for _, cidr := range cx.svcCIDRs {
+		pols = append(pols, EndpointPolicy{Type: PolicyRoute, DestinationPrefix: cidr, NeedEncap: true})
+	}
+	pols = append(pols, EndpointPolicy{Type: PolicyPA, PA: nb.out.Address})
+	if nb.loopbackDSR() {
+		pols = append(pols, EndpointPolicy{Type: PolicyOutBoundNAT, Destinations: []string{ip.String()}})
+	}
+	return pols
+}
+
+// loopbackDSR is the CNI install's DSR check on the node's Windows build.
+func (nb *nodeBuild) loopbackDSR() bool {
+	kv := nb.n.Status.NodeInfo.KernelVersion
+	if nb.h != nil && nb.h.KernelVersion != "" {
+		kv = nb.h.KernelVersion
+	}
+	f := strings.Split(kv, ".")
+	if len(f) < 3 {
+		return true // unknown build: assume a current one
+	}
+	build, _ := strconv.Atoi(f[2])
+	rev := 0
+	if len(f) > 3 {
+		rev, _ = strconv.Atoi(f[3])
+	}
+	return build >= 18317 || (build == 17763 && rev >= 1432)
+}
+
+// dns is what the runtime gives the CNI plugin for the pod: the cluster DNS
+// servers and the pod's search list (kubelet ClusterFirst policy).
+func (nb *nodeBuild) dns(p *corev1.Pod) (servers, suffix string) {
+	kc := nb.cx.c.Kubeadm.NodeKubelet[nb.n.Name]
+	if kc == nil {
+		kc = nb.cx.c.Kubeadm.Kubelet
+	}
+	domain := "cluster.local"
+	var dns []string
+	if kc != nil {
+		dns = kc.ClusterDNS
+		if kc.ClusterDomain != "" {
+			domain = kc.ClusterDomain
+		}
+	}
+	if len(dns) == 0 {
+		// The CNI net conf's DNS: the operator fills it with kube-dns's
+		// ClusterIP (tigera/operator render/windows.go K8sDNSServers).
+		for _, svc := range nb.cx.c.Services {
+			if svc.Namespace == "kube-system" && svc.Name == "kube-dns" && svc.Spec.ClusterIP != "" {
+				dns = []string{svc.Spec.ClusterIP}
+			}
+		}
+	}
+	return strings.Join(dns, ","), strings.Join([]string{p.Namespace + ".svc." + domain, "svc." + domain, domain}, ",")
+}
+
+// addEndpoint records an endpoint in HNS order and in the by-IP index,
+// where a local endpoint wins over a remote one with the same address.
+func (nb *nodeBuild) addEndpoint(ep *Endpoint) {
+	nb.out.Endpoints = append(nb.out.Endpoints, ep)
+	if old, ok := nb.byIP[ep.IPAddress]; ok && !old.IsRemoteEndpoint {
+		return
+	}
+	nb.byIP[ep.IPAddress] = ep
+}
+
+// poolOf is the IP pool containing a.
+func (cx *compiler) poolOf(a netip.Addr) (pool, bool) {
+	for _, p := range cx.pools {
+		if p.prefix.Contains(a) {
+			return p, true
+		}
+	}
+	return pool{}, false
+}
+
+func nodeAddress(n *corev1.Node) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			return a.Address
+		}
+	}
+	return ""
+}
+
+// nthAddr is the n-th address of a prefix (dataplane_windows.go getNthIP).
+func nthAddr(p netip.Prefix, n int) netip.Addr {
+	a := p.Masked().Addr()
+	for range n {
+		a = a.Next()
+	}
+	return a
+}
+
+// windowsMAC formats a MAC the way Windows (Get-NetAdapter, HNS's
+// DrMacAddress) prints it: upper case with dashes; "" if s is not a MAC.
+func windowsMAC(s string, upper bool) string {
+	hw, err := net.ParseMAC(strings.ReplaceAll(s, "-", ":"))
+	if err != nil || len(hw) != 6 {
+		return ""
+	}
+	out := strings.ReplaceAll(hw.String(), ":", "-")
+	if upper {
+		out = strings.ToUpper(out)
+	}
+	return out
+}
+
+// goMAC formats a MAC as Go's net.HardwareAddr.String does (colons, lower
+// case): what Calico's GetMacAddr and kube-proxy's hostMac hand to HNS.
+func goMAC(s string) string {
+	hw, err := net.ParseMAC(strings.ReplaceAll(s, "-", ":"))
+	if err != nil {
+		return s
+	}
+	return hw.String()
+}
+
+// standInMAC is a MAC in Hyper-V's 00-15-5D range derived from a name, for
+// values only the host knows.
+func standInMAC(name string) string {
+	u := uuid5(hnsNamespace, name)
+	return fmt.Sprintf("00-15-5D-%02X-%02X-%02X", u[0], u[1], u[2])
+}
+
+func appendOnce(s []string, v string) []string {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
