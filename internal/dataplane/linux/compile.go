@@ -107,26 +107,25 @@ type felixCfg struct {
 }
 
 type clusterCtx struct {
-	c       *model.Cluster
-	nodes   []*nodeInfo
-	byName  map[string]*nodeInfo
-	linux   []*nodeInfo
-	pools   []pool
-	blocks  []block
+	c      *model.Cluster
+	nodes  []*nodeInfo
+	byName map[string]*nodeInfo
+	linux  []*nodeInfo
+	pools  []pool
+	blocks []block
 	// blockIdx finds the block holding an address: one map lookup per
 	// distinct block size.
 	blockIdx  map[netip.Prefix]block
 	blockBits []int
 	// borrowed are pods whose address lies outside their node's blocks.
 	borrowed []*corev1.Pod
-	bgp     bool
-	gateway netip.Addr
-	network netip.Prefix
-	anyVX   bool
-	kp      *kubeProxyCluster
-	cal     *calicoCluster
-	pol     *PolicyIndex
-	notes   []string
+	bgp      bool
+	gateway  netip.Addr
+	network  netip.Prefix
+	anyVX    bool
+	kp       *kubeProxyCluster
+	cal      *calicoCluster
+	pol      *PolicyIndex
 }
 
 func newClusterCtx(c *model.Cluster) *clusterCtx {
@@ -391,6 +390,7 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 		n.neigh, n.fdb = cc.l2(ni, n)
 	}
 	n.kp = cc.kp.forNode(ni)
+	n.kpNotes = cc.kp.notes
 	n.cal = cc.cal.forNode(ni, n)
 	return n
 }
@@ -401,9 +401,10 @@ func (n *Node) note(format string, args ...any) {
 
 // VethName is the host-side interface name Calico gives a pod:
 // "cali" and the first 11 hex digits of SHA-1("<namespace>.<pod>")
-// (libcalico-go/lib/names VethNameForWorkload with the default prefix).
+// (libcalico-go/lib/backend/k8s/conversion/workload_endpoint_default.go
+// VethNameForWorkload with the default prefix).
 func VethName(namespace, pod string) string {
-	return "cali" + sha1Hex(namespace+"."+pod)[:11]
+	return "cali" + sha1Hex(namespace + "." + pod)[:11]
 }
 
 // standInMAC is a deterministic locally administered unicast MAC.

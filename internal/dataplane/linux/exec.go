@@ -205,13 +205,7 @@ func (r Route) line() string {
 	if r.Type == RouteBlackhole {
 		f = append(f, "blackhole")
 	}
-	if r.Dst.Bits() == 0 {
-		f = append(f, "default")
-	} else if r.Dst.IsSingleIP() {
-		f = append(f, r.Dst.Addr().String())
-	} else {
-		f = append(f, r.Dst.String())
-	}
+	f = append(f, r.Destination())
 	if r.Via.IsValid() {
 		f = append(f, "via", r.Via.String())
 	}

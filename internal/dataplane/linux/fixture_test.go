@@ -39,7 +39,7 @@ func newFixture() *fixture {
 			BGP: &bgp, LinuxDataplane: &nft}}},
 		Kubeadm: model.Kubeadm{
 			KubeProxy: &kubeproxyv1alpha1.KubeProxyConfiguration{Mode: "nftables"},
-			Cluster: &kubeadm.ClusterConfiguration{Networking: kubeadm.Networking{PodSubnet: "10.244.0.0/16", ServiceSubnet: "10.96.0.0/12"}},
+			Cluster:   &kubeadm.ClusterConfiguration{Networking: kubeadm.Networking{PodSubnet: "10.244.0.0/16", ServiceSubnet: "10.96.0.0/12"}},
 		},
 	}
 	return f
@@ -51,7 +51,7 @@ func newFixture() *fixture {
 func (f *fixture) node(name, ip string, n, minutes int) *corev1.Node {
 	block := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(n / 4), byte(n % 4 * 64)}), 26)
 	nd := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(f.t0.Add(time.Duration(minutes) * time.Minute)),
-		Labels: map[string]string{labelOS: hybrid.OSLinux},
+		Labels:      map[string]string{labelOS: hybrid.OSLinux},
 		Annotations: map[string]string{annoIPv4Address: ip + "/24", annoVXLANAddr: block.Addr().String()}},
 		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
 	f.c.Nodes = append(f.c.Nodes, nd)

@@ -298,14 +298,14 @@ func (k *kubeProxyCluster) forNode(ni *nodeInfo) *kubeProxyNode {
 // portView is a service port seen from one node (proxy.CategorizeEndpoints
 // without topology hints).
 type portView struct {
-	p                                        *svcPort
-	cluster, local, reachable                []ServiceEndpoint
-	hasEndpoints, hasInternal, hasExternal   bool
-	usesCluster, usesLocal, usesExternal     bool
-	internalChain, externalChain             string
-	internalVerdict, externalVerdict         string
-	clusterChain, localChain, fwChain        string
-	usesFirewall                             bool
+	p                                      *svcPort
+	cluster, local, reachable              []ServiceEndpoint
+	hasEndpoints, hasInternal, hasExternal bool
+	usesCluster, usesLocal, usesExternal   bool
+	internalChain, externalChain           string
+	internalVerdict, externalVerdict       string
+	clusterChain, localChain, fwChain      string
+	usesFirewall                           bool
 }
 
 func (kn *kubeProxyNode) view(p *svcPort) portView {
@@ -425,7 +425,10 @@ func (kn *kubeProxyNode) table(family string) *nftTable {
 
 	// Base chains (proxier.go nftablesBaseChains): filter chains before DNAT
 	// at dstnat-10, filter chains after DNAT at filter priority, NAT chains.
-	for _, bc := range []struct{ name, typ, hook string; prio int }{
+	for _, bc := range []struct {
+		name, typ, hook string
+		prio            int
+	}{
 		{"filter-prerouting-pre-dnat", "filter", "prerouting", -110},
 		{"filter-output-pre-dnat", "filter", "output", -110},
 		{"filter-input", "filter", "input", 0},

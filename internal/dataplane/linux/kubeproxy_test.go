@@ -32,7 +32,9 @@ func TestHashAndTruncateGivesUpstreamsChainNames(t *testing.T) {
 }
 
 func TestDNATRule(t *testing.T) {
-	e := func(s, node string) ServiceEndpoint { return ServiceEndpoint{Addr: netip.MustParseAddrPort(s), Node: node} }
+	e := func(s, node string) ServiceEndpoint {
+		return ServiceEndpoint{Addr: netip.MustParseAddrPort(s), Node: node}
+	}
 	for _, tc := range []struct {
 		name string
 		eps  []ServiceEndpoint

@@ -29,6 +29,7 @@ type nftSet struct {
 	timeout string
 	comment string
 	elems   []nftElem
+	seen    map[string]bool
 }
 
 // nftElem is one element; sortKey is the key's value in network byte order,
@@ -72,11 +73,13 @@ func (t *nftTable) chain(name string) *nftChain {
 // add appends an element unless one with the same key is present (sets
 // and maps hold each key once).
 func (s *nftSet) add(e nftElem) {
-	for _, o := range s.elems {
-		if o.key == e.key {
-			return
-		}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
 	}
+	if s.seen[e.key] {
+		return
+	}
+	s.seen[e.key] = true
 	s.elems = append(s.elems, e)
 }
 

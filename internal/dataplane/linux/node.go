@@ -96,6 +96,18 @@ type Route struct {
 	Pod string
 }
 
+// Destination is the destination as ip route prints it: "default", an
+// address for a host route, else the prefix.
+func (r Route) Destination() string {
+	switch {
+	case r.Dst.Bits() == 0:
+		return "default"
+	case r.Dst.IsSingleIP():
+		return r.Dst.Addr().String()
+	}
+	return r.Dst.String()
+}
+
 // Neighbor is a static ARP entry Felix programs on vxlan.calico.
 type Neighbor struct {
 	IP    netip.Addr
@@ -125,9 +137,10 @@ type Node struct {
 	fdb    []FDBEntry
 	notes  []string
 
-	kp  *kubeProxyNode
-	cal *calicoNode
-	pol *PolicyIndex
+	kp      *kubeProxyNode
+	kpNotes []string
+	cal     *calicoNode
+	pol     *PolicyIndex
 }
 
 // Links returns the node's links in ifindex order.
@@ -153,8 +166,18 @@ func (n *Node) Neighbors() []Neighbor { return append([]Neighbor(nil), n.neigh..
 func (n *Node) FDB() []FDBEntry { return append([]FDBEntry(nil), n.fdb...) }
 
 // Notes are what the compiler could not model for this node, or had to
-// assume.
-func (n *Node) Notes() []string { return append([]string(nil), n.notes...) }
+// assume: its own notes, kube-proxy's and those of the Calico view.
+func (n *Node) Notes() []string {
+	out := append([]string(nil), n.notes...)
+	if n.kpNotes != nil {
+		out = append(out, n.kpNotes...)
+	}
+	if n.cal != nil {
+		_, cn := n.cal.table(n.pol)
+		out = append(out, cn...)
+	}
+	return out
+}
 
 // RouteTo returns the route the kernel would pick for dst: the longest
 // matching prefix, then the lowest metric (fib_table_lookup).

@@ -1,6 +1,7 @@
 package windows
 
 import (
+	"crypto/sha1"
 	"fmt"
 	"net"
 	"net/netip"
@@ -13,7 +14,6 @@ import (
 
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -386,7 +386,16 @@ func (cx *compiler) vtepMAC(n *corev1.Node) (string, bool) {
 	if n.Labels[labelOS] == hybrid.OSWindows {
 		return "", false
 	}
-	return engine.VTEPMAC(n.Name), true
+	return vtepMACForHost(n.Name), true
+}
+
+// vtepMACForHost is the MAC Felix gives a Linux node's vxlan.calico when
+// the node records none: 0x66 and the first five bytes of SHA-1 of the node
+// name (felix/calc/vxlan_resolver.go; the engine's VTEPMAC is the same rule,
+// kept separate so this package does not depend on the engine).
+func vtepMACForHost(node string) string {
+	sum := sha1.Sum([]byte(node))
+	return net.HardwareAddr(append([]byte{0x66}, sum[:5]...)).String()
 }
 
 // pods creates the pod endpoints the Calico CNI plugin creates
@@ -397,8 +406,9 @@ func (nb *nodeBuild) pods() {
 	cx, n := nb.cx, nb.n
 	var pods []*corev1.Pod
 	for _, p := range cx.c.Pods {
-		if p.Spec.NodeName != n.Name || p.Spec.HostNetwork || p.Status.PodIP == "" {
-			continue
+		if p.Spec.NodeName != n.Name || p.Spec.HostNetwork || p.Status.PodIP == "" ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue // finished pods' sandboxes (and endpoints) are gone
 		}
 		a, err := netip.ParseAddr(p.Status.PodIP)
 		if err != nil || !nb.block.prefix.Contains(a) {
@@ -420,7 +430,7 @@ func (nb *nodeBuild) pod(p *corev1.Pod) {
 	cx, out := nb.cx, nb.out
 	sid, observed := sandboxID(p)
 	if !observed {
-		out.Notes = appendOnce(out.Notes, "pod sandbox IDs are stand-ins (containerd makes them random); give the observed one in the pod annotation "+SandboxIDAnnotation)
+		out.Notes = append(out.Notes, fmt.Sprintf("%s/%s: the sandbox ID is a stand-in (containerd makes it random); give the observed one in the pod annotation %s", p.Namespace, p.Name, SandboxIDAnnotation))
 	}
 	ip := netip.MustParseAddr(p.Status.PodIP)
 	b4 := ip.As4()

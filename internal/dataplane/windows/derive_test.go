@@ -524,3 +524,11 @@ func TestVFPPodPortsAreNamedAfterTheirEndpointAndMirrorTheSwitchACLs(t *testing.
 		t.Errorf("%d VFP ACL rules", rules)
 	}
 }
+
+func TestTheVTEPMACRuleIsTheEngines(t *testing.T) {
+	for _, n := range []string{"k8s-lab-master-1", "k8s-lab-node-1", "x"} {
+		if vtepMACForHost(n) != engine.VTEPMAC(n) {
+			t.Errorf("%s: %s vs %s", n, vtepMACForHost(n), engine.VTEPMAC(n))
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // kubeProxyConfig is what kube-proxy (winkernel) runs with on the node.
@@ -49,6 +50,11 @@ func (nb *nodeBuild) kubeProxy() {
 		nb.addEndpoint(ep)
 	}
 	kp := &proxier{nb: nb, cfg: cfg, lbs: map[string]*LoadBalancer{}}
+	for _, p := range nb.calico.Policies {
+		if pfx, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && p.Type == PolicyRemoteSubnetRoute {
+			kp.routes = append(kp.routes, route{pfx, p.ProviderAddress})
+		}
+	}
 	for _, svc := range nb.cx.c.Services {
 		kp.service(svc)
 	}
@@ -136,6 +142,13 @@ type proxier struct {
 	// lbs is the load balancer cache by identifier (protocol, ports, VIP,
 	// backend set), as hns.go findLoadBalancerID keys it.
 	lbs map[string]*LoadBalancer
+	// routes are the network's remote subnet routes, parsed once.
+	routes []route
+}
+
+type route struct {
+	prefix netip.Prefix
+	pa     string
 }
 
 // backend is one endpoint of a service port (proxy.Endpoint).
@@ -194,7 +207,7 @@ func (kp *proxier) service(svc *corev1.Service) {
 			someServing = !allNonServing
 		}
 		targetPort := 0
-		if sp.TargetPort.IntValue() > 0 && sp.TargetPort.Type == 0 {
+		if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal > 0 {
 			targetPort = sp.TargetPort.IntValue()
 		}
 		var eps, local []*Endpoint
@@ -417,15 +430,9 @@ func (kp *proxier) providerAddress(ip string) string {
 		return ""
 	}
 	pa := ""
-	for _, p := range kp.nb.calico.Policies {
-		if p.Type != PolicyRemoteSubnetRoute {
-			continue
-		}
-		if pfx, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && pfx.Contains(a) {
-			pa = p.ProviderAddress
-		}
-		if ip == p.ProviderAddress {
-			pa = p.ProviderAddress
+	for _, r := range kp.routes {
+		if r.prefix.Contains(a) || ip == r.pa {
+			pa = r.pa
 		}
 	}
 	return pa

@@ -126,9 +126,9 @@ func prettyJSON(js string) string {
 func prettyDict(js string, i int, sb *strings.Builder, pad string, spaces int) int {
 	sb.WriteString("\n")
 	inner := pad + strings.Repeat(" ", spaces) + "    "
-	head := true   // at the start of a member
-	inKey := true  // before the member's colon
-	keyLen := 0    // the member's key, quotes included, plus ":  "
+	head := true  // at the start of a member
+	inKey := true // before the member's colon
+	keyLen := 0   // the member's key, quotes included, plus ":  "
 	for ; i < len(js); i++ {
 		switch c := js[i]; c {
 		case '{':

@@ -149,7 +149,7 @@ func splitTop(s string, sep byte) []string {
 	return append(out, s[start:])
 }
 
-// skipQuoted returns the index after the string starting at s[i]: '' doubles
+// skipQuoted returns the index after the string starting at s[i]: ” doubles
 // a single quote, ` escapes in double quotes.
 func skipQuoted(s string, i int) int {
 	q := s[i]

@@ -39,28 +39,31 @@ func (nb *nodeBuild) vfp() {
 	if nb.calico == nil {
 		return
 	}
-	for i, ep := range nb.podEPs {
-		out.Ports = append(out.Ports, &VFPPort{
-			Name: ep.ID, FriendlyName: strings.ToUpper(ep.ID), SwitchName: strings.ToUpper(sw), SwitchFriendlyName: swName,
-			PortID: 3 + i, EndpointID: ep.ID, Layers: nb.podLayers(ep),
-		})
-	}
-}
-
-// podLayers are a pod port's layers, in packet order.
-func (nb *nodeBuild) podLayers(ep *Endpoint) []*VFPLayer {
-	layers := []*VFPLayer{
-		nb.aclLayer(ep),
+	// The load-balancing, decapsulation and encapsulation layers are the
+	// same on every pod port; they are built once and shared.
+	shared := []*VFPLayer{
 		nb.lbLayer(true),
 		nb.lbLayer(false),
-		nb.natLayer(ep),
+		nil, // the endpoint's own NAT layer
 		{Name: "SLB_DECAP_LAYER_STATEFUL", Flags: "Stateful", Groups: []*VFPGroup{{Name: "SLB_GROUP_DECAP_IPv4_IN", Direction: "IN", Priority: 1}}},
 		nb.encapLayer(),
 	}
-	for i, l := range layers {
-		l.Priority = i + 1
+	for i, l := range shared {
+		if l != nil {
+			l.Priority = i + 2
+		}
 	}
-	return layers
+	for i, ep := range nb.podEPs {
+		layers := append([]*VFPLayer{nb.aclLayer(ep)}, shared...)
+		layers[0].Priority = 1
+		nat := nb.natLayer(ep)
+		nat.Priority = 4
+		layers[3] = nat
+		out.Ports = append(out.Ports, &VFPPort{
+			Name: ep.ID, FriendlyName: strings.ToUpper(ep.ID), SwitchName: strings.ToUpper(sw), SwitchFriendlyName: swName,
+			PortID: 3 + i, EndpointID: ep.ID, Layers: layers,
+		})
+	}
 }
 
 // aclLayer mirrors the endpoint's Switch ACLs; Host ACLs are WFP rules, not

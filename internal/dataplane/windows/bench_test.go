@@ -1,0 +1,85 @@
+package windows
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+)
+
+// syntheticCluster is a mid-size hybrid cluster: the fixture's Windows node
+// plus 3 more, 60 Linux nodes, 40 pods per node, 400 services of 6 backends
+// spread over all nodes, and 20 NetworkPolicies selecting the apps.
+func syntheticCluster() *fixture {
+	const linux, windows, podsPerNode, services, backends, policies = 60, 3, 40, 400, 6, 20
+	f := newFixture(linux)
+	for w := 1; w <= windows; w++ {
+		f.node(fmt.Sprintf("win-%d", w), hybrid.OSWindows, fmt.Sprintf("192.168.2.%d", w), fmt.Sprintf("10.0.%d.0/26", 200+w), fmt.Sprintf("00:15:5d:00:00:%02x", w))
+	}
+	var pods []string
+	var podNode []string
+	for i, n := range f.c.Nodes {
+		block := netip.MustParsePrefix(f.c.IPAMBlocks[i].Spec.CIDR)
+		a := block.Addr().Next().Next().Next()
+		for p := 0; p < podsPerNode; p++ {
+			app := fmt.Sprintf("app-%d", (i*podsPerNode+p)%services)
+			f.pod("ns-"+fmt.Sprint(p%10), fmt.Sprintf("%s-%d", n.Name, p), n.Name, a.String(), map[string]string{"app": app})
+			pods = append(pods, a.String())
+			podNode = append(podNode, n.Name)
+			a = a.Next()
+		}
+	}
+	for s := 0; s < services; s++ {
+		var bes []bk
+		for b := 0; b < backends; b++ {
+			k := (s*backends + b*97) % len(pods)
+			bes = append(bes, bk{ip: pods[k], node: podNode[k]})
+		}
+		ip := netip.AddrFrom4([4]byte{10, 96, byte(1 + s/250), byte(s%250 + 1)})
+		f.service("ns-"+fmt.Sprint(s%10), fmt.Sprintf("svc-%d", s), ip.String(), tcpPort("http", 80, intstr.FromInt32(8080)), 8080, bes...)
+	}
+	for p := 0; p < policies; p++ {
+		ns := "ns-" + fmt.Sprint(p%10)
+		f.c.NetworkPolicies = append(f.c.NetworkPolicies, npIngress(ns, fmt.Sprintf("np-%d", p), map[string]string{"app": fmt.Sprintf("app-%d", p)},
+			[]networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}, NamespaceSelector: &metav1.LabelSelector{}}},
+			networkingv1.NetworkPolicyPort{Port: ptr.To(intstr.FromInt32(8080))}))
+	}
+	return f
+}
+
+func BenchmarkCompileSyntheticCluster(b *testing.B) {
+	f := syntheticCluster()
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := Compile(f.c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(m) != 4 || len(m["win"].LoadBalancers) == 0 {
+			b.Fatalf("compiled %d nodes", len(m))
+		}
+	}
+}
+
+func TestSyntheticClusterCompiles(t *testing.T) {
+	f := syntheticCluster()
+	m, err := Compile(f.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m["win"]
+	if len(n.LoadBalancers) != 400 || len(n.Networks[1].Policies) != 1+60+3 {
+		t.Errorf("%d load balancers, %d network policies", len(n.LoadBalancers), len(n.Networks[1].Policies))
+	}
+	for _, ep := range n.Endpoints {
+		if ep.Kind == KindPod && ep.ACLCount < 7 {
+			t.Errorf("%s: %d ACLs", ep.Pod, ep.ACLCount)
+		}
+	}
+}
