@@ -99,6 +99,19 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"an empty namespace", []string{"get", "pods", "-n", "empty", "--lab"}},
 		{"no input at all", []string{"get", "pods"}},
 		{"an unknown output format", []string{"get", "pods", "-o", "xml", "--lab"}},
+		{"check of the lab", []string{"check", "--lab"}},
+		{"check of the main cluster before migration", []string{"check", "-f", "../../examples/main-cluster", "--expect-windows", "-o", "json"}},
+		{"check of the main cluster without windows plans", []string{"check", "-f", "../../examples/main-cluster"}},
+		{"check with an unknown rule", []string{"check", "--lab", "--rule", "HYB999"}},
+		{"ip route on node-2", []string{"exec", "node/k8s-lab-node-2", "--lab", "--", "ip", "route"}},
+		{"ip neigh on node-1", []string{"exec", "node/k8s-lab-node-1", "--lab", "--", "ip", "neigh", "show", "dev", "vxlan.calico"}},
+		{"bridge fdb on node-1", []string{"exec", "node/k8s-lab-node-1", "--lab", "--", "bridge", "fdb", "show", "dev", "vxlan.calico"}},
+		{"vxlan link on node-2", []string{"exec", "node/k8s-lab-node-2", "--lab", "--", "ip", "-d", "link", "show", "vxlan.calico"}},
+		{"hnsdiag load balancers", []string{"exec", "node/k8s-lab-win-1", "--lab", "--", "hnsdiag", "list", "loadbalancers"}},
+		{"hns networks as a table", []string{"exec", "node/k8s-lab-win-1", "--lab", "--", "Get-HnsNetwork | Select-Object Name, Type, @{n='Subnet';e={$_.Subnets.AddressPrefix}}, @{n='Gateway';e={$_.Subnets.GatewayAddress}}, ManagementIP | Format-Table"}},
+		{"a command that is not emulated", []string{"exec", "node/k8s-lab-node-2", "--lab", "--", "tcpdump", "-ni", "ens18"}},
+		{"exec on a missing node", []string{"exec", "node/nope", "--lab", "--", "ip", "route"}},
+		{"exec without a command", []string{"exec", "node/k8s-lab-node-2", "--lab"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

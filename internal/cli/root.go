@@ -68,6 +68,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdGet(streams),
 		NewCmdLab(streams),
 		NewCmdExec(streams),
+		NewCmdCheck(streams),
 		NewCmdDocs(streams, root),
 	)
 	return root
@@ -87,7 +88,7 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 	}
 	code := exitCode(err)
 	if msg := err.Error(); msg != "" {
-		if !strings.HasPrefix(msg, "error: ") && !strings.HasPrefix(msg, "Error from server") && !strings.HasPrefix(msg, "The ") {
+		if !strings.HasPrefix(msg, "error: ") && !strings.HasPrefix(msg, "Error from server") && !strings.HasPrefix(msg, "The ") && !strings.HasPrefix(msg, "command terminated") {
 			msg = "error: " + msg
 		}
 		fmt.Fprintln(streams.ErrOut, msg)

@@ -1,0 +1,887 @@
+package check
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	calicooperator "github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Calico for Windows: the Installation, IP pools, IPAM, Felix and the
+// operator's own status.
+func calicoRules() []Rule {
+	return []Rule{
+		ruleEncapsulation, ruleBGPWithVXLAN, ruleStrictAffinity, ruleWindowsDataplane,
+		ruleServiceCIDRsMissing, ruleServiceCIDRsMismatch, ruleServicesEndpointMissing, ruleServicesEndpointInvalid,
+		ruleVXLANVNI, ruleVXLANPort, ruleIPv6, ruleLinuxOnlyFeatures, ruleTigeraStatus, ruleTypha,
+		ruleCalicoNodeWindows, ruleWindowsVersion,
+	}
+}
+
+const (
+	groupOperator = "operator.tigera.io"
+	groupCalico   = "projectcalico.org"
+	groupKubeadm  = "kubeadm.k8s.io"
+	groupKubelet  = "kubelet.config.k8s.io"
+)
+
+func instKey(inst *operator.Installation) model.Key {
+	return model.Key{Group: groupOperator, Kind: "Installation", Name: inst.Name}
+}
+
+func calicoNetwork(inst *operator.Installation) *operator.CalicoNetworkSpec {
+	if inst == nil || inst.Spec.CalicoNetwork == nil {
+		return &operator.CalicoNetworkSpec{}
+	}
+	return inst.Spec.CalicoNetwork
+}
+
+// calicoCNI: the Installation uses Calico CNI (the default).
+func calicoCNI(inst *operator.Installation) bool {
+	cni := inst.Spec.CNI
+	return cni == nil || cni.Type == "" || cni.Type == calicooperator.PluginCalico
+}
+
+// calicoIPAM: Calico CNI with Calico IPAM (the default).
+func calicoIPAM(inst *operator.Installation) bool {
+	if !calicoCNI(inst) {
+		return false
+	}
+	cni := inst.Spec.CNI
+	return cni == nil || cni.IPAM == nil || cni.IPAM.Type == "" || cni.IPAM.Type == calicooperator.IPAMCalico
+}
+
+// bgpState is the effective calicoNetwork.bgp and whether it was written
+// (the operator defaults it to Enabled for Calico CNI outside EKS).
+func bgpState(inst *operator.Installation) (enabled, explicit bool) {
+	cn := calicoNetwork(inst)
+	if cn.BGP != nil {
+		return *cn.BGP == calicooperator.BGPEnabled, true
+	}
+	return calicoCNI(inst) && inst.Spec.KubernetesProvider != "EKS", false
+}
+
+func isIPv6(cidr string) bool { return strings.Contains(cidr, ":") }
+
+// poolEncapsulation is the pool's encapsulation after the operator's
+// defaulting: IPIP for an IPv4 pool of Calico CNI, None otherwise.
+func poolEncapsulation(inst *operator.Installation, p operator.IPPool) string {
+	if p.Encapsulation != "" {
+		return p.Encapsulation
+	}
+	if calicoCNI(inst) && !isIPv6(p.CIDR) {
+		return operator.EncapIPIP
+	}
+	return operator.EncapNone
+}
+
+// unmanagedPools are observed IP pools the operator does not own.
+func (x *Context) unmanagedPools() []*calico.IPPool {
+	var out []*calico.IPPool
+	for _, p := range x.Cluster.IPPools {
+		k := model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
+		if x.Cluster.Observed(k) && p.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func poolKey(p *calico.IPPool) model.Key {
+	return model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
+}
+
+// vxlanPools names the IPv4 pools that use VXLAN, from the Installation
+// and the unmanaged pools.
+func (x *Context) vxlanPools() []string {
+	var out []string
+	if inst := x.Cluster.Installation; inst != nil {
+		for _, p := range calicoNetwork(inst).IPPools {
+			if enc := poolEncapsulation(inst, p); !isIPv6(p.CIDR) && strings.HasPrefix(enc, operator.EncapVXLAN) {
+				out = append(out, fmt.Sprintf("%s (%s)", p.Name, enc))
+			}
+		}
+	}
+	for _, p := range x.unmanagedPools() {
+		if _, vx := calicooperator.EffectiveModes(p); vx != calico.ModeNever && !p.Spec.Disabled {
+			out = append(out, fmt.Sprintf("%s (vxlanMode %s)", p.Name, vx))
+		}
+	}
+	return out
+}
+
+// vxlanAlways reports whether some enabled pool encapsulates between every
+// pair of nodes.
+func (x *Context) vxlanAlways() bool {
+	for _, p := range x.Cluster.IPPools {
+		if _, vx := calicooperator.EffectiveModes(p); vx == calico.ModeAlways && !p.Spec.Disabled {
+			return true
+		}
+	}
+	return false
+}
+
+// usesCalico: the input describes a Calico install.
+func (x *Context) usesCalico() bool {
+	c := x.Cluster
+	return c.Installation != nil || c.IPAMConfig != nil || len(c.IPPools) > 0
+}
+
+// serviceSubnets are kubeadm's networking.serviceSubnet (default
+// 10.96.0.0/12), nil without a kubeadm configuration.
+func serviceSubnets(c *model.Cluster) []string {
+	if c.Kubeadm.Cluster == nil && c.Kubeadm.Init == nil {
+		return nil
+	}
+	s := "10.96.0.0/12"
+	if cc := c.Kubeadm.Cluster; cc != nil && cc.Networking.ServiceSubnet != "" {
+		s = cc.Networking.ServiceSubnet
+	}
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(part))
+	}
+	return out
+}
+
+// apiEndpoint is the API server's address as the nodes reach it: kubeadm's
+// controlPlaneEndpoint, else the init node's advertise address, with the
+// port (6443 unless set).
+func apiEndpoint(c *model.Cluster) (host, port string) {
+	port = "6443"
+	if in := c.Kubeadm.Init; in != nil {
+		if in.LocalAPIEndpoint.BindPort != 0 {
+			port = strconv.Itoa(int(in.LocalAPIEndpoint.BindPort))
+		}
+		host = in.LocalAPIEndpoint.AdvertiseAddress
+	}
+	if cc := c.Kubeadm.Cluster; cc != nil && cc.ControlPlaneEndpoint != "" {
+		h, p, ok := strings.Cut(cc.ControlPlaneEndpoint, ":")
+		host = h
+		if ok && p != "" {
+			port = p
+		}
+	}
+	return host, port
+}
+
+func samePrefix(a, b string) bool {
+	pa, err1 := netip.ParsePrefix(strings.TrimSpace(a))
+	pb, err2 := netip.ParsePrefix(strings.TrimSpace(b))
+	return err1 == nil && err2 == nil && pa.Masked() == pb.Masked()
+}
+
+var ruleEncapsulation = Rule{
+	ID: "HYB001", Name: "pool-encapsulation", Severity: Error, Blocker: true,
+	Title:    "IP pool encapsulation is not VXLAN or None",
+	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org"},
+	Description: `Calico for Windows supports VXLAN without cross-subnet, or no encapsulation with BGP; it
+has no IPIP at all. With windowsDataplane: HNS the operator refuses any other IPv4 pool
+encapsulation ("IPv4 IPPool encapsulation VXLANCrossSubnet is not supported by Calico for
+Windows"); with VXLANCrossSubnet, Services of Linux pods in the Windows node's own subnet are
+unreachable from Windows pods (projectcalico/calico#6322). The pool is shared by all nodes, so
+the change is cluster-wide: VXLAN Always, made in the Installation, which owns the pool.`,
+	Remediation: `kubectl patch installation default --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/0/encapsulation","value":"VXLAN"}]'`,
+	References:  []Reference{seed001Calico, seed001Migration, calicoLimitations, operatorValidation, calicoIssue6322, calicoVXLAN},
+	Check: func(x *Context) []Finding {
+		var out []Finding
+		if inst := x.Cluster.Installation; inst != nil {
+			for i, p := range calicoNetwork(inst).IPPools {
+				enc := poolEncapsulation(inst, p)
+				if isIPv6(p.CIDR) || enc == operator.EncapVXLAN || enc == operator.EncapNone {
+					continue
+				}
+				out = append(out, Finding{
+					Object: instKey(inst), Field: fmt.Sprintf("spec.calicoNetwork.ipPools[%d].encapsulation", i),
+					Message: fmt.Sprintf("IP pool %s (%s) uses encapsulation %s; Calico for Windows supports only VXLAN (no cross-subnet) or None with BGP, and the operator refuses %s once windowsDataplane is HNS",
+						p.Name, p.CIDR, enc, enc),
+					Remediation: fmt.Sprintf(`kubectl patch installation %s --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/%d/encapsulation","value":"VXLAN"}]'`, inst.Name, i),
+				})
+			}
+		}
+		for _, p := range x.unmanagedPools() {
+			if isIPv6(p.Spec.CIDR) || p.Spec.Disabled {
+				continue
+			}
+			ipip, vx := calicooperator.EffectiveModes(p)
+			switch {
+			case ipip != calico.ModeNever:
+				out = append(out, Finding{Object: poolKey(p), Field: "spec.ipipMode",
+					Message:     fmt.Sprintf("IP pool %s (%s) has ipipMode %s; Windows has no IPIP", p.Name, p.Spec.CIDR, ipip),
+					Remediation: fmt.Sprintf(`kubectl patch ippool %s --type=merge -p '{"spec":{"ipipMode":"Never","vxlanMode":"Always"}}'`, p.Name)})
+			case vx == calico.ModeCrossSubnet:
+				out = append(out, Finding{Object: poolKey(p), Field: "spec.vxlanMode",
+					Message:     fmt.Sprintf("IP pool %s (%s) has vxlanMode CrossSubnet; Calico for Windows supports only VXLAN Always", p.Name, p.Spec.CIDR),
+					Remediation: fmt.Sprintf(`kubectl patch ippool %s --type=merge -p '{"spec":{"vxlanMode":"Always"}}'`, p.Name)})
+			}
+		}
+		return out
+	},
+}
+
+var ruleBGPWithVXLAN = Rule{
+	ID: "HYB002", Name: "bgp-with-vxlan", Severity: Error, Blocker: true,
+	Title:    "BGP is enabled together with VXLAN",
+	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org"},
+	Description: `Calico for Windows with VXLAN requires BGP to be disabled. calicoNetwork.bgp is a setting of
+the whole cluster and the encapsulation belongs to the pool all nodes share, so a cluster cannot
+keep BIRD for its Linux nodes and VXLAN for Windows ones: with BGP on, the operator renders
+calico-node-windows with the windows-bgp backend (confd driving RRAS) instead of VXLAN. On
+Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for them.`,
+	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"bgp":"Disabled"}}}'`,
+	References:  []Reference{seed001Calico, seed001Migration, calicoRequirements, calicoLimitations},
+	Check: func(x *Context) []Finding {
+		inst := x.Cluster.Installation
+		if inst == nil {
+			return nil
+		}
+		on, explicit := bgpState(inst)
+		pools := x.vxlanPools()
+		if !on || len(pools) == 0 {
+			return nil
+		}
+		state := "Enabled"
+		if !explicit {
+			state = "not set (the operator defaults it to Enabled)"
+		}
+		return []Finding{{
+			Object: instKey(inst), Field: "spec.calicoNetwork.bgp",
+			Message: fmt.Sprintf("bgp is %s while IP pool %s uses VXLAN; Calico for Windows with VXLAN needs BGP disabled in the whole cluster",
+				state, strings.Join(pools, ", ")),
+			Remediation: fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"bgp":"Disabled"}}}'`, inst.Name),
+		}}
+	},
+}
+
+var ruleStrictAffinity = Rule{
+	ID: "HYB003", Name: "strict-affinity", Severity: Error, Blocker: true,
+	Title:    "IPAM strictAffinity is false",
+	Examines: []string{"IPAMConfiguration.projectcalico.org", "Installation.operator.tigera.io"},
+	Description: `A Windows node holds exactly one block and takes the whole block as local to its HNS network:
+an address another node borrowed from it is unreachable. Calico IPAM on Windows therefore
+refuses to assign addresses while strictAffinity is false ("global strict affinity should not be
+false for Windows node"), and the operator's calico-windows status degrades ("Invalid
+StrictAffinity, it must be set to 'true' when using Calico IPAM on Windows"). Set it before the
+first Windows node joins; it only stops future borrowing.`,
+	Remediation: `kubectl patch ipamconfigurations default --type merge -p '{"spec":{"strictAffinity":true}}'`,
+	References:  []Reference{seed001IPAM, seed001Migration, seed000Calico, calicoIPAMConfig, operatorWindows, calicoIssue4404},
+	Check: func(x *Context) []Finding {
+		c := x.Cluster
+		if !x.usesCalico() || (c.Installation != nil && !calicoIPAM(c.Installation)) {
+			return nil
+		}
+		if c.IPAMConfig != nil && c.IPAMConfig.Spec.StrictAffinity {
+			return nil
+		}
+		name := "default"
+		state := "false"
+		if c.IPAMConfig != nil {
+			name = c.IPAMConfig.Name
+		} else {
+			state = "not set (Calico creates IPAMConfiguration default with strictAffinity false)"
+		}
+		return []Finding{{
+			Object: model.Key{Group: groupCalico, Kind: "IPAMConfiguration", Name: name}, Field: "spec.strictAffinity",
+			Message: fmt.Sprintf("strictAffinity is %s; Calico IPAM on Windows refuses to assign addresses until it is true, and Linux nodes may borrow addresses from a Windows node's block", state),
+		}}
+	},
+}
+
+var ruleWindowsDataplane = Rule{
+	ID: "HYB004", Name: "windows-dataplane", Severity: Error, Blocker: true,
+	Title:    "Installation has no Windows dataplane",
+	Examines: []string{"Installation.operator.tigera.io"},
+	Description: `Until calicoNetwork.windowsDataplane is HNS the operator does not serve Windows nodes: it
+renders no calico-node-windows DaemonSet, so a Windows node never gets a CNI configuration and
+stays NotReady ("cni plugin not initialized"). The field changes nothing on Linux nodes.`,
+	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"windowsDataplane":"HNS"}}}'`,
+	References:  []Reference{seed001Where, seed001Migration, seed000NotReady, calicoOperator, calicoInstallAPI},
+	Check: func(x *Context) []Finding {
+		inst := x.Cluster.Installation
+		if inst == nil {
+			return nil
+		}
+		cn := calicoNetwork(inst)
+		if cn.WindowsDataplane != nil && *cn.WindowsDataplane == calicooperator.WindowsHNS {
+			return nil
+		}
+		state := "not set"
+		if cn.WindowsDataplane != nil {
+			state = *cn.WindowsDataplane
+			if state == calicooperator.WindowsDisabled {
+				state = "Disabled (also the operator's default when the field is absent)"
+			}
+		}
+		return []Finding{{
+			Object: instKey(inst), Field: "spec.calicoNetwork.windowsDataplane",
+			Message:     fmt.Sprintf("windowsDataplane is %s; the operator renders no calico-node-windows DaemonSet and Windows nodes stay NotReady", state),
+			Remediation: fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"windowsDataplane":"HNS"}}}'`, inst.Name),
+		}}
+	},
+}
+
+func serviceCIDRsPatch(inst *operator.Installation, subnets []string) string {
+	if len(subnets) == 0 {
+		subnets = []string{"10.96.0.0/12"}
+	}
+	return fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"serviceCIDRs":["%s"]}}'`, inst.Name, strings.Join(subnets, `","`))
+}
+
+var ruleServiceCIDRsMissing = Rule{
+	ID: "HYB005", Name: "service-cidrs-missing", Severity: Error, Blocker: true,
+	Title:    "Installation has no serviceCIDRs",
+	Examines: []string{"Installation.operator.tigera.io", "ClusterConfiguration.kubeadm.k8s.io"},
+	Description: `Calico for Windows cannot learn the service network from the API, yet the Windows CNI plugin
+needs it: it is an exception of the OutBoundNAT policy on every pod endpoint, so that traffic to
+Services leaves with the pod's address. With Calico CNI and windowsDataplane set the operator
+refuses the Installation without it ("installation spec.ServiceCIDRs must be provided when using
+Calico CNI on Windows").`,
+	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"serviceCIDRs":["10.96.0.0/12"]}}'`,
+	References:  []Reference{seed001Where, seed001Migration, seed000Calico, operatorValidation, calicoInstallAPI},
+	Check: func(x *Context) []Finding {
+		inst := x.Cluster.Installation
+		if inst == nil || !calicoCNI(inst) || len(inst.Spec.ServiceCIDRs) > 0 {
+			return nil
+		}
+		subnets := serviceSubnets(x.Cluster)
+		msg := "spec.serviceCIDRs is empty; the Windows CNI plugin builds its OutBoundNAT exceptions from it and the operator refuses a Windows-enabled Installation without it"
+		if len(subnets) > 0 {
+			msg += fmt.Sprintf(" (kubeadm's serviceSubnet is %s)", strings.Join(subnets, ","))
+		}
+		return []Finding{{Object: instKey(inst), Field: "spec.serviceCIDRs", Message: msg, Remediation: serviceCIDRsPatch(inst, subnets)}}
+	},
+}
+
+var ruleServiceCIDRsMismatch = Rule{
+	ID: "HYB006", Name: "service-cidrs-mismatch", Severity: Error, Blocker: true,
+	Title:    "Installation serviceCIDRs differ from kubeadm's serviceSubnet",
+	Examines: []string{"Installation.operator.tigera.io", "ClusterConfiguration.kubeadm.k8s.io"},
+	Description: `The Windows CNI plugin excludes spec.serviceCIDRs from OutBoundNAT. If they do not cover the
+service network kube-apiserver allocates from (kubeadm's networking.serviceSubnet), traffic from
+Windows pods to Services is source-NATed to the node's address, and policies that select the
+client pod no longer match it.`,
+	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"serviceCIDRs":["<kubeadm networking.serviceSubnet>"]}}'`,
+	References:  []Reference{seed001Where, seed000Calico, calicoInstallAPI},
+	Check: func(x *Context) []Finding {
+		inst := x.Cluster.Installation
+		subnets := serviceSubnets(x.Cluster)
+		if inst == nil || len(inst.Spec.ServiceCIDRs) == 0 || len(subnets) == 0 {
+			return nil
+		}
+		var missing []string
+		for _, s := range subnets {
+			found := false
+			for _, have := range inst.Spec.ServiceCIDRs {
+				if samePrefix(s, have) {
+					found = true
+				}
+			}
+			if !found {
+				missing = append(missing, s)
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		return []Finding{{
+			Object: instKey(inst), Field: "spec.serviceCIDRs",
+			Message: fmt.Sprintf("serviceCIDRs %s do not include kubeadm's serviceSubnet %s; Windows pods' traffic to Services would be source-NATed",
+				strings.Join(inst.Spec.ServiceCIDRs, ","), strings.Join(missing, ",")),
+			Remediation: serviceCIDRsPatch(inst, subnets),
+		}}
+	},
+}
+
+func servicesEndpointKey() model.Key {
+	return model.Key{Kind: "ConfigMap", Namespace: calicooperator.OperatorNamespace, Name: calicooperator.ServicesEndpointConfigMap}
+}
+
+func servicesEndpointManifest(c *model.Cluster) string {
+	host, port := apiEndpoint(c)
+	if host == "" {
+		host = "<API server name or address>"
+	}
+	return fmt.Sprintf(`kubectl apply -f - <<'EOF'
+kind: ConfigMap
+apiVersion: v1
+metadata:
+  name: kubernetes-services-endpoint
+  namespace: tigera-operator
+data:
+  KUBERNETES_SERVICE_HOST: %s
+  KUBERNETES_SERVICE_PORT: "%s"
+EOF`, host, port)
+}
+
+var ruleServicesEndpointMissing = Rule{
+	ID: "HYB007", Name: "services-endpoint-missing", Severity: Error, Blocker: true,
+	Title:    "ConfigMap kubernetes-services-endpoint is missing or incomplete",
+	Examines: []string{"ConfigMap", "Installation.operator.tigera.io"},
+	Description: `On a Windows node calico-node-windows runs in the host network and starts before kube-proxy
+has programmed any Service; a Windows host cannot reach ClusterIPs anyway. The operator therefore
+hands Calico the API server's real address from tigera-operator/kubernetes-services-endpoint
+(KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT). Without it the calico-windows status
+degrades ("Error reading services endpoint configmap") and Calico on Windows fails with "dial tcp
+10.96.0.1:443: i/o timeout". Creating it restarts calico-node on Linux nodes with the direct
+address too.`,
+	Remediation: `kubectl apply -f kubernetes-services-endpoint.yaml (namespace tigera-operator, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT of the API server)`,
+	References:  []Reference{seed000Endpoint, seed001Where, seed001Migration, seed000NotReady, calicoOperator, operatorWindows},
+	Check: func(x *Context) []Finding {
+		c := x.Cluster
+		if c.Installation == nil {
+			return nil
+		}
+		cm := x.idx().configMaps[nsName{calicooperator.OperatorNamespace, calicooperator.ServicesEndpointConfigMap}]
+		if cm == nil {
+			src := instKey(c.Installation)
+			return []Finding{{
+				Object: servicesEndpointKey(), Source: &src,
+				Message:     "ConfigMap tigera-operator/kubernetes-services-endpoint does not exist; calico-node-windows cannot reach the API server and the operator's calico-windows status degrades",
+				Remediation: servicesEndpointManifest(c),
+			}}
+		}
+		var out []Finding
+		host, port := apiEndpoint(c)
+		for _, k := range []struct{ key, value string }{{"KUBERNETES_SERVICE_HOST", host}, {"KUBERNETES_SERVICE_PORT", port}} {
+			if strings.TrimSpace(cm.Data[k.key]) != "" {
+				continue
+			}
+			v := k.value
+			if v == "" {
+				v = "<API server name or address>"
+			}
+			out = append(out, Finding{
+				Object: servicesEndpointKey(), Field: "data." + k.key,
+				Message:     fmt.Sprintf("ConfigMap tigera-operator/kubernetes-services-endpoint has no %s; the operator needs host and port for the Windows DaemonSet", k.key),
+				Remediation: fmt.Sprintf(`kubectl -n tigera-operator patch configmap kubernetes-services-endpoint --type merge -p '{"data":{"%s":"%s"}}'`, k.key, v),
+			})
+		}
+		return out
+	},
+}
+
+var ruleServicesEndpointInvalid = Rule{
+	ID: "HYB008", Name: "services-endpoint-invalid", Severity: Error, Blocker: true,
+	Title:    "kubernetes-services-endpoint does not point at the API server directly",
+	Examines: []string{"ConfigMap", "ClusterConfiguration.kubeadm.k8s.io", "InitConfiguration.kubeadm.k8s.io", "Cluster.hybrid.kubectl-hybrid.io"},
+	Description: `The ConfigMap exists to bypass Services: a ClusterIP (or the kubernetes.default name) as
+KUBERNETES_SERVICE_HOST brings back exactly the dependency it removes, and a port other than the
+API server's fails to connect. The host must be the API server's name or address as nodes reach
+it (kubeadm's controlPlaneEndpoint), resolvable on the node network.`,
+	Remediation: `kubectl -n tigera-operator patch configmap kubernetes-services-endpoint --type merge -p '{"data":{"KUBERNETES_SERVICE_HOST":"<controlPlaneEndpoint host>","KUBERNETES_SERVICE_PORT":"6443"}}'`,
+	References:  []Reference{seed000Endpoint, calicoOperator},
+	Check: func(x *Context) []Finding {
+		c := x.Cluster
+		cm := x.idx().configMaps[nsName{calicooperator.OperatorNamespace, calicooperator.ServicesEndpointConfigMap}]
+		if c.Installation == nil || cm == nil {
+			return nil
+		}
+		host, port := strings.TrimSpace(cm.Data["KUBERNETES_SERVICE_HOST"]), strings.TrimSpace(cm.Data["KUBERNETES_SERVICE_PORT"])
+		apiHost, apiPort := apiEndpoint(c)
+		fix := func(k, v string) string {
+			return fmt.Sprintf(`kubectl -n tigera-operator patch configmap kubernetes-services-endpoint --type merge -p '{"data":{"%s":"%s"}}'`, k, v)
+		}
+		if apiHost == "" {
+			apiHost = "<API server name or address>"
+		}
+		var out []Finding
+		if host != "" {
+			if a, err := netip.ParseAddr(host); err == nil {
+				for _, s := range serviceSubnets(c) {
+					if p, err := netip.ParsePrefix(s); err == nil && p.Contains(a) {
+						out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST",
+							Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is a ClusterIP in the service network %s; a Windows host cannot reach it and Calico starts before kube-proxy", host, s),
+							Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
+					}
+				}
+			} else if host == "kubernetes" || strings.HasPrefix(host, "kubernetes.default") {
+				out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST",
+					Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is the kubernetes Service's name; Calico on Windows needs the API server's own name", host),
+					Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
+			} else if !x.resolvable(host) {
+				out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST", Severity: Warning,
+					Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is not in the node network's DNS records of the Cluster kind nor a host's name", host),
+					Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
+			}
+		}
+		if port != "" && (c.Kubeadm.Cluster != nil || c.Kubeadm.Init != nil) && port != apiPort {
+			out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_PORT",
+				Message:     fmt.Sprintf("KUBERNETES_SERVICE_PORT %s is not the API server's port %s", port, apiPort),
+				Remediation: fix("KUBERNETES_SERVICE_PORT", apiPort)})
+		}
+		return out
+	},
+}
+
+// resolvable: the name is in the Cluster kind's DNS records or is a host's
+// name or FQDN; true when the Cluster kind lists no DNS records at all.
+func (x *Context) resolvable(name string) bool {
+	c := x.Cluster
+	if len(c.Network.DNS) == 0 {
+		return true
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	for _, r := range c.Network.DNS {
+		if strings.ToLower(r.Name) == name {
+			return true
+		}
+	}
+	for _, h := range c.Hosts {
+		if strings.ToLower(h.Name) == name || strings.ToLower(h.FQDN) == name || h.Address == name {
+			return true
+		}
+	}
+	return false
+}
+
+// felixDefault is FelixConfiguration "default", observed or rendered.
+func (x *Context) felixDefault() *calico.FelixConfiguration {
+	for _, f := range x.Cluster.FelixConfigs {
+		if f.Name == "default" {
+			return f
+		}
+	}
+	return nil
+}
+
+func felixKey() model.Key {
+	return model.Key{Group: groupCalico, Kind: "FelixConfiguration", Name: "default"}
+}
+
+var ruleVXLANVNI = Rule{
+	ID: "HYB009", Name: "vxlan-vni", Severity: Error, Blocker: true,
+	Title:    "VXLAN VNI is below 4096",
+	Examines: []string{"FelixConfiguration.projectcalico.org"},
+	Description: `Windows overlay networks take the VXLAN network identifier as the subnet's VSID, and Calico's
+Windows CNI refuses smaller ones ("Windows does not support VXLANVNI < 4096"). The default is
+4096. Changing the VNI later needs each Windows node drained and its Calico HNS network deleted.`,
+	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanVNI":4096}}'`,
+	References:  []Reference{seed001Calico, seed001Migration, calicoFelixConfig, calicoLimitations},
+	Check: func(x *Context) []Finding {
+		fc := x.felixDefault()
+		if fc == nil || fc.Spec.VXLANVNI == nil || *fc.Spec.VXLANVNI >= 4096 {
+			return nil
+		}
+		return []Finding{{Object: felixKey(), Field: "spec.vxlanVNI",
+			Message: fmt.Sprintf("vxlanVNI is %d; Windows accepts only 4096 or more", *fc.Spec.VXLANVNI)}}
+	},
+}
+
+var ruleVXLANPort = Rule{
+	ID: "HYB010", Name: "vxlan-port", Severity: Error, Blocker: true,
+	Title:    "VXLAN port is not 4789",
+	Examines: []string{"FelixConfiguration.projectcalico.org"},
+	Description: `UDP 4789 is the only VXLAN port Windows supports. Felix on Linux would send to another port,
+where the Windows VFP never decapsulates.`,
+	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanPort":4789}}'`,
+	References:  []Reference{seed001Calico, calicoRequirements, calicoFelixConfig},
+	Check: func(x *Context) []Finding {
+		fc := x.felixDefault()
+		if fc == nil || fc.Spec.VXLANPort == nil || *fc.Spec.VXLANPort == 4789 {
+			return nil
+		}
+		return []Finding{{Object: felixKey(), Field: "spec.vxlanPort",
+			Message: fmt.Sprintf("vxlanPort is %d; Windows supports only UDP 4789", *fc.Spec.VXLANPort)}}
+	},
+}
+
+var ruleIPv6 = Rule{
+	ID: "HYB011", Name: "ipv6-dual-stack", Severity: Error, Blocker: true,
+	Title:    "IPv6 or dual stack with Windows nodes",
+	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org", "ClusterConfiguration.kubeadm.k8s.io"},
+	Description: `Calico for Windows supports IPv4 only, and kube-proxy refuses dual stack on overlay networks
+("Winoverlay does not support dual-stack"). A cluster that will have Windows nodes must be
+single-stack IPv4: no IPv6 pool, and IPv4-only pod and service subnets in kubeadm (which cannot
+change after kubeadm init).`,
+	Remediation: `Remove the IPv6 pool from the Installation (kubectl patch installation default --type=json -p '[{"op":"remove","path":"/spec/calicoNetwork/ipPools/<index>"}]'); kubeadm subnets need a new IPv4-only cluster`,
+	References:  []Reference{seed001Calico, seed001Limits, calicoLimitations, winkernelProxier},
+	Check: func(x *Context) []Finding {
+		c := x.Cluster
+		var out []Finding
+		if inst := c.Installation; inst != nil {
+			for i, p := range calicoNetwork(inst).IPPools {
+				if isIPv6(p.CIDR) {
+					out = append(out, Finding{Object: instKey(inst), Field: fmt.Sprintf("spec.calicoNetwork.ipPools[%d].cidr", i),
+						Message:     fmt.Sprintf("IP pool %s is IPv6 (%s); Calico for Windows supports IPv4 only", p.Name, p.CIDR),
+						Remediation: fmt.Sprintf(`kubectl patch installation %s --type=json -p '[{"op":"remove","path":"/spec/calicoNetwork/ipPools/%d"}]'`, inst.Name, i)})
+				}
+			}
+		}
+		for _, p := range x.unmanagedPools() {
+			if isIPv6(p.Spec.CIDR) && !p.Spec.Disabled {
+				out = append(out, Finding{Object: poolKey(p), Field: "spec.cidr",
+					Message:     fmt.Sprintf("IP pool %s is IPv6 (%s); Calico for Windows supports IPv4 only", p.Name, p.Spec.CIDR),
+					Remediation: fmt.Sprintf(`kubectl patch ippool %s --type=merge -p '{"spec":{"disabled":true}}'`, p.Name)})
+			}
+		}
+		if cc := c.Kubeadm.Cluster; cc != nil {
+			key := model.Key{Group: groupKubeadm, Kind: "ClusterConfiguration", Name: cc.Name}
+			for _, f := range []struct{ field, value string }{{"networking.podSubnet", cc.Networking.PodSubnet}, {"networking.serviceSubnet", cc.Networking.ServiceSubnet}} {
+				if isIPv6(f.value) {
+					out = append(out, Finding{Object: key, Field: f.field,
+						Message:     fmt.Sprintf("%s is %s (IPv6 or dual stack); Windows nodes need an IPv4-only cluster", f.field, f.value),
+						Remediation: "Build the cluster for Windows nodes IPv4-only: kubeadm subnets cannot change after kubeadm init"})
+				}
+			}
+		}
+		return out
+	},
+}
+
+var ruleLinuxOnlyFeatures = Rule{
+	ID: "HYB012", Name: "linux-only-dataplane-features", Severity: Warning,
+	Title:    "WireGuard or eBPF enabled in a cluster with Windows nodes",
+	Examines: []string{"FelixConfiguration.projectcalico.org", "Installation.operator.tigera.io"},
+	Description: `WireGuard encryption and the eBPF dataplane are Linux kernel features; Calico for Windows lists
+both as not supported. Windows nodes do not take part: traffic to and from Windows pods is not
+encrypted, and what the eBPF dataplane replaces on Linux (kube-proxy, iptables/nftables) still
+has to exist for Windows nodes.`,
+	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"wireguardEnabled":false}}' (and linuxDataplane Nftables or Iptables in the Installation)`,
+	References:  []Reference{seed001Calico, calicoLimitations},
+	Check: func(x *Context) []Finding {
+		if !x.WindowsPlanned() {
+			return nil
+		}
+		var out []Finding
+		if fc := x.felixDefault(); fc != nil {
+			if fc.Spec.WireguardEnabled != nil && *fc.Spec.WireguardEnabled {
+				out = append(out, Finding{Object: felixKey(), Field: "spec.wireguardEnabled",
+					Message:     "wireguardEnabled is true; Windows nodes do not support WireGuard, so their traffic is not encrypted",
+					Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"wireguardEnabled":false}}'`})
+			}
+			if fc.Spec.BPFEnabled != nil && *fc.Spec.BPFEnabled {
+				out = append(out, Finding{Object: felixKey(), Field: "spec.bpfEnabled",
+					Message:     "bpfEnabled is true; the eBPF dataplane is Linux-only and Windows nodes still need kube-proxy",
+					Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"linuxDataplane":"Nftables"}}}'`})
+			}
+		}
+		if inst := x.Cluster.Installation; inst != nil {
+			if dp := calicoNetwork(inst).LinuxDataplane; dp != nil && *dp == calicooperator.DataplaneBPF {
+				out = append(out, Finding{Object: instKey(inst), Field: "spec.calicoNetwork.linuxDataplane",
+					Message:     "linuxDataplane is BPF; the eBPF dataplane is Linux-only and Windows nodes still need kube-proxy",
+					Remediation: fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"linuxDataplane":"Nftables"}}}'`, inst.Name)})
+			}
+		}
+		return out
+	},
+}
+
+var ruleTigeraStatus = Rule{
+	ID: "HYB013", Name: "tigerastatus-degraded", Severity: Error,
+	Title:    "The Tigera operator reports a component Degraded",
+	Examines: []string{"TigeraStatus.operator.tigera.io", "Installation.operator.tigera.io"},
+	Description: `The operator writes why it stopped into the component's TigeraStatus: an Installation it
+refuses, a missing ConfigMap, strictAffinity, Typha that cannot scale. While a component is
+Degraded its objects are not (re)rendered; calico-windows Degraded means no calico-node-windows.`,
+	Remediation: `kubectl get tigerastatus; fix what the Degraded condition's message names`,
+	References:  []Reference{seed000Calico, seed000NotReady, operatorWindows, operatorValidation},
+	Check: func(x *Context) []Finding {
+		var out []Finding
+		for _, ts := range x.Cluster.TigeraStatuses {
+			for _, cond := range ts.Status.Conditions {
+				if cond.Type != "Degraded" || cond.Status != "True" {
+					continue
+				}
+				out = append(out, Finding{
+					Object: model.Key{Group: groupOperator, Kind: "TigeraStatus", Name: ts.Name}, Field: "status.conditions[Degraded]",
+					Message:     fmt.Sprintf("%s is Degraded (%s): %s", ts.Name, cond.Reason, cond.Message),
+					Remediation: fmt.Sprintf(`kubectl get tigerastatus %s -o jsonpath='{.status.conditions[?(@.type=="Degraded")].message}'; fix what it names`, ts.Name),
+				})
+			}
+		}
+		return out
+	},
+}
+
+var ruleTypha = Rule{
+	ID: "HYB014", Name: "typha-linux-nodes", Severity: Error,
+	Title:    "Too few Linux nodes for the Typha replicas the operator wants",
+	Examines: []string{"Node", "Deployment.apps"},
+	Description: `The operator scales Typha by the number of schedulable nodes, Windows nodes included (their
+Felix connects to Typha too), but Typha runs only on Linux nodes, one replica per node. When
+there are fewer schedulable Linux nodes than replicas, the autoscaler fails ("not enough linux
+nodes to schedule typha pods on") and the calico status degrades. Calico for Windows needs at
+least one Linux worker; the seeds keep two.`,
+	Remediation: `Join more Linux workers (or uncordon them): kubeadm join ... on a Linux host`,
+	References:  []Reference{seed000Workers, seed001Where, operatorAutoscale, calicoLimitations},
+	Check: func(x *Context) []Finding {
+		if x.Cluster.Installation == nil {
+			return nil
+		}
+		if _, err := calicooperator.TyphaReplicas(x.Cluster.Nodes); err != nil {
+			src := instKey(x.Cluster.Installation)
+			return []Finding{{
+				Object: model.Key{Group: "apps", Kind: "Deployment", Namespace: "calico-system", Name: calicooperator.TyphaDeployment}, Field: "spec.replicas", Source: &src,
+				Message: fmt.Sprintf("the Typha autoscaler fails: %v (Typha runs only on Linux nodes; Windows nodes count towards the replicas)", err),
+			}}
+		}
+		return nil
+	},
+}
+
+func podOwnedBy(p *corev1.Pod, kind, name string) bool {
+	k, n := controllerOf(p)
+	return k == kind && n == name
+}
+
+var ruleCalicoNodeWindows = Rule{
+	ID: "HYB015", Name: "calico-node-windows-missing", Severity: Error,
+	Title:    "No calico-node-windows pod on a Windows node",
+	Examines: []string{"Node", "DaemonSet.apps", "TigeraStatus.operator.tigera.io", "Installation.operator.tigera.io"},
+	Description: `calico-node-windows (HostProcess containers felix and node, init containers uninstall-calico
+and install-cni) creates the Calico HNS network and writes the CNI configuration. Without its pod
+a Windows node stays NotReady ("cni plugin not initialized"), kube-proxy-windows waits for the
+Calico network forever, and nothing else starts there.`,
+	Remediation: `Set windowsDataplane: HNS in the Installation and clear what kubectl get tigerastatus calico-windows reports`,
+	References:  []Reference{seed000CalicoWin, seed000NotReady, calicoOperator},
+	Check: func(x *Context) []Finding {
+		c := x.Cluster
+		if c.Installation == nil {
+			return nil
+		}
+		ds := x.idx().daemonSets[nsName{"calico-system", calicooperator.WindowsNodeDaemonSet}]
+		why := "DaemonSet calico-system/calico-node-windows does not select it"
+		fix := "kubectl -n calico-system get ds calico-node-windows -o yaml; check its nodeSelector and tolerations against the node"
+		if ds == nil {
+			why = "the operator renders no DaemonSet calico-system/calico-node-windows"
+			fix = fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"windowsDataplane":"HNS"}}}'`, c.Installation.Name)
+			if cn := calicoNetwork(c.Installation); cn.WindowsDataplane != nil && *cn.WindowsDataplane == calicooperator.WindowsHNS {
+				fix = "kubectl get tigerastatus calico-windows; fix what its Degraded message names"
+				for _, ts := range c.TigeraStatuses {
+					if ts.Name != calicooperator.StatusCalicoWindows {
+						continue
+					}
+					for _, cond := range ts.Status.Conditions {
+						if cond.Type == "Degraded" && cond.Status == "True" {
+							why += ": calico-windows is Degraded: " + cond.Message
+						}
+					}
+				}
+			} else {
+				why += " (windowsDataplane is not HNS)"
+			}
+		}
+		var out []Finding
+		for _, n := range x.WindowsNodes() {
+			found := false
+			for _, p := range x.idx().podsByNode[n.Name] {
+				if p.Namespace == "calico-system" && podOwnedBy(p, "DaemonSet", calicooperator.WindowsNodeDaemonSet) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				out = append(out, Finding{Object: model.Key{Kind: "Node", Name: n.Name},
+					Message:     fmt.Sprintf("no calico-node-windows pod runs on %s: %s; the node stays NotReady", n.Name, why),
+					Remediation: fix})
+			}
+		}
+		return out
+	},
+}
+
+// windowsVersion splits a node's Windows version into its build
+// ("10.0.26100") and update revision (33438, or -1 when unknown).
+func windowsVersion(n *corev1.Node) (build string, rev int) {
+	rev = -1
+	kernel, _, _ := strings.Cut(strings.TrimSpace(n.Status.NodeInfo.KernelVersion), " ")
+	parts := strings.Split(kernel, ".")
+	if len(parts) >= 3 {
+		build = strings.Join(parts[:3], ".")
+	}
+	if len(parts) >= 4 {
+		if r, err := strconv.Atoi(parts[3]); err == nil {
+			rev = r
+		}
+	}
+	if b := n.Labels[labelWindowsBuild]; b != "" {
+		if b != build {
+			rev = -1
+		}
+		build = b
+	}
+	return build, rev
+}
+
+// calicoWindowsBuilds is Calico for Windows' requirements page: Windows
+// Server 1809 (build 17763.1432 or later) and 2022 (20348.169 or later).
+var calicoWindowsBuilds = map[string]int{"10.0.17763": 1432, "10.0.20348": 169}
+
+// seedVerifiedBuild: Windows Server 2025 is not on Calico's list, but seed
+// 000 runs Calico v3.33.0 on 10.0.26100.33438; the rule accepts that pair
+// (Calico v3.33 or later) and states the caveat in its description.
+const (
+	seedVerifiedBuild  = "10.0.26100"
+	seedVerifiedCalico = "v3.33"
+)
+
+// calicoAtLeast compares "v3.33.0" style versions on major.minor.
+func calicoAtLeast(have, want string) bool {
+	parse := func(v string) (int, int, bool) {
+		parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+		if len(parts) < 2 {
+			return 0, 0, false
+		}
+		a, err1 := strconv.Atoi(parts[0])
+		b, err2 := strconv.Atoi(parts[1])
+		return a, b, err1 == nil && err2 == nil
+	}
+	ha, hb, ok1 := parse(have)
+	wa, wb, ok2 := parse(want)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return ha > wa || (ha == wa && hb >= wb)
+}
+
+var ruleWindowsVersion = Rule{
+	ID: "HYB016", Name: "windows-version-unsupported", Severity: Warning,
+	Title:    "Windows Server build outside Calico for Windows' supported list",
+	Examines: []string{"Node", "Installation.operator.tigera.io"},
+	Description: `Calico for Windows' requirements list Windows Server 1809/2019 (build 17763.1432 or later) and
+2022 (20348.169 or later); VXLAN needs 17763 or later. Windows Server 2025 (26100) is not on the
+list although Kubernetes supports it: seed 000 runs it with Calico 3.33.0, but Calico does not
+formally confirm the pair, so check the release notes before every Calico upgrade, or keep
+Windows nodes on Windows Server 2022 until 2025 is listed. The rule accepts 26100 with Calico
+3.33 or later (the seed's verified pair) and flags every other build, and 17763/20348 below the
+listed update revisions.`,
+	Remediation: `Install the listed cumulative update (sconfig, "Install updates"), or run Windows nodes on Windows Server 2022 (10.0.20348)`,
+	References:  []Reference{seed000CalicoWin, seed001Calico, calicoRequirements},
+	Check: func(x *Context) []Finding {
+		c := x.Cluster
+		if !x.usesCalico() {
+			return nil
+		}
+		calicoVersion := calicooperator.CalicoVersion
+		if c.Installation != nil && c.Installation.Status.CalicoVersion != "" {
+			calicoVersion = c.Installation.Status.CalicoVersion
+		}
+		var out []Finding
+		for _, n := range x.WindowsNodes() {
+			build, rev := windowsVersion(n)
+			minRev, listed := calicoWindowsBuilds[build]
+			var msg string
+			switch {
+			case build == "":
+				continue
+			case listed && rev >= 0 && rev < minRev:
+				msg = fmt.Sprintf("%s runs Windows %s.%d, older than the %s.%d Calico for Windows requires", n.Name, build, rev, build, minRev)
+			case listed:
+				continue
+			case build == seedVerifiedBuild && calicoAtLeast(calicoVersion, seedVerifiedCalico):
+				continue
+			default:
+				msg = fmt.Sprintf("%s runs Windows build %s, which Calico for Windows (%s) does not list (1809/2019: 10.0.17763.1432 or later; 2022: 10.0.20348.169 or later)", n.Name, build, calicoVersion)
+			}
+			out = append(out, Finding{Object: model.Key{Kind: "Node", Name: n.Name}, Field: "status.nodeInfo.kernelVersion", Message: msg})
+		}
+		return out
+	},
+}

@@ -1,0 +1,199 @@
+package check
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTheRegistryRejectsMalformedAndDuplicateRules(t *testing.T) {
+	ok := func(id, name string) Rule {
+		return Rule{ID: id, Name: name, Title: "t", Severity: Warning, Check: func(*Context) []Finding { return nil }}
+	}
+	cases := []struct {
+		name  string
+		rules []Rule
+		want  string
+	}{
+		{"two rules with distinct IDs and names register", []Rule{ok("HYB901", "a"), ok("HYB902", "b")}, ""},
+		{"a second rule with the same ID is refused", []Rule{ok("HYB901", "a"), ok("HYB901", "b")}, "duplicate ID"},
+		{"a second rule with the same name is refused", []Rule{ok("HYB901", "a"), ok("HYB902", "a")}, "duplicate name"},
+		{"an ID that is not HYB and three digits is refused", []Rule{ok("HYB1", "a")}, "three digits"},
+		{"a name that is not kebab-case is refused", []Rule{ok("HYB901", "Not_Kebab")}, "kebab-case"},
+		{"a rule without a Check function is refused", []Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: Error}}, "no Check"},
+		{"a rule with an unknown severity is refused", []Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: "fatal", Check: ok("HYB901", "a").Check}}, "severity"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, err := NewRegistry(tc.rules...)
+			if tc.want == "" {
+				if err != nil || len(reg.Rules()) != len(tc.rules) {
+					t.Fatalf("NewRegistry = %v, %v", reg, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("NewRegistry error = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTheBuiltInCatalogueIsConsistent(t *testing.T) {
+	reg, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(reg.Rules()); n < 40 {
+		t.Errorf("the catalogue has %d rules, want at least 40", n)
+	}
+}
+
+// TestEveryRuleIsSelfDescribing keeps the catalogue whole: each rule says
+// what it examines, why it matters, how to fix it and where the facts come
+// from, and has a failing and a passing example.
+func TestEveryRuleIsSelfDescribing(t *testing.T) {
+	reg, _ := Default()
+	url := regexp.MustCompile(`^https://`)
+	for _, r := range reg.Rules() {
+		t.Run(r.ID, func(t *testing.T) {
+			if len(r.Description) < 80 {
+				t.Errorf("description too short: %q", r.Description)
+			}
+			if r.Remediation == "" {
+				t.Error("no remediation")
+			}
+			if len(r.Examines) == 0 {
+				t.Error("examines no kind")
+			}
+			if len(r.References) == 0 {
+				t.Error("no references")
+			}
+			hasURL := false
+			for _, ref := range r.References {
+				if ref.Title == "" {
+					t.Error("a reference without a title")
+				}
+				if ref.URL != "" {
+					hasURL = true
+					if !url.MatchString(ref.URL) {
+						t.Errorf("reference URL %q is not https", ref.URL)
+					}
+				}
+			}
+			if !hasURL {
+				t.Error("no reference with a URL (Kubernetes or Calico documentation, upstream code)")
+			}
+			for _, kind := range []string{"fail", "pass"} {
+				if _, err := findExample(r.ID, kind); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryTestdataDirectoryBelongsToARule(t *testing.T) {
+	reg, _ := Default()
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "golden" {
+			continue
+		}
+		if _, ok := reg.Lookup(e.Name()); !ok {
+			t.Errorf("testdata/%s names no rule", e.Name())
+		}
+	}
+}
+
+func TestDocsChecksMdIsGeneratedFromTheCatalogue(t *testing.T) {
+	reg, _ := Default()
+	var b bytes.Buffer
+	if err := WriteRules(&b, reg.Rules(), ListMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "..", "docs", "checks.md")
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (regenerate: kubectl-hybrid check --list-rules -o markdown > docs/checks.md, or go test ./internal/check -update)", err)
+	}
+	if string(want) != b.String() {
+		t.Errorf("docs/checks.md is stale; regenerate it with kubectl-hybrid check --list-rules -o markdown > docs/checks.md%s", firstDiff(string(want), b.String()))
+	}
+	for _, r := range reg.Rules() {
+		if !strings.Contains(string(want), "\n## "+r.ID+" "+r.Name+"\n") {
+			t.Errorf("docs/checks.md has no section for %s", r.ID)
+		}
+	}
+}
+
+func TestTheRuleListFormats(t *testing.T) {
+	reg, _ := Default()
+	for _, format := range []string{ListText, ListJSON, ListMarkdown} {
+		var b bytes.Buffer
+		if err := WriteRules(&b, reg.Rules(), format); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if !strings.Contains(b.String(), "HYB001") {
+			t.Errorf("%s list does not name HYB001", format)
+		}
+	}
+	if err := WriteRules(&bytes.Buffer{}, reg.Rules(), "yaml"); err == nil {
+		t.Error("an unknown list format is accepted")
+	}
+}
+
+func TestRuleSelectionByIDAndName(t *testing.T) {
+	reg, _ := Default()
+	cases := []struct {
+		name       string
+		only, skip []string
+		want       []string
+		wantErr    bool
+	}{
+		{"only one rule by ID", []string{"HYB003"}, nil, []string{"HYB003"}, false},
+		{"only one rule by name", []string{"strict-affinity"}, nil, []string{"HYB003"}, false},
+		{"skipping a rule leaves the others", nil, []string{"HYB003"}, nil, false},
+		{"an unknown rule is an error", []string{"HYB999"}, nil, nil, true},
+		{"an unknown skip is an error", nil, []string{"nope"}, nil, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rules, err := selectRules(reg, tc.only, tc.skip)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rules {
+				got = append(got, r.ID)
+			}
+			if tc.want != nil && !slices.Equal(got, tc.want) {
+				t.Errorf("rules = %v, want %v", got, tc.want)
+			}
+			for _, s := range tc.skip {
+				if slices.Contains(got, s) {
+					t.Errorf("skipped rule %s ran", s)
+				}
+			}
+		})
+	}
+}

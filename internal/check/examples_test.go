@@ -1,0 +1,351 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestEveryRuleFiresOnItsFailingExampleAndNotOnItsPassingOne layers each
+// rule's examples on the lab, as `check --lab -f testdata/<ID>/fail.yaml`
+// does, and runs that rule alone.
+func TestEveryRuleFiresOnItsFailingExampleAndNotOnItsPassingOne(t *testing.T) {
+	reg, _ := Default()
+	for _, r := range reg.Rules() {
+		t.Run(r.ID+" "+r.Name, func(t *testing.T) {
+			for _, kind := range []string{"fail", "pass"} {
+				ex, err := findExample(r.ID, kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := build(t, true, ex.files...)
+				rep := mustRun(t, c, Options{Only: []string{r.ID}, Kubeconfigs: readKubeconfigs(t, ex.kubeconfigs)})
+				all := append(append([]Finding{}, rep.Findings...), rep.Suppressed...)
+				switch {
+				case kind == "fail" && len(all) == 0:
+					t.Errorf("%s does not fire on %v", r.ID, ex.files)
+				case kind == "pass" && len(all) > 0:
+					t.Errorf("%s fires on its passing example %v:%s", r.ID, ex.files, describe(all))
+				}
+				for _, f := range all {
+					if f.Message == "" || f.Object.Kind == "" {
+						t.Errorf("%s: a finding without a message or an object: %+v", r.ID, f)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestTheLabIsClean(t *testing.T) {
+	rep := mustRun(t, build(t, true), Options{})
+	if len(rep.Findings)+len(rep.Suppressed) > 0 {
+		t.Errorf("rules fire on the bare lab:%s", describe(append(rep.Findings, rep.Suppressed...)))
+	}
+	if !rep.WindowsPlanned {
+		t.Error("the lab has a Windows node, but Windows is not counted as planned")
+	}
+}
+
+// TestTheMainClusterHasExactlyTheBlockersOfSeed001 checks
+// examples/main-cluster against the migration of seed 001: VXLAN Always
+// instead of VXLANCrossSubnet, BGP off, strictAffinity on, then
+// windowsDataplane: HNS, serviceCIDRs and the kubernetes-services-endpoint
+// ConfigMap.
+func TestTheMainClusterHasExactlyTheBlockersOfSeed001(t *testing.T) {
+	c := build(t, false, filepath.Join("..", "..", "examples", "main-cluster"))
+	want := []string{"HYB001", "HYB002", "HYB003", "HYB004", "HYB005", "HYB007"}
+	cases := []struct {
+		name          string
+		expectWindows bool
+		severity      Severity
+		fails         bool
+	}{
+		{"with Windows nodes expected the blockers are errors", true, Error, true},
+		{"without Windows nodes expected the same blockers are warnings", false, Warning, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := mustRun(t, c, Options{ExpectWindows: tc.expectWindows})
+			if got := ids(rep.Findings); !slices.Equal(got, want) {
+				t.Fatalf("findings %v, want %v:%s", got, want, describe(rep.Findings))
+			}
+			for _, f := range rep.Findings {
+				if f.Severity != tc.severity {
+					t.Errorf("%s is %s, want %s", f.RuleID, f.Severity, tc.severity)
+				}
+			}
+			if rep.Fails(Error) != tc.fails {
+				t.Errorf("Fails(error) = %v, want %v", rep.Fails(Error), tc.fails)
+			}
+			if rep.Fails("") {
+				t.Error("--fail-on never fails")
+			}
+		})
+	}
+	rep := mustRun(t, c, Options{ExpectWindows: true})
+	js := render(t, func(b *bytes.Buffer) error { return WriteJSON(b, rep) })
+	for _, s := range []string{"VXLANCrossSubnet", "spec.calicoNetwork.bgp", "strictAffinity", "kubernetes-services-endpoint"} {
+		if !strings.Contains(js, s) {
+			t.Errorf("the JSON report does not name %s", s)
+		}
+	}
+}
+
+func TestOutputsMatchTheirGoldenFiles(t *testing.T) {
+	labCluster := build(t, true)
+	dir, err := filepath.Abs(filepath.Join("testdata", "golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run from the repository root so that files are named as CI names them.
+	t.Chdir(filepath.Join("..", ".."))
+	main := build(t, false, "examples/main-cluster")
+	cases := []struct {
+		name string
+		rep  *Report
+	}{
+		{"lab", mustRun(t, labCluster, Options{})},
+		{"main-cluster", mustRun(t, main, Options{ExpectWindows: true})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			golden(t, dir, tc.name+".txt", render(t, func(b *bytes.Buffer) error { return WriteText(b, tc.rep) }))
+			golden(t, dir, tc.name+".json", render(t, func(b *bytes.Buffer) error { return WriteJSON(b, tc.rep) }))
+			golden(t, dir, tc.name+".sarif", render(t, func(b *bytes.Buffer) error {
+				return WriteSARIF(b, tc.rep, SARIFOptions{ToolVersion: "v0.0.0-test"})
+			}))
+		})
+	}
+}
+
+// TestTheSARIFLogHasWhatCodeScanningReads checks the fields GitHub code
+// scanning requires of rules and results.
+func TestTheSARIFLogHasWhatCodeScanningReads(t *testing.T) {
+	c := build(t, true, filepath.Join("testdata", "HYB007", "fail.yaml"), filepath.Join("testdata", "HYB045", "fail.yaml"))
+	rep := mustRun(t, c, Options{})
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID                   string            `json:"id"`
+						Name                 string            `json:"name"`
+						ShortDescription     map[string]string `json:"shortDescription"`
+						FullDescription      map[string]string `json:"fullDescription"`
+						Help                 map[string]string `json:"help"`
+						HelpURI              string            `json:"helpUri"`
+						DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string            `json:"ruleId"`
+				Level     string            `json:"level"`
+				Message   map[string]string `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	out := render(t, func(b *bytes.Buffer) error { return WriteSARIF(b, rep, SARIFOptions{ToolVersion: "v1"}) })
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("version %q, %d runs", log.Version, len(log.Runs))
+	}
+	run := log.Runs[0]
+	for _, r := range run.Tool.Driver.Rules {
+		if r.ID == "" || r.Name == "" || r.ShortDescription["text"] == "" || r.FullDescription["text"] == "" ||
+			r.Help["text"] == "" || r.HelpURI == "" || r.DefaultConfiguration["level"] == "" {
+			t.Errorf("rule %s lacks a field code scanning reads: %+v", r.ID, r)
+		}
+	}
+	if len(run.Results) < 2 {
+		t.Fatalf("%d results, want the two examples' findings", len(run.Results))
+	}
+	for _, res := range run.Results {
+		if res.RuleID == "" || res.Level == "" || res.Message["text"] == "" {
+			t.Errorf("result lacks ruleId, level or message: %+v", res)
+		}
+		if len(res.Locations) != 1 || res.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" || res.Locations[0].PhysicalLocation.Region.StartLine < 1 {
+			t.Errorf("result %s has no usable location (code scanning rejects those): %+v", res.RuleID, res.Locations)
+		}
+	}
+	byRule := map[string]string{}
+	for _, res := range run.Results {
+		byRule[res.RuleID] = res.Locations[0].PhysicalLocation.ArtifactLocation.URI
+	}
+	// The missing ConfigMap is derived: it points at the Installation it
+	// derives from, in the lab.
+	if got := byRule["HYB007"]; got != "testdata/HYB007/fail.yaml" {
+		t.Errorf("HYB007 located at %q", got)
+	}
+	if got := byRule["HYB045"]; got != "testdata/HYB045/fail.yaml" {
+		t.Errorf("HYB045 located at %q", got)
+	}
+}
+
+func TestSeverities(t *testing.T) {
+	c := build(t, false, filepath.Join("..", "..", "examples", "main-cluster"))
+	cases := []struct {
+		name   string
+		failOn Severity
+		expect bool
+		fails  bool
+	}{
+		{"warnings fail a run with --fail-on warning", Warning, false, true},
+		{"warnings do not fail a run with --fail-on error", Error, false, false},
+		{"errors fail a run with --fail-on error", Error, true, true},
+		{"nothing fails a run with --fail-on never", "", true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := mustRun(t, c, Options{ExpectWindows: tc.expect})
+			if got := rep.Fails(tc.failOn); got != tc.fails {
+				t.Errorf("Fails(%q) = %v, want %v", tc.failOn, got, tc.fails)
+			}
+		})
+	}
+	for _, s := range []string{"error", "warning", "info"} {
+		if _, err := ParseSeverity(s); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := ParseSeverity("fatal"); err == nil {
+		t.Error("ParseSeverity accepts fatal")
+	}
+}
+
+func TestTheSkipAnnotationSuppressesFindings(t *testing.T) {
+	cases := []struct {
+		name       string
+		annotation string
+		suppressed bool
+	}{
+		{"the rule's ID suppresses it", "HYB045", true},
+		{"the rule's name suppresses it", "linux-daemonset-on-windows", true},
+		{"one of several IDs suppresses it", "HYB046, HYB045", true},
+		{"a star suppresses every rule", "*", true},
+		{"another rule's ID does not", "HYB046", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := build(t, true, filepath.Join("testdata", "HYB045", "fail.yaml"))
+			for _, ds := range c.DaemonSets {
+				if ds.Name == "node-exporter" {
+					ds.Annotations = map[string]string{SkipAnnotation: tc.annotation}
+				}
+			}
+			rep := mustRun(t, c, Options{Only: []string{"HYB045"}})
+			if got := len(rep.Suppressed) == 1 && len(rep.Findings) == 0; got != tc.suppressed {
+				t.Errorf("suppressed = %v, want %v (findings %v, suppressed %v)", got, tc.suppressed, ids(rep.Findings), ids(rep.Suppressed))
+			}
+		})
+	}
+}
+
+func TestTheSkipAnnotationOnTheSourceCoversDerivedObjects(t *testing.T) {
+	c := build(t, true, filepath.Join("testdata", "HYB007", "fail.yaml"))
+	rep := mustRun(t, c, Options{Only: []string{"HYB007"}})
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %v", ids(rep.Findings))
+	}
+	// The ConfigMap is observed in this example; annotate it.
+	for _, cm := range c.ConfigMaps {
+		if cm.Name == "kubernetes-services-endpoint" {
+			cm.Annotations = map[string]string{SkipAnnotation: "HYB007"}
+		}
+	}
+	rep = mustRun(t, c, Options{Only: []string{"HYB007"}})
+	if len(rep.Findings) != 0 || len(rep.Suppressed) != 1 {
+		t.Errorf("findings %v, suppressed %v", ids(rep.Findings), ids(rep.Suppressed))
+	}
+	// A derived object's findings are suppressed through the Installation.
+	main := build(t, false, filepath.Join("..", "..", "examples", "main-cluster"))
+	main.Installation.Annotations = map[string]string{SkipAnnotation: "HYB007"}
+	rep = mustRun(t, main, Options{Only: []string{"HYB007"}})
+	if len(rep.Findings) != 0 || len(rep.Suppressed) != 1 {
+		t.Errorf("main cluster: findings %v, suppressed %v", ids(rep.Findings), ids(rep.Suppressed))
+	}
+}
+
+func TestBlockersAreErrorsOnlyWhenWindowsIsPlanned(t *testing.T) {
+	c := build(t, false, filepath.Join("..", "..", "examples", "main-cluster"))
+	for _, expect := range []bool{false, true} {
+		rep := mustRun(t, c, Options{Only: []string{"HYB003"}, ExpectWindows: expect})
+		want := Warning
+		if expect {
+			want = Error
+		}
+		if len(rep.Findings) != 1 || rep.Findings[0].Severity != want {
+			t.Errorf("expect-windows=%v: %v", expect, describe(rep.Findings))
+		}
+	}
+}
+
+func TestKubeconfigParsing(t *testing.T) {
+	cases := []struct {
+		name    string
+		data    string
+		wantErr bool
+		ctx     string
+	}{
+		{"an empty file is an empty config", "", false, ""},
+		{"a kubeadm admin.conf parses", "apiVersion: v1\nkind: Config\nclusters:\n- name: kubernetes\n  cluster: {server: https://a:6443}\ncontexts:\n- name: kubernetes-admin@kubernetes\n  context: {cluster: kubernetes, user: kubernetes-admin}\n", false, "kubernetes-admin@kubernetes"},
+		{"garbage is an error", "clusters: [", true, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			kc, err := ParseKubeconfig("f", []byte(tc.data))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			if err != nil {
+				return
+			}
+			if tc.ctx != "" {
+				if _, ok := kc.Config.Contexts[tc.ctx]; !ok {
+					t.Errorf("no context %s", tc.ctx)
+				}
+				if kc.lines["contexts/"+tc.ctx] == 0 {
+					t.Errorf("no line for context %s: %v", tc.ctx, kc.lines)
+				}
+			}
+		})
+	}
+}
+
+func TestTheKubeconfigTrapNamesTheSecondFile(t *testing.T) {
+	ex, _ := findExample("HYB070", "fail")
+	rep := mustRun(t, build(t, true), Options{Only: []string{"HYB070"}, Kubeconfigs: readKubeconfigs(t, ex.kubeconfigs)})
+	var fields []string
+	for _, f := range rep.Findings {
+		fields = append(fields, f.Field)
+		if !strings.HasSuffix(f.Location.File, "fail-kubeconfig-2.yaml") || f.Location.Line == 0 {
+			t.Errorf("%s located at %v", f.Field, f.Location)
+		}
+		if strings.Contains(f.Message, "bGFi") {
+			t.Errorf("credentials in the message: %s", f.Message)
+		}
+	}
+	want := []string{"clusters[name=kubernetes]", "contexts[name=kubernetes-admin@kubernetes]", "users[name=kubernetes-admin]"}
+	slices.Sort(fields)
+	if !slices.Equal(fields, want) {
+		t.Errorf("fields %v, want %v", fields, want)
+	}
+}

@@ -1,0 +1,237 @@
+package check
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Host firewalls and the network between hosts, from the Cluster kind.
+func firewallRules() []Rule {
+	return []Rule{ruleVXLANBlocked, ruleKubeletBlocked, ruleAPIBlocked}
+}
+
+// blockedFlow is traffic from some hosts to one host that a firewall rule
+// blocks.
+type blockedFlow struct {
+	dst  string
+	rule int
+	srcs []string
+}
+
+func ruleApplies(r hybrid.FirewallRule, dst, proto string, port int32) bool {
+	if !strings.EqualFold(r.Protocol, proto) {
+		return false
+	}
+	if len(r.Hosts) > 0 {
+		found := false
+		for _, h := range r.Hosts {
+			if h == dst {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if len(r.Ports) > 0 {
+		found := false
+		for _, p := range r.Ports {
+			if p == port {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func fromMatches(r hybrid.FirewallRule, src netip.Addr) bool {
+	if len(r.From) == 0 {
+		return true
+	}
+	for _, f := range r.From {
+		if p, err := netip.ParsePrefix(f); err == nil && p.Contains(src) {
+			return true
+		}
+		if a, err := netip.ParseAddr(f); err == nil && a == src {
+			return true
+		}
+	}
+	return false
+}
+
+// blockedFlows evaluates the Cluster kind's firewall (first match wins,
+// unmatched traffic is allowed) for proto/port from every source host to
+// every destination host. Destinations with the same applicable rules are
+// evaluated once, so the cost is sources × rules per distinct rule set, not
+// sources × destinations.
+func (x *Context) blockedFlows(proto string, port int32, srcs, dsts []hybrid.Host) []blockedFlow {
+	rules := x.Cluster.Network.Firewall
+	if len(rules) == 0 {
+		return nil
+	}
+	type verdicts map[int][]string
+	cache := map[string]verdicts{}
+	var out []blockedFlow
+	for _, dst := range dsts {
+		var applicable []int
+		for i, r := range rules {
+			if ruleApplies(r, dst.Name, proto, port) {
+				applicable = append(applicable, i)
+			}
+		}
+		if len(applicable) == 0 {
+			continue
+		}
+		sig := fmt.Sprint(applicable)
+		v, ok := cache[sig]
+		if !ok {
+			v = verdicts{}
+			for _, src := range srcs {
+				a, err := netip.ParseAddr(src.Address)
+				if err != nil {
+					continue
+				}
+				for _, i := range applicable {
+					if fromMatches(rules[i], a) {
+						if strings.EqualFold(rules[i].Action, "Block") {
+							v[i] = append(v[i], src.Name)
+						}
+						break
+					}
+				}
+			}
+			cache[sig] = v
+		}
+		idx := make([]int, 0, len(v))
+		for i := range v {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		for _, i := range idx {
+			var names []string
+			for _, s := range v[i] {
+				if s != dst.Name {
+					names = append(names, s)
+				}
+			}
+			if len(names) > 0 {
+				out = append(out, blockedFlow{dst: dst.Name, rule: i, srcs: names})
+			}
+		}
+	}
+	return out
+}
+
+// controlPlaneHosts are the hosts whose nodes carry the control-plane label.
+func (x *Context) controlPlaneHosts() []hybrid.Host {
+	var out []hybrid.Host
+	for _, h := range x.Cluster.Hosts {
+		if n := x.Node(h.Name); n != nil {
+			if _, ok := n.Labels[labelControlPlane]; ok {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+func ruleName(r hybrid.FirewallRule, i int) string {
+	if r.Name != "" {
+		return fmt.Sprintf("%q", r.Name)
+	}
+	return fmt.Sprintf("#%d", i)
+}
+
+func (x *Context) flowFindings(flows []blockedFlow, what string, sev Severity, fix func(blockedFlow) string) []Finding {
+	var out []Finding
+	key := x.clusterKindKey()
+	if key == nil {
+		key = &model.Key{Group: hybrid.Group, Kind: "Cluster"}
+	}
+	for _, f := range flows {
+		r := x.Cluster.Network.Firewall[f.rule]
+		out = append(out, Finding{Object: *key, Field: fmt.Sprintf("spec.network.firewall[%d]", f.rule), Severity: sev,
+			Message: fmt.Sprintf("%s from %s to %s is blocked by firewall rule %s",
+				what, listNames(f.srcs, 3), f.dst, ruleName(r, f.rule)),
+			Remediation: fix(f)})
+	}
+	return out
+}
+
+func allowRule(proto string, port int32, from string) string {
+	return fmt.Sprintf("an Allow rule before it: {protocol: %s, ports: [%d], from: [%s], action: Allow}", proto, port, from)
+}
+
+var ruleVXLANBlocked = Rule{
+	ID: "HYB060", Name: "vxlan-port-blocked", Severity: Error, Blocker: true,
+	Title:    "UDP 4789 (VXLAN) is blocked between hosts",
+	Examines: []string{"Cluster.hybrid.kubectl-hybrid.io", "IPPool.projectcalico.org"},
+	Description: `With VXLAN every packet between pods of different nodes is a UDP datagram to port 4789 of the
+other node, in both directions and between Linux nodes too once the pool is VXLAN Always. A
+filter on any host or between them drops pod traffic across nodes; on Windows HNS adds the
+inbound rule OverlayTraffic4789UDP itself when Calico creates the overlay network, but an
+explicit block, or a firewall between the virtual machines, still wins. Error when the pool
+encapsulates always or Windows nodes are planned, warning otherwise.`,
+	Remediation: `Allow UDP 4789 between all node addresses (ufw allow from 192.168.10.0/24 to any port 4789 proto udp; New-NetFirewallRule -Protocol UDP -LocalPort 4789 -RemoteAddress <node network> -Action Allow), and in the hypervisor's firewall`,
+	References:  []Reference{seed001Migration, seed000Firewall, seed000NotReady, calicoRequirements},
+	Check: func(x *Context) []Finding {
+		if len(x.vxlanPools()) == 0 && !x.WindowsPlanned() {
+			return nil
+		}
+		sev := Severity("")
+		if x.vxlanAlways() {
+			sev = Error
+		}
+		hosts := x.Cluster.Hosts
+		from := x.Cluster.Network.CIDR
+		return x.flowFindings(x.blockedFlows("UDP", 4789, hosts, hosts), "UDP 4789 (VXLAN)", sev, func(f blockedFlow) string {
+			return allowRule("UDP", 4789, from) + " for " + f.dst
+		})
+	},
+}
+
+var ruleKubeletBlocked = Rule{
+	ID: "HYB061", Name: "kubelet-port-blocked", Severity: Warning,
+	Title:    "TCP 10250 (kubelet API) is blocked from the control plane",
+	Examines: []string{"Cluster.hybrid.kubectl-hybrid.io", "Node"},
+	Description: `kube-apiserver connects to each kubelet on TCP 10250 for kubectl logs, exec, port-forward and
+metrics. On Windows, Defender Firewall is on by default; PrepareNode.ps1 opens 10250 (to
+everyone; the seed narrows it to the node network). A block shows up as time-outs of logs and
+exec on that node's pods.`,
+	Remediation: `Allow TCP 10250 from the control plane: Set-NetFirewallRule -Name kubelet -RemoteAddress <node network> (Windows), ufw allow from <node network> to any port 10250 proto tcp (Linux)`,
+	References:  []Reference{seed000Firewall, seed000NotReady, k8sPorts},
+	Check: func(x *Context) []Finding {
+		from := x.Cluster.Network.CIDR
+		return x.flowFindings(x.blockedFlows("TCP", 10250, x.controlPlaneHosts(), x.Cluster.Hosts), "TCP 10250 (kubelet)", "", func(f blockedFlow) string {
+			return allowRule("TCP", 10250, from) + " for " + f.dst
+		})
+	},
+}
+
+var ruleAPIBlocked = Rule{
+	ID: "HYB062", Name: "api-port-blocked", Severity: Error,
+	Title:    "The API server port is blocked from a host",
+	Examines: []string{"Cluster.hybrid.kubectl-hybrid.io", "InitConfiguration.kubeadm.k8s.io", "Node"},
+	Description: `Every node's kubelet, and Calico on Windows through kubernetes-services-endpoint, connect to
+the API server's port on the control plane (6443 by default). A block makes kubeadm join hang and
+nodes go NotReady or Unknown.`,
+	Remediation: `Allow TCP 6443 from the node network to the control-plane hosts`,
+	References:  []Reference{seed000Endpoint, seed000NotReady, k8sPorts},
+	Check: func(x *Context) []Finding {
+		_, port := apiEndpoint(x.Cluster)
+		p := int32(6443)
+		fmt.Sscan(port, &p)
+		from := x.Cluster.Network.CIDR
+		return x.flowFindings(x.blockedFlows("TCP", p, x.Cluster.Hosts, x.controlPlaneHosts()), fmt.Sprintf("TCP %d (API server)", p), "", func(f blockedFlow) string {
+			return allowRule("TCP", p, from) + " for " + f.dst
+		})
+	},
+}

@@ -1,0 +1,154 @@
+package check
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files and docs/checks.md")
+
+// build loads the lab (when lab is true) with files layered on top, the way
+// `--lab -f FILE` does, and builds the twin.
+func build(t testing.TB, lab bool, files ...string) *model.Cluster {
+	t.Helper()
+	snap, err := load.Load(load.Options{Lab: lab, Filenames: files})
+	if err != nil {
+		t.Fatalf("load %v: %v", files, err)
+	}
+	c, err := engine.Build(snap)
+	if err != nil {
+		t.Fatalf("build %v: %v", files, err)
+	}
+	return c
+}
+
+// example is a rule's failing or passing example: testdata/<ID>/<kind>.yaml
+// or the directory testdata/<ID>/<kind>/ (for files whose name matters, like
+// kubeadm's kubeletconfiguration.yaml patch), and the kubeconfig files
+// testdata/<ID>/<kind>-kubeconfig-*.yaml.
+type example struct {
+	files       []string
+	kubeconfigs []string
+}
+
+func findExample(id, kind string) (example, error) {
+	dir := filepath.Join("testdata", id)
+	var ex example
+	if _, err := os.Stat(filepath.Join(dir, kind+".yaml")); err == nil {
+		ex.files = []string{filepath.Join(dir, kind+".yaml")}
+	} else if fi, err := os.Stat(filepath.Join(dir, kind)); err == nil && fi.IsDir() {
+		ex.files = []string{filepath.Join(dir, kind)}
+	} else {
+		return ex, fmt.Errorf("no %s example: add %s/%s.yaml (or the directory %s/%s/)", kind, dir, kind, dir, kind)
+	}
+	kcs, _ := filepath.Glob(filepath.Join(dir, kind+"-kubeconfig-*.yaml"))
+	sort.Strings(kcs)
+	ex.kubeconfigs = kcs
+	return ex, nil
+}
+
+func readKubeconfigs(t testing.TB, files []string) []*Kubeconfig {
+	t.Helper()
+	var out []*Kubeconfig
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc, err := ParseKubeconfig(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, kc)
+	}
+	return out
+}
+
+func mustRun(t testing.TB, c *model.Cluster, opts Options) *Report {
+	t.Helper()
+	rep, err := Run(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func ids(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.RuleID)
+	}
+	return out
+}
+
+func describe(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n  %s %s %s %s: %s", f.Severity, f.RuleID, ObjectString(f.Object), f.Field, f.Message)
+	}
+	return b.String()
+}
+
+// golden compares got with testdata/golden/name; -update rewrites it, and a
+// mismatch leaves actual_<name> beside it.
+func golden(t *testing.T, dir, name, got string) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	actual := filepath.Join(dir, "actual_"+name)
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(actual)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file %s (go test ./internal/check -update): %v", path, err)
+	}
+	if string(want) != got {
+		_ = os.WriteFile(actual, []byte(got), 0o644)
+		t.Errorf("%s differs from the golden file; see %s%s", name, actual, firstDiff(string(want), got))
+		return
+	}
+	_ = os.Remove(actual)
+}
+
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("\nfirst difference at line %d:\n  want %q\n  got  %q", i+1, wl, gl)
+		}
+	}
+	return ""
+}
+
+func render(t *testing.T, f func(*bytes.Buffer) error) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := f(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
