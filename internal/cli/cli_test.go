@@ -111,6 +111,12 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"hns networks as a table", []string{"exec", "node/k8s-lab-win-1", "--lab", "--", "Get-HnsNetwork | Select-Object Name, Type, @{n='Subnet';e={$_.Subnets.AddressPrefix}}, @{n='Gateway';e={$_.Subnets.GatewayAddress}}, ManagementIP | Format-Table"}},
 		{"a command that is not emulated", []string{"exec", "node/k8s-lab-node-2", "--lab", "--", "tcpdump", "-ni", "ens18"}},
 		{"exec on a missing node", []string{"exec", "node/nope", "--lab", "--", "ip", "route"}},
+		{"hns networks of the windows node", []string{"get", "hnsnetworks", "--node", "k8s-lab-win-1", "--lab"}},
+		{"hns endpoints of the windows node", []string{"get", "hnsendpoints", "--node", "k8s-lab-win-1", "--lab"}},
+		{"load balancers of the windows node", []string{"get", "loadbalancers", "--node", "k8s-lab-win-1", "--lab"}},
+		{"routes of every node", []string{"get", "routes", "--lab"}},
+		{"hns networks as json", []string{"get", "hnsnetworks", "--node", "k8s-lab-win-1", "-o", "json", "--lab"}},
+		{"hns endpoints of a linux node", []string{"get", "hnsendpoints", "--node", "k8s-lab-node-1", "--lab"}},
 		{"exec without a command", []string{"exec", "node/k8s-lab-node-2", "--lab"}},
 	}
 	for _, tc := range cases {

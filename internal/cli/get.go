@@ -22,6 +22,7 @@ type GetOptions struct {
 	ShowLabels    bool
 	LabelColumns  []string
 	NoHeaders     bool
+	Node          string
 
 	args    []string
 	now     func() time.Time
@@ -37,7 +38,9 @@ func NewCmdGet(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `Show the objects of the built twin — observed and derived alike — the way
 kubectl get prints them. Besides the Kubernetes kinds it shows Calico's
 ippools, ipamblocks (CIDR, node, allocated/free/reserved addresses) and
-blockaffinities, and the operator's tigerastatus.
+blockaffinities, and the operator's tigerastatus; and, from the compiled node
+dataplanes, hnsnetworks, hnsendpoints, loadbalancers (Windows nodes) and
+routes (every node), optionally for one --node.
 
 -o json|yaml prints real Kubernetes objects in a v1 List that -f reads back.`,
 		Example: `  # The IPAM blocks each lab node claimed
@@ -45,6 +48,9 @@ blockaffinities, and the operator's tigerastatus.
 
   # Where every pod runs, with its address
   kubectl-hybrid get pods -A -o wide --lab
+
+  # The Windows node's HNS load balancers, one per Service port
+  kubectl-hybrid get loadbalancers --node k8s-lab-win-1 --lab
 
   # What-if: the lab without strictAffinity
   kubectl-hybrid get tigerastatus --lab -f no-strict-affinity.yaml`,
@@ -68,6 +74,7 @@ blockaffinities, and the operator's tigerastatus.
 	f.BoolVar(&o.ShowLabels, "show-labels", false, "Show all labels as the last column")
 	f.StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Labels to show as columns")
 	f.BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers")
+	f.StringVar(&o.Node, "node", "", "For hnsnetworks, hnsendpoints, loadbalancers and routes: the node whose dataplane to show")
 	return cmd
 }
 
@@ -79,6 +86,9 @@ func (o *GetOptions) Complete(args []string) error {
 
 // Validate checks the flags.
 func (o *GetOptions) Validate() error {
+	if _, ok := dataplaneKinds[o.firstArg()]; ok {
+		return o.Input.Validate()
+	}
 	switch o.Output {
 	case report.OutputTable, report.OutputWide, report.OutputJSON, report.OutputYAML, report.OutputName:
 	default:
@@ -95,6 +105,9 @@ func (o *GetOptions) Run() error {
 	c, err := o.Input.Build(o.streams)
 	if err != nil {
 		return err
+	}
+	if kind, ok := dataplaneKinds[o.firstArg()]; ok {
+		return getDataplane(o.streams.Out, c, kind, o.Node, o.Output)
 	}
 	notice, err := report.Get(o.streams.Out, c, report.Request{
 		Args:          o.args,
@@ -125,6 +138,13 @@ func (o *GetOptions) Run() error {
 		return &exitError{code: ExitBadInput, err: err}
 	}
 	return nil
+}
+
+func (o *GetOptions) firstArg() string {
+	if len(o.args) == 0 {
+		return ""
+	}
+	return o.args[0]
 }
 
 func joinKnown() string {
