@@ -117,6 +117,8 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"routes of every node", []string{"get", "routes", "--lab"}},
 		{"hns networks as json", []string{"get", "hnsnetworks", "--node", "k8s-lab-win-1", "-o", "json", "--lab"}},
 		{"hns endpoints of a linux node", []string{"get", "hnsendpoints", "--node", "k8s-lab-node-1", "--lab"}},
+		{"main cluster routes before the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "--", "ip", "route"}},
+		{"main cluster routes after the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "-f", "../../examples/what-if/main-cluster-migrated.yaml", "--", "ip", "route"}},
 		{"exec without a command", []string{"exec", "node/k8s-lab-node-2", "--lab"}},
 	}
 	for _, tc := range cases {

@@ -36,14 +36,13 @@ const StdinName = "<stdin>"
 // LabPrefix starts the Origin.File of lab objects ("lab:00-cluster.yaml").
 const LabPrefix = "lab:"
 
-// source tells the lab from the user's files: an object replaces one with the
-// same Key only when it comes from the other source.
+// source is where an object came from: the lab, or one -f argument (a
+// file, a directory or stdin). An object replaces one with the same Key only
+// when it comes from a later source, so that what-if files layer on the lab
+// and on each other; the same Key twice within one source is an error.
 type source int
 
-const (
-	fromLab source = iota
-	fromFiles
-)
+const fromLab source = 0
 
 type builder struct {
 	snap   model.Snapshot
@@ -75,10 +74,11 @@ func (b *builder) add(src source) func(*model.Object) error {
 
 func keyLabel(k model.Key) string { return objectLabel(k.Kind, k.Namespace, k.Name) }
 
-// Load reads the lab (when asked) and then every file in order. Objects keep
-// input order; an object of the files with the Key of a lab object takes
-// that object's place. Two objects with one Key in the files (or in the lab)
-// are an error. Errors are *Error (see IsBadInput).
+// Load reads the lab (when asked) and then every -f argument in order.
+// Objects keep input order; an object with the Key of one from an earlier
+// source (the lab, or an earlier -f argument) takes that object's place. Two
+// objects with one Key within one source are an error. Errors are *Error
+// (see IsBadInput).
 func Load(opts Options) (*model.Snapshot, error) {
 	return loadWith(opts, lab.FS)
 }
@@ -90,8 +90,8 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 			return nil, err
 		}
 	}
-	add := b.add(fromFiles)
-	for _, name := range opts.Filenames {
+	for i, name := range opts.Filenames {
+		add := b.add(source(i + 1))
 		if name == "-" {
 			r := opts.Stdin
 			if r == nil {

@@ -54,9 +54,9 @@ func TestBadInput(t *testing.T) {
 			want:  "testdata/bad/duplicate.yaml:8 (document 2): ConfigMap default/settings: duplicate object: also defined at testdata/bad/duplicate.yaml:1 (document 1)",
 		},
 		{
-			name:  "an IPPool given in both Calico groups is a duplicate",
-			files: []string{"testdata/good/ippool-v3.yaml", "testdata/good/ippool-crd-v1.yaml"},
-			want:  "testdata/good/ippool-crd-v1.yaml:2 (document 1): IPPool default-ipv4-ippool: duplicate object: also defined at testdata/good/ippool-v3.yaml:1 (document 1)",
+			name:  "an IPPool given in both Calico groups within one directory is a duplicate",
+			files: []string{"testdata/bad-dirs/both-calico-groups"},
+			want:  "testdata/bad-dirs/both-calico-groups/b-crd-v1.yaml:2 (document 1): IPPool default-ipv4-ippool: duplicate object: also defined at testdata/bad-dirs/both-calico-groups/a-v3.yaml:1 (document 1)",
 		},
 		{
 			name:  "a key given twice in one mapping is an error",
@@ -548,5 +548,21 @@ func TestTypedObjectsGetTheDefaultNamespace(t *testing.T) {
 	}
 	if _, ok := s.Objects[1].Raw["metadata"].(map[string]any)["namespace"]; ok {
 		t.Error("Raw was changed")
+	}
+}
+
+func TestALaterFileReplacesAnEarlierOnesObject(t *testing.T) {
+	snap, err := Load(Options{Filenames: []string{"testdata/good/ippool-v3.yaml", "testdata/good/ippool-crd-v1.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pools []string
+	for _, o := range snap.Objects {
+		if o.Key.Kind == "IPPool" {
+			pools = append(pools, o.Origin.File)
+		}
+	}
+	if len(pools) != 1 || pools[0] != "testdata/good/ippool-crd-v1.yaml" {
+		t.Fatalf("IPPools from %v, want only the later file's", pools)
 	}
 }
