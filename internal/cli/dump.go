@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -129,14 +130,31 @@ func kubeNamespace(kube *genericclioptions.ConfigFlags) string {
 	return ns
 }
 
+// noCluster reports whether nothing names a cluster: no kubeconfig with a
+// cluster in it, no --server, and not inside a pod. (kubectl would then try
+// http://localhost:8080; the tool asks for input instead.)
+func noCluster(kube *genericclioptions.ConfigFlags) bool {
+	if kube.APIServer != nil && *kube.APIServer != "" {
+		return false
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" && os.Getenv("KUBERNETES_SERVICE_PORT") != "" {
+		return false
+	}
+	raw, err := kube.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return clientcmd.IsEmptyConfig(err)
+	}
+	return len(raw.Clusters) == 0
+}
+
 // readLive reads the cluster the kubeconfig flags point at. Progress goes to
 // stderr only when it is a terminal.
 func readLive(kube *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) (*model.Snapshot, error) {
+	if noCluster(kube) {
+		return nil, usageError("no cluster given: use -f FILE|DIR|- or --lab, or a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config) for a live cluster")
+	}
 	cfg, err := kube.ToRESTConfig()
 	if err != nil {
-		if clientcmd.IsEmptyConfig(err) {
-			return nil, usageError("no cluster given: use -f FILE|DIR|- or --lab, or a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config) for a live cluster")
-		}
 		return nil, &exitError{code: ExitBadInput, err: fmt.Errorf("kubeconfig: %w", err)}
 	}
 	snap, err := live.Read(context.Background(), cfg, live.Options{Progress: live.ProgressWriter(streams.ErrOut)})

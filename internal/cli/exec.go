@@ -100,7 +100,7 @@ func (o *ExecOptions) Run() error {
 	var code int
 	switch kind {
 	case "node", "no", "nodes":
-		stdout, stderr, code, err = execOnNode(c, name, o.command)
+		stdout, stderr, code, err = execNode(c, name, o.command)
 	default:
 		stdout, stderr, code, err = execInPod(c, kind, o.Namespace, name, o.command)
 	}

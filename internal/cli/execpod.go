@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
-// findPod resolves pod/NAME or deploy/NAME (the first pod of the
+// emulatedInPods is what exec answers in pods, for the refusal message.
+const emulatedInPods = "ping, curl, curl.exe, wget, nslookup, and sh -c scripts of them with | tail, head, grep"
+
+// findPod resolves pod/NAME or deploy/NAME (the first running pod of the
 // Deployment, as kubectl exec deploy/NAME picks one) in a namespace.
 func findPod(c *model.Cluster, kind, ns, name string) (*corev1.Pod, error) {
 	switch kind {
@@ -52,23 +56,92 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// execInPod runs the pod commands the twin emulates.
+// toolError maps what the trace engine's tools report to the CLI's errors.
+func toolError(err error) error {
+	var nm *trace.NotModeledError
+	if errors.As(err, &nm) {
+		return fmt.Errorf("not modeled: %s", nm.Msg)
+	}
+	return err
+}
+
+// execInPod runs the pod commands the twin emulates through the trace
+// engine: ping, curl, wget and nslookup walk the twin, and their output is
+// what the real tools print.
 func execInPod(c *model.Cluster, kind, ns, name string, argv []string) (string, string, int, error) {
 	p, err := findPod(c, kind, ns, name)
 	if err != nil {
 		return "", "", 0, err
 	}
-	words := argv
-	if len(words) == 1 {
-		words = strings.Fields(words[0])
+	if p.Status.Phase != corev1.PodRunning {
+		return "", "", 0, &exitError{code: ExitNegative, err: fmt.Errorf("error: unable to upgrade connection: container not found (%q)", p.Name)}
 	}
-	switch strings.TrimSuffix(strings.ToLower(words[0]), ".exe") {
-	case "nslookup":
-		out, errOut, code := dns.NSLookup(c, dns.PodSource(p), words[1:])
-		if code == dns.ExitNotModeled {
-			return "", "", 0, fmt.Errorf("%s", strings.TrimSpace(errOut))
+	e, err := trace.New(c)
+	if err != nil {
+		return "", "", 0, err
+	}
+	src, err := e.ParseSource("pod/"+p.Namespace+"/"+p.Name, ns)
+	if err != nil {
+		return "", "", 0, &exitError{code: ExitNegative, err: err}
+	}
+	out, handled, err := e.Exec(src, argv)
+	if err != nil {
+		return "", "", 0, toolError(err)
+	}
+	if !handled {
+		word := argv[0]
+		if words, serr := trace.SplitCommand(argv[0]); serr == nil && len(words) > 0 {
+			word = words[0]
 		}
-		return out, errOut, code, nil
+		return "", fmt.Sprintf("kubectl-hybrid: %q is not emulated in pods; emulated: %s\n", word, emulatedInPods), 127, nil
 	}
-	return "", fmt.Sprintf("kubectl-hybrid: %q is not emulated in pods yet; emulated: nslookup\n", words[0]), 127, nil
+	return out.Stdout, out.Stderr, out.Code, nil
+}
+
+// execNode runs a command on a node: the client tools (ping, curl,
+// nslookup on Windows) walk the twin; everything else goes to the node's
+// dataplane emulation (ip, nft, the HNS cmdlets, …).
+func execNode(c *model.Cluster, name string, argv []string) (string, string, int, error) {
+	known := false
+	for _, n := range c.Nodes {
+		if n.Name == name {
+			known = true
+		}
+	}
+	if known && isClientTool(argv) {
+		e, err := trace.New(c)
+		if err != nil {
+			return "", "", 0, err
+		}
+		src, err := e.ParseSource("node/"+name, "")
+		if err == nil {
+			out, handled, err := e.Exec(src, argv)
+			if err != nil {
+				return "", "", 0, toolError(err)
+			}
+			if handled {
+				return out.Stdout, out.Stderr, out.Code, nil
+			}
+		}
+	}
+	return execOnNode(c, name, argv)
+}
+
+// isClientTool reports whether a command line starts with a tool the
+// trace engine answers.
+func isClientTool(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	first := argv[0]
+	if len(argv) == 1 {
+		if words, err := trace.SplitCommand(argv[0]); err == nil && len(words) > 0 {
+			first = words[0]
+		}
+	}
+	switch strings.ToLower(first) {
+	case "ping", "ping.exe", "curl", "curl.exe", "wget", "nslookup", "nslookup.exe":
+		return true
+	}
+	return false
 }

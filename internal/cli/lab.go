@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,8 +13,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // LabOptions is `kubectl-hybrid lab`: build the built-in lab (plus any
@@ -34,7 +37,10 @@ func NewCmdLab(streams genericiooptions.IOStreams) *cobra.Command {
 two Linux workers and a Windows Server 2025 worker, Calico VXLAN through the
 Tigera operator — and print what the twin derived: nodes, IPAM blocks,
 every pod with its node and address (observed or derived), the operator's
-status, and anything the API server would refuse.`,
+status, anything the API server would refuse, and the seed's verification:
+the commands seed 000 runs across the operating systems (busybox in a pod
+check on a Linux node, curl.exe and ping in aspnetapp), answered by walking
+the twin, with where each TTL comes from.`,
 		Example: `  kubectl-hybrid lab
   kubectl-hybrid lab -f examples/bad-pod.yaml`,
 		Args: cobra.NoArgs,
@@ -65,7 +71,10 @@ func (o *LabOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	return writeWalkthrough(o.streams.Out, c, o.now())
+	if err := writeWalkthrough(o.streams.Out, c, o.now()); err != nil {
+		return err
+	}
+	return writeVerification(o.streams.Out, o.Filenames, o.streams)
 }
 
 func writeWalkthrough(w io.Writer, c *model.Cluster, now time.Time) error {
@@ -200,4 +209,183 @@ func internalIP(addrs []corev1.NodeAddress) string {
 		}
 	}
 	return ""
+}
+
+// checkPod is what `kubectl run -i --rm check --image=busybox:1.37
+// --restart=Never -- sh -c '…'` creates (kubectl's generator: label
+// run=check, one container named after the pod, the command as args; %q
+// writes the script as a YAML double-quoted string).
+var checkPod = fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: check
+  namespace: default
+  labels:
+    run: check
+spec:
+  restartPolicy: Never
+  containers:
+    - name: check
+      image: busybox:1.37
+      stdin: true
+      stdinOnce: true
+      args: [sh, -c, %q]
+`, seedCheckScript)
+
+// seedCheckScript is the script seed 000 runs in the check pod.
+const seedCheckScript = `
+    nslookup aspnetapp.win-demo.svc.cluster.local | tail -3
+    wget -qO- http://aspnetapp.win-demo.svc.cluster.local | grep -o "<title>[^<]*</title>"
+    ping -c 2 172.21.41.6`
+
+// verificationCluster is the lab with the what-if files and the check pod
+// kubectl run would create.
+func verificationCluster(filenames []string, streams genericiooptions.IOStreams) (*model.Cluster, error) {
+	snap, err := load.Load(load.Options{Lab: true, Filenames: filenames, Stdin: streams.In})
+	if err != nil {
+		return nil, err
+	}
+	objs, err := load.DecodeDocuments(strings.NewReader(checkPod), "kubectl run check")
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		replaced := false
+		for i, x := range snap.Objects {
+			if x.Key == o.Key {
+				snap.Objects[i], replaced = o, true
+			}
+		}
+		if !replaced {
+			snap.Objects = append(snap.Objects, o)
+		}
+	}
+	return engine.Build(snap)
+}
+
+// writeVerification runs seed 000's section "Проверка: Windows-под,
+// Service, DNS и связность" against the twin: each command as the seed
+// types it, its output, and for the pings where the TTL comes from.
+func writeVerification(w io.Writer, filenames []string, streams genericiooptions.IOStreams) error {
+	fmt.Fprintf(w, "\n== Verification (seed 000)\n")
+	c, err := verificationCluster(filenames, streams)
+	if err != nil {
+		return err
+	}
+	e, err := trace.New(c)
+	if err != nil {
+		return err
+	}
+	fail := func(what string, err error) {
+		fmt.Fprintf(w, "(%s: %v)\n", what, err)
+	}
+	run := func(src trace.Source, argv []string, filters ...string) {
+		out, handled, err := e.Exec(src, argv)
+		if err != nil || !handled {
+			fail("not answered", err)
+			return
+		}
+		stdout := out.Stdout
+		for _, f := range filters {
+			// The seed pipes kubectl's output through its own shell.
+			stdout = localFilter(f, stdout)
+		}
+		fmt.Fprint(w, stdout)
+		fmt.Fprint(w, out.Stderr)
+		if out.Code != 0 {
+			fmt.Fprintf(w, "command terminated with exit code %d\n", out.Code)
+		}
+	}
+	ttl := func(src trace.Source, dst string) {
+		a, err := netip.ParseAddr(dst)
+		if err != nil {
+			return
+		}
+		r := e.Trace(src, trace.Target{Kind: "ip", Addr: a, Given: dst}, trace.ICMP, 0)
+		if s := r.TTLSteps(); s != "" && !r.Assumed {
+			fmt.Fprintf(w, "  ttl: %s\n", s)
+		}
+		for _, x := range r.Warnings {
+			fmt.Fprintf(w, "  note: %s\n", x)
+		}
+	}
+
+	fmt.Fprintf(w, "\nLinux → Windows: the busybox pod check in default\n")
+	check, err := e.ParseSource("pod/default/check", "default")
+	if err != nil {
+		fail("kubectl run check", err)
+	} else {
+		fmt.Fprintf(w, "$ kubectl run -i --rm check --image=busybox:1.37 --restart=Never -- sh -c '%s'\n", seedCheckScript)
+		run(check, []string{"sh", "-c", seedCheckScript})
+		fmt.Fprintf(w, "pod \"check\" deleted from default namespace\n")
+		fmt.Fprintf(w, "  (check ran on %s, %s)\n", check.Node, check.Addr)
+		ttl(check, "172.21.41.6")
+	}
+	fmt.Fprintf(w, "$ kubectl-hybrid exec node/k8s-lab-node-1 -- ping -c 1 172.21.41.6\n")
+	if n1, err := e.ParseSource("node/k8s-lab-node-1", ""); err != nil {
+		fail("node k8s-lab-node-1", err)
+	} else {
+		run(n1, []string{"ping", "-c", "1", "172.21.41.6"})
+		ttl(n1, "172.21.41.6")
+	}
+
+	fmt.Fprintf(w, "\nWindows → Linux: deploy/aspnetapp in win-demo\n")
+	asp, err := e.ParseSource("deploy/aspnetapp", "win-demo")
+	if err != nil {
+		fail("deploy/aspnetapp", err)
+		return nil
+	}
+	curl := func(extra ...string) []string {
+		return append([]string{"curl.exe", "-s", "-o", "NUL", "-w", `%{remote_ip} %{http_code}\n`}, extra...)
+	}
+	for _, cmd := range []struct {
+		shown   string
+		argv    []string
+		filters []string
+		ttlTo   string
+	}{
+		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/healthz`, curl("http://hello.demo.svc.cluster.local/healthz"), nil, ""},
+		{`ping -n 2 172.21.172.4`, []string{"ping", "-n", "2", "172.21.172.4"}, nil, "172.21.172.4"},
+		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" --max-time 5 http://hello.demo/healthz`, curl("--max-time", "5", "http://hello.demo/healthz"), nil, ""},
+		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://aspnetapp/`, curl("http://aspnetapp/"), nil, ""},
+		{`ping -n 2 1.1.1.1 | tail -3`, []string{"ping", "-n", "2", "1.1.1.1"}, []string{"tail -3"}, "1.1.1.1"},
+	} {
+		fmt.Fprintf(w, "$ kubectl -n win-demo exec deploy/aspnetapp -- %s\n", cmd.shown)
+		run(asp, cmd.argv, cmd.filters...)
+		if cmd.ttlTo != "" {
+			ttl(asp, cmd.ttlTo)
+		}
+	}
+
+	fmt.Fprintf(w, "\nThe Windows host: PS C:\\> curl.exe http://10.102.98.171 on k8s-lab-win-1\n")
+	if win, err := e.ParseSource("node/k8s-lab-win-1", ""); err != nil {
+		fail("node k8s-lab-win-1", err)
+	} else {
+		r := e.Trace(win, trace.Target{Kind: "ip", Addr: netip.MustParseAddr("10.102.98.171"), Given: "10.102.98.171"}, trace.TCP, 80)
+		if r.Delivered {
+			fmt.Fprintf(w, "  delivered: %s\n", r.Reason)
+		} else {
+			fmt.Fprintf(w, "  not delivered (%s): %s\n", r.Outcome, r.Reason)
+		}
+	}
+	return nil
+}
+
+// localFilter applies a filter the user's own shell runs on kubectl's
+// output (`| tail -3`).
+func localFilter(f, in string) string {
+	words := strings.Fields(f)
+	if len(words) == 2 && words[0] == "tail" && strings.HasPrefix(words[1], "-") {
+		n := 0
+		fmt.Sscanf(words[1], "-%d", &n)
+		lines := strings.SplitAfter(in, "\n")
+		if len(lines) > 0 && lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if n < len(lines) {
+			lines = lines[len(lines)-n:]
+		}
+		return strings.Join(lines, "")
+	}
+	return in
 }

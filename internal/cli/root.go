@@ -69,6 +69,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdLab(streams),
 		NewCmdExec(streams),
 		NewCmdCheck(streams),
+		NewCmdTrace(streams),
 		NewCmdDocs(streams, root),
 	)
 	return root

@@ -31,6 +31,10 @@ type Source struct {
 	DNSConfig *corev1.PodDNSConfig
 	// OS overrides the node's kubernetes.io/os label when set.
 	OS string
+	// NSLookup overrides which nslookup the image has, when the caller
+	// knows better than the image name: "busybox", "nslookup.exe" or
+	// "none" (cmd.exe's not-recognized error). Empty decides by the image.
+	NSLookup string
 }
 
 // PodSource is the source for an existing pod, running its first container.

@@ -62,6 +62,14 @@ func NSLookup(c *model.Cluster, from Source, args []string) (stdout, stderr stri
 }
 
 func toolOf(os string, src Source) string {
+	switch src.NSLookup {
+	case "busybox":
+		return toolBusybox
+	case "nslookup.exe":
+		return toolWindows
+	case "none":
+		return toolNanoServer
+	}
 	img := strings.ToLower(src.Image)
 	if os == hybrid.OSWindows {
 		if !src.IsNode() && strings.Contains(img, "nanoserver") {

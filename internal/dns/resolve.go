@@ -215,6 +215,12 @@ func Resolve(c *model.Cluster, from Source, name string) Result {
 	return resolve(NewServer(c), c, from, name)
 }
 
+// Resolve is the package's Resolve with a server built once (callers that
+// resolve many names, such as the trace engine, keep one Server).
+func (s *Server) Resolve(c *model.Cluster, from Source, name string) Result {
+	return resolve(s, c, from, name)
+}
+
 func resolve(s *Server, c *model.Cluster, from Source, name string) Result {
 	r := Result{Source: from, Name: name}
 	cfg, err := ConfigFor(c, from)

@@ -216,8 +216,8 @@ func (cn *calicoNode) peerMatch(policyNS string, pr networkingv1.NetworkPolicyPe
 		return s, true
 	}
 	var members []netip.Prefix
-	for ip, pod := range pol.podsByIP {
-		if ip.Is4() && pol.peerMatches(policyNS, pr, ip, pod) {
+	for _, ip := range pol.PeerMembers(policyNS, pr) {
+		if ip.Is4() {
 			members = append(members, netip.PrefixFrom(ip, 32))
 		}
 	}

@@ -1,316 +1,41 @@
 package linux
 
-// This file holds the pure semantics of Kubernetes NetworkPolicy as Calico
-// enforces it. It depends only on the Kubernetes API types so that it can
-// move to a shared package (the Windows dataplane needs the same answer).
-//
-// Upstream: Kubernetes NetworkPolicy API (k8s.io/api/networking/v1 and
-// pkg/apis/networking/v1/defaults.go SetDefaults_NetworkPolicy), as Calico
-// converts it (libcalico-go/lib/backend/k8s/conversion/conversion.go
-// K8sNetworkPolicyToCalico, k8sRuleToCalico) and binds named ports
-// (workload_endpoint_default.go appendEndpointPorts).
+// The pure semantics of Kubernetes NetworkPolicy live in internal/policy,
+// shared with the trace engine and compared there with what Calico programs
+// on Windows. This file keeps the names the Linux dataplane has always
+// offered.
 
 import (
-	"fmt"
-	"net/netip"
-	"sort"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
 // Direction is the direction of traffic relative to the pod a policy
-// selects.
-type Direction string
+// selects (policy.Direction).
+type Direction = policy.Direction
 
 // Directions.
 const (
-	Ingress Direction = "Ingress"
-	Egress  Direction = "Egress"
+	Ingress = policy.Ingress
+	Egress  = policy.Egress
 )
 
-// PolicyIndex answers NetworkPolicy questions for one cluster: which
-// policies select a pod and whether a flow is allowed.
-type PolicyIndex struct {
-	byNS     map[string][]*networkingv1.NetworkPolicy
-	nsLabels map[string]labels.Set
-	podsByIP map[netip.Addr]*corev1.Pod
-}
+// PolicyIndex answers NetworkPolicy questions for one cluster (policy.Index).
+type PolicyIndex = policy.Index
 
-// NewPolicyIndex indexes the cluster's NetworkPolicies, namespaces and pods.
-// Pods are looked up by address for peer selectors; host-networked pods are
-// not workloads (Calico gives them no workload endpoint), so selectors never
-// match them.
+// NewPolicyIndex indexes the cluster's NetworkPolicies, namespaces and pods
+// (policy.NewIndex).
 func NewPolicyIndex(policies []*networkingv1.NetworkPolicy, namespaces []*corev1.Namespace, pods []*corev1.Pod) *PolicyIndex {
-	x := &PolicyIndex{byNS: map[string][]*networkingv1.NetworkPolicy{}, nsLabels: map[string]labels.Set{}, podsByIP: map[netip.Addr]*corev1.Pod{}}
-	for _, p := range policies {
-		x.byNS[p.Namespace] = append(x.byNS[p.Namespace], p)
-	}
-	for ns := range x.byNS {
-		ps := x.byNS[ns]
-		sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
-	}
-	for _, ns := range namespaces {
-		l := labels.Set{}
-		for k, v := range ns.Labels {
-			l[k] = v
-		}
-		// The apiserver labels every namespace with its name (GA in 1.22).
-		l[corev1.LabelMetadataName] = ns.Name
-		x.nsLabels[ns.Name] = l
-	}
-	for _, p := range pods {
-		if p.Spec.HostNetwork || p.Status.PodIP == "" {
-			continue
-		}
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		for _, s := range podIPs(p) {
-			if a, err := netip.ParseAddr(s); err == nil {
-				x.podsByIP[a] = p
-			}
-		}
-	}
-	return x
+	return policy.NewIndex(policies, namespaces, pods)
 }
 
-func podIPs(p *corev1.Pod) []string {
-	if len(p.Status.PodIPs) == 0 {
-		return []string{p.Status.PodIP}
-	}
-	out := make([]string, 0, len(p.Status.PodIPs))
-	for _, ip := range p.Status.PodIPs {
-		out = append(out, ip.IP)
-	}
-	return out
-}
+// PolicyTypes returns the directions a policy applies to (policy.PolicyTypes).
+func PolicyTypes(p *networkingv1.NetworkPolicy) []Direction { return policy.PolicyTypes(p) }
 
-// namespaceLabels returns the labels of a namespace, or just its name label
-// when the namespace object is not known.
-func (x *PolicyIndex) namespaceLabels(ns string) labels.Set {
-	if l, ok := x.nsLabels[ns]; ok {
-		return l
-	}
-	return labels.Set{corev1.LabelMetadataName: ns}
-}
-
-// PolicyTypes returns the directions a policy applies to: spec.policyTypes,
-// or when empty, Ingress and, if it has egress rules, Egress (the
-// apiserver's SetDefaults_NetworkPolicy; Calico's converter does the same).
-func PolicyTypes(p *networkingv1.NetworkPolicy) []Direction {
-	if len(p.Spec.PolicyTypes) > 0 {
-		out := make([]Direction, 0, len(p.Spec.PolicyTypes))
-		for _, t := range p.Spec.PolicyTypes {
-			out = append(out, Direction(t))
-		}
-		return out
-	}
-	out := []Direction{Ingress}
-	if len(p.Spec.Egress) > 0 {
-		out = append(out, Egress)
-	}
-	return out
-}
-
-func appliesTo(p *networkingv1.NetworkPolicy, dir Direction) bool {
-	for _, t := range PolicyTypes(p) {
-		if t == dir {
-			return true
-		}
-	}
-	return false
-}
-
-// Selecting returns the policies that select pod for dir, by name.
-func (x *PolicyIndex) Selecting(pod *corev1.Pod, dir Direction) []*networkingv1.NetworkPolicy {
-	var out []*networkingv1.NetworkPolicy
-	for _, p := range x.byNS[pod.Namespace] {
-		if appliesTo(p, dir) && selectorMatches(&p.Spec.PodSelector, labels.Set(pod.Labels)) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// selectorMatches evaluates a label selector; nil matches nothing here
-// (callers treat a nil selector themselves), an invalid one matches nothing.
-func selectorMatches(s *metav1.LabelSelector, l labels.Set) bool {
-	if s == nil {
-		return false
-	}
-	sel, err := metav1.LabelSelectorAsSelector(s)
-	if err != nil {
-		return false
-	}
-	return sel.Matches(l)
-}
-
-// Allows reports whether Calico lets a new connection through for pod:
-// ingress from peerIP or egress to peerIP, with proto (TCP, UDP, SCTP or
-// anything else, such as ICMP) and port (the destination port: pod's port
-// for ingress, peer's port for egress). The reason names the deciding
-// policy and rule.
-//
-// Semantics: a pod no policy selects for a direction is not isolated in
-// it; otherwise a flow is allowed iff some rule of some selecting policy
-// matches both the peer (no peers: everyone; podSelector within the
-// policy's namespace; namespaceSelector over namespaces; both: pods
-// matching in matching namespaces; ipBlock: CIDR minus except) and the
-// port (no ports: everything; protocol defaults to TCP; a number, a range
-// port..endPort, or a named container port of the destination pod).
-func (x *PolicyIndex) Allows(pod *corev1.Pod, dir Direction, peerIP netip.Addr, proto string, port int32) (bool, string) {
-	if pod == nil {
-		return false, "no pod given"
-	}
-	if pod.Spec.HostNetwork {
-		return true, fmt.Sprintf("%s/%s is host-networked: Calico enforces no NetworkPolicy on it", pod.Namespace, pod.Name)
-	}
-	proto = strings.ToUpper(proto)
-	sel := x.Selecting(pod, dir)
-	if len(sel) == 0 {
-		return true, fmt.Sprintf("no NetworkPolicy selects %s/%s for %s", pod.Namespace, pod.Name, strings.ToLower(string(dir)))
-	}
-	peer := x.podsByIP[peerIP]
-	// The pod whose container ports name the destination port.
-	dstPod := pod
-	if dir == Egress {
-		dstPod = peer
-	}
-	var names []string
-	for _, p := range sel {
-		names = append(names, p.Namespace+"/"+p.Name)
-		if dir == Ingress {
-			for i, r := range p.Spec.Ingress {
-				if x.peersMatch(p.Namespace, r.From, peerIP, peer) && portsMatch(r.Ports, proto, port, dstPod) {
-					return true, fmt.Sprintf("allowed by NetworkPolicy %s/%s ingress rule %d", p.Namespace, p.Name, i)
-				}
-			}
-			continue
-		}
-		for i, r := range p.Spec.Egress {
-			if x.peersMatch(p.Namespace, r.To, peerIP, peer) && portsMatch(r.Ports, proto, port, dstPod) {
-				return true, fmt.Sprintf("allowed by NetworkPolicy %s/%s egress rule %d", p.Namespace, p.Name, i)
-			}
-		}
-	}
-	what := "from"
-	if dir == Egress {
-		what = "to"
-	}
-	return false, fmt.Sprintf("denied: %s/%s is selected for %s by %s and no rule allows %s %s %s/%d",
-		pod.Namespace, pod.Name, strings.ToLower(string(dir)), strings.Join(names, ", "), what, describePeer(peerIP, peer), proto, port)
-}
-
-func describePeer(ip netip.Addr, p *corev1.Pod) string {
-	if p == nil {
-		return ip.String()
-	}
-	return fmt.Sprintf("%s (%s/%s)", ip, p.Namespace, p.Name)
-}
-
-// peersMatch: an empty peer list matches every address.
-func (x *PolicyIndex) peersMatch(policyNS string, peers []networkingv1.NetworkPolicyPeer, ip netip.Addr, pod *corev1.Pod) bool {
-	if len(peers) == 0 {
-		return true
-	}
-	for _, pr := range peers {
-		if x.peerMatches(policyNS, pr, ip, pod) {
-			return true
-		}
-	}
-	return false
-}
-
-func (x *PolicyIndex) peerMatches(policyNS string, pr networkingv1.NetworkPolicyPeer, ip netip.Addr, pod *corev1.Pod) bool {
-	if pr.IPBlock != nil {
-		return ipBlockMatches(pr.IPBlock, ip)
-	}
-	if pod == nil {
-		return false // selectors only match workloads
-	}
-	if pr.NamespaceSelector == nil {
-		if pod.Namespace != policyNS {
-			return false
-		}
-	} else if !selectorMatches(pr.NamespaceSelector, x.namespaceLabels(pod.Namespace)) {
-		return false
-	}
-	if pr.PodSelector == nil {
-		return true
-	}
-	return selectorMatches(pr.PodSelector, labels.Set(pod.Labels))
-}
-
-func ipBlockMatches(b *networkingv1.IPBlock, ip netip.Addr) bool {
-	cidr, err := netip.ParsePrefix(b.CIDR)
-	if err != nil || !cidr.Contains(ip) {
-		return false
-	}
-	for _, e := range b.Except {
-		if ex, err := netip.ParsePrefix(e); err == nil && ex.Contains(ip) {
-			return false
-		}
-	}
-	return true
-}
-
-// portsMatch: an empty port list matches every protocol and port.
-func portsMatch(ports []networkingv1.NetworkPolicyPort, proto string, port int32, dstPod *corev1.Pod) bool {
-	if len(ports) == 0 {
-		return true
-	}
-	for _, p := range ports {
-		if portMatches(p, proto, port, dstPod) {
-			return true
-		}
-	}
-	return false
-}
-
-func portMatches(p networkingv1.NetworkPolicyPort, proto string, port int32, dstPod *corev1.Pod) bool {
-	pp := corev1.ProtocolTCP
-	if p.Protocol != nil {
-		pp = *p.Protocol
-	}
-	if !strings.EqualFold(string(pp), proto) {
-		return false
-	}
-	if p.Port == nil {
-		return true
-	}
-	if p.Port.Type == intstr.Int {
-		lo := p.Port.IntVal
-		if p.EndPort != nil {
-			return port >= lo && port <= *p.EndPort
-		}
-		return port == lo
-	}
-	return NamedPort(dstPod, p.Port.StrVal, pp) == port && port != 0
-}
-
-// NamedPort returns the number of the named container port of pod with the
-// given protocol, or 0. Calico binds names over init containers too.
+// NamedPort returns the number of a pod's named container port
+// (policy.NamedPort).
 func NamedPort(pod *corev1.Pod, name string, proto corev1.Protocol) int32 {
-	if pod == nil || name == "" {
-		return 0
-	}
-	for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
-		for _, c := range cs {
-			for _, cp := range c.Ports {
-				cpProto := cp.Protocol
-				if cpProto == "" {
-					cpProto = corev1.ProtocolTCP
-				}
-				if cp.Name == name && cpProto == proto && cp.ContainerPort != 0 {
-					return cp.ContainerPort
-				}
-			}
-		}
-	}
-	return 0
+	return policy.NamedPort(pod, name, proto)
 }

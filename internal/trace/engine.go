@@ -1,0 +1,564 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
+)
+
+// Engine walks packets and names through one built cluster. It compiles the
+// Linux and Windows dataplanes once; every trace reads that compiled state.
+type Engine struct {
+	c   *model.Cluster
+	lx  map[string]*linux.Node
+	win map[string]*windows.Node
+	dns *dns.Server
+	pol *policy.Index
+
+	nodes    map[string]*node
+	byIP     map[netip.Addr]*node // node addresses and Linux VTEP addresses
+	pods     map[netip.Addr]*corev1.Pod
+	services map[netip.Addr]*corev1.Service
+
+	pools       []pool
+	svcCIDRs    []netip.Prefix
+	clusterCIDR netip.Prefix // kube-proxy's local-traffic detector
+	nodeNet     netip.Prefix
+	gateway     netip.Addr
+}
+
+type pool struct {
+	cidr        netip.Prefix
+	natOutgoing bool
+}
+
+// node is one node as the walk sees it.
+type node struct {
+	name    string
+	windows bool
+	ip      netip.Addr
+	k8s     *corev1.Node
+	lx      *linux.Node
+	win     *windows.Node
+	// vtep is a Linux node's vxlan.calico address.
+	vtep netip.Addr
+	// build is a Windows node's OS build (26100 for Windows Server 2025).
+	build        int
+	controlPlane bool
+	// winEPs are a Windows node's HNS endpoints by address, a local one
+	// winning over a remote one (kube-proxy's getAllEndpointsByNetwork).
+	winEPs map[netip.Addr]*windows.Endpoint
+}
+
+// InputError is a source or destination the engine cannot use; the CLI
+// exits 2 on it.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// IsInputError reports whether err is an *InputError.
+func IsInputError(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+func inputErr(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// New compiles the cluster's dataplanes and indexes what the walk needs.
+func New(c *model.Cluster) (*Engine, error) {
+	if c == nil {
+		return nil, errors.New("trace: nil cluster")
+	}
+	lx, err := linux.Compile(c)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
+	}
+	win, err := windows.Compile(c)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the Windows dataplane: %w", err)
+	}
+	e := &Engine{
+		c: c, lx: lx, win: win, dns: dns.NewServer(c),
+		pol:      policy.NewIndex(c.NetworkPolicies, c.Namespaces, c.Pods),
+		nodes:    map[string]*node{},
+		byIP:     map[netip.Addr]*node{},
+		pods:     map[netip.Addr]*corev1.Pod{},
+		services: map[netip.Addr]*corev1.Service{},
+	}
+	for _, n := range c.Nodes {
+		nd := &node{name: n.Name, k8s: n, windows: n.Labels[corev1.LabelOSStable] == hybrid.OSWindows}
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP && !nd.ip.IsValid() {
+				nd.ip, _ = netip.ParseAddr(a.Address)
+			}
+		}
+		if _, ok := n.Labels["node-role.kubernetes.io/control-plane"]; ok {
+			nd.controlPlane = true
+		}
+		if nd.windows {
+			nd.win = win[n.Name]
+			nd.build = windowsBuild(n.Status.NodeInfo.KernelVersion)
+			nd.winEPs = map[netip.Addr]*windows.Endpoint{}
+			if nd.win != nil {
+				for _, ep := range nd.win.Endpoints {
+					a, err := netip.ParseAddr(ep.IPAddress)
+					if err != nil {
+						continue
+					}
+					if old, ok := nd.winEPs[a]; ok && !old.IsRemoteEndpoint {
+						continue
+					}
+					nd.winEPs[a] = ep
+				}
+			}
+		} else {
+			nd.lx = lx[n.Name]
+			if nd.lx != nil {
+				if l, ok := nd.lx.Link("vxlan.calico"); ok && len(l.Addrs) > 0 {
+					nd.vtep = l.Addrs[0].Addr()
+					e.byIP[nd.vtep] = nd
+				}
+			}
+		}
+		e.nodes[n.Name] = nd
+		if nd.ip.IsValid() {
+			e.byIP[nd.ip] = nd
+		}
+	}
+	for _, p := range c.Pods {
+		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
+			e.pods[a] = p
+		}
+	}
+	for _, s := range c.Services {
+		if a, err := netip.ParseAddr(s.Spec.ClusterIP); err == nil {
+			e.services[a] = s
+		}
+	}
+	for _, p := range c.IPPools {
+		if pr, err := netip.ParsePrefix(p.Spec.CIDR); err == nil {
+			e.pools = append(e.pools, pool{cidr: pr.Masked(), natOutgoing: p.Spec.NATOutgoing})
+		}
+	}
+	sub := "10.96.0.0/12"
+	podSub := ""
+	if cc := c.Kubeadm.Cluster; cc != nil {
+		if cc.Networking.ServiceSubnet != "" {
+			sub = cc.Networking.ServiceSubnet
+		}
+		podSub = cc.Networking.PodSubnet
+	}
+	for _, s := range strings.Split(sub, ",") {
+		if p, err := netip.ParsePrefix(strings.TrimSpace(s)); err == nil {
+			e.svcCIDRs = append(e.svcCIDRs, p.Masked())
+		}
+	}
+	if kp := c.Kubeadm.KubeProxy; kp != nil && kp.ClusterCIDR != "" {
+		podSub = kp.ClusterCIDR
+	}
+	for _, s := range strings.Split(podSub, ",") {
+		if p, err := netip.ParsePrefix(strings.TrimSpace(s)); err == nil && p.Addr().Is4() {
+			e.clusterCIDR = p.Masked()
+			break
+		}
+	}
+	if p, err := netip.ParsePrefix(c.Network.CIDR); err == nil {
+		e.nodeNet = p.Masked()
+	}
+	e.gateway, _ = netip.ParseAddr(c.Network.Gateway)
+	return e, nil
+}
+
+// Cluster is the cluster the engine walks.
+func (e *Engine) Cluster() *model.Cluster { return e.c }
+
+// windowsBuild reads the build from "10.0.26100.33438".
+func windowsBuild(kernel string) int {
+	f := strings.Split(kernel, ".")
+	if len(f) < 3 {
+		return 0
+	}
+	b, _ := strconv.Atoi(f[2])
+	return b
+}
+
+func (e *Engine) inPools(a netip.Addr) bool {
+	for _, p := range e.pools {
+		if p.cidr.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) natPool(a netip.Addr) bool {
+	for _, p := range e.pools {
+		if p.cidr.Contains(a) {
+			return p.natOutgoing
+		}
+	}
+	return false
+}
+
+func (e *Engine) inServiceCIDR(a netip.Addr) bool {
+	for _, p := range e.svcCIDRs {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) nodeOS(nd *node) string {
+	if nd != nil && nd.windows {
+		return hybrid.OSWindows
+	}
+	return hybrid.OSLinux
+}
+
+// Source is where a trace starts: a pod, a node, or an address outside
+// the cluster.
+type Source struct {
+	Kind string // pod, node, external
+	Pod  *corev1.Pod
+	Node string
+	Addr netip.Addr
+}
+
+// Target is where a trace goes: a pod, a node, a Service, an address or a
+// DNS name.
+type Target struct {
+	Kind    string // pod, node, service, ip, name
+	Given   string
+	Name    string // DNS name for Kind name
+	Addr    netip.Addr
+	Pod     *corev1.Pod
+	Node    string
+	Service *corev1.Service
+}
+
+// splitRef reads KIND/NAME or KIND/NAMESPACE/NAME.
+func splitRef(s, ns string) (kind, namespace, name string, ok bool) {
+	parts := strings.Split(s, "/")
+	switch len(parts) {
+	case 2:
+		return strings.ToLower(parts[0]), ns, parts[1], parts[1] != ""
+	case 3:
+		return strings.ToLower(parts[0]), parts[1], parts[2], parts[1] != "" && parts[2] != ""
+	}
+	return "", "", "", false
+}
+
+func isPodKind(k string) bool    { return k == "pod" || k == "po" || k == "pods" }
+func isDeployKind(k string) bool { return k == "deploy" || k == "deployment" || k == "deployments" }
+func isNodeKind(k string) bool   { return k == "node" || k == "no" || k == "nodes" }
+func isSvcKind(k string) bool    { return k == "svc" || k == "service" || k == "services" }
+
+// NotFoundError is a named object that does not exist (kubectl's wording).
+type NotFoundError struct{ Msg string }
+
+func (e *NotFoundError) Error() string { return e.Msg }
+
+// FindPod resolves pod/NAME, or deploy/NAME to the first running pod of
+// the Deployment (kubectl exec deploy/NAME picks one).
+func (e *Engine) FindPod(kind, ns, name string) (*corev1.Pod, error) {
+	if isPodKind(kind) {
+		for _, p := range e.c.Pods {
+			if p.Namespace == ns && p.Name == name {
+				return p, nil
+			}
+		}
+		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): pods %q not found", name)}
+	}
+	var rs []string
+	for _, r := range e.c.ReplicaSets {
+		for _, ref := range r.OwnerReferences {
+			if r.Namespace == ns && ref.Kind == "Deployment" && ref.Name == name {
+				rs = append(rs, r.Name)
+			}
+		}
+	}
+	if len(rs) == 0 {
+		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): deployments.apps %q not found", name)}
+	}
+	for _, p := range e.c.Pods {
+		for _, ref := range p.OwnerReferences {
+			if p.Namespace == ns && ref.Kind == "ReplicaSet" && contains(rs, ref.Name) && p.Status.Phase == corev1.PodRunning {
+				return p, nil
+			}
+		}
+	}
+	return nil, &NotFoundError{fmt.Sprintf("error: unable to upgrade connection: no running pod of deployment %s", name)}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseSource reads a source: pod/NAME, deploy/NAME, node/NAME (a
+// namespace may sit between kind and name: pod/NS/NAME), or an IPv4
+// address (a pod's, a node's, or one outside the cluster).
+func (e *Engine) ParseSource(s, ns string) (Source, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		if !a.Is4() {
+			return Source{}, inputErr("source %s: the twin models IPv4 only", s)
+		}
+		if p := e.pods[a]; p != nil {
+			return Source{Kind: "pod", Pod: p, Node: p.Spec.NodeName, Addr: a}, nil
+		}
+		if nd := e.byIP[a]; nd != nil && a == nd.ip {
+			return Source{Kind: "node", Node: nd.name, Addr: a}, nil
+		}
+		if e.inPools(a) || e.inServiceCIDR(a) {
+			return Source{}, inputErr("source %s: no pod has this address", s)
+		}
+		return Source{Kind: "external", Addr: a}, nil
+	}
+	kind, namespace, name, ok := splitRef(s, ns)
+	if !ok {
+		return Source{}, inputErr("source %q: use pod/NAME, deploy/NAME, node/NAME or an IP address", s)
+	}
+	switch {
+	case isPodKind(kind), isDeployKind(kind):
+		p, err := e.FindPod(kind, namespace, name)
+		if err != nil {
+			return Source{}, inputErr("%s", err.Error())
+		}
+		if p.Spec.NodeName == "" {
+			return Source{}, inputErr("source pod %s/%s is not scheduled (%s)", p.Namespace, p.Name, podStatus(p))
+		}
+		if p.Spec.HostNetwork {
+			nd := e.nodes[p.Spec.NodeName]
+			if nd == nil {
+				return Source{}, inputErr("source pod %s/%s: node %s unknown", p.Namespace, p.Name, p.Spec.NodeName)
+			}
+			return Source{Kind: "pod", Pod: p, Node: nd.name, Addr: nd.ip}, nil
+		}
+		a, err := netip.ParseAddr(p.Status.PodIP)
+		if err != nil {
+			return Source{}, inputErr("source pod %s/%s has no address (%s)", p.Namespace, p.Name, podStatus(p))
+		}
+		return Source{Kind: "pod", Pod: p, Node: p.Spec.NodeName, Addr: a}, nil
+	case isNodeKind(kind):
+		nd := e.nodes[name]
+		if nd == nil {
+			return Source{}, inputErr("Error from server (NotFound): nodes %q not found", name)
+		}
+		return Source{Kind: "node", Node: nd.name, Addr: nd.ip}, nil
+	case isSvcKind(kind):
+		return Source{}, inputErr("source %q: a Service sends nothing; trace from a pod, a node or an address", s)
+	}
+	return Source{}, inputErr("source %q: use pod/NAME, deploy/NAME, node/NAME or an IP address", s)
+}
+
+func podStatus(p *corev1.Pod) string {
+	if p.Status.Reason != "" {
+		return p.Status.Reason
+	}
+	if p.Status.Phase != "" {
+		return string(p.Status.Phase)
+	}
+	return "no status"
+}
+
+// ParseTarget reads a destination: pod/NAME, deploy/NAME, node/NAME,
+// svc/NAME (a namespace may sit between kind and name), an IP address or a
+// DNS name.
+func (e *Engine) ParseTarget(s, ns string) (Target, error) {
+	t := Target{Given: s}
+	if a, err := netip.ParseAddr(s); err == nil {
+		t.Kind, t.Addr = "ip", a
+		if !a.Is4() {
+			return t, nil // walked to a "no IPv6" verdict
+		}
+		if p := e.pods[a]; p != nil {
+			t.Pod, t.Node = p, p.Spec.NodeName
+		} else if nd := e.byIP[a]; nd != nil {
+			t.Node = nd.name
+		} else if svc := e.services[a]; svc != nil {
+			t.Service = svc
+		}
+		return t, nil
+	}
+	if strings.Contains(s, "/") {
+		kind, namespace, name, ok := splitRef(s, ns)
+		if !ok {
+			return t, inputErr("destination %q: use pod/NAME, deploy/NAME, node/NAME, svc/NAME, an IP address or a DNS name", s)
+		}
+		switch {
+		case isPodKind(kind), isDeployKind(kind):
+			p, err := e.FindPod(kind, namespace, name)
+			if err != nil {
+				return t, inputErr("%s", err.Error())
+			}
+			a, err := netip.ParseAddr(p.Status.PodIP)
+			if err != nil {
+				return t, inputErr("destination pod %s/%s has no address (%s)", p.Namespace, p.Name, podStatus(p))
+			}
+			t.Kind, t.Pod, t.Addr, t.Node = "pod", p, a, p.Spec.NodeName
+			return t, nil
+		case isNodeKind(kind):
+			nd := e.nodes[name]
+			if nd == nil {
+				return t, inputErr("Error from server (NotFound): nodes %q not found", name)
+			}
+			t.Kind, t.Node, t.Addr = "node", nd.name, nd.ip
+			return t, nil
+		case isSvcKind(kind):
+			for _, svc := range e.c.Services {
+				if svc.Namespace == namespace && svc.Name == name {
+					t.Kind, t.Service = "service", svc
+					if svc.Spec.Type == corev1.ServiceTypeExternalName {
+						t.Kind, t.Name = "name", svc.Spec.ExternalName
+						return t, nil
+					}
+					a, err := netip.ParseAddr(svc.Spec.ClusterIP)
+					if err != nil {
+						// Headless: the client resolves the name and gets the endpoints.
+						t.Kind, t.Name = "name", name+"."+namespace+".svc."+clusterDomain(e.c)
+						return t, nil
+					}
+					t.Addr = a
+					return t, nil
+				}
+			}
+			return t, inputErr("Error from server (NotFound): services %q not found", name)
+		}
+		return t, inputErr("destination %q: use pod/NAME, deploy/NAME, node/NAME, svc/NAME, an IP address or a DNS name", s)
+	}
+	if !validName(s) {
+		return t, inputErr("destination %q is neither an address nor a DNS name", s)
+	}
+	t.Kind, t.Name = "name", s
+	return t, nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func clusterDomain(c *model.Cluster) string {
+	if k := c.Kubeadm.Kubelet; k != nil && k.ClusterDomain != "" {
+		return k.ClusterDomain
+	}
+	if cc := c.Kubeadm.Cluster; cc != nil && cc.Networking.DNSDomain != "" {
+		return cc.Networking.DNSDomain
+	}
+	return "cluster.local"
+}
+
+// DefaultPort is the port a trace to t uses when none is given: the
+// Service's first port, the pod's first listening port, else 80; 0 for
+// ICMP.
+func (e *Engine) DefaultPort(t Target, proto Proto) int {
+	if proto == ICMP {
+		return 0
+	}
+	if t.Service != nil && len(t.Service.Spec.Ports) > 0 {
+		for _, p := range t.Service.Spec.Ports {
+			if strings.EqualFold(string(orTCP(p.Protocol)), string(proto)) {
+				return int(p.Port)
+			}
+		}
+		return int(t.Service.Spec.Ports[0].Port)
+	}
+	if t.Pod != nil {
+		for _, c := range t.Pod.Spec.Containers {
+			for _, cp := range c.Ports {
+				if strings.EqualFold(string(orTCP(cp.Protocol)), string(proto)) {
+					return int(cp.ContainerPort)
+				}
+			}
+		}
+	}
+	if proto == UDP {
+		return 53
+	}
+	return 80
+}
+
+func orTCP(p corev1.Protocol) corev1.Protocol {
+	if p == "" {
+		return corev1.ProtocolTCP
+	}
+	return p
+}
+
+// describeSource is the Endpoint for a source.
+func (e *Engine) describeSource(s Source) Endpoint {
+	switch s.Kind {
+	case "pod":
+		return Endpoint{Kind: "pod", Name: s.Pod.Name, Namespace: s.Pod.Namespace, Node: s.Node, OS: e.nodeOS(e.nodes[s.Node]), IP: s.Addr.String()}
+	case "node":
+		return Endpoint{Kind: "node", Name: s.Node, Node: s.Node, OS: e.nodeOS(e.nodes[s.Node]), IP: s.Addr.String()}
+	}
+	return Endpoint{Kind: "external", IP: s.Addr.String()}
+}
+
+// describeTarget is the Endpoint for a destination address.
+func (e *Engine) describeTarget(t Target, a netip.Addr, port int) Endpoint {
+	ep := Endpoint{Given: t.Given, Port: port}
+	if a.IsValid() {
+		ep.IP = a.String()
+	}
+	if p := e.pods[a]; p != nil {
+		ep.Kind, ep.Name, ep.Namespace, ep.Node = "pod", p.Name, p.Namespace, p.Spec.NodeName
+		ep.OS = e.nodeOS(e.nodes[p.Spec.NodeName])
+		return ep
+	}
+	if nd := e.byIP[a]; nd != nil {
+		ep.Kind, ep.Name, ep.Node, ep.OS = "node", nd.name, nd.name, e.nodeOS(nd)
+		return ep
+	}
+	if svc := e.services[a]; svc != nil {
+		ep.Kind, ep.Name, ep.Namespace = "service", svc.Name, svc.Namespace
+		return ep
+	}
+	if t.Kind == "name" {
+		ep.Kind = "name"
+		return ep
+	}
+	ep.Kind = "external"
+	return ep
+}
+
+// sortedNodes lists node names.
+func (e *Engine) sortedNodes() []string {
+	out := make([]string, 0, len(e.nodes))
+	for n := range e.nodes {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,193 @@
+package trace
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// checkPodYAML is the pod `kubectl run -i --rm check --image=busybox:1.37
+// --restart=Never` creates in seed 000; the twin's scheduler puts it on
+// k8s-lab-node-2, as the seed observed.
+const checkPodYAML = `apiVersion: v1
+kind: Pod
+metadata:
+  name: check
+  namespace: default
+  labels:
+    run: check
+spec:
+  restartPolicy: Never
+  containers:
+    - name: check
+      image: busybox:1.37
+`
+
+// buildWith builds the lab, the check pod and extra YAML documents (a
+// what-if layered with -f), then the engine.
+func buildWith(t testing.TB, extra ...string) *Engine {
+	t.Helper()
+	s, err := load.Load(load.Options{Lab: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, y := range append([]string{checkPodYAML}, extra...) {
+		objs, err := load.DecodeDocuments(strings.NewReader(y), fmt.Sprintf("extra-%d.yaml", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			replaced := false
+			for j, x := range s.Objects {
+				if x.Key == o.Key {
+					s.Objects[j], replaced = o, true
+				}
+			}
+			if !replaced {
+				s.Objects = append(s.Objects, o)
+			}
+		}
+	}
+	c, err := engine.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Rejected {
+		t.Logf("rejected: %s", r.Message)
+	}
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+var (
+	labOnce sync.Once
+	labEng  *Engine
+	labMu   sync.Mutex
+)
+
+// lab is the lab with the check pod, built once.
+func lab(t testing.TB) *Engine {
+	t.Helper()
+	labMu.Lock()
+	defer labMu.Unlock()
+	labOnce.Do(func() { labEng = buildWith(t) })
+	return labEng
+}
+
+// traceOf parses and traces, failing the test on bad input.
+func traceOf(t testing.TB, e *Engine, src, dst, ns string, proto Proto, port int) *Result {
+	t.Helper()
+	s, err := e.ParseSource(src, ns)
+	if err != nil {
+		t.Fatalf("source %s: %v", src, err)
+	}
+	d, err := e.ParseTarget(dst, ns)
+	if err != nil {
+		t.Fatalf("destination %s: %v", dst, err)
+	}
+	if port == 0 && proto != ICMP {
+		port = e.DefaultPort(d, proto)
+	}
+	return e.Trace(s, d, proto, port)
+}
+
+// execIn runs a command and fails the test on a not-modeled answer.
+func execIn(t testing.TB, e *Engine, src, ns string, argv ...string) Output {
+	t.Helper()
+	s, err := e.ParseSource(src, ns)
+	if err != nil {
+		t.Fatalf("source %s: %v", src, err)
+	}
+	o, handled, err := e.Exec(s, argv)
+	if err != nil || !handled {
+		t.Fatalf("%s %q: handled=%v err=%v", src, argv, handled, err)
+	}
+	return o
+}
+
+// golden compares got with testdata/golden/name, rewriting it with -update
+// and leaving actual_<name> beside it on a mismatch.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file %s (run go test ./internal/trace -update): %v", path, err)
+	}
+	actual := filepath.Join("testdata", "golden", "actual_"+name)
+	if string(want) != got {
+		_ = os.WriteFile(actual, []byte(got), 0o644)
+		t.Errorf("%s differs from the golden file; see %s\n%s", name, actual, lineDiff(string(want), got))
+		return
+	}
+	_ = os.Remove(actual)
+}
+
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
+
+// readSeed is seed 000's text; the test is skipped without it.
+func readSeed(t *testing.T, prefix string) string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "seeds", prefix+"_*.txt"))
+	if len(matches) == 0 {
+		t.Skip("seed articles are not beside the checkout")
+	}
+	b, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// hopWith finds the first hop whose component contains s.
+func hopWith(r *Result, s string) *Hop {
+	for i := range r.Hops {
+		if strings.Contains(r.Hops[i].Component, s) {
+			return &r.Hops[i]
+		}
+	}
+	return nil
+}
+
+func textOf(r *Result) string {
+	var b strings.Builder
+	_ = r.WriteText(&b)
+	return b.String()
+}

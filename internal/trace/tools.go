@@ -1,0 +1,785 @@
+package trace
+
+import (
+	"fmt"
+	"math"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
+)
+
+// Output of an emulated command.
+type Output struct {
+	Stdout string
+	Stderr string
+	Code   int
+}
+
+// NotModeledError is a command the twin cannot answer; the message says
+// why.
+type NotModeledError struct{ Msg string }
+
+func (e *NotModeledError) Error() string { return e.Msg }
+
+func notModeled(format string, args ...any) error {
+	return &NotModeledError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Tools the emulation answers, by the name the user types.
+var toolNames = map[string]string{
+	"ping": workload.ToolPing, "ping.exe": workload.ToolPing,
+	"curl": workload.ToolCurl, "curl.exe": workload.ToolCurl,
+	"wget":     workload.ToolWget,
+	"nslookup": workload.ToolNSLookup, "nslookup.exe": workload.ToolNSLookup,
+}
+
+// Exec runs a command in a pod or on a node: ping, curl, wget and nslookup
+// walk the twin; sh -c scripts and pipelines into tail, head and grep are
+// run as a shell would. handled is false for a command the emulation does
+// not know, so that the caller can hand it to the node's dataplane; err is
+// a *NotModeledError when the twin cannot say what the command prints.
+func (e *Engine) Exec(src Source, argv []string) (out Output, handled bool, err error) {
+	if len(argv) == 1 && strings.ContainsAny(argv[0], " \t\n") {
+		words, serr := SplitCommand(argv[0])
+		if serr != nil {
+			return Output{}, true, notModeled("%v", serr)
+		}
+		if len(words) == 0 {
+			return Output{}, false, nil
+		}
+		if !hasOperator(argv[0]) {
+			argv = words
+		} else {
+			return e.script(src, argv[0])
+		}
+	}
+	if len(argv) == 0 {
+		return Output{}, false, nil
+	}
+	name := strings.ToLower(baseName(argv[0]))
+	if (name == "sh" || name == "ash" || name == "bash") && len(argv) >= 3 && argv[1] == "-c" {
+		if src.Kind == "pod" {
+			prof := e.profile(src)
+			if sh := prof.Shell(); sh == workload.ShellCmd || sh == workload.ShellNone {
+				o, c := prof.NotFound(argv[0])
+				return Output{Stderr: o, Code: c}, true, nil
+			}
+		}
+		return e.script(src, argv[2])
+	}
+	if name == "cmd" || name == "cmd.exe" {
+		if len(argv) >= 3 && strings.EqualFold(argv[1], "/c") {
+			return e.script(src, strings.Join(argv[2:], " "))
+		}
+	}
+	return e.command(src, argv)
+}
+
+func hasOperator(s string) bool {
+	parts := splitTop(s, "\n", ";", "&&", "|")
+	return len(parts) > 1
+}
+
+func baseName(s string) string {
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// script runs a shell script: commands separated by newlines, ";" or "&&",
+// each a pipeline whose later stages are text filters.
+func (e *Engine) script(src Source, s string) (Output, bool, error) {
+	var total Output
+	handledAny := false
+	for _, line := range splitTop(s, "\n", ";", "&&", "&") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		stages := splitTop(line, "|")
+		words, err := SplitCommand(stages[0])
+		if err != nil {
+			return total, true, notModeled("%v", err)
+		}
+		if len(words) == 0 {
+			continue
+		}
+		o, handled, err := e.command(src, words)
+		if err != nil {
+			return total, true, err
+		}
+		if !handled {
+			if !handledAny {
+				// Not a script of the emulated tools (a PowerShell
+				// pipeline for the node, say): the caller decides.
+				return Output{}, false, nil
+			}
+			return total, true, notModeled("%q is not emulated in a script; emulated: ping, curl, wget, nslookup, with | tail, head, grep", words[0])
+		}
+		handledAny = true
+		for _, st := range stages[1:] {
+			fw, err := SplitCommand(st)
+			if err != nil || len(fw) == 0 {
+				return total, true, notModeled("bad pipeline stage %q", st)
+			}
+			text, code, ok := filter(fw, o.Stdout)
+			if !ok {
+				return total, true, notModeled("%q is not emulated in a pipeline; emulated filters: tail, head, grep", fw[0])
+			}
+			o.Stdout, o.Code = text, code
+		}
+		total.Stdout += o.Stdout
+		total.Stderr += o.Stderr
+		total.Code = o.Code
+	}
+	return total, true, nil
+}
+
+// profile is the workload table's view of a pod source.
+func (e *Engine) profile(src Source) workload.Profile {
+	return workload.For(src.Pod, e.nodeOS(e.nodes[src.Node]))
+}
+
+// command runs one command.
+func (e *Engine) command(src Source, argv []string) (Output, bool, error) {
+	name := strings.ToLower(baseName(argv[0]))
+	if o, c, ok := filter(argv, ""); ok && name != "" {
+		return Output{Stdout: o, Code: c}, true, nil
+	}
+	tool, known := toolNames[name]
+	if !known {
+		return Output{}, false, nil
+	}
+	nd := e.nodes[src.Node]
+	windowsOS := nd != nil && nd.windows
+	flavor := ""
+	switch src.Kind {
+	case "pod":
+		prof := e.profile(src)
+		f, ok := prof.Tool(tool)
+		if !ok {
+			return Output{}, true, notModeled("which tools the image %s has is not in the twin's table (internal/workload); known images: busybox, ghcr.io/example/hello, mcr.microsoft.com/dotnet/samples:aspnetapp, nanoserver, servercore", prof.Image)
+		}
+		// curl.exe in Nano Server answers to "curl" too (PATHEXT), and
+		// Linux images have no ".exe" names.
+		if f == workload.FlavorNone || (!windowsOS && strings.HasSuffix(name, ".exe")) {
+			o, c := prof.NotFound(argv[0])
+			return Output{Stderr: o, Code: c}, true, nil
+		}
+		flavor = f
+	case "node":
+		switch {
+		case windowsOS:
+			flavor = workload.FlavorWindows
+		case tool == workload.ToolPing:
+			flavor = workload.FlavorIPUtils
+		case tool == workload.ToolCurl:
+			flavor = workload.FlavorIPUtils // Ubuntu's curl
+		default:
+			return Output{}, false, nil
+		}
+	default:
+		return Output{}, true, notModeled("commands run in pods and on nodes")
+	}
+	switch tool {
+	case workload.ToolPing:
+		return e.ping(src, flavor, argv[1:])
+	case workload.ToolCurl:
+		return e.curl(src, flavor, argv[0], argv[1:])
+	case workload.ToolWget:
+		return e.wget(src, argv[1:])
+	case workload.ToolNSLookup:
+		return e.nslookup(src, flavor, argv)
+	}
+	return Output{}, false, nil
+}
+
+// target resolves a host the way the tool's resolver does; an IP needs no
+// lookup.
+func (e *Engine) lookup(src Source, host string) (netip.Addr, resolution) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a, resolution{ok: true, addr: a}
+	}
+	r := e.resolve(src, host)
+	return r.addr, r
+}
+
+func (e *Engine) traceTo(src Source, a netip.Addr, proto Proto, port int) *Result {
+	t := Target{Kind: "ip", Addr: a, Given: a.String()}
+	return e.Trace(src, t, proto, port)
+}
+
+// pingTimes are the per-packet round trips of the model: the trace's
+// RTT, the first packet's flow setup, and a fixed jitter per sequence
+// number (see the package documentation).
+func pingTimes(r *Result, n int) []float64 {
+	jitter := []float64{0, 0.084, 0.042, 0.063}
+	out := make([]float64, n)
+	for i := range out {
+		t := r.RTTMillis + jitter[i%len(jitter)]
+		if i == 0 {
+			t += r.FirstPacketMillis
+		}
+		out[i] = math.Round(t*1000) / 1000
+	}
+	return out
+}
+
+func (e *Engine) ping(src Source, flavor string, args []string) (Output, bool, error) {
+	count := 4
+	var host string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		low := strings.ToLower(a)
+		takesValue := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case flavor == workload.FlavorWindows && (low == "-n" || low == "/n"):
+			count, _ = strconv.Atoi(takesValue())
+		case flavor == workload.FlavorWindows && (low == "-w" || low == "/w" || low == "-l" || low == "/l" || low == "-i" || low == "/i"):
+			takesValue()
+		case flavor != workload.FlavorWindows && a == "-c":
+			count, _ = strconv.Atoi(takesValue())
+		case flavor != workload.FlavorWindows && strings.HasPrefix(a, "-c") && len(a) > 2:
+			count, _ = strconv.Atoi(a[2:])
+		case flavor != workload.FlavorWindows && (a == "-W" || a == "-w" || a == "-s" || a == "-i" || a == "-t"):
+			takesValue()
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "/") && flavor == workload.FlavorWindows:
+		default:
+			host = a
+		}
+	}
+	if host == "" || count <= 0 {
+		return Output{}, true, notModeled("ping without a host or with a bad count: the usage message is not emulated")
+	}
+	if flavor == workload.FlavorBusybox && src.Kind == "pod" {
+		if ok, _ := workload.CanRawPing(src.Pod); !ok {
+			return Output{Stderr: "ping: permission denied (are you root?)\n", Code: 1}, true, nil
+		}
+	}
+	a, res := e.lookup(src, host)
+	if !res.ok {
+		if res.outcome == NotModeled {
+			return Output{}, true, notModeled("%s", res.reason)
+		}
+		switch flavor {
+		case workload.FlavorWindows:
+			return Output{Stdout: fmt.Sprintf("Ping request could not find host %s. Please check the name and try again.\n", host), Code: 1}, true, nil
+		case workload.FlavorIPUtils:
+			return Output{Stderr: fmt.Sprintf("ping: %s: Name or service not known\n", host), Code: 2}, true, nil
+		}
+		return Output{Stderr: fmt.Sprintf("ping: bad address '%s'\n", host), Code: 1}, true, nil
+	}
+	r := e.traceTo(src, a, ICMP, 0)
+	if r.Outcome == NotModeled {
+		return Output{}, true, notModeled("%s", r.Reason)
+	}
+	got := r.Delivered && r.ReplyTTL > 0
+	times := pingTimes(r, count)
+	var b strings.Builder
+	switch flavor {
+	case workload.FlavorWindows:
+		b.WriteString("\n")
+		if host == a.String() {
+			fmt.Fprintf(&b, "Pinging %s with 32 bytes of data:\n", a)
+		} else {
+			fmt.Fprintf(&b, "Pinging %s [%s] with 32 bytes of data:\n", host, a)
+		}
+		received := 0
+		var ms []int
+		for i := 0; i < count; i++ {
+			if !got {
+				b.WriteString("Request timed out.\n")
+				continue
+			}
+			received++
+			m := int(math.Floor(times[i]))
+			ms = append(ms, m)
+			t := fmt.Sprintf("time=%dms", m)
+			if m < 1 {
+				t = "time<1ms"
+			}
+			fmt.Fprintf(&b, "Reply from %s: bytes=32 %s TTL=%d\n", a, t, r.ReplyTTL)
+		}
+		lost := count - received
+		fmt.Fprintf(&b, "\nPing statistics for %s:\n", a)
+		fmt.Fprintf(&b, "    Packets: Sent = %d, Received = %d, Lost = %d (%d%% loss),\n", count, received, lost, lost*100/count)
+		if received > 0 {
+			lo, hi, sum := ms[0], ms[0], 0
+			for _, m := range ms {
+				lo, hi, sum = min(lo, m), max(hi, m), sum+m
+			}
+			b.WriteString("Approximate round trip times in milli-seconds:\n")
+			fmt.Fprintf(&b, "    Minimum = %dms, Maximum = %dms, Average = %dms\n", lo, hi, sum/received)
+			return Output{Stdout: b.String()}, true, nil
+		}
+		return Output{Stdout: b.String(), Code: 1}, true, nil
+	case workload.FlavorIPUtils:
+		fmt.Fprintf(&b, "PING %s (%s) 56(84) bytes of data.\n", host, a)
+		received := 0
+		var ts []float64
+		for i := 0; i < count; i++ {
+			if !got {
+				continue
+			}
+			received++
+			ts = append(ts, times[i])
+			fmt.Fprintf(&b, "64 bytes from %s: icmp_seq=%d ttl=%d time=%s ms\n", a, i+1, r.ReplyTTL, ipUtilsTime(times[i]))
+		}
+		fmt.Fprintf(&b, "\n--- %s ping statistics ---\n", host)
+		elapsed := (count - 1) * 1001
+		if !got {
+			elapsed = (count-1)*1000 + 16*(count-1)
+		}
+		fmt.Fprintf(&b, "%d packets transmitted, %d received, %d%% packet loss, time %dms\n", count, received, (count-received)*100/count, elapsed)
+		if received == 0 {
+			return Output{Stdout: b.String(), Code: 1}, true, nil
+		}
+		lo, hi, avg, mdev := stats(ts)
+		fmt.Fprintf(&b, "rtt min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f ms\n", lo, avg, hi, mdev)
+		return Output{Stdout: b.String()}, true, nil
+	}
+	// busybox.
+	fmt.Fprintf(&b, "PING %s (%s): 56 data bytes\n", host, a)
+	received := 0
+	var ts []float64
+	for i := 0; i < count; i++ {
+		if !got {
+			continue
+		}
+		received++
+		ts = append(ts, times[i])
+		fmt.Fprintf(&b, "64 bytes from %s: seq=%d ttl=%d time=%.3f ms\n", a, i, r.ReplyTTL, times[i])
+	}
+	fmt.Fprintf(&b, "\n--- %s ping statistics ---\n", host)
+	fmt.Fprintf(&b, "%d packets transmitted, %d packets received, %d%% packet loss\n", count, received, (count-received)*100/count)
+	if received == 0 {
+		return Output{Stdout: b.String(), Code: 1}, true, nil
+	}
+	lo, hi, avg, _ := stats(ts)
+	fmt.Fprintf(&b, "round-trip min/avg/max = %.3f/%.3f/%.3f ms\n", lo, avg, hi)
+	return Output{Stdout: b.String()}, true, nil
+}
+
+// ipUtilsTime prints a time as iputils does: three significant digits
+// below 100 ms.
+func ipUtilsTime(t float64) string {
+	switch {
+	case t >= 100:
+		return fmt.Sprintf("%.0f", t)
+	case t >= 10:
+		return fmt.Sprintf("%.1f", t)
+	}
+	return fmt.Sprintf("%.3f", t)
+}
+
+func stats(ts []float64) (lo, hi, avg, mdev float64) {
+	lo, hi = ts[0], ts[0]
+	var sum, sq float64
+	for _, t := range ts {
+		lo, hi = math.Min(lo, t), math.Max(hi, t)
+		sum += t
+		sq += t * t
+	}
+	n := float64(len(ts))
+	avg = sum / n
+	mdev = math.Sqrt(math.Max(sq/n-avg*avg, 0))
+	return
+}
+
+// httpGet is one HTTP request's outcome.
+type httpGet struct {
+	res      resolution
+	trace    *Result
+	addr     netip.Addr
+	resp     workload.Response
+	answered bool
+}
+
+// get resolves the URL's host, walks the TCP connection and asks the
+// workload table for the answer.
+func (e *Engine) get(src Source, u *url.URL) (httpGet, error) {
+	var g httpGet
+	host := u.Hostname()
+	port := 80
+	if p := u.Port(); p != "" {
+		port, _ = strconv.Atoi(p)
+	}
+	a, res := e.lookup(src, host)
+	g.res, g.addr = res, a
+	if !res.ok {
+		if res.outcome == NotModeled {
+			return g, notModeled("%s", res.reason)
+		}
+		return g, nil
+	}
+	r := e.traceTo(src, a, TCP, port)
+	g.trace = r
+	if r.Outcome == NotModeled {
+		return g, notModeled("%s", r.Reason)
+	}
+	if !r.Delivered {
+		return g, nil
+	}
+	if r.Assumed || r.DeliveredTo == nil || r.DeliveredTo.Kind != "pod" {
+		return g, notModeled("what %s:%d answers over HTTP is not modeled (only pods of the workload table answer)", a, port)
+	}
+	p := e.pods[addr(r.DeliveredTo.IP)]
+	if p == nil {
+		return g, notModeled("the pod at %s is not known", r.DeliveredTo.IP)
+	}
+	l, ok := workload.Listen(p, r.DeliveredTo.OS, corev1.ProtocolTCP, int32(r.DeliveredTo.Port))
+	if !ok {
+		return g, notModeled("nothing listens")
+	}
+	g.resp = l.HTTP("GET", u.EscapedPath())
+	if g.resp.Status == 0 {
+		return g, notModeled("%s on %s:%d does not speak HTTP", l.What, r.DeliveredTo.IP, r.DeliveredTo.Port)
+	}
+	g.answered = true
+	return g, nil
+}
+
+func parseURL(raw string) (*url.URL, error) {
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" {
+		return nil, notModeled("%s: only http:// is emulated", raw)
+	}
+	return u, nil
+}
+
+func (e *Engine) curl(src Source, flavor, prog string, args []string) (Output, bool, error) {
+	silent, showErr, fail := false, false, false
+	var outFile, writeOut, rawURL string
+	maxTime := 0.0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "-o" || a == "--output":
+			outFile = next()
+		case a == "-w" || a == "--write-out":
+			writeOut = next()
+		case a == "-m" || a == "--max-time" || a == "--connect-timeout":
+			maxTime, _ = strconv.ParseFloat(next(), 64)
+		case a == "--silent":
+			silent = true
+		case a == "--show-error":
+			showErr = true
+		case a == "--fail":
+			fail = true
+		case a == "-L" || a == "--location" || a == "-k" || a == "--insecure":
+		case strings.HasPrefix(a, "--"):
+			return Output{}, true, notModeled("curl option %s is not emulated", a)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				switch a[j] {
+				case 's':
+					silent = true
+				case 'S':
+					showErr = true
+				case 'f':
+					fail = true
+				case 'L', 'k':
+				case 'o', 'w', 'm':
+					val := a[j+1:]
+					if val == "" {
+						val = next()
+					}
+					switch a[j] {
+					case 'o':
+						outFile = val
+					case 'w':
+						writeOut = val
+					case 'm':
+						maxTime, _ = strconv.ParseFloat(val, 64)
+					}
+					j = len(a)
+				default:
+					return Output{}, true, notModeled("curl option -%c is not emulated", a[j])
+				}
+			}
+		default:
+			rawURL = a
+		}
+	}
+	if rawURL == "" {
+		return Output{Stderr: "curl: try 'curl --help' or 'curl --manual' for more information\n", Code: 2}, true, nil
+	}
+	u, err := parseURL(rawURL)
+	if err != nil {
+		return Output{}, true, err
+	}
+	g, err := e.get(src, u)
+	if err != nil {
+		return Output{}, true, err
+	}
+	var o Output
+	wout := func(remote string, code int, port int) {
+		if writeOut != "" {
+			o.Stdout += curlWriteOut(writeOut, remote, code, port, u.String())
+		}
+	}
+	say := func(code int, msg string) {
+		if !silent || showErr {
+			o.Stderr += fmt.Sprintf("curl: (%d) %s\n", code, msg)
+		}
+		o.Code = code
+	}
+	port := 80
+	if p := u.Port(); p != "" {
+		port, _ = strconv.Atoi(p)
+	}
+	if !g.res.ok {
+		wout("", 0, 0)
+		if g.res.timeout > 0 && maxTime > 0 && maxTime < float64(g.res.timeout) {
+			say(28, fmt.Sprintf("Resolving timed out after %d milliseconds", int(maxTime*1000)))
+			return o, true, nil
+		}
+		say(6, "Could not resolve host: "+u.Hostname())
+		return o, true, nil
+	}
+	r := g.trace
+	switch {
+	case r.Outcome == Refused || r.Outcome == Rejected:
+		wout("", 0, 0)
+		say(7, fmt.Sprintf("Failed to connect to %s port %d after 0 ms: Couldn't connect to server", u.Hostname(), port))
+		return o, true, nil
+	case !r.Delivered:
+		wout("", 0, 0)
+		if maxTime > 0 {
+			say(28, fmt.Sprintf("Failed to connect to %s port %d after %d ms: Timeout was reached", u.Hostname(), port, int(maxTime*1000)+2))
+		} else {
+			after := 133000 // Linux: tcp_syn_retries 6
+			if flavor == workload.FlavorWindows {
+				after = 21000 // Windows: TcpMaxConnectRetransmissions 2
+			}
+			say(7, fmt.Sprintf("Failed to connect to %s port %d after %d ms: Couldn't connect to server", u.Hostname(), port, after))
+		}
+		return o, true, nil
+	}
+	if outFile == "" {
+		o.Stdout += g.resp.Body
+	}
+	wout(g.addr.String(), g.resp.Status, port)
+	if fail && g.resp.Status >= 400 {
+		o.Stdout = ""
+		wout("", 0, 0)
+		say(22, fmt.Sprintf("The requested URL returned error: %d", g.resp.Status))
+	}
+	_ = prog
+	return o, true, nil
+}
+
+// curlWriteOut expands -w's variables and escapes.
+func curlWriteOut(f, remote string, code, port int, u string) string {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if c == '\\' && i+1 < len(f) {
+			switch f[i+1] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case '\\':
+				b.WriteByte('\\')
+			default:
+				b.WriteByte(c)
+				b.WriteByte(f[i+1])
+			}
+			i++
+			continue
+		}
+		if c == '%' && strings.HasPrefix(f[i:], "%{") {
+			end := strings.IndexByte(f[i:], '}')
+			if end > 0 {
+				switch f[i+2 : i+end] {
+				case "remote_ip":
+					b.WriteString(remote)
+				case "http_code", "response_code":
+					fmt.Fprintf(&b, "%03d", code)
+				case "remote_port":
+					if remote != "" {
+						b.WriteString(strconv.Itoa(port))
+					}
+				case "url_effective", "url":
+					b.WriteString(u)
+				}
+				i += end
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func (e *Engine) wget(src Source, args []string) (Output, bool, error) {
+	quiet := false
+	toStdout := false
+	outSet := false
+	var rawURL string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-O" || a == "--output-document":
+			if i+1 < len(args) {
+				i++
+				outSet, toStdout = true, args[i] == "-"
+			}
+		case a == "-T" || a == "--timeout":
+			i++
+		case a == "-q" || a == "--quiet":
+			quiet = true
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !strings.HasPrefix(a, "--"):
+			for j := 1; j < len(a); j++ {
+				switch a[j] {
+				case 'q':
+					quiet = true
+				case 'O':
+					val := a[j+1:]
+					if val == "" && i+1 < len(args) {
+						i++
+						val = args[i]
+					}
+					outSet, toStdout = true, val == "-"
+					j = len(a)
+				case 'T':
+					if a[j+1:] == "" {
+						i++
+					}
+					j = len(a)
+				case 'S':
+				default:
+					return Output{}, true, notModeled("wget option -%c is not emulated", a[j])
+				}
+			}
+		case strings.HasPrefix(a, "--"):
+			return Output{}, true, notModeled("wget option %s is not emulated", a)
+		default:
+			rawURL = a
+		}
+	}
+	if rawURL == "" {
+		return Output{Stderr: "BusyBox v1.37.0 multi-call binary.\n", Code: 1}, true, nil
+	}
+	u, err := parseURL(rawURL)
+	if err != nil {
+		return Output{}, true, err
+	}
+	g, err := e.get(src, u)
+	if err != nil {
+		return Output{}, true, err
+	}
+	if !g.res.ok {
+		return Output{Stderr: fmt.Sprintf("wget: bad address '%s'\n", u.Hostname()), Code: 1}, true, nil
+	}
+	port := 80
+	if p := u.Port(); p != "" {
+		port, _ = strconv.Atoi(p)
+	}
+	var o Output
+	if !quiet {
+		o.Stderr += fmt.Sprintf("Connecting to %s (%s:%d)\n", u.Host, g.addr, port)
+	}
+	r := g.trace
+	switch {
+	case r.Outcome == Refused || r.Outcome == Rejected:
+		o.Stderr += fmt.Sprintf("wget: can't connect to remote host (%s): Connection refused\n", g.addr)
+		o.Code = 1
+		return o, true, nil
+	case !r.Delivered:
+		o.Stderr += "wget: download timed out\n"
+		o.Code = 1
+		return o, true, nil
+	}
+	if g.resp.Status >= 400 {
+		o.Stderr += fmt.Sprintf("wget: server returned error: HTTP/1.1 %d %s\n", g.resp.Status, g.resp.Reason)
+		o.Code = 1
+		return o, true, nil
+	}
+	switch {
+	case toStdout:
+		if !quiet {
+			o.Stderr += "writing to stdout\n"
+		}
+		o.Stdout += g.resp.Body
+		if !quiet {
+			o.Stderr += "written to stdout\n"
+		}
+	case !outSet:
+		if !quiet {
+			o.Stderr += "saving to 'index.html'\n'index.html' saved\n"
+		}
+	}
+	return o, true, nil
+}
+
+// nslookup runs busybox's or Windows' nslookup after checking that the
+// query gets through to the nameserver.
+func (e *Engine) nslookup(src Source, flavor string, argv []string) (Output, bool, error) {
+	dsrc, ok := e.dnsSource(src)
+	if !ok {
+		return Output{}, true, notModeled("nslookup runs in pods and on nodes")
+	}
+	switch {
+	case src.Kind == "pod" && flavor == workload.FlavorBusybox:
+		dsrc.NSLookup = "busybox"
+	case src.Kind == "pod" && flavor == workload.FlavorWindows:
+		dsrc.NSLookup = "nslookup.exe"
+	}
+	cfg, err := dns.ConfigFor(e.c, dsrc)
+	if err == nil && len(cfg.Nameservers) > 0 {
+		server := cfg.Nameservers[0]
+		args := argv[1:]
+		var plain []string
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				plain = append(plain, a)
+			}
+		}
+		if len(plain) == 2 {
+			server = plain[1]
+		}
+		if a, perr := netip.ParseAddr(server); perr == nil {
+			r := e.traceTo(src, a, UDP, 53)
+			if !r.Delivered && r.Outcome != NotModeled {
+				if flavor == workload.FlavorBusybox {
+					return Output{Stdout: ";; connection timed out; no servers could be reached\n\n", Code: 1}, true, nil
+				}
+				return Output{}, true, notModeled("nslookup.exe timing out on %s is not modeled (%s)", server, r.Reason)
+			}
+		}
+	}
+	out, errOut, code := dns.NSLookup(e.c, dsrc, argv)
+	if code == dns.ExitNotModeled {
+		return Output{}, true, notModeled("%s", strings.TrimSpace(errOut))
+	}
+	return Output{Stdout: out, Stderr: errOut, Code: code}, true, nil
+}
