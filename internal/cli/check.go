@@ -177,7 +177,7 @@ func (o *CheckOptions) Run() error {
 // buildCluster builds the twin from -f/--lab, or an empty cluster when only
 // kubeconfig files are checked.
 func (o *CheckOptions) buildCluster() (*model.Cluster, error) {
-	if len(o.Input.Filenames) == 0 && !o.Input.Lab {
+	if len(o.KubeconfigFiles) > 0 && o.Input.Live() {
 		return engine.Build(&model.Snapshot{})
 	}
 	return o.Input.Build(o.streams)

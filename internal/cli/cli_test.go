@@ -22,6 +22,8 @@ var seedNow = time.Date(2026, 11, 6, 21, 20, 40, 0, time.UTC)
 // run executes the command line as the binary would, with the clock fixed.
 func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	// No kubeconfig: commands without -f or --lab must not reach a real cluster.
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	saved := clock
 	clock = func() time.Time { return seedNow }
 	defer func() { clock = saved }()

@@ -67,7 +67,7 @@ routes (every node), optionally for one --node.
 	o.Input.AddFlags(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml or name")
-	f.StringVarP(&o.Namespace, "namespace", "n", "", "Namespace (default \"default\")")
+	f.StringVarP(&o.Namespace, "namespace", "n", "", "Namespace (default: the kubeconfig context's when live, else \"default\")")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List objects across all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector, as kubectl's -l")
 	f.StringVar(&o.FieldSelector, "field-selector", "", "Field selector, as kubectl's --field-selector")
@@ -108,6 +108,10 @@ func (o *GetOptions) Run() error {
 	}
 	if kind, ok := dataplaneKinds[o.firstArg()]; ok {
 		return getDataplane(o.streams.Out, c, kind, o.Node, o.Output)
+	}
+	if o.Namespace == "" && o.Input.Live() {
+		// Like kubectl: the current context's namespace.
+		o.Namespace = kubeNamespace(o.Input.Kube)
 	}
 	notice, err := report.Get(o.streams.Out, c, report.Request{
 		Args:          o.args,

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
@@ -16,6 +17,9 @@ import (
 type InputOptions struct {
 	Filenames []string
 	Lab       bool
+	// Kube are kubectl's connection flags (--kubeconfig, --context, …),
+	// used when neither -f nor --lab is given.
+	Kube *genericclioptions.ConfigFlags
 }
 
 // AddFlags registers -f/--filename and --lab.
@@ -24,21 +28,28 @@ func (o *InputOptions) AddFlags(fs *pflag.FlagSet) {
 		"File, directory (read recursively) or - for stdin with the cluster's manifests; repeatable")
 	fs.BoolVar(&o.Lab, "lab", false,
 		"Use the built-in lab cluster of the seed articles; with -f, the files add to or replace its objects")
+	o.Kube = newKubeFlags()
+	o.Kube.AddFlags(fs)
 }
 
-// Validate checks that some input was named.
-func (o *InputOptions) Validate() error {
-	if len(o.Filenames) == 0 && !o.Lab {
-		return usageError("no cluster given: use -f FILE|DIR|- or --lab (reading a live cluster through the kubeconfig is not implemented yet)")
-	}
-	return nil
-}
+// Live reports whether the input is the cluster of the kubeconfig.
+func (o *InputOptions) Live() bool { return len(o.Filenames) == 0 && !o.Lab }
+
+// Validate has nothing to check: without -f and --lab the input is the
+// kubeconfig's cluster (readLive says so when there is none).
+func (o *InputOptions) Validate() error { return nil }
 
 // Build loads the input and builds the twin. Loader warnings and objects the
 // API server would reject are reported on stderr; building goes on without
 // them.
 func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster, error) {
-	snap, err := load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In})
+	var snap *model.Snapshot
+	var err error
+	if o.Live() {
+		snap, err = readLive(o.Kube, streams)
+	} else {
+		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ const (
 	ExitOK       = 0 // success
 	ExitNegative = 1 // the command's answer is "no": findings, not delivered
 	ExitBadInput = 2 // bad input or usage: the message names file, document and line
-	ExitInternal = 3 // a failure of the tool itself
+	ExitInternal = 3 // the live cluster is unreachable or failing, or the tool itself failed
 )
 
 // exitError carries an exit code chosen by a command.
@@ -67,9 +67,11 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdVersion(streams),
 		NewCmdGet(streams),
 		NewCmdLab(streams),
+		NewCmdDump(streams),
 		NewCmdExec(streams),
 		NewCmdCheck(streams),
 		NewCmdTrace(streams),
+		NewCmdGen(streams),
 		NewCmdDocs(streams, root),
 	)
 	return root

@@ -1,0 +1,374 @@
+package gen
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
+)
+
+// The benchmark ladder. HYBRID_BENCH_NODES lists the rungs by node count
+// ("100,1000,5000"; default 100); each rung scales the rest with the nodes
+// the way Kubernetes' limits relate (5,000 nodes: 150,000 pods, 10,000
+// Services), with 10% Windows nodes, 2,000 policies at the top and one
+// namespace per 10 nodes.
+//
+// Each rung comes in up to three inputs:
+//   - dump: Node objects and every workload pod with its node and address
+//     (--plain-nodes --observed-ips), what `kubectl get -o yaml` of a live
+//     cluster gives; measured at every rung, and decoded from JSON too
+//     (dump-json: one v1 List, as `-o json` writes it);
+//   - hosts: the Cluster kind with observed pods (--observed-ips), where
+//     the twin derives the nodes and each node's Calico tunnel address;
+//   - scheduled: the Cluster kind with controllers only, where the twin
+//     schedules every pod and runs IPAM for it.
+//
+// hosts and scheduled cost grows quadratically in the twin today (see the
+// report); they are measured up to HYBRID_BENCH_QUADRATIC_MAX nodes
+// (default 1000).
+//
+// Metrics besides ns/op, B/op and allocs/op:
+//   - cpu-ms/op: user and system CPU time of the process per op (getrusage),
+//     which other processes on a shared machine do not inflate;
+//   - peak-heap-MB: the largest HeapAlloc sampled (runtime.ReadMemStats
+//     every 10 ms) while the stage ran, its live input included;
+//   - x-decode: the stage's CPU time over the CPU time load.Load takes to
+//     decode the same input (BenchmarkLoad's result; it runs first), or wall
+//     times when CPU time is not available;
+//   - nodes, pods: the rung's size, for the table.
+//
+// scripts/bench.sh runs the ladder and writes the table.
+
+func ladder() []int {
+	spec := os.Getenv("HYBRID_BENCH_NODES")
+	if spec == "" {
+		spec = "100"
+	}
+	var out []int
+	for _, f := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if n, err := strconv.Atoi(f); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func quadraticMax() int {
+	if n, err := strconv.Atoi(os.Getenv("HYBRID_BENCH_QUADRATIC_MAX")); err == nil {
+		return n
+	}
+	return 1000
+}
+
+// Input modes of a rung.
+const (
+	modeDump      = "dump"
+	modeDumpJSON  = "dump-json" // the dump as one JSON List (-o json)
+	modeHosts     = "hosts"
+	modeScheduled = "scheduled"
+)
+
+// rungOptions sizes a rung from its node count.
+func rungOptions(nodes int, mode string) Options {
+	return Options{
+		Nodes:        nodes,
+		WindowsNodes: nodes / 10,
+		Namespaces:   max(1, nodes/10),
+		Pods:         30 * nodes,
+		Services:     2 * nodes,
+		Policies:     2 * nodes / 5,
+		Seed:         1,
+		ObservedIPs:  mode != modeScheduled,
+		PlainNodes:   mode == modeDump || mode == modeDumpJSON,
+		Format:       map[bool]Format{true: FormatJSON, false: FormatYAML}[mode == modeDumpJSON],
+	}
+}
+
+// rung is one prepared input: generated once per process.
+type rung struct {
+	o      Options
+	dir    string
+	bytes  int64
+	genDur time.Duration
+	// loadDur and loadCPU are the wall and CPU time to decode the input,
+	// the x-decode denominator: BenchmarkLoad's per op once it ran, else
+	// one timed load (wall only).
+	loadDur, loadCPU time.Duration
+	snap             *model.Snapshot
+	err              error
+}
+
+var (
+	benchMu    sync.Mutex
+	benchRungs = map[string]*rung{}
+	benchRoot  string
+)
+
+func rungName(o Options) string {
+	mode := modeScheduled
+	switch {
+	case o.PlainNodes && o.ObservedIPs && o.Format == FormatJSON:
+		mode = modeDumpJSON
+	case o.PlainNodes && o.ObservedIPs:
+		mode = modeDump
+	case o.ObservedIPs:
+		mode = modeHosts
+	}
+	return fmt.Sprintf("nodes=%d/pods=%d/%s", o.Nodes, o.Pods, mode)
+}
+
+// prepare generates the rung's input once per process. With snap the
+// decoded snapshot is kept live for the caller; without, it is dropped so
+// that the stage's peak heap is its own.
+func prepare(b *testing.B, o Options, snap bool) *rung {
+	b.Helper()
+	r := prepareLocked(b, o, snap)
+	if !snap {
+		r.snap = nil
+		runtime.GC()
+	}
+	return r
+}
+
+func prepareLocked(b *testing.B, o Options, snap bool) *rung {
+	b.Helper()
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	key := rungName(o)
+	// Only the current rung's snapshot stays live, so that peak heaps are
+	// the rung's own.
+	for k, r := range benchRungs {
+		if k != key {
+			r.snap = nil
+		}
+	}
+	if r, ok := benchRungs[key]; ok {
+		if r.err != nil {
+			b.Fatal(r.err)
+		}
+		if r.snap == nil && snap {
+			var err error
+			if r.snap, err = load.Load(load.Options{Filenames: []string{r.dir}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return r
+	}
+	r := &rung{o: o}
+	benchRungs[key] = r
+	if benchRoot == "" {
+		var err error
+		if benchRoot, err = os.MkdirTemp("", "kubectl-hybrid-bench-"); err != nil {
+			r.err = err
+			b.Fatal(err)
+		}
+	}
+	r.dir = filepath.Join(benchRoot, strings.ReplaceAll(key, "/", "_"))
+	start := time.Now()
+	if _, r.err = WriteDir(r.dir, o); r.err != nil {
+		b.Fatal(r.err)
+	}
+	r.genDur = time.Since(start)
+	entries, _ := os.ReadDir(r.dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			r.bytes += fi.Size()
+		}
+	}
+	runtime.GC()
+	start = time.Now()
+	r.snap, r.err = load.Load(load.Options{Filenames: []string{r.dir}})
+	r.loadDur = time.Since(start)
+	if r.err != nil {
+		b.Fatal(r.err)
+	}
+	return r
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchRoot != "" {
+		os.RemoveAll(benchRoot)
+	}
+	os.Exit(code)
+}
+
+// peakHeap samples HeapAlloc until stopped.
+type peakHeap struct {
+	stop, done chan struct{}
+	max        uint64
+	cpu0       time.Duration // CPU time when the stage started
+}
+
+func startPeak() *peakHeap {
+	runtime.GC()
+	p := &peakHeap{stop: make(chan struct{}), done: make(chan struct{})}
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		p.max = max(p.max, ms.HeapAlloc)
+	}
+	sample()
+	p.cpu0 = cpuTime()
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				sample()
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return p
+}
+
+func (p *peakHeap) mb() float64 {
+	close(p.stop)
+	<-p.done
+	return float64(p.max) / (1 << 20)
+}
+
+// reportStage adds the rung's metrics to a finished stage.
+func reportStage(b *testing.B, r *rung, peak *peakHeap, elapsed time.Duration) {
+	if b.N == 0 {
+		return
+	}
+	var cpu time.Duration
+	if peak.cpu0 > 0 {
+		cpu = (cpuTime() - peak.cpu0) / time.Duration(b.N)
+		b.ReportMetric(float64(cpu)/1e6, "cpu-ms/op")
+	}
+	b.ReportMetric(peak.mb(), "peak-heap-MB")
+	if strings.HasPrefix(b.Name(), "BenchmarkLoad/") {
+		r.loadDur, r.loadCPU = elapsed/time.Duration(b.N), cpu
+	}
+	switch {
+	case cpu > 0 && r.loadCPU > 0:
+		b.ReportMetric(float64(cpu)/float64(r.loadCPU), "x-decode")
+	case r.loadDur > 0:
+		b.ReportMetric(float64(elapsed)/float64(b.N)/float64(r.loadDur), "x-decode")
+	}
+	b.ReportMetric(float64(r.o.Nodes), "nodes")
+	b.ReportMetric(float64(r.o.Pods), "pods")
+}
+
+// forEachRung runs f on every rung, for the input modes given; hosts and
+// scheduled only up to quadraticMax nodes.
+func forEachRung(b *testing.B, modes []string, f func(b *testing.B, o Options)) {
+	for _, n := range ladder() {
+		for _, mode := range modes {
+			if (mode == modeHosts || mode == modeScheduled) && n > quadraticMax() {
+				continue
+			}
+			o := rungOptions(n, mode)
+			b.Run(rungName(o), func(b *testing.B) { f(b, o) })
+		}
+	}
+}
+
+// BenchmarkLoad decodes the rung with load.Load, as -f DIR does. It runs
+// first: its time per op becomes the rung's x-decode denominator.
+func BenchmarkLoad(b *testing.B) {
+	forEachRung(b, []string{modeDump, modeDumpJSON, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
+		r := prepare(b, o, false)
+		b.SetBytes(r.bytes)
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			if _, err := load.Load(load.Options{Filenames: []string{r.dir}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// BenchmarkGenerate writes the rung's directory (cluster.yaml and the
+// kubelet patch).
+func BenchmarkGenerate(b *testing.B) {
+	forEachRung(b, []string{modeDump, modeDumpJSON}, func(b *testing.B, o Options) {
+		r := prepare(b, o, false)
+		dir := b.TempDir()
+		b.SetBytes(r.bytes)
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			if _, err := WriteDir(dir, o); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// BenchmarkBuild runs engine.Build on the decoded snapshot.
+func BenchmarkBuild(b *testing.B) {
+	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
+		r := prepare(b, o, true)
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			c, err := engine.Build(r.snap)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(c.Rejected) > 0 {
+				b.Fatalf("%d objects rejected, the first: %s", len(c.Rejected), c.Rejected[0].Message)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// BenchmarkGetPods prints every pod as `get pods -A -o wide` does, on a
+// built cluster.
+func BenchmarkGetPods(b *testing.B) {
+	forEachRung(b, []string{modeDump}, func(b *testing.B, o Options) {
+		r := prepare(b, o, true)
+		c, err := engine.Build(r.snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := report.Request{Args: []string{"pods"}, Options: report.Options{AllNamespaces: true, Output: report.OutputWide, Now: epoch.Add(48 * time.Hour)}}
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			if _, err := report.Get(io.Discard, c, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}

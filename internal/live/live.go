@@ -1,0 +1,557 @@
+// Package live reads a running cluster into a model.Snapshot: exactly the
+// kinds the twin models (internal/apis/registry), listed cluster-wide in
+// pages, plus the kubeadm, kubelet and kube-proxy configuration that kubeadm
+// keeps in kube-system ConfigMaps. Every object goes through the file
+// loader's typed decoding (load.Decode), so a live read and an offline read
+// of its dump (`kubectl-hybrid dump`) give the same Snapshot.
+//
+// It only ever sends GET requests: discovery of the API groups it needs, and
+// list (never watch) of the kinds it models. It never reads Secrets. A kind
+// it may not list (403) or that the server does not serve (a CRD that is not
+// installed) is skipped with a warning in Snapshot.Warnings.
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// DefaultPageSize is the list page size when Options.PageSize is 0.
+const DefaultPageSize = 500
+
+// OriginPrefix starts the Origin.File of every object read from a cluster:
+// "live:pod/demo/hello-1", "live:ippool.crd.projectcalico.org/default-ipv4",
+// and for the documents a kubeadm ConfigMap holds the ConfigMap's
+// "live:configmap/kube-system/kubeadm-config".
+const OriginPrefix = "live:"
+
+// Options say how to read.
+type Options struct {
+	// Progress receives progress lines (carriage-return updated); nil is
+	// quiet. Use ProgressWriter to pass stderr only when it is a terminal.
+	Progress io.Writer
+	// PageSize is the limit of each list request (DefaultPageSize when 0).
+	PageSize int64
+}
+
+// UnreachableError is a cluster that did not answer: connection refused, a
+// time-out, a TLS failure, a connection that broke mid-read.
+type UnreachableError struct {
+	// Host is the API server's URL as the kubeconfig gives it.
+	Host string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the cluster at %s: %v", e.Host, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// ServerError is an answer of the API server that is neither data nor a
+// reason to skip a kind (401 Unauthorized, 500, …).
+type ServerError struct {
+	Host string
+	// What was being read ("pods", "discovery of apps/v1").
+	What string
+	Err  error
+}
+
+func (e *ServerError) Error() string {
+	return fmt.Sprintf("the cluster at %s refused to give %s: %v", e.Host, e.What, e.Err)
+}
+
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// Read lists, from the cluster cfg points at, every kind the twin models and
+// returns them as a Snapshot in a fixed order: the registry's kinds in
+// registry order, each in the server's order (namespace, then name), with the
+// objects kubeadm's ConfigMaps embed right after their ConfigMap.
+//
+// Errors are *UnreachableError, *ServerError or *load.Error (an object the
+// loader refuses, exactly as it would refuse it in a file), wrapped with %w.
+func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot, error) {
+	cfg = rest.CopyConfig(cfg)
+	// One request per page, one after the other: client-go's default of 5
+	// requests a second would only slow a large cluster's read down.
+	if cfg.QPS == 0 {
+		cfg.QPS = 50
+	}
+	if cfg.Burst == 0 {
+		cfg.Burst = 100
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "kubectl-hybrid"
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster at %s: %w", cfg.Host, err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster at %s: %w", cfg.Host, err)
+	}
+	return read(ctx, cfg.Host, disc, dyn, opts)
+}
+
+// discoverer is the part of client-go's discovery client the reader uses.
+type discoverer interface {
+	ServerResourcesForGroupVersion(groupVersion string) (*metav1.APIResourceList, error)
+}
+
+type reader struct {
+	host string
+	disc discoverer
+	dyn  dynamic.Interface
+	opts Options
+	// served caches discovery: nil for a group version the server does not
+	// serve.
+	served map[string]*metav1.APIResourceList
+	snap   *model.Snapshot
+	keys   map[model.Key]model.Origin
+	prog   *progress
+}
+
+func read(ctx context.Context, host string, disc discoverer, dyn dynamic.Interface, opts Options) (*model.Snapshot, error) {
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	r := &reader{
+		host: host, disc: disc, dyn: dyn, opts: opts,
+		served: map[string]*metav1.APIResourceList{},
+		snap:   &model.Snapshot{},
+		keys:   map[model.Key]model.Origin{},
+		prog:   &progress{w: opts.Progress},
+	}
+	defer r.prog.done()
+	var absent []string
+	for _, t := range Targets() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		gvr, kind, ok, err := r.resolve(t)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if !t.Optional {
+				absent = append(absent, t.Label)
+			}
+			continue
+		}
+		if err := r.list(ctx, gvr, kind); err != nil {
+			return nil, err
+		}
+	}
+	if len(absent) > 0 {
+		r.warnf("not read, the server does not serve them (no such API or CRD): %s", strings.Join(absent, ", "))
+	}
+	return r.snap, nil
+}
+
+// Target is one kind the reader lists: the first of Choices the server
+// serves is read.
+type Target struct {
+	// Label names the kind in warnings: "pods", "ippools.projectcalico.org".
+	Label   string
+	Choices []schema.GroupVersionKind
+	// Optional kinds (the project's own Cluster CRD) are skipped quietly when
+	// the server does not serve them.
+	Optional bool
+}
+
+// configGroups are the kinds that no API serves: they come from kubeadm's
+// ConfigMaps (see embedded).
+var configGroups = map[string]bool{
+	"kubeadm.k8s.io":          true,
+	"kubelet.config.k8s.io":   true,
+	"kubeproxy.config.k8s.io": true,
+}
+
+const (
+	calicoGroup    = "projectcalico.org"
+	calicoCRDGroup = "crd.projectcalico.org"
+	hybridGroup    = "hybrid.kubectl-hybrid.io"
+)
+
+// Targets lists what Read lists, in order, derived from the registry: each
+// registered kind that an API server serves, Calico's from
+// projectcalico.org/v3 when served and crd.projectcalico.org/v1 otherwise,
+// and kinds registered twice with one type (Calico's IPAMConfiguration and
+// IPAMConfig) once.
+func Targets() []Target {
+	type typeKey struct {
+		group string
+		t     reflect.Type
+	}
+	var out []Target
+	index := map[typeKey]int{}
+	for _, k := range registry.All() {
+		if configGroups[k.Group] {
+			continue
+		}
+		tk := typeKey{k.Group, reflect.TypeOf(k.New())}
+		i, seen := index[tk]
+		if !seen {
+			i = len(out)
+			index[tk] = i
+			out = append(out, Target{Label: label(k), Optional: k.Group == hybridGroup})
+		}
+		out[i].Choices = append(out[i].Choices, choices(k)...)
+	}
+	for i := range out {
+		if out[i].Choices[0].Group == calicoGroup {
+			// v3 of every name before crd.projectcalico.org/v1 of any.
+			var v3, v1 []schema.GroupVersionKind
+			for _, c := range out[i].Choices {
+				if c.Group == calicoGroup {
+					v3 = append(v3, c)
+				} else {
+					v1 = append(v1, c)
+				}
+			}
+			out[i].Choices = append(v3, v1...)
+		}
+	}
+	return out
+}
+
+func choices(k meta.Kind) []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, v := range k.Versions {
+		out = append(out, schema.GroupVersionKind{Group: k.Group, Version: v, Kind: k.Kind})
+	}
+	if k.Group == calicoGroup {
+		out = append(out, schema.GroupVersionKind{Group: calicoCRDGroup, Version: "v1", Kind: k.Kind})
+	}
+	return out
+}
+
+func label(k meta.Kind) string {
+	plural := Plural(k.Kind)
+	if k.Group == "" {
+		return plural
+	}
+	return plural + "." + k.Group
+}
+
+// Plural is the resource name of a kind the reader lists ("ippools",
+// "blockaffinities", "tigerastatuses"); the server's discovery has the final
+// word, this names them in warnings and in deploy/rbac.yaml's test.
+func Plural(kind string) string {
+	p := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(p, "y") && !strings.HasSuffix(p, "ey"):
+		return p[:len(p)-1] + "ies"
+	case strings.HasSuffix(p, "s"):
+		return p + "es"
+	}
+	return p + "s"
+}
+
+// resolve finds the first of t's choices the server serves with the list
+// verb.
+func (r *reader) resolve(t Target) (schema.GroupVersionResource, string, bool, error) {
+	for _, c := range t.Choices {
+		gv := c.GroupVersion().String()
+		list, ok := r.served[gv]
+		if !ok {
+			var err error
+			list, err = r.disc.ServerResourcesForGroupVersion(gv)
+			switch {
+			case err == nil:
+			case apierrors.IsNotFound(err):
+				list = nil
+			case apierrors.IsForbidden(err), apierrors.IsServiceUnavailable(err):
+				// Refused, or an aggregated API (Calico's API server) that is
+				// down: try the next choice.
+				r.warnf("not read: discovery of %s: %s", gv, statusMessage(err))
+				list = nil
+			default:
+				return schema.GroupVersionResource{}, "", false, r.fail("discovery of "+gv, err)
+			}
+			r.served[gv] = list
+		}
+		if list == nil {
+			continue
+		}
+		for _, res := range list.APIResources {
+			if res.Kind != c.Kind || strings.Contains(res.Name, "/") || !hasVerb(res.Verbs, "list") {
+				continue
+			}
+			return c.GroupVersion().WithResource(res.Name), c.Kind, true, nil
+		}
+	}
+	return schema.GroupVersionResource{}, "", false, nil
+}
+
+func hasVerb(verbs []string, v string) bool {
+	for _, x := range verbs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// list reads one kind cluster-wide, page by page, decoding each item as it
+// comes.
+func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind string) error {
+	what := gvr.Resource
+	if gvr.Group != "" {
+		what += "." + gvr.Group
+	}
+	client := r.dyn.Resource(gvr)
+	opts := metav1.ListOptions{Limit: r.opts.PageSize}
+	n := 0
+	for {
+		page, err := client.List(ctx, opts)
+		if err != nil {
+			switch {
+			case apierrors.IsForbidden(err):
+				r.warnf("not read: %s: %s", what, statusMessage(err))
+				return nil
+			case apierrors.IsNotFound(err):
+				r.warnf("not read: %s: the server does not serve it (no such API or CRD)", what)
+				return nil
+			case apierrors.IsResourceExpired(err) && opts.Continue != "":
+				// The continue token outlived etcd's compaction: read the
+				// whole kind again in one request, as client-go's pager does.
+				r.dropKind(gvr.GroupVersion().WithKind(kind))
+				opts = metav1.ListOptions{}
+				n = 0
+				continue
+			}
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			return r.fail(what, err)
+		}
+		for i := range page.Items {
+			if err := r.add(&page.Items[i], gvr, kind); err != nil {
+				return err
+			}
+		}
+		n += len(page.Items)
+		r.prog.update(what, n)
+		next := page.GetContinue()
+		if next == "" {
+			return nil
+		}
+		opts.Continue = next
+	}
+}
+
+// dropKind forgets what a restarted list had already added: the objects
+// whose Origin names its type, with what a ConfigMap embeds.
+func (r *reader) dropKind(gvk schema.GroupVersionKind) {
+	prefix := originPrefix(gvk)
+	kept := r.snap.Objects[:0]
+	for _, o := range r.snap.Objects {
+		if strings.HasPrefix(o.Origin.File, prefix) {
+			delete(r.keys, o.Key)
+			continue
+		}
+		kept = append(kept, o)
+	}
+	r.snap.Objects = kept
+}
+
+// originPrefix is "live:TYPE/" with TYPE as kubectl names objects in
+// TYPE/NAME: "pod", "deployment.apps", "ippool.crd.projectcalico.org".
+func originPrefix(gvk schema.GroupVersionKind) string {
+	t := strings.ToLower(gvk.Kind)
+	if gvk.Group != "" {
+		t += "." + gvk.Group
+	}
+	return OriginPrefix + t + "/"
+}
+
+// add decodes one listed item with the file loader and appends it, followed
+// by the configuration documents it embeds when it is one of kubeadm's
+// ConfigMaps.
+func (r *reader) add(u *unstructured.Unstructured, gvr schema.GroupVersionResource, kind string) error {
+	obj := u.Object
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+	}
+	if u.GetAPIVersion() == "" {
+		u.SetAPIVersion(gvr.GroupVersion().String())
+	}
+	if u.GetKind() == "" {
+		u.SetKind(kind)
+	}
+	text, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("encoding %s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
+	}
+	origin := originPrefix(gvr.GroupVersion().WithKind(kind))
+	if ns := u.GetNamespace(); ns != "" {
+		origin += ns + "/"
+	}
+	origin += u.GetName()
+	objs, err := decode(text, origin)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		o.Origin = model.Origin{File: origin}
+		r.append(o)
+		if cm, ok := o.Typed.(*corev1.ConfigMap); ok {
+			if err := r.embedded(cm); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func decode(text []byte, origin string) ([]*model.Object, error) {
+	objs, err := load.DecodeDocuments(bytes.NewReader(text), origin)
+	if err != nil {
+		return nil, fmt.Errorf("decoding what the cluster gave: %w", err)
+	}
+	return objs, nil
+}
+
+func (r *reader) append(o *model.Object) {
+	if prev, dup := r.keys[o.Key]; dup {
+		r.warnf("%s: %s is also given by %s; the first is kept", o.Origin, o.Key, prev)
+		return
+	}
+	r.keys[o.Key] = o.Origin
+	r.snap.Objects = append(r.snap.Objects, o)
+}
+
+// Embedded is one configuration document kubeadm keeps in a ConfigMap.
+type Embedded struct {
+	Namespace, Name, Key string
+}
+
+// EmbeddedConfig lists the ConfigMap keys that hold kubeadm's configuration:
+// the ClusterConfiguration `kubeadm init` uploads, the cluster-wide
+// KubeletConfiguration, and kube-proxy's KubeProxyConfiguration (kubeadm
+// app/constants: KubeadmConfigConfigMap, KubeletBaseConfigurationConfigMap,
+// KubeProxyConfigMap and KubeProxyConfigMapKey).
+var EmbeddedConfig = []Embedded{
+	{"kube-system", "kubeadm-config", "ClusterConfiguration"},
+	{"kube-system", "kubelet-config", "kubelet"},
+	{"kube-system", "kube-proxy", "config.conf"},
+}
+
+// embedded turns the documents a kubeadm ConfigMap holds into objects of
+// their own, right after the ConfigMap, with the Origin
+// "live:configmap/NAMESPACE/NAME".
+func (r *reader) embedded(cm *corev1.ConfigMap) error {
+	for _, e := range EmbeddedConfig {
+		if cm.Namespace != e.Namespace || cm.Name != e.Name {
+			continue
+		}
+		text, ok := cm.Data[e.Key]
+		if !ok || strings.TrimSpace(text) == "" {
+			r.warnf("%sconfigmap/%s/%s has no %s; not read", OriginPrefix, e.Namespace, e.Name, e.Key)
+			continue
+		}
+		origin := OriginPrefix + "configmap/" + e.Namespace + "/" + e.Name
+		objs, err := decode([]byte(text), origin)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			if o.Typed == nil {
+				r.warnf("%s: kind %s (%s) is not modeled; kept as-is", o.Origin, o.GVK.Kind, o.GVK.GroupVersion())
+			}
+			r.append(o)
+		}
+	}
+	return nil
+}
+
+func (r *reader) warnf(format string, args ...any) {
+	r.prog.clear()
+	r.snap.Warnings = append(r.snap.Warnings, fmt.Sprintf(format, args...))
+}
+
+// fail classifies an error of a request.
+func (r *reader) fail(what string, err error) error {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return &ServerError{Host: r.host, What: what, Err: err}
+	}
+	return &UnreachableError{Host: r.host, Err: err}
+}
+
+// statusMessage is the server's own message for a refusal.
+func statusMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Message != "" {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+// progress writes "reading pods: 12500" lines, each replacing the last.
+type progress struct {
+	w     io.Writer
+	dirty bool
+}
+
+func (p *progress) update(what string, n int) {
+	if p.w == nil {
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[Kreading %s: %d", what, n)
+	p.dirty = true
+}
+
+func (p *progress) clear() {
+	if p.w != nil && p.dirty {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.dirty = false
+	}
+}
+
+func (p *progress) done() {
+	p.clear()
+}
+
+// ProgressWriter returns w when it is a terminal and nil otherwise, so that
+// progress shows to a person and never lands in a log or a pipe.
+func ProgressWriter(w io.Writer) io.Writer {
+	if isTerminal(w) {
+		return w
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device; tests replace it.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
