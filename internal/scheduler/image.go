@@ -135,7 +135,11 @@ func nodeWindowsBuild(node *corev1.Node) string {
 	if b := node.Labels[labelWindowsBuild]; b != "" {
 		return b
 	}
-	parts := strings.SplitN(strings.Fields(node.Status.NodeInfo.KernelVersion + " ")[0], ".", 4)
+	fields := strings.Fields(node.Status.NodeInfo.KernelVersion)
+	if len(fields) == 0 {
+		return ""
+	}
+	parts := strings.SplitN(fields[0], ".", 4)
 	if len(parts) < 3 {
 		return ""
 	}

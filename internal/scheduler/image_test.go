@@ -60,3 +60,14 @@ func TestNormalizeImage(t *testing.T) {
 		}
 	}
 }
+
+func TestAWindowsNodeWithoutAKernelVersionHasNoBuild(t *testing.T) {
+	n := &corev1.Node{}
+	n.Labels = map[string]string{"kubernetes.io/os": "windows"}
+	if got := nodeWindowsBuild(n); got != "" {
+		t.Fatalf("build %q, want none", got)
+	}
+	if ok, reason := ImageFitsNode("mcr.microsoft.com/windows/nanoserver:ltsc2025", n); !ok && reason == "" {
+		t.Fatalf("a refusal needs a reason")
+	}
+}
