@@ -20,4 +20,4 @@ docs:
 	go run ./cmd/kubectl-hybrid docs > docs/commands.md
 
 golden:
-	go test ./internal/cli ./internal/report -args -update
+	go test ./internal/cli ./internal/report ./internal/trace ./internal/dns ./internal/check ./internal/dataplane/... -args -update

@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,12 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files and docs/checks.md")
+var update = golden.Update
 
 // build loads the lab (when lab is true) with files layered on top, the way
 // `--lab -f FILE` does, and builds the twin.
@@ -101,30 +102,9 @@ func describe(fs []Finding) string {
 
 // golden compares got with testdata/golden/name; -update rewrites it, and a
 // mismatch leaves actual_<name> beside it.
-func golden(t *testing.T, dir, name, got string) {
+func goldenFile(t *testing.T, dir, name, got string) {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	actual := filepath.Join(dir, "actual_"+name)
-	if *update {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_ = os.Remove(actual)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (go test ./internal/check -update): %v", path, err)
-	}
-	if string(want) != got {
-		_ = os.WriteFile(actual, []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; see %s%s", name, actual, firstDiff(string(want), got))
-		return
-	}
-	_ = os.Remove(actual)
+	golden.Check(t, filepath.Join(dir, name), got)
 }
 
 func firstDiff(want, got string) string {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
+
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var update = golden.Update
 
 // seedNow is 153 minutes after the lab's control plane joined: the moment of
 // seed 000's final `kubectl get nodes -o wide`.
@@ -35,45 +36,12 @@ func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, cod
 
 // golden compares got with testdata/golden/name, rewriting it with -update
 // and leaving actual_<name> beside it on a mismatch.
-func golden(t *testing.T, name, got string) {
+func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run go test ./internal/cli -update): %v", path, err)
-	}
-	actual := filepath.Join("testdata", "golden", "actual_"+name)
-	if string(want) != got {
-		_ = os.WriteFile(actual, []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; see %s\n%s", name, actual, lineDiff(string(want), got))
-		return
-	}
-	_ = os.Remove(actual)
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
-}
+func lineDiff(want, got string) string { return golden.Diff(want, got) }
 
 func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 	cases := []struct {
@@ -127,7 +95,7 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(t, "", tc.args...)
 			got := fmt.Sprintf("$ kubectl-hybrid %s\n%s--- stderr\n%s--- exit %d\n", strings.Join(tc.args, " "), out, errOut, code)
-			golden(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
+			goldenFile(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
 		})
 	}
 }

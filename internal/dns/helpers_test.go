@@ -1,19 +1,19 @@
 package dns
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = golden.Update
 
 var (
 	labOnce, extraOnce sync.Once
@@ -77,25 +77,9 @@ func helloPod(t *testing.T, c *model.Cluster) Source {
 }
 
 // golden compares got with testdata/golden/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
+func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/dns -args -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (run with -args -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // fileName turns a sentence into a golden file name.

@@ -2,84 +2,25 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = golden.Update
 
 // checkGolden compares got with testdata/golden/<name>.golden. With -update
 // it rewrites the file; on a mismatch it writes actual_<name>.golden next to
 // it and fails with a line diff.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	dir := filepath.Join("testdata", "golden")
-	path := filepath.Join(dir, name+".golden")
-	actual := filepath.Join(dir, "actual_"+name+".golden")
-	if *update {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(actual)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
-	}
-	if string(want) == got {
-		os.Remove(actual)
-		return
-	}
-	if err := os.WriteFile(actual, []byte(got), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Errorf("%s differs from %s (actual output in %s):\n%s", name, path, actual, lineDiff(string(want), got))
+	golden.Check(t, filepath.Join("testdata", "golden", name+".golden"), got)
 }
 
-// lineDiff is a small line diff: the longest common subsequence of lines,
-// with "-" for expected-only and "+" for actual-only lines.
-func lineDiff(want, got string) string {
-	a := strings.Split(want, "\n")
-	b := strings.Split(got, "\n")
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var sb strings.Builder
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			fmt.Fprintf(&sb, "  %s\n", a[i])
-			i++
-			j++
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			fmt.Fprintf(&sb, "+ %s\n", b[j])
-			j++
-		default:
-			fmt.Fprintf(&sb, "- %s\n", a[i])
-			i++
-		}
-	}
-	return sb.String()
-}
+func lineDiff(want, got string) string { return golden.Diff(want, got) }
 
 // run prints a transcript of `kubectl get` against the cluster: the command,
 // stdout, then stderr lines after "[stderr]".

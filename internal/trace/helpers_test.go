@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,11 +8,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = golden.Update
 
 // checkPodYAML is the pod `kubectl run -i --rm check --image=busybox:1.37
 // --restart=Never` creates in seed 000; the twin's scheduler puts it on
@@ -119,47 +120,9 @@ func execIn(t testing.TB, e *Engine, src, ns string, argv ...string) Output {
 
 // golden compares got with testdata/golden/name, rewriting it with -update
 // and leaving actual_<name> beside it on a mismatch.
-func golden(t *testing.T, name, got string) {
+func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run go test ./internal/trace -update): %v", path, err)
-	}
-	actual := filepath.Join("testdata", "golden", "actual_"+name)
-	if string(want) != got {
-		_ = os.WriteFile(actual, []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; see %s\n%s", name, actual, lineDiff(string(want), got))
-		return
-	}
-	_ = os.Remove(actual)
-}
-
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // readSeed is seed 000's text; the test is skipped without it.

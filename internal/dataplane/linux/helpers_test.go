@@ -1,20 +1,19 @@
 package linux
 
 import (
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = golden.Update
 
 var (
 	labOnce    sync.Once
@@ -87,64 +86,7 @@ func assertLines(t *testing.T, what string, got string, want ...string) {
 // fails with a line diff.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".golden")
-	actual := filepath.Join(filepath.Dir(path), "actual_"+filepath.Base(path))
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(actual)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/dataplane/linux -update to create it)", err)
-	}
-	if string(want) == got {
-		os.Remove(actual)
-		return
-	}
-	if err := os.WriteFile(actual, []byte(got), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Errorf("%s differs from %s (actual output in %s):\n%s", name, path, actual, lineDiff(string(want), got))
+	golden.Check(t, filepath.Join("testdata", "golden", name+".golden"), got)
 }
 
-// lineDiff is a small LCS line diff: "-" expected only, "+" actual only.
-func lineDiff(want, got string) string {
-	a := strings.Split(want, "\n")
-	b := strings.Split(got, "\n")
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var sb strings.Builder
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			fmt.Fprintf(&sb, "  %q\n", a[i])
-			i++
-			j++
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			fmt.Fprintf(&sb, "+ %q\n", b[j])
-			j++
-		default:
-			fmt.Fprintf(&sb, "- %q\n", a[i])
-			i++
-		}
-	}
-	return sb.String()
-}
+func lineDiff(want, got string) string { return golden.Diff(want, got) }

@@ -1,7 +1,6 @@
 package windows
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,12 +9,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = golden.Update
 
 const (
 	winNode = "k8s-lab-win-1"
@@ -71,31 +72,7 @@ func lab(t testing.TB) *Node {
 // rewrites it, a mismatch leaves actual_<name>.golden next to it.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	dir := filepath.Join("testdata", "golden")
-	path := filepath.Join(dir, name+".golden")
-	actual := filepath.Join(dir, "actual_"+name+".golden")
-	if *update {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(actual)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/dataplane/windows -update to create it)", err)
-	}
-	if string(want) == got {
-		os.Remove(actual)
-		return
-	}
-	if err := os.WriteFile(actual, []byte(got), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Errorf("%s differs from %s; actual output in %s", name, path, actual)
+	golden.Check(t, filepath.Join("testdata", "golden", name+".golden"), got)
 }
 
 // transcript runs commands and prints them as a console would, with stderr
