@@ -113,9 +113,9 @@ func TestOutputsMatchTheirGoldenFiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			golden(t, dir, tc.name+".txt", render(t, func(b *bytes.Buffer) error { return WriteText(b, tc.rep) }))
-			golden(t, dir, tc.name+".json", render(t, func(b *bytes.Buffer) error { return WriteJSON(b, tc.rep) }))
-			golden(t, dir, tc.name+".sarif", render(t, func(b *bytes.Buffer) error {
+			goldenFile(t, dir, tc.name+".txt", render(t, func(b *bytes.Buffer) error { return WriteText(b, tc.rep) }))
+			goldenFile(t, dir, tc.name+".json", render(t, func(b *bytes.Buffer) error { return WriteJSON(b, tc.rep) }))
+			goldenFile(t, dir, tc.name+".sarif", render(t, func(b *bytes.Buffer) error {
 				return WriteSARIF(b, tc.rep, SARIFOptions{ToolVersion: "v0.0.0-test"})
 			}))
 		})

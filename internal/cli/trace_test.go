@@ -111,7 +111,7 @@ func TestTraceAndExecMatchTheirGoldenFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := runWithTrace(t, tc.args...)
 			got := fmt.Sprintf("$ kubectl-hybrid %s\n%s--- stderr\n%s--- exit %d\n", strings.Join(tc.args, " "), out, errOut, code)
-			golden(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
+			goldenFile(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
 		})
 	}
 }

@@ -62,7 +62,7 @@ func TestGolden(t *testing.T) {
 				fmt.Fprintf(&b, "$ nslookup %s    # in %s (image %s)\n", strings.Join(sc.nslook, " "), from, orUnknown(from.Image))
 				fmt.Fprintf(&b, "--- stdout\n%s--- stderr\n%s--- exit %d\n", out, errOut, exit)
 			}
-			golden(t, fileName(sc.name), b.String())
+			goldenFile(t, fileName(sc.name), b.String())
 		})
 	}
 }

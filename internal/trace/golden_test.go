@@ -40,8 +40,8 @@ func TestTracesMatchTheirGoldenFiles(t *testing.T) {
 			if err := r.WriteJSON(&js); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "trace-"+tc.file+".txt", txt.String())
-			golden(t, "trace-"+tc.file+".json", js.String())
+			goldenFile(t, "trace-"+tc.file+".txt", txt.String())
+			goldenFile(t, "trace-"+tc.file+".json", js.String())
 		})
 	}
 }
@@ -102,7 +102,7 @@ func TestExecOutputsMatchTheirGoldenFiles(t *testing.T) {
 			}
 			o := execIn(t, e, tc.src, tc.ns, tc.argv...)
 			got := fmt.Sprintf("$ %s -- %s\n--- stdout\n%s--- stderr\n%s--- exit %d\n", tc.src, quoteArgs(tc.argv), o.Stdout, o.Stderr, o.Code)
-			golden(t, "exec-"+tc.file+".txt", got)
+			goldenFile(t, "exec-"+tc.file+".txt", got)
 		})
 	}
 }
