@@ -6,16 +6,23 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // The benchmark ladder. HYBRID_BENCH_NODES lists the rungs by node count
@@ -106,7 +113,10 @@ type rung struct {
 	// one timed load (wall only).
 	loadDur, loadCPU time.Duration
 	snap             *model.Snapshot
-	err              error
+	// cluster is the built twin, for the stages after Build; kept once
+	// built (the snapshot is then dropped).
+	cluster *model.Cluster
+	err     error
 }
 
 var (
@@ -150,7 +160,7 @@ func prepareLocked(b *testing.B, o Options, snap bool) *rung {
 	// the rung's own.
 	for k, r := range benchRungs {
 		if k != key {
-			r.snap = nil
+			r.snap, r.cluster = nil, nil
 		}
 	}
 	if r, ok := benchRungs[key]; ok {
@@ -370,5 +380,181 @@ func BenchmarkGetPods(b *testing.B) {
 		elapsed := time.Since(start)
 		b.StopTimer()
 		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// built returns the rung's built twin, building it once per process; the
+// decoded snapshot is dropped once the twin exists, so that the later
+// stages' peak heaps hold the twin (their live input) and not the snapshot.
+func built(b *testing.B, o Options) *rung {
+	b.Helper()
+	r := prepare(b, o, false)
+	if r.cluster != nil {
+		return r
+	}
+	r = prepare(b, o, true)
+	c, err := engine.Build(r.snap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.cluster, r.snap = c, nil
+	runtime.GC()
+	return r
+}
+
+// BenchmarkCompile compiles both dataplanes for every node of the built
+// twin: internal/dataplane/linux and windows Compile, as trace, exec and
+// get routes/loadbalancers do.
+func BenchmarkCompile(b *testing.B) {
+	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
+		r := built(b, o)
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			lx, err := linux.Compile(r.cluster)
+			if err != nil {
+				b.Fatal(err)
+			}
+			win, err := windows.Compile(r.cluster)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(lx)+len(win) < o.Nodes {
+				b.Fatalf("compiled %d Linux and %d Windows nodes of %d", len(lx), len(win), o.Nodes)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// BenchmarkCheck runs every rule of internal/check on the built twin, as
+// `check -f DIR` does after building.
+func BenchmarkCheck(b *testing.B) {
+	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
+		r := built(b, o)
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			rep, err := check.Run(r.cluster, check.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(rep.Rules) == 0 {
+				b.Fatal("no rules ran")
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// traceBatch is how many traces one op of BenchmarkTrace walks.
+const traceBatch = 101
+
+// tracePairs picks traceBatch (source, target) pairs of the built twin,
+// deterministically: workload pods on Linux and Windows nodes as sources;
+// Services (through kube-proxy and, across OSes, VXLAN), other pods and
+// Services by DNS name as targets, as `trace` is asked for them.
+func tracePairs(b *testing.B, c *model.Cluster) [][2]string {
+	b.Helper()
+	var pods []*corev1.Pod
+	for _, p := range c.Pods {
+		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !p.Spec.HostNetwork && p.Namespace != "kube-system" && !strings.HasPrefix(p.Namespace, "calico") && !strings.HasPrefix(p.Namespace, "tigera") {
+			pods = append(pods, p)
+		}
+	}
+	var svcs []*corev1.Service
+	for _, s := range c.Services {
+		if len(s.Spec.Selector) > 0 && s.Namespace != "kube-system" && !strings.HasPrefix(s.Namespace, "calico") {
+			svcs = append(svcs, s)
+		}
+	}
+	if len(pods) < 2 || len(svcs) == 0 {
+		b.Fatalf("%d running workload pods and %d Services: nothing to trace", len(pods), len(svcs))
+	}
+	out := make([][2]string, 0, traceBatch)
+	for i := 0; i < traceBatch; i++ {
+		// Strides coprime to the counts spread the picks over nodes,
+		// namespaces and both OSes.
+		src := pods[(i*7919)%len(pods)]
+		from := "pod/" + src.Namespace + "/" + src.Name
+		switch i % 3 {
+		case 0:
+			s := svcs[(i*104729)%len(svcs)]
+			out = append(out, [2]string{from, "svc/" + s.Namespace + "/" + s.Name})
+		case 1:
+			p := pods[(i*15485863)%len(pods)]
+			out = append(out, [2]string{from, "pod/" + p.Namespace + "/" + p.Name})
+		default:
+			s := svcs[(i*32452843)%len(svcs)]
+			out = append(out, [2]string{from, s.Name + "." + s.Namespace + ".svc.cluster.local"})
+		}
+	}
+	return out
+}
+
+// BenchmarkTrace walks single connections through the compiled dataplanes,
+// as `trace SRC DST` does once its engine exists (trace.New, which
+// compiles the dataplanes, runs once outside the timer; BenchmarkCompile
+// measures that). One op walks traceBatch different pairs — parse the
+// source and target, then Trace — timing each; ns/op, B/op, allocs/op and
+// cpu-ms/op are then per trace, ns/op the median, max-trace-ms the slowest.
+func BenchmarkTrace(b *testing.B) {
+	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
+		r := built(b, o)
+		e, err := trace.New(r.cluster)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pairs := tracePairs(b, r.cluster)
+		durs := make([]time.Duration, 0, traceBatch*b.N)
+		b.ReportAllocs()
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			for _, pr := range pairs {
+				t0 := time.Now()
+				src, err := e.ParseSource(pr[0], "default")
+				if err != nil {
+					b.Fatalf("source %s: %v", pr[0], err)
+				}
+				dst, err := e.ParseTarget(pr[1], "default")
+				if err != nil {
+					b.Fatalf("target %s: %v", pr[1], err)
+				}
+				res := e.Trace(src, dst, trace.TCP, e.DefaultPort(dst, trace.TCP))
+				durs = append(durs, time.Since(t0))
+				if res.Outcome == "" {
+					b.Fatalf("%s -> %s: no outcome", pr[0], pr[1])
+				}
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		runtime.ReadMemStats(&ms1)
+		n := b.N * traceBatch
+		slices.Sort(durs)
+		reportStage(b, r, peak, elapsed)
+		// Per trace, overriding the per-batch figures.
+		if cpu := cpuTime() - peak.cpu0; peak.cpu0 > 0 {
+			b.ReportMetric(float64(cpu)/1e6/float64(n), "cpu-ms/op")
+			if r.loadCPU > 0 {
+				b.ReportMetric(float64(cpu)/float64(n)/float64(r.loadCPU), "x-decode")
+			}
+		}
+		b.ReportMetric(float64(durs[len(durs)/2]), "ns/op")
+		b.ReportMetric(float64(durs[len(durs)-1])/1e6, "max-trace-ms")
+		b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(n), "B/op")
+		b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(n), "allocs/op")
 	})
 }

@@ -188,8 +188,8 @@ func TestGeneratedClustersLoadAndBuildWithTheCountsAsked(t *testing.T) {
 			if services != o.Services {
 				t.Errorf("services: got %d, asked %d", services, o.Services)
 			}
-			if len(c.NetworkPolicies) != o.Policies {
-				t.Errorf("network policies: got %d, asked %d", len(c.NetworkPolicies), o.Policies)
+			if got := len(c.NetworkPolicies) + len(c.CalicoPolicies); got != o.Policies {
+				t.Errorf("network policies: got %d, asked %d", got, o.Policies)
 			}
 		})
 	}
@@ -316,9 +316,17 @@ func TestNetworkPoliciesMixSelectorShapes(t *testing.T) {
 			has["a policy selecting every pod"] = true
 		}
 	}
+	for _, cp := range c.CalicoPolicies {
+		for _, r := range cp.Spec.Ingress {
+			if r.Source.Selector != "" && r.Destination.Selector != "" {
+				has["a Calico rule with both source and destination selectors"] = true
+			}
+		}
+	}
 	for _, want := range []string{
 		"an ipBlock with except", "a peer with namespace and pod selectors", "a namespaceSelector with expressions",
 		"a named port", "a port range", "an egress rule", "a policy with both source and destination selectors",
+		"a Calico rule with both source and destination selectors",
 		"a policy selecting every pod",
 	} {
 		if !has[want] {

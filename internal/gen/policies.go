@@ -1,12 +1,16 @@
 package gen
 
 import (
+	"sort"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 )
 
 // policyKind is one shape of NetworkPolicy the generator mixes.
@@ -21,11 +25,12 @@ const (
 	byExpressions                   // matchExpressions on pods and namespaces, a port range
 	metricsScrape                   // named port metrics from one namespace
 	bothWays                        // ingress from and egress to pod selectors
+	calicoBoth                      // a Calico policy rule with source and destination selectors
 	numPolicyKinds
 )
 
 // policyWeights: how often each shape is drawn.
-var policyWeights = [numPolicyKinds]int{1, 3, 3, 2, 3, 2, 1, 2}
+var policyWeights = [numPolicyKinds]int{1, 3, 3, 2, 3, 2, 1, 2, 1}
 
 func (p *plan) drawPolicyKind(denyUsed bool) policyKind {
 	total := 0
@@ -78,6 +83,17 @@ func (p *plan) policies(ns *namespace, put func(any)) {
 	denyUsed := false
 	for i := 0; i < ns.policies; i++ {
 		kind := p.drawPolicyKind(denyUsed)
+		if kind == calicoBoth {
+			cp := p.calicoPolicy(ns)
+			name := cp.Name
+			for n := 2; used[name]; n++ {
+				name = cp.Name + "-" + strconv.Itoa(n)
+			}
+			used[name] = true
+			cp.Name = name
+			put(cp)
+			continue
+		}
 		np := p.policy(ns, kind)
 		if kind == denyIngress {
 			denyUsed = true
@@ -204,4 +220,45 @@ func (p *plan) policy(ns *namespace, kind policyKind) *networkingv1.NetworkPolic
 		}}
 	}
 	return np
+}
+
+// calicoPolicy is a projectcalico.org/v3 NetworkPolicy whose ingress rule
+// names both ends with selectors: the shape Calico's documentation warns
+// about on Windows, where each such rule becomes the product of local and
+// remote addresses in HNS ACLs (felix/dataplane/windows/policysets).
+func (p *plan) calicoPolicy(ns *namespace) *calico.NetworkPolicy {
+	dst, dstName := appSelector(p.pickApp(ns))
+	src, _ := appSelector(p.pickApp(ns))
+	return &calico.NetworkPolicy{
+		TypeMeta:   typeMeta("projectcalico.org/v3", "NetworkPolicy"),
+		ObjectMeta: metav1.ObjectMeta{Name: "calico-" + dstName + "-from-peers", Namespace: ns.name},
+		Spec: calico.PolicySpec{
+			Selector: "all()",
+			Types:    []string{"Ingress"},
+			Ingress: []calico.Rule{{
+				Action:      "Allow",
+				Protocol:    ptr(intstr.FromString("TCP")),
+				Source:      calico.EntityRule{Selector: calicoSelector(src)},
+				Destination: calico.EntityRule{Selector: calicoSelector(dst), Ports: []intstr.IntOrString{intstr.FromInt32(8080)}},
+			}},
+		},
+	}
+}
+
+// calicoSelector writes a label selector's match labels in Calico's
+// selector syntax.
+func calicoSelector(sel metav1.LabelSelector) string {
+	keys := make([]string, 0, len(sel.MatchLabels))
+	for k := range sel.MatchLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+" == '"+sel.MatchLabels[k]+"'")
+	}
+	if len(parts) == 0 {
+		return "all()"
+	}
+	return strings.Join(parts, " && ")
 }
