@@ -48,7 +48,9 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 	if o.Live() {
 		snap, err = readLive(o.Kube, streams)
 	} else {
-		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In})
+		// DropRaw: the twin is built from the typed objects; the generic
+		// copies would double the snapshot's memory.
+		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In, DropRaw: true})
 	}
 	if err != nil {
 		return nil, err

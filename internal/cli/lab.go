@@ -241,7 +241,7 @@ const seedCheckScript = `
 // verificationCluster is the lab with the what-if files and the check pod
 // kubectl run would create.
 func verificationCluster(filenames []string, streams genericiooptions.IOStreams) (*model.Cluster, error) {
-	snap, err := load.Load(load.Options{Lab: true, Filenames: filenames, Stdin: streams.In})
+	snap, err := load.Load(load.Options{Lab: true, Filenames: filenames, Stdin: streams.In, DropRaw: true})
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdExec(streams),
 		NewCmdCheck(streams),
 		NewCmdTrace(streams),
+		NewCmdReach(streams),
 		NewCmdGen(streams),
 		NewCmdDocs(streams, root),
 	)

@@ -38,6 +38,8 @@ type builder struct {
 	nodeIdx map[string]*corev1.Node
 	nsIdx   map[string]*corev1.Namespace
 	rcIdx   map[string]*nodev1.RuntimeClass
+	// hostIdx is the position in hosts by name (the first of a name).
+	hostIdx map[string]int
 }
 
 // Build derives the cluster from the snapshot.
@@ -192,11 +194,20 @@ func (b *builder) nodeByName(name string) *corev1.Node {
 	return b.nodeIdx[name]
 }
 
+// hostByName finds a planned host. network and tunnel ask per pod and per
+// node: an index, not a scan of every host (hosts do not change once
+// planned).
 func (b *builder) hostByName(name string) *plannedHost {
-	for i := range b.hosts {
-		if b.hosts[i].Name == name {
-			return &b.hosts[i]
+	if b.hostIdx == nil {
+		b.hostIdx = make(map[string]int, len(b.hosts))
+		for i := range b.hosts {
+			if _, ok := b.hostIdx[b.hosts[i].Name]; !ok {
+				b.hostIdx[b.hosts[i].Name] = i
+			}
 		}
+	}
+	if i, ok := b.hostIdx[name]; ok {
+		return &b.hosts[i]
 	}
 	return nil
 }
@@ -417,9 +428,19 @@ func (b *builder) kubeadmAddons() error {
 		}
 	}
 	// Each kubelet decides from its own configuration: the cluster-wide one
-	// with that node's kubeadm patches applied.
+	// with that node's kubeadm patches applied. The nodes that have a
+	// serving CSR are collected once (a scan of every CSR per host was
+	// O(nodes²)); a host adds only its own.
+	hasCSR := map[string]bool{}
+	for _, r := range c.CSRs {
+		if r.Spec.SignerName == "kubernetes.io/kubelet-serving" {
+			if node, ok := strings.CutPrefix(r.Spec.Username, "system:node:"); ok {
+				hasCSR[node] = true
+			}
+		}
+	}
 	for _, h := range b.hosts {
-		if kc := c.Kubeadm.NodeKubelet[h.Name]; kc != nil && kc.ServerTLSBootstrap && !b.hasServingCSR(h.Name) {
+		if kc := c.Kubeadm.NodeKubelet[h.Name]; kc != nil && kc.ServerTLSBootstrap && !hasCSR[h.Name] {
 			ts := b.ref
 			if h.Observed.CreationTimestamp != nil {
 				ts = *h.Observed.CreationTimestamp
@@ -450,15 +471,6 @@ func (b *builder) hasPod(ns, name string) bool {
 func (b *builder) hasServiceAccount(ns, name string) bool {
 	for _, s := range b.c.ServiceAccounts {
 		if s.Namespace == ns && s.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func (b *builder) hasServingCSR(node string) bool {
-	for _, r := range b.c.CSRs {
-		if r.Spec.SignerName == "kubernetes.io/kubelet-serving" && r.Spec.Username == "system:node:"+node {
 			return true
 		}
 	}

@@ -127,6 +127,12 @@ func (b *builder) workloads() error {
 	}
 
 	state := scheduler.NewState()
+	// sched places the pods admitted after readiness: it caches per node
+	// and per class of pod spec what Schedule re-derives for every pod
+	// (same placements, same FitErrors), which needs the nodes to stay as
+	// they are; readiness changes their conditions and taints, so it is
+	// made after that.
+	var sched *scheduler.Scheduler
 	var admitted []*corev1.Pod
 	// Pods already on a node count against it before anything new is placed.
 	for _, cd := range cands {
@@ -159,7 +165,16 @@ func (b *builder) workloads() error {
 			}
 		}
 		if p.Spec.NodeName == "" {
-			node, ferr := scheduler.Schedule(p, c.Nodes, state)
+			var node string
+			var ferr *scheduler.FitError
+			if cd.daemon {
+				node, ferr = scheduler.Schedule(p, c.Nodes, state)
+			} else {
+				if sched == nil {
+					sched = scheduler.NewScheduler(c.Nodes, state)
+				}
+				node, ferr = sched.Schedule(p)
+			}
 			if ferr != nil {
 				p.Status = corev1.PodStatus{
 					Phase: corev1.PodPending,

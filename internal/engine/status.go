@@ -151,12 +151,16 @@ func (b *builder) services() error {
 		}
 	}
 	var kept []*corev1.Service
+	// Services by key, so that marking the rejected ones is not a scan of
+	// every Service per rejection (pods' rejections are in the list too).
+	svcByKey := make(map[model.Key][]*corev1.Service, len(c.Services))
+	for _, s := range c.Services {
+		svcByKey[keyOf(s)] = append(svcByKey[keyOf(s)], s)
+	}
 	rejected := map[*corev1.Service]bool{}
 	for _, r := range c.Rejected {
-		for _, s := range c.Services {
-			if keyOf(s) == r.Key {
-				rejected[s] = true
-			}
+		for _, s := range svcByKey[r.Key] {
+			rejected[s] = true
 		}
 	}
 	podsByNS := map[string][]*corev1.Pod{}

@@ -41,9 +41,10 @@ import (
 //   - scheduled: the Cluster kind with controllers only, where the twin
 //     schedules every pod and runs IPAM for it.
 //
-// hosts and scheduled cost grows quadratically in the twin today (see the
-// report); they are measured up to HYBRID_BENCH_QUADRATIC_MAX nodes
-// (default 1000).
+// hosts and scheduled grew quadratically in the twin (IPAM per node and the
+// scheduler per pod scanned the whole cluster); they are near-linear now and
+// measured up to HYBRID_BENCH_QUADRATIC_MAX nodes (default 5000, every rung
+// of the documented ladder).
 //
 // Metrics besides ns/op, B/op and allocs/op:
 //   - cpu-ms/op: user and system CPU time of the process per op (getrusage),
@@ -53,7 +54,7 @@ import (
 //   - x-decode: the stage's CPU time over the CPU time load.Load takes to
 //     decode the same input (BenchmarkLoad's result; it runs first), or wall
 //     times when CPU time is not available;
-//   - nodes, pods: the rung's size, for the table.
+//   - nodes, pods, services, policies: the rung's size, for the table.
 //
 // scripts/bench.sh runs the ladder and writes the table.
 
@@ -75,7 +76,7 @@ func quadraticMax() int {
 	if n, err := strconv.Atoi(os.Getenv("HYBRID_BENCH_QUADRATIC_MAX")); err == nil {
 		return n
 	}
-	return 1000
+	return 5000
 }
 
 // Input modes of a rung.
@@ -169,7 +170,7 @@ func prepareLocked(b *testing.B, o Options, snap bool) *rung {
 		}
 		if r.snap == nil && snap {
 			var err error
-			if r.snap, err = load.Load(load.Options{Filenames: []string{r.dir}}); err != nil {
+			if r.snap, err = load.Load(loadOptions(r.dir)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -198,7 +199,7 @@ func prepareLocked(b *testing.B, o Options, snap bool) *rung {
 	}
 	runtime.GC()
 	start = time.Now()
-	r.snap, r.err = load.Load(load.Options{Filenames: []string{r.dir}})
+	r.snap, r.err = load.Load(loadOptions(r.dir))
 	r.loadDur = time.Since(start)
 	if r.err != nil {
 		b.Fatal(r.err)
@@ -276,6 +277,8 @@ func reportStage(b *testing.B, r *rung, peak *peakHeap, elapsed time.Duration) {
 	}
 	b.ReportMetric(float64(r.o.Nodes), "nodes")
 	b.ReportMetric(float64(r.o.Pods), "pods")
+	b.ReportMetric(float64(r.o.Services), "services")
+	b.ReportMetric(float64(r.o.Policies), "policies")
 }
 
 // forEachRung runs f on every rung, for the input modes given; hosts and
@@ -292,6 +295,12 @@ func forEachRung(b *testing.B, modes []string, f func(b *testing.B, o Options)) 
 	}
 }
 
+// loadOptions load a rung as the commands' -f DIR does: without the
+// generic Raw maps of modeled kinds, which only dump needs.
+func loadOptions(dir string) load.Options {
+	return load.Options{Filenames: []string{dir}, DropRaw: true}
+}
+
 // BenchmarkLoad decodes the rung with load.Load, as -f DIR does. It runs
 // first: its time per op becomes the rung's x-decode denominator.
 func BenchmarkLoad(b *testing.B) {
@@ -303,7 +312,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.ResetTimer()
 		start := time.Now()
 		for i := 0; i < b.N; i++ {
-			if _, err := load.Load(load.Options{Filenames: []string{r.dir}}); err != nil {
+			if _, err := load.Load(loadOptions(r.dir)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -402,12 +411,43 @@ func built(b *testing.B, o Options) *rung {
 	return r
 }
 
+// windowsWork is Windows nodes × (Services + endpoints): a Windows node's
+// HNS state holds a load balancer per service port and an endpoint per
+// backend of the whole cluster, so windows.Compile's result grows with it
+// (about 600 bytes per unit at 1,000 nodes).
+func windowsWork(c *model.Cluster) int {
+	win, work := 0, len(c.Services)
+	for _, n := range c.Nodes {
+		if n.Labels["kubernetes.io/os"] == "windows" {
+			win++
+		}
+	}
+	for _, es := range c.EndpointSlices {
+		work += len(es.Endpoints)
+	}
+	return win * work
+}
+
+// maxWindowsWork is the largest windowsWork BenchmarkCompile holds in
+// memory at once (HYBRID_BENCH_MAX_WINDOWS_WORK, default 8M: about 5 GB).
+func maxWindowsWork() int {
+	if n, err := strconv.Atoi(os.Getenv("HYBRID_BENCH_MAX_WINDOWS_WORK")); err == nil {
+		return n
+	}
+	return 8 << 20
+}
+
 // BenchmarkCompile compiles both dataplanes for every node of the built
-// twin: internal/dataplane/linux and windows Compile, as trace, exec and
-// get routes/loadbalancers do.
+// twin: internal/dataplane/linux and windows Compile, as exec and get
+// routes/loadbalancers do, holding every node's result. It skips rungs
+// whose Windows HNS state would not fit (maxWindowsWork); BenchmarkCompileEach
+// measures those.
 func BenchmarkCompile(b *testing.B) {
 	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
 		r := built(b, o)
+		if w := windowsWork(r.cluster); w > maxWindowsWork() {
+			b.Skipf("windows.Compile of every node holds Windows nodes × (Services + endpoints) = %d units of HNS state, over HYBRID_BENCH_MAX_WINDOWS_WORK %d; see CompileEach", w, maxWindowsWork())
+		}
 		b.ReportAllocs()
 		peak := startPeak()
 		b.ResetTimer()
@@ -423,6 +463,48 @@ func BenchmarkCompile(b *testing.B) {
 			}
 			if len(lx)+len(win) < o.Nodes {
 				b.Fatalf("compiled %d Linux and %d Windows nodes of %d", len(lx), len(win), o.Nodes)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// BenchmarkCompileEach compiles the same as BenchmarkCompile — every Linux
+// node (linux.Compile), then every Windows node — but Windows nodes one at
+// a time through windows.Compiler, dropping each result: the time of
+// compiling every node with the memory of one, as trace compiles the
+// Windows nodes it crosses.
+func BenchmarkCompileEach(b *testing.B) {
+	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
+		r := built(b, o)
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			lx, err := linux.Compile(r.cluster)
+			if err != nil {
+				b.Fatal(err)
+			}
+			wc, err := windows.NewCompiler(r.cluster)
+			if err != nil {
+				b.Fatal(err)
+			}
+			win := 0
+			for _, n := range r.cluster.Nodes {
+				if n.Labels["kubernetes.io/os"] != "windows" {
+					continue
+				}
+				if wn, err := wc.Node(n); err != nil || wn == nil {
+					b.Fatalf("node %s: %v", n.Name, err)
+				}
+				wc.Drop(n)
+				win++
+			}
+			if len(lx)+win < o.Nodes {
+				b.Fatalf("compiled %d Linux and %d Windows nodes of %d", len(lx), win, o.Nodes)
 			}
 		}
 		elapsed := time.Since(start)

@@ -134,9 +134,13 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 
 	text := c.jsonText
 	if text == nil {
-		if text, err = json.Marshal(m); err != nil {
+		// marshalGeneric is json.Marshal without reflection, into a buffer
+		// the decoder reuses: json.Unmarshal's Unmarshalers copy what they
+		// keep, and the text is dropped once the object is built.
+		if text, err = marshalGeneric(d.jsonBuf[:0], m); err != nil {
 			return nil, d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 		}
+		d.jsonBuf = text[:0]
 	}
 	typed := k.New()
 	if err := json.Unmarshal(text, typed); err != nil {

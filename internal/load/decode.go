@@ -96,6 +96,8 @@ type decoder struct {
 	// fastMin is the size from which a List document is split into items.
 	fastMin int
 	keys    map[string]string // interned mapping keys
+	// jsonBuf is reused for the JSON text of each YAML object.
+	jsonBuf []byte
 }
 
 func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {

@@ -224,18 +224,27 @@ func preferredAffinityWeight(pod *corev1.Pod, node *corev1.Node) int64 {
 // and returns the first failure, or nil when the node is feasible. others
 // are the pods already on the node.
 func runFilters(pi *podInfo, node *corev1.Node, others []*podInfo) *filterStatus {
-	pod := pi.pod
+	if st := staticFilters(pi.pod, node, effectiveTaints(node)); st != nil {
+		return st
+	}
+	return runResourceFilters(pi, node, others)
+}
+
+// staticFilters are the filters that read only the pod's spec and the node
+// (NodeUnschedulable, TaintToleration, NodeAffinity), not the pods already
+// placed; taints are effectiveTaints(node).
+func staticFilters(pod *corev1.Pod, node *corev1.Node, taints []corev1.Taint) *filterStatus {
 	unschedulable := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
 	if node.Spec.Unschedulable && !tolerates(pod.Spec.Tolerations, &unschedulable) {
 		return &filterStatus{reasons: []string{ReasonUnschedulable}, unresolvable: true, detail: "node is cordoned (spec.unschedulable)"}
 	}
-	if t, ok := firstUntolerated(effectiveTaints(node), pod.Spec.Tolerations, corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute); ok {
+	if t, ok := firstUntolerated(taints, pod.Spec.Tolerations, corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute); ok {
 		return &filterStatus{reasons: []string{ReasonUntoleratedTaint}, unresolvable: true, detail: "untolerated taint " + taintString(t)}
 	}
 	if !matchesRequiredAffinity(pod, node) {
 		return &filterStatus{reasons: []string{ReasonNodeAffinity}, unresolvable: true, detail: "node labels do not satisfy nodeSelector/required node affinity"}
 	}
-	return runResourceFilters(pi, node, others)
+	return nil
 }
 
 // runResourceFilters is the part preemption can change: NodePorts and

@@ -175,13 +175,21 @@ func rankNode(pi *podInfo, node *corev1.Node, others []*podInfo) nodeRank {
 	}
 	alloc, _ := allocatable(node)
 	r.leastAlloc = (leastRequested(cpu, alloc.milliCPU) + leastRequested(mem, alloc.memory)) / 2
-	for _, t := range effectiveTaints(node) {
-		if t.Effect == corev1.TaintEffectPreferNoSchedule && !tolerates(pi.pod.Spec.Tolerations, &t) {
-			r.preferTaints++
-		}
-	}
+	r.preferTaints = untoleratedPreferNoSchedule(pi.pod.Spec.Tolerations, effectiveTaints(node))
 	r.affinityScore = preferredAffinityWeight(pi.pod, node)
 	return r
+}
+
+// untoleratedPreferNoSchedule counts the PreferNoSchedule taints the
+// tolerations leave untolerated (TaintToleration score).
+func untoleratedPreferNoSchedule(tolerations []corev1.Toleration, taints []corev1.Taint) int {
+	n := 0
+	for _, t := range taints {
+		if t.Effect == corev1.TaintEffectPreferNoSchedule && !tolerates(tolerations, &t) {
+			n++
+		}
+	}
+	return n
 }
 
 // leastRequested is noderesources leastRequestedScore on a 0-100 scale.

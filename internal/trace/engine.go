@@ -7,7 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -23,7 +25,7 @@ import (
 type Engine struct {
 	c   *model.Cluster
 	lx  map[string]*linux.Node
-	win map[string]*windows.Node
+	win *windows.Compiler
 	dns *dns.Server
 	pol *policy.Index
 
@@ -37,6 +39,19 @@ type Engine struct {
 	clusterCIDR netip.Prefix // kube-proxy's local-traffic detector
 	nodeNet     netip.Prefix
 	gateway     netip.Addr
+
+	// Indexes, so that one trace does not scan every pod, ReplicaSet,
+	// Service or host of the cluster (150,000 pods at Kubernetes' limits);
+	// each keeps the order, or the first or last match, the scan it
+	// replaces used.
+	podByName   map[string]*corev1.Pod // "ns/name": the first in c.Pods
+	podsByNS    map[string][]*corev1.Pod
+	podsByNode  map[string][]*corev1.Pod
+	hostNetByIP map[string][]*corev1.Pod // host-network pods by status.podIP
+	rsByNS      map[string][]*appsv1.ReplicaSet
+	svcByName   map[string]*corev1.Service // "ns/name": the first in c.Services
+	nicByNode   map[string]string          // the first host entry's NIC name
+	mtuByNode   map[string]int             // the last host entry's NIC MTU
 }
 
 type pool struct {
@@ -51,7 +66,12 @@ type node struct {
 	ip      netip.Addr
 	k8s     *corev1.Node
 	lx      *linux.Node
+	// win is a Windows node's HNS state, compiled on first use (see w):
+	// compiling every Windows node up front is O(Windows nodes × (services
+	// + endpoints)), while a trace crosses a few nodes.
 	win     *windows.Node
+	winOnce sync.Once
+	winc    *windows.Compiler
 	// vtep is a Linux node's vxlan.calico address.
 	vtep netip.Addr
 	// build is a Windows node's OS build (26100 for Windows Server 2025).
@@ -60,7 +80,17 @@ type node struct {
 	// winEPs are a Windows node's HNS endpoints by address, a local one
 	// winning over a remote one (kube-proxy's getAllEndpointsByNetwork).
 	winEPs map[netip.Addr]*windows.Endpoint
+	// winLBs are a Windows node's load balancers by protocol and external
+	// port, in LoadBalancers order (findLB).
+	winLBs map[lbKey][]*windows.LoadBalancer
 }
+
+type lbKey struct{ proto, port int }
+
+// eagerWindowsWork bounds Windows nodes × (Services + endpoints) for which
+// New compiles every Windows node at once (a few hundred MB of HNS state at
+// most); beyond it each node compiles when a trace first crosses it.
+const eagerWindowsWork = 1 << 18
 
 // InputError is a source or destination the engine cannot use; the CLI
 // exits 2 on it.
@@ -87,7 +117,7 @@ func New(c *model.Cluster) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}
-	win, err := windows.Compile(c)
+	win, err := windows.NewCompiler(c)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Windows dataplane: %w", err)
 	}
@@ -110,21 +140,8 @@ func New(c *model.Cluster) (*Engine, error) {
 			nd.controlPlane = true
 		}
 		if nd.windows {
-			nd.win = win[n.Name]
+			nd.winc = win
 			nd.build = windowsBuild(n.Status.NodeInfo.KernelVersion)
-			nd.winEPs = map[netip.Addr]*windows.Endpoint{}
-			if nd.win != nil {
-				for _, ep := range nd.win.Endpoints {
-					a, err := netip.ParseAddr(ep.IPAddress)
-					if err != nil {
-						continue
-					}
-					if old, ok := nd.winEPs[a]; ok && !old.IsRemoteEndpoint {
-						continue
-					}
-					nd.winEPs[a] = ep
-				}
-			}
 		} else {
 			nd.lx = lx[n.Name]
 			if nd.lx != nil {
@@ -153,6 +170,37 @@ func New(c *model.Cluster) (*Engine, error) {
 			e.services[a] = s
 		}
 	}
+	e.podByName, e.podsByNS, e.podsByNode = map[string]*corev1.Pod{}, map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
+	e.hostNetByIP = map[string][]*corev1.Pod{}
+	for _, p := range c.Pods {
+		if _, ok := e.podByName[p.Namespace+"/"+p.Name]; !ok {
+			e.podByName[p.Namespace+"/"+p.Name] = p
+		}
+		e.podsByNS[p.Namespace] = append(e.podsByNS[p.Namespace], p)
+		e.podsByNode[p.Spec.NodeName] = append(e.podsByNode[p.Spec.NodeName], p)
+		if p.Spec.HostNetwork {
+			e.hostNetByIP[p.Status.PodIP] = append(e.hostNetByIP[p.Status.PodIP], p)
+		}
+	}
+	e.rsByNS = map[string][]*appsv1.ReplicaSet{}
+	for _, r := range c.ReplicaSets {
+		e.rsByNS[r.Namespace] = append(e.rsByNS[r.Namespace], r)
+	}
+	e.svcByName = map[string]*corev1.Service{}
+	for _, s := range c.Services {
+		if _, ok := e.svcByName[s.Namespace+"/"+s.Name]; !ok {
+			e.svcByName[s.Namespace+"/"+s.Name] = s
+		}
+	}
+	e.nicByNode, e.mtuByNode = map[string]string{}, map[string]int{}
+	for _, h := range c.Hosts {
+		if _, ok := e.nicByNode[h.Name]; !ok && h.NIC.Name != "" {
+			e.nicByNode[h.Name] = h.NIC.Name
+		}
+		if h.NIC.MTU > 0 {
+			e.mtuByNode[h.Name] = int(h.NIC.MTU)
+		}
+	}
 	for _, p := range c.IPPools {
 		if pr, err := netip.ParsePrefix(p.Spec.CIDR); err == nil {
 			e.pools = append(e.pools, pool{cidr: pr.Masked(), natOutgoing: p.Spec.NATOutgoing})
@@ -178,6 +226,22 @@ func New(c *model.Cluster) (*Engine, error) {
 		if p, err := netip.ParsePrefix(strings.TrimSpace(s)); err == nil && p.Addr().Is4() {
 			e.clusterCIDR = p.Masked()
 			break
+		}
+	}
+	// Small clusters compile their Windows nodes now, as Compile does;
+	// large ones on first use (see node.w).
+	winNodes, work := 0, len(c.Services)
+	for _, es := range c.EndpointSlices {
+		work += len(es.Endpoints)
+	}
+	for _, nd := range e.nodes {
+		if nd.winc != nil {
+			winNodes++
+		}
+	}
+	if winNodes*work <= eagerWindowsWork {
+		for _, name := range e.sortedNodes() {
+			e.nodes[name].w()
 		}
 	}
 	if p, err := netip.ParsePrefix(c.Network.CIDR); err == nil {
@@ -281,15 +345,13 @@ func (e *NotFoundError) Error() string { return e.Msg }
 // the Deployment (kubectl exec deploy/NAME picks one).
 func (e *Engine) FindPod(kind, ns, name string) (*corev1.Pod, error) {
 	if isPodKind(kind) {
-		for _, p := range e.c.Pods {
-			if p.Namespace == ns && p.Name == name {
-				return p, nil
-			}
+		if p := e.podByName[ns+"/"+name]; p != nil {
+			return p, nil
 		}
 		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): pods %q not found", name)}
 	}
 	var rs []string
-	for _, r := range e.c.ReplicaSets {
+	for _, r := range e.rsByNS[ns] {
 		for _, ref := range r.OwnerReferences {
 			if r.Namespace == ns && ref.Kind == "Deployment" && ref.Name == name {
 				rs = append(rs, r.Name)
@@ -299,7 +361,7 @@ func (e *Engine) FindPod(kind, ns, name string) (*corev1.Pod, error) {
 	if len(rs) == 0 {
 		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): deployments.apps %q not found", name)}
 	}
-	for _, p := range e.c.Pods {
+	for _, p := range e.podsByNS[ns] {
 		for _, ref := range p.OwnerReferences {
 			if p.Namespace == ns && ref.Kind == "ReplicaSet" && contains(rs, ref.Name) && p.Status.Phase == corev1.PodRunning {
 				return p, nil
@@ -428,22 +490,20 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 			t.Kind, t.Node, t.Addr = "node", nd.name, nd.ip
 			return t, nil
 		case isSvcKind(kind):
-			for _, svc := range e.c.Services {
-				if svc.Namespace == namespace && svc.Name == name {
-					t.Kind, t.Service = "service", svc
-					if svc.Spec.Type == corev1.ServiceTypeExternalName {
-						t.Kind, t.Name = "name", svc.Spec.ExternalName
-						return t, nil
-					}
-					a, err := netip.ParseAddr(svc.Spec.ClusterIP)
-					if err != nil {
-						// Headless: the client resolves the name and gets the endpoints.
-						t.Kind, t.Name = "name", name+"."+namespace+".svc."+clusterDomain(e.c)
-						return t, nil
-					}
-					t.Addr = a
+			if svc := e.svcByName[namespace+"/"+name]; svc != nil {
+				t.Kind, t.Service = "service", svc
+				if svc.Spec.Type == corev1.ServiceTypeExternalName {
+					t.Kind, t.Name = "name", svc.Spec.ExternalName
 					return t, nil
 				}
+				a, err := netip.ParseAddr(svc.Spec.ClusterIP)
+				if err != nil {
+					// Headless: the client resolves the name and gets the endpoints.
+					t.Kind, t.Name = "name", name+"."+namespace+".svc."+clusterDomain(e.c)
+					return t, nil
+				}
+				t.Addr = a
+				return t, nil
 			}
 			return t, inputErr("Error from server (NotFound): services %q not found", name)
 		}
@@ -561,4 +621,44 @@ func (e *Engine) sortedNodes() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// w is the node's compiled HNS state (nil for a Linux node), compiled on
+// first use with its indexes: the endpoints by address, a local one winning
+// over a remote one, and the load balancers by protocol and port.
+func (nd *node) w() *windows.Node {
+	if nd.winc == nil {
+		return nil
+	}
+	nd.winOnce.Do(func() {
+		// Node fails only where Compile would have failed for the node,
+		// which compiling a node never does; a failure leaves no state.
+		nd.win, _ = nd.winc.Node(nd.k8s)
+		nd.winEPs = map[netip.Addr]*windows.Endpoint{}
+		if nd.win == nil {
+			return
+		}
+		for _, ep := range nd.win.Endpoints {
+			a, err := netip.ParseAddr(ep.IPAddress)
+			if err != nil {
+				continue
+			}
+			if old, ok := nd.winEPs[a]; ok && !old.IsRemoteEndpoint {
+				continue
+			}
+			nd.winEPs[a] = ep
+		}
+		nd.winLBs = map[lbKey][]*windows.LoadBalancer{}
+		for _, lb := range nd.win.LoadBalancers {
+			k := lbKey{lb.Protocol, lb.ExternalPort}
+			nd.winLBs[k] = append(nd.winLBs[k], lb)
+		}
+	})
+	return nd.win
+}
+
+// eps is w's endpoints by address (nil for a Linux node).
+func (nd *node) eps() map[netip.Addr]*windows.Endpoint {
+	nd.w()
+	return nd.winEPs
 }

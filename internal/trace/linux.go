@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bytes"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -141,18 +140,18 @@ func (w *walker) kubeProxyNAT(nd *node, pkt packet, local bool, fromPod *corev1.
 	if pkt.proto == ICMP || pkt.dport == 0 {
 		return pkt, ""
 	}
-	sps := n.ServicePorts()
-	if sps == nil {
+	// The node's service ports are looked up by address and by node port:
+	// building all of them (ServicePorts) per packet was O(services ×
+	// endpoints).
+	if !n.HasServicePorts() {
 		return pkt, ""
 	}
 	hook := kpHook(local)
 	eps, verdict, ok := n.ServiceDNAT(netip.AddrPortFrom(pkt.dst, uint16(pkt.dport)), string(pkt.proto))
 	if ok {
 		var sp linux.ServicePort
-		for _, p := range sps {
-			if p.ClusterIP == pkt.dst && p.Port == pkt.dport && p.Protocol == string(pkt.proto) {
-				sp = p
-			}
+		if sps := n.ServicePortsFor(pkt.dst, pkt.dport, string(pkt.proto)); len(sps) > 0 {
+			sp = sps[len(sps)-1] // the last match, as the scan kept it
 		}
 		svc := sp.Namespace + "/" + sp.Name
 		comp := fmt.Sprintf("nftables ip kube-proxy %s → services", hook)
@@ -190,10 +189,7 @@ func (w *walker) kubeProxyNAT(nd *node, pkt packet, local bool, fromPod *corev1.
 	if pkt.dst != nd.ip {
 		return pkt, ""
 	}
-	for _, sp := range sps {
-		if sp.NodePort != pkt.dport || sp.Protocol != string(pkt.proto) {
-			continue
-		}
+	for _, sp := range n.ServicePortsByNodePort(pkt.dport, string(pkt.proto)) {
 		svc := w.e.service(sp.Namespace, sp.Name)
 		svcName := sp.Namespace + "/" + sp.Name
 		etpLocal := svc != nil && svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
@@ -234,14 +230,7 @@ func (w *walker) kubeProxyNAT(nd *node, pkt packet, local bool, fromPod *corev1.
 	return pkt, ""
 }
 
-func (e *Engine) service(ns, name string) *corev1.Service {
-	for _, s := range e.c.Services {
-		if s.Namespace == ns && s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
+func (e *Engine) service(ns, name string) *corev1.Service { return e.svcByName[ns+"/"+name] }
 
 func (w *walker) recordTranslation(nd, comp, svc string, vip netip.Addr, port int, eps []netip.AddrPort, chosen int) {
 	t := Translation{Node: nd, Component: comp, Service: svc, VIP: netip.AddrPortFrom(vip, uint16(port)).String(), Chosen: chosen,
@@ -345,11 +334,11 @@ func (w *walker) vxlanOut(nd *node, pkt packet, r linux.Route) {
 		w.end(Dropped, nd.name, "vxlan.calico", "drop", pkt, Drop, "vxlan.calico does not exist")
 		return
 	}
+	// The last entry for the gateway and for its MAC, as scans of the
+	// lists kept them, found without building the lists.
 	var mac []byte
-	for _, ne := range n.Neighbors() {
-		if ne.IP == r.Via {
-			mac = ne.MAC
-		}
+	if ne, ok := n.NeighborFor(r.Via); ok {
+		mac = ne.MAC
 	}
 	if mac == nil {
 		w.end(Dropped, nd.name, "vxlan.calico", "drop", pkt, Drop, fmt.Sprintf("no neighbour entry for the VTEP %s (ip neigh show dev vxlan.calico)", r.Via))
@@ -357,10 +346,8 @@ func (w *walker) vxlanOut(nd *node, pkt packet, r linux.Route) {
 	}
 	var dst netip.Addr
 	peer := ""
-	for _, f := range n.FDB() {
-		if bytes.Equal(f.MAC, mac) {
-			dst, peer = f.Dst, f.Node
-		}
+	if f, ok := n.FDBFor(mac); ok {
+		dst, peer = f.Dst, f.Node
 	}
 	if !dst.IsValid() {
 		w.end(Dropped, nd.name, "vxlan.calico", "drop", pkt, Drop, fmt.Sprintf("no FDB entry for %s (bridge fdb show dev vxlan.calico)", fmtMAC(mac)))

@@ -132,7 +132,7 @@ func (e *Engine) start(src Source, dst netip.Addr, port int, proto Proto) (place
 		}
 		if nd.windows {
 			pkt.ttl = ttlWindows
-			return place{kind: "winPod", nd: nd, pod: src.Pod, ep: nd.winEPs[src.Addr]}, pkt
+			return place{kind: "winPod", nd: nd, pod: src.Pod, ep: nd.eps()[src.Addr]}, pkt
 		}
 		return place{kind: "linuxPod", nd: nd, pod: src.Pod}, pkt
 	case "node":
@@ -184,7 +184,7 @@ func (e *Engine) limitation(src Source, dst netip.Addr) string {
 	if why := check(src.Pod); why != "" {
 		return why
 	}
-	for _, p := range e.c.Pods {
+	for _, p := range e.hostNetByIP[dst.String()] {
 		if p.Spec.HostNetwork && p.Status.PodIP == dst.String() {
 			if why := check(p); why != "" {
 				return why

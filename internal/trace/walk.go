@@ -282,10 +282,8 @@ func (w *walker) arriveNodeNet(from string, next netip.Addr, pkt packet) {
 }
 
 func nicName(e *Engine, nd *node) string {
-	for _, h := range e.c.Hosts {
-		if h.Name == nd.name && h.NIC.Name != "" {
-			return h.NIC.Name
-		}
+	if n := e.nicByNode[nd.name]; n != "" {
+		return n
 	}
 	if nd.windows {
 		return "Ethernet"
@@ -412,8 +410,8 @@ func (w *walker) firewall(nd *node, src netip.Addr, proto Proto, port int) (bool
 		}
 		return true, fmt.Sprintf("allowed by spec.network.firewall[%d] %q", i, name)
 	}
-	if nd.windows && nd.win != nil && proto == UDP {
-		for _, r := range nd.win.FirewallRules {
+	if nd.windows && nd.w() != nil && proto == UDP {
+		for _, r := range nd.w().FirewallRules {
 			if r.Source != "Cluster spec.network.firewall" && strings.EqualFold(r.Protocol, "UDP") {
 				for _, p := range r.LocalPorts {
 					if int(p) == port && strings.EqualFold(r.Action, "Allow") && r.Enabled {
@@ -487,8 +485,8 @@ func (w *walker) vxlanIn(nd *node, pkt packet) {
 }
 
 func externalSwitch(nd *node) string {
-	if nd.win != nil && len(nd.win.Networks) > 0 {
-		return nd.win.Networks[0].Name
+	if nd.w() != nil && len(nd.w().Networks) > 0 {
+		return nd.w().Networks[0].Name
 	}
 	return "External"
 }
@@ -502,7 +500,7 @@ func (w *walker) deliverPod(nd *node, pod *corev1.Pod, pkt packet, comp string) 
 	os := w.e.nodeOS(nd)
 	pl := place{kind: placeKind(nd, true), nd: nd, pod: pod}
 	if nd.windows {
-		pl.ep = nd.winEPs[pkt.dst]
+		pl.ep = nd.eps()[pkt.dst]
 	}
 	if pkt.proto == ICMP {
 		w.add(nd.name, "pod "+podName(pod), "echo reply", pkt, nil, Deliver, "the pod's network stack answers the echo request", costStack)
@@ -550,7 +548,7 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 		case 10250:
 			return "the kubelet", true
 		case 10256:
-			if nd.windows && nd.win != nil && nd.win.KubeProxy || !nd.windows && nd.lx != nil && nd.lx.ServicePorts() != nil {
+			if nd.windows && nd.w() != nil && nd.w().KubeProxy || !nd.windows && nd.lx != nil && nd.lx.HasServicePorts() {
 				return "kube-proxy's health server", true
 			}
 		case 6443:
@@ -563,7 +561,7 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 			}
 		}
 	}
-	for _, p := range w.e.c.Pods {
+	for _, p := range w.e.podsByNode[nd.name] {
 		if p.Spec.NodeName != nd.name || !p.Spec.HostNetwork || p.Status.Phase != corev1.PodRunning {
 			continue
 		}

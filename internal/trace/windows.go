@@ -20,10 +20,10 @@ const buildWS2025 = 26100
 // calicoNetwork is the node's Calico HNS network (the one with a
 // distributed router).
 func calicoNetwork(nd *node) *windows.Network {
-	if nd.win == nil {
+	if nd.w() == nil {
 		return nil
 	}
-	for _, n := range nd.win.Networks {
+	for _, n := range nd.w().Networks {
 		if n.DrMacAddress != "" && len(n.Subnets) > 0 {
 			return n
 		}
@@ -106,13 +106,10 @@ func (w *walker) winPodOut(nd *node, ep *windows.Endpoint, pod *corev1.Pod, pkt 
 // frontend VIP with the port and protocol, or a NodePort one (no VIP) for
 // the node's own address.
 func findLB(nd *node, pkt packet) *windows.LoadBalancer {
-	if nd.win == nil || pkt.proto == ICMP {
+	if nd.w() == nil || pkt.proto == ICMP {
 		return nil
 	}
-	for _, lb := range nd.win.LoadBalancers {
-		if lb.Protocol != pkt.proto.number() || lb.ExternalPort != pkt.dport {
-			continue
-		}
+	for _, lb := range nd.winLBs[lbKey{pkt.proto.number(), pkt.dport}] {
 		if len(lb.FrontendVIPs) == 0 {
 			if lb.Kind == windows.LBNodePort && pkt.dst == nd.ip {
 				return lb
@@ -139,7 +136,7 @@ func lbLayer(lb *windows.LoadBalancer) string {
 func (w *walker) winLB(nd *node, lb *windows.LoadBalancer, pkt packet, fromOutside bool) (packet, bool) {
 	comp := fmt.Sprintf("%s (%s load balancer %s)", lbLayer(lb), lb.Kind, shortID(lb.ID))
 	svc := w.e.serviceByName(lb.Service)
-	if svc != nil && svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && lb.Kind != windows.LBClusterIP && !nd.win.DSR {
+	if svc != nil && svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && lb.Kind != windows.LBClusterIP && !nd.w().DSR {
 		w.end(Dropped, nd.name, comp, "drop", pkt, Drop,
 			fmt.Sprintf("%s has externalTrafficPolicy Local, which works on Windows only with DSR, and kube-proxy on %s runs without --enable-dsr=true", lb.Service, nd.name))
 		return pkt, false
@@ -178,7 +175,7 @@ func (w *walker) winLB(nd *node, lb *windows.LoadBalancer, pkt packet, fromOutsi
 	}
 	w.add(nd.name, comp, "dnat", pkt, &after, Pass, strings.Join(why, "; "), costVFP)
 	remote := true
-	if ep := nd.winEPs[after.dst]; ep != nil && !ep.IsRemoteEndpoint {
+	if ep := nd.eps()[after.dst]; ep != nil && !ep.IsRemoteEndpoint {
 		remote = false
 	}
 	if fromOutside && !lb.DSR() && remote && lb.SourceVIP != "" {
@@ -419,7 +416,7 @@ func (w *walker) winRoute(nd *node, pkt packet, from *windows.Endpoint, fromPod 
 		w.deliverHost(nd, pkt, false)
 		return
 	}
-	if ep := nd.winEPs[pkt.dst]; ep != nil {
+	if ep := nd.eps()[pkt.dst]; ep != nil {
 		switch {
 		case !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod:
 			w.add(nd.name, "vSwitch", "switch", pkt, nil, Pass, "local HNS endpoint "+shortID(ep.ID)+" ("+ep.Pod+")", 0)
@@ -492,10 +489,8 @@ func (w *walker) winEncap(nd *node, pkt packet, pa netip.Addr, why string, fromP
 		vsid = net.Subnets[0].VSID
 	}
 	mtu := 1500
-	for _, h := range w.e.c.Hosts {
-		if h.Name == nd.name && h.NIC.MTU > 0 {
-			mtu = int(h.NIC.MTU)
-		}
+	if m, ok := w.e.mtuByNode[nd.name]; ok {
+		mtu = m
 	}
 	after := pkt
 	after.outer = &Outer{Src: nd.ip.String(), Dst: pa.String(), DstPort: 4789, VNI: vsid, InnerMTU: mtu - 50}
@@ -539,7 +534,7 @@ func (w *walker) winFromNetwork(nd *node, pkt packet) {
 			return
 		}
 	}
-	ep := nd.winEPs[pkt.dst]
+	ep := nd.eps()[pkt.dst]
 	switch {
 	case ep != nil && !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod:
 		w.winToPod(nd, ep, pkt)
@@ -569,7 +564,7 @@ func (w *walker) winHostIn(nd *node, pkt packet) {
 			w.arrive(place{kind: "winHost", nd: nd}, pkt, "host "+nd.name)
 			return
 		}
-		if ep := nd.winEPs[pkt.dst]; ep != nil && ep.Kind == windows.KindPod && !ep.IsRemoteEndpoint {
+		if ep := nd.eps()[pkt.dst]; ep != nil && ep.Kind == windows.KindPod && !ep.IsRemoteEndpoint {
 			w.winToPod(nd, ep, pkt)
 			return
 		}
@@ -604,7 +599,7 @@ func (w *walker) winHostOut(nd *node, pkt packet) {
 		w.deliverHost(nd, pkt, true)
 		return
 	}
-	if ep := nd.winEPs[pkt.dst]; ep != nil && !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod {
+	if ep := nd.eps()[pkt.dst]; ep != nil && !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod {
 		w.add(nd.name, "host vNIC → vSwitch", "switch", pkt, nil, Pass, "the HNS network's HostRoute lets the host reach its pods", 0)
 		w.winToPod(nd, ep, pkt)
 		return

@@ -270,7 +270,7 @@ func (m *IPAM) pendingAffinity(host string, cidr netip.Prefix) *affinity {
 		return a
 	}
 	a := &affinity{state: StatePending}
-	m.affs[k] = a
+	m.putAff(k, a)
 	return a
 }
 
@@ -285,7 +285,7 @@ func (m *IPAM) blockFromAffinity(host string, cidr netip.Prefix, aff *affinity, 
 		return m.claimAffineBlock(host, cidr, aff, rsvd)
 	}
 	if b.affinity == nil || *b.affinity != affinityOf(host) {
-		delete(m.affs, affKey{host, cidr})
+		m.dropAff(affKey{host, cidr})
 		return nil, staleAffinity(fmt.Sprintf("Affinity is stale: %s %s", host, cidr))
 	}
 	if aff.state != StateConfirmed && aff.state != "" {
@@ -304,7 +304,7 @@ func (m *IPAM) claimAffineBlock(host string, cidr netip.Prefix, aff *affinity, r
 			aff.state = StateConfirmed
 			return b, nil
 		}
-		delete(m.affs, affKey{host, cidr})
+		m.dropAff(affKey{host, cidr})
 		return nil, claimConflict{b}
 	}
 	b := newBlock(cidr, rsvd, m.now)
@@ -313,6 +313,9 @@ func (m *IPAM) claimAffineBlock(host string, cidr netip.Prefix, aff *affinity, r
 	t := m.now
 	b.claimTime = &t
 	m.blocks[cidr] = b
+	for _, a := range b.attrs {
+		m.noteHandle(a.handle, cidr)
+	}
 	aff.state = StateConfirmed
 	return b, nil
 }
@@ -380,7 +383,7 @@ func (m *IPAM) releaseBlockAffinity(host string, cidr netip.Prefix, requireEmpty
 		return errors.New("IPAM block updated since we last read it")
 	}
 	if v.affinity != nil && *v.affinity != affinityOf(host) {
-		delete(m.affs, k)
+		m.dropAff(k)
 		return claimConflict{v}
 	}
 	if requireEmpty && !v.empty() {
@@ -395,7 +398,7 @@ func (m *IPAM) releaseBlockAffinity(host string, cidr netip.Prefix, requireEmpty
 		b.claimTime = nil
 		b.write()
 	}
-	delete(m.affs, k)
+	m.dropAff(k)
 	return nil
 }
 
@@ -409,24 +412,43 @@ func (m *IPAM) assignFromExistingBlock(b *block, num int, handle *string, attrs 
 	}
 	*b = *c
 	b.write()
+	m.noteHandle(handle, b.cidr)
 	return ips, nil
 }
 
-// view is blockFromBackend: a garbage-collected copy of the block as a
-// reader sees it. Callers copy it back only where upstream writes the block.
+// view is blockFromBackend: the block as a reader sees it, garbage
+// collected. Callers write it back (*b = *v) only where upstream writes the
+// block. Cloning the block on every read made each assignment allocate a
+// copy of the whole block (and each walk step over existing blocks one
+// more); the block itself is returned when garbage collection would change
+// nothing, and a copy only when a cooldown ended or an attribute is
+// unreferenced. That is safe because every caller either writes back what
+// it changed or fails before changing anything (see block.assign).
 func (m *IPAM) view(b *block) *block {
+	if !referenceMode && !b.needsGC(m.now, m.cfg.IPCooldownSeconds) {
+		return b
+	}
 	c := b.clone()
 	c.garbageCollect(m.now, m.cfg.IPCooldownSeconds)
 	return c
 }
 
 // affineBlocks lists the host's affinities of one IP version in the order
-// the Kubernetes datastore lists BlockAffinity objects: by name.
+// the Kubernetes datastore lists BlockAffinity objects: by name. It reads
+// the per-host index: scanning every affinity per call was O(nodes) per
+// pod.
 func (m *IPAM) affineBlocks(host string, version int) []netip.Prefix {
 	var out []netip.Prefix
-	for k := range m.affs {
-		if k.host == host && (k.cidr.Addr().Is4() == (version == 4)) {
-			out = append(out, k.cidr)
+	if referenceMode {
+		for k := range m.affs {
+			if k.host == host && (k.cidr.Addr().Is4() == (version == 4)) {
+				out = append(out, k.cidr)
+			}
+		}
+	}
+	for cidr := range m.affsByHost[host] {
+		if !referenceMode && cidr.Addr().Is4() == (version == 4) {
+			out = append(out, cidr)
 		}
 	}
 	slices.SortFunc(out, func(a, b netip.Prefix) int {
@@ -576,11 +598,13 @@ func (m *IPAM) AssignIP(a AssignIPArgs) error {
 		}
 	}
 	c := m.view(b)
-	if err := c.assign(cfg.StrictAffinity, a.IP, handlePtr(a.Handle), a.Attrs, a.Host); err != nil {
+	h := handlePtr(a.Handle)
+	if err := c.assign(cfg.StrictAffinity, a.IP, h, a.Attrs, a.Host); err != nil {
 		return err
 	}
 	*b = *c
 	b.write()
+	m.noteHandle(h, b.cidr)
 	return nil
 }
 
@@ -658,11 +682,14 @@ func (m *IPAM) ReleaseIPs(addrs ...netip.Addr) []netip.Addr {
 	return skipped
 }
 
-// ReleaseByHandle frees every address held by the handle.
+// ReleaseByHandle frees every address held by the handle. Only the blocks
+// the handle index names are visited (in block order, as a scan of all
+// blocks would visit them): calico-node calls this once per node at
+// startup, and visiting every block made startup O(nodes × blocks).
 func (m *IPAM) ReleaseByHandle(handle string) int {
 	handle = sanitizeHandle(handle)
 	n := 0
-	for _, cidr := range m.sortedBlocks() {
+	for _, cidr := range m.blocksWithHandle(handle) {
 		b := m.blocks[cidr]
 		c := m.view(b)
 		if k := c.releaseByHandle(handle, m.now, m.cfg.IPCooldownSeconds); k > 0 {
@@ -704,7 +731,13 @@ func versionOf(p netip.Prefix) int {
 // order.
 func (m *IPAM) IPsByHandle(handle string) []netip.Addr {
 	var out []netip.Addr
-	for _, cidr := range m.sortedBlocks() {
+	// The handle index names every block that can match; "" (which no
+	// caller passes) keeps the scan of every block.
+	cidrs := m.blocksWithHandle(handle)
+	if handle == "" {
+		cidrs = m.sortedBlocks()
+	}
+	for _, cidr := range cidrs {
 		b := m.blocks[cidr]
 		for o := range b.allocations {
 			if b.handleOf(o) == handle {
@@ -749,11 +782,14 @@ func (m *IPAM) sortedBlocks() []netip.Prefix {
 	for c := range m.blocks {
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b netip.Prefix) int {
-		if c := a.Addr().Compare(b.Addr()); c != 0 {
-			return c
-		}
-		return a.Bits() - b.Bits()
-	})
+	slices.SortFunc(out, comparePrefix)
 	return out
+}
+
+// comparePrefix orders blocks by address, then prefix length.
+func comparePrefix(a, b netip.Prefix) int {
+	if c := a.Addr().Compare(b.Addr()); c != 0 {
+		return c
+	}
+	return a.Bits() - b.Bits()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,14 +132,35 @@ func (b *block) write() { b.seq++ }
 // findOrAddAttribute reuses an identical attribute entry or appends one
 // (ipam_block.go findOrAddAttribute).
 func (b *block) findOrAddAttribute(handle *string, attrs map[string]string) int {
-	want := attribute{handle: handle, active: attrs}
-	for i, a := range b.attrs {
-		if reflect.DeepEqual(a, want) {
+	for i := range b.attrs {
+		if b.attrs[i].equals(handle, attrs) {
 			return i
 		}
 	}
-	b.attrs = append(b.attrs, want)
+	b.attrs = append(b.attrs, attribute{handle: handle, active: attrs})
 	return len(b.attrs) - 1
+}
+
+// equals is reflect.DeepEqual(a, attribute{handle: handle, active: attrs})
+// spelled out: DeepEqual per attribute per assignment dominated IPAM at
+// scale. As DeepEqual: handles compare by value, a nil map differs from an
+// empty one, and alternate and releasedAt must be nil.
+func (a *attribute) equals(handle *string, attrs map[string]string) bool {
+	if a.releasedAt != nil || a.alternate != nil {
+		return false
+	}
+	if (a.handle == nil) != (handle == nil) || (handle != nil && *a.handle != *handle) {
+		return false
+	}
+	if (a.active == nil) != (attrs == nil) || len(a.active) != len(attrs) {
+		return false
+	}
+	for k, v := range attrs {
+		if w, ok := a.active[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // autoAssign hands out up to num ordinals from the front of Unallocated
@@ -186,11 +206,13 @@ func (b *block) assign(affinityCheck bool, addr netip.Addr, handle *string, attr
 		return fmt.Errorf("IP %s not in block %s", addr, b.cidr)
 	}
 	// Upstream records the sequence number before the "already allocated"
-	// check, so a failed attempt still touches it.
-	b.setSeqFor(ord)
+	// check, but a failed attempt is never written back (AssignIP drops the
+	// block it read), so the check comes first here: a failure leaves the
+	// block untouched, which lets IPAM.view hand out the block itself.
 	if b.allocations[ord] != nil {
 		return errAlreadyAssigned{addr}
 	}
+	b.setSeqFor(ord)
 	idx := b.findOrAddAttribute(handle, attrs)
 	b.allocations[ord] = &idx
 	if i := slices.Index(b.unallocated, ord); i >= 0 {
@@ -218,9 +240,40 @@ func (b *block) empty() bool {
 
 func (b *block) numFree() int { return len(b.unallocated) }
 
+// needsGC reports whether garbageCollect would change the block: an
+// allocation whose cooldown is over, or an attribute no allocation uses.
+func (b *block) needsGC(now time.Time, cooldown int) bool {
+	threshold := now.Add(-time.Duration(cooldown) * time.Second)
+	var buf [128]bool
+	used := buf[:0]
+	if len(b.attrs) <= len(buf) {
+		used = buf[:len(b.attrs)]
+	} else {
+		used = make([]bool, len(b.attrs))
+	}
+	n := 0
+	for _, a := range b.allocations {
+		if a == nil {
+			continue
+		}
+		if at := b.attrs[*a].releasedAt; at != nil && (cooldown < 0 || !at.After(threshold)) {
+			return true
+		}
+		if !used[*a] {
+			used[*a] = true
+			n++
+		}
+	}
+	return n != len(b.attrs)
+}
+
 // sanitizeHandle drops everything from the first carriage return
 // (ipam_block.go sanitizeHandle).
-func sanitizeHandle(h string) string { return strings.Split(h, "\r")[0] }
+func sanitizeHandle(h string) string {
+	// strings.Cut, not Split: no slice per call (it ran per ordinal).
+	before, _, _ := strings.Cut(h, "\r")
+	return before
+}
 
 // release frees the given addresses: each goes into cooldown and the
 // garbage collector immediately moves those whose cooldown is over to the

@@ -178,11 +178,23 @@ type IPAM struct {
 	nodes  map[string]Node
 	blocks map[netip.Prefix]*block
 	affs   map[affKey]*affinity
+
+	// Indexes, so that per-node and per-pod calls do not scan every block
+	// or affinity of the cluster (5,000 nodes: thousands of each).
+	// affsByHost holds the keys of affs by host; putAff and dropAff keep
+	// it exact.
+	affsByHost map[string]map[netip.Prefix]struct{}
+	// byHandle holds, by sanitized handle, the blocks that may have an
+	// attribute with that handle: a superset (attributes dropped by garbage
+	// collection and deleted blocks are not removed), so readers still
+	// check each block and find exactly what a scan of all blocks finds.
+	byHandle map[string]map[netip.Prefix]struct{}
 }
 
 // New builds a model over the given pools (enabled and disabled).
 func New(pools []Pool, cfg Config) (*IPAM, error) {
-	m := &IPAM{cfg: cfg, now: cfg.Now, nodes: map[string]Node{}, blocks: map[netip.Prefix]*block{}, affs: map[affKey]*affinity{}}
+	m := &IPAM{cfg: cfg, now: cfg.Now, nodes: map[string]Node{}, blocks: map[netip.Prefix]*block{}, affs: map[affKey]*affinity{},
+		affsByHost: map[string]map[netip.Prefix]struct{}{}, byHandle: map[string]map[netip.Prefix]struct{}{}}
 	for _, p := range pools {
 		pp, err := newPool(p)
 		if err != nil {
@@ -298,4 +310,63 @@ func (m *IPAM) poolByCIDR(version int, cidr netip.Prefix) *pool {
 		}
 	}
 	return nil
+}
+
+// referenceMode turns the indexes and IPAM.view's in-place reads off: every
+// lookup scans as upstream's datastore list does and every read copies the
+// block. Only tests set it, to check that both give the same results.
+var referenceMode bool
+
+// putAff records an affinity, keeping affsByHost in step.
+func (m *IPAM) putAff(k affKey, a *affinity) {
+	m.affs[k] = a
+	set := m.affsByHost[k.host]
+	if set == nil {
+		set = map[netip.Prefix]struct{}{}
+		m.affsByHost[k.host] = set
+	}
+	set[k.cidr] = struct{}{}
+}
+
+// dropAff deletes an affinity, keeping affsByHost in step.
+func (m *IPAM) dropAff(k affKey) {
+	delete(m.affs, k)
+	if set := m.affsByHost[k.host]; set != nil {
+		delete(set, k.cidr)
+		if len(set) == 0 {
+			delete(m.affsByHost, k.host)
+		}
+	}
+}
+
+// noteHandle records that the block may hold an attribute with the handle
+// (see byHandle).
+func (m *IPAM) noteHandle(h *string, cidr netip.Prefix) {
+	if h == nil {
+		return
+	}
+	key := sanitizeHandle(*h)
+	set := m.byHandle[key]
+	if set == nil {
+		set = map[netip.Prefix]struct{}{}
+		m.byHandle[key] = set
+	}
+	set[cidr] = struct{}{}
+}
+
+// blocksWithHandle lists, in sortedBlocks order, the existing blocks that
+// may hold the (sanitized) handle.
+func (m *IPAM) blocksWithHandle(handle string) []netip.Prefix {
+	if referenceMode {
+		return m.sortedBlocks()
+	}
+	set := m.byHandle[handle]
+	out := make([]netip.Prefix, 0, len(set))
+	for c := range set {
+		if _, ok := m.blocks[c]; ok {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, comparePrefix)
+	return out
 }

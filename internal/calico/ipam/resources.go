@@ -36,6 +36,9 @@ func (m *IPAM) Load(blocks []*calico.IPAMBlock, affinities []*calico.BlockAffini
 			return err
 		}
 		m.blocks[b.cidr] = b
+		for _, a := range b.attrs {
+			m.noteHandle(a.handle, b.cidr)
+		}
 	}
 	for _, o := range affinities {
 		if o.Spec.Deleted == "true" {
@@ -48,7 +51,7 @@ func (m *IPAM) Load(blocks []*calico.IPAMBlock, affinities []*calico.BlockAffini
 		if o.Spec.Type != "" && o.Spec.Type != "host" {
 			continue // LoadBalancer ("virtual") affinities are not modelled
 		}
-		m.affs[affKey{o.Spec.Node, cidr.Masked()}] = &affinity{state: o.Spec.State}
+		m.putAff(affKey{o.Spec.Node, cidr.Masked()}, &affinity{state: o.Spec.State})
 	}
 	return nil
 }

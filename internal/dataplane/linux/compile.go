@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -126,6 +127,9 @@ type clusterCtx struct {
 	kp       *kubeProxyCluster
 	cal      *calicoCluster
 	pol      *PolicyIndex
+	// idx holds the lookups' indexes, built on first use.
+	idxOnce sync.Once
+	idx     *lookupIdx
 }
 
 func newClusterCtx(c *model.Cluster) *clusterCtx {
@@ -385,10 +389,13 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 		next++
 	}
 
-	n.routes = cc.routes(ni, n, nicName, hasVXLAN, fc)
-	if hasVXLAN {
-		n.neigh, n.fdb = cc.l2(ni, n)
-	}
+	// The routing table and the VXLAN neighbour and FDB entries hold an
+	// entry per other node: built for every node they are O(nodes²) in time
+	// and memory (gigabytes at 5,000 nodes), so they are derived on first
+	// use (see Node.derive); the lookups a trace makes are answered
+	// without building them (RouteTo, NeighborFor, FDBFor).
+	n.cc, n.ni, n.nic, n.hasVXLAN, n.fc = cc, ni, nicName, hasVXLAN, fc
+	n.notesAt = len(n.notes)
 	n.kp = cc.kp.forNode(ni)
 	n.kpNotes = cc.kp.notes
 	n.cal = cc.cal.forNode(ni, n)

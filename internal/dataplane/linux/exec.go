@@ -191,6 +191,7 @@ func (n *Node) nftTables() []*nftTable {
 // print_route): each field "%s ", the route's flags after the metric,
 // then the metrics (mtu).
 func (n *Node) ipRoute() string {
+	n.derive()
 	var b strings.Builder
 	for _, r := range n.routes {
 		b.WriteString(r.line())
@@ -237,6 +238,7 @@ func (r Route) line() string {
 func (r Route) String() string { return r.line() }
 
 func (n *Node) ipNeigh() string {
+	n.derive()
 	var b strings.Builder
 	for _, e := range n.neigh {
 		fmt.Fprintf(&b, "%s lladdr %s %s \n", e.IP, e.MAC, e.State)
@@ -245,6 +247,7 @@ func (n *Node) ipNeigh() string {
 }
 
 func (n *Node) bridgeFDB() string {
+	n.derive()
 	var b strings.Builder
 	for _, e := range n.fdb {
 		fmt.Fprintf(&b, "%s dst %s self permanent\n", e.MAC, e.Dst)

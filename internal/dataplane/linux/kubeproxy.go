@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -64,6 +65,32 @@ type kubeProxyCluster struct {
 	serviceCIDRs []netip.Prefix
 	ports        []*svcPort
 	notes        []string
+	// byVIP and byNodePort list positions in ports by cluster IP, port and
+	// protocol, and by node port and protocol, so that a lookup is not a
+	// scan of every service port of the cluster; built on first use.
+	portIdx    sync.Once
+	byVIP      map[vipKey][]int
+	byNodePort map[vipKey][]int
+}
+
+// vipKey finds service ports: by cluster IP, port and protocol, or (with
+// the zero address) by node port and protocol.
+type vipKey struct {
+	ip    netip.Addr
+	port  int
+	proto string
+}
+
+func (k *kubeProxyCluster) index() {
+	k.portIdx.Do(func() {
+		k.byVIP, k.byNodePort = map[vipKey][]int{}, map[vipKey][]int{}
+		for i, p := range k.ports {
+			vk := vipKey{p.clusterIP, p.port, p.proto}
+			k.byVIP[vk] = append(k.byVIP[vk], i)
+			nk := vipKey{port: p.nodePort, proto: p.proto}
+			k.byNodePort[nk] = append(k.byNodePort[nk], i)
+		}
+	})
 }
 
 type svcPort struct {
@@ -362,16 +389,53 @@ func (n *Node) ServicePorts() []ServicePort {
 	}
 	var out []ServicePort
 	for _, p := range n.kp.k.ports {
-		v := n.kp.view(p)
-		sp := ServicePort{Namespace: p.ns, Name: p.name, PortName: p.portName, Protocol: p.proto, ClusterIP: p.clusterIP,
-			Port: p.port, NodePort: p.nodePort, ExternalIPs: p.externalIPs, LoadBalancerIPs: p.lbIPs,
-			Chain: v.clusterChain, NoEndpoints: v.internalVerdict}
-		eps := v.cluster
-		if p.itpLocal {
-			eps = v.local
-		}
-		sp.Endpoints = append(sp.Endpoints, eps...)
-		out = append(out, sp)
+		out = append(out, n.kp.servicePort(p))
+	}
+	return out
+}
+
+func (kn *kubeProxyNode) servicePort(p *svcPort) ServicePort {
+	v := kn.view(p)
+	sp := ServicePort{Namespace: p.ns, Name: p.name, PortName: p.portName, Protocol: p.proto, ClusterIP: p.clusterIP,
+		Port: p.port, NodePort: p.nodePort, ExternalIPs: p.externalIPs, LoadBalancerIPs: p.lbIPs,
+		Chain: v.clusterChain, NoEndpoints: v.internalVerdict}
+	eps := v.cluster
+	if p.itpLocal {
+		eps = v.local
+	}
+	sp.Endpoints = append(sp.Endpoints, eps...)
+	return sp
+}
+
+// HasServicePorts reports whether ServicePorts() is non-nil: kube-proxy
+// runs in nftables mode and programs at least one service port.
+func (n *Node) HasServicePorts() bool { return n.kp != nil && len(n.kp.k.ports) > 0 }
+
+// ServicePortsFor returns the entries of ServicePorts() with the cluster
+// IP, port and protocol (lower case, as ServicePort spells it), in order,
+// without building the others.
+func (n *Node) ServicePortsFor(ip netip.Addr, port int, proto string) []ServicePort {
+	if n.kp == nil {
+		return nil
+	}
+	n.kp.k.index()
+	var out []ServicePort
+	for _, i := range n.kp.k.byVIP[vipKey{ip, port, proto}] {
+		out = append(out, n.kp.servicePort(n.kp.k.ports[i]))
+	}
+	return out
+}
+
+// ServicePortsByNodePort returns the entries of ServicePorts() with the
+// node port and protocol, in order, without building the others.
+func (n *Node) ServicePortsByNodePort(port int, proto string) []ServicePort {
+	if n.kp == nil {
+		return nil
+	}
+	n.kp.k.index()
+	var out []ServicePort
+	for _, i := range n.kp.k.byNodePort[vipKey{port: port, proto: proto}] {
+		out = append(out, n.kp.servicePort(n.kp.k.ports[i]))
 	}
 	return out
 }
@@ -385,10 +449,10 @@ func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPo
 		return nil, "", false
 	}
 	proto = strings.ToLower(proto)
-	for _, p := range n.kp.k.ports {
-		if p.proto != proto || p.clusterIP != dst.Addr() || p.port != int(dst.Port()) {
-			continue
-		}
+	n.kp.k.index()
+	// The first service port with the address (an index, not a scan).
+	for _, i := range n.kp.k.byVIP[vipKey{dst.Addr(), int(dst.Port()), proto}] {
+		p := n.kp.k.ports[i]
 		v := n.kp.view(p)
 		if v.internalVerdict == "goto reject-chain" {
 			return nil, "reject", true

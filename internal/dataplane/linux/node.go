@@ -4,6 +4,9 @@ import (
 	"net"
 	"net/netip"
 	"sort"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // LinkKind is what a link is.
@@ -131,16 +134,46 @@ type Node struct {
 	// IP is the node's InternalIP.
 	IP netip.Addr
 
-	links  []Link
-	routes []Route
-	neigh  []Neighbor
-	fdb    []FDBEntry
-	notes  []string
+	links []Link
+	// routes, neigh and fdb, and the notes deriving them gives (which go
+	// at notesAt in notes), are built on first use by derive.
+	derived sync.Once
+	routes  []Route
+	neigh   []Neighbor
+	fdb     []FDBEntry
+	notes   []string
+	notesAt int
+	// What derive needs.
+	cc       *clusterCtx
+	ni       *nodeInfo
+	nic      string
+	hasVXLAN bool
+	fc       felixCfg
+	// podByIP indexes ni.pods by address for RouteTo, built on first use.
+	podIdx  sync.Once
+	podByIP map[netip.Addr][]*corev1.Pod
 
 	kp      *kubeProxyNode
 	kpNotes []string
 	cal     *calicoNode
 	pol     *PolicyIndex
+}
+
+// derive builds the routing table and the VXLAN neighbour and FDB entries,
+// once; their notes go where an eager compile would have put them.
+func (n *Node) derive() {
+	n.derived.Do(func() {
+		if n.cc == nil {
+			return // built by hand (tests): the tables are as given
+		}
+		pre, post := n.notes[:n.notesAt:n.notesAt], n.notes[n.notesAt:]
+		n.notes = pre
+		n.routes = n.cc.routes(n.ni, n, n.nic, n.hasVXLAN, n.fc)
+		if n.hasVXLAN {
+			n.neigh, n.fdb = n.cc.l2(n.ni, n)
+		}
+		n.notes = append(n.notes, post...)
+	})
 }
 
 // Links returns the node's links in ifindex order.
@@ -157,17 +190,27 @@ func (n *Node) Link(name string) (Link, bool) {
 }
 
 // Routes returns the main routing table in the kernel's dump order.
-func (n *Node) Routes() []Route { return append([]Route(nil), n.routes...) }
+func (n *Node) Routes() []Route {
+	n.derive()
+	return append([]Route(nil), n.routes...)
+}
 
 // Neighbors returns the static neighbours of vxlan.calico in listing order.
-func (n *Node) Neighbors() []Neighbor { return append([]Neighbor(nil), n.neigh...) }
+func (n *Node) Neighbors() []Neighbor {
+	n.derive()
+	return append([]Neighbor(nil), n.neigh...)
+}
 
 // FDB returns the static FDB entries of vxlan.calico in listing order.
-func (n *Node) FDB() []FDBEntry { return append([]FDBEntry(nil), n.fdb...) }
+func (n *Node) FDB() []FDBEntry {
+	n.derive()
+	return append([]FDBEntry(nil), n.fdb...)
+}
 
 // Notes are what the compiler could not model for this node, or had to
 // assume: its own notes, kube-proxy's and those of the Calico view.
 func (n *Node) Notes() []string {
+	n.derive()
 	out := append([]string(nil), n.notes...)
 	if n.kpNotes != nil {
 		out = append(out, n.kpNotes...)
@@ -180,8 +223,18 @@ func (n *Node) Notes() []string {
 }
 
 // RouteTo returns the route the kernel would pick for dst: the longest
-// matching prefix, then the lowest metric (fib_table_lookup).
+// matching prefix, then the lowest metric (fib_table_lookup). It is
+// answered from the routes that can contain dst (routeTo), which gives the
+// table's route without building the table.
 func (n *Node) RouteTo(dst netip.Addr) (Route, bool) {
+	if n.cc != nil {
+		return n.routeTo(dst)
+	}
+	return n.tableRouteTo(dst)
+}
+
+// tableRouteTo is RouteTo over the built table.
+func (n *Node) tableRouteTo(dst netip.Addr) (Route, bool) {
 	best := -1
 	for i, r := range n.routes {
 		if !r.Dst.Contains(dst) {

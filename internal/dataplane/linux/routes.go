@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/netip"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 )
 
@@ -14,50 +16,28 @@ func sha1Hex(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// routes derives the node's main routing table.
+// routes derives the node's main routing table. The routes come in five
+// groups, in this order before sorting (routeTo relies on it): the default
+// route, the prefix route, the local blocks' blackholes, the local
+// workloads, the remote blocks and the borrowed addresses.
 func (cc *clusterCtx) routes(ni *nodeInfo, n *Node, nic string, hasVXLAN bool, fc felixCfg) []Route {
 	var rs []Route
-	// netplan writes "routes: - to: default via: <gw>"; systemd-networkd
-	// installs it with RTPROT_STATIC.
-	if cc.gateway.IsValid() && ni.ip.IsValid() {
-		rs = append(rs, Route{Type: RouteUnicast, Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: cc.gateway, Dev: nic,
-			Proto: "static", Owner: "netplan",
-			Why: "the node's default route (netplan/systemd-networkd, RTPROT_STATIC)"})
+	if r, ok := cc.defaultRoute(ni, nic); ok {
+		rs = append(rs, r)
 	}
-	// net/ipv4/fib_frontend.c fib_add_ifaddr: the prefix route of an
-	// interface address, proto kernel, scope link, preferred source.
-	if ni.ip.IsValid() && ni.subnet.Bits() < 32 {
-		rs = append(rs, Route{Type: RouteUnicast, Dst: ni.subnet.Masked(), Dev: nic, Proto: "kernel", Scope: "link",
-			Src: ni.ip, Owner: "kernel", Why: fmt.Sprintf("prefix route of %s on %s (fib_add_ifaddr)", netip.PrefixFrom(ni.ip, ni.subnet.Bits()), nic)})
+	if r, ok := cc.prefixRoute(ni, nic); ok {
+		rs = append(rs, r)
 	}
-	// Local blocks: felix/dataplane/linux/route_mgr.go blackholeRoutes, one
-	// blackhole per local IPAM block, RTN_BLACKHOLE with DefaultRouteProto
-	// 80. With BGP and a pool Felix does not route (IPIP or no
-	// encapsulation) BIRD owns the blackhole instead (proto bird).
 	for _, b := range cc.blocks {
 		if b.node != ni.name {
 			continue
 		}
-		pl, _ := cc.poolOf(b.cidr)
-		proto, owner, why := felixRouteProto, "felix", "blackhole for the node's own IPAM block (route_mgr.go blackholeRoutes)"
-		if cc.bgp && pl.vxlanMode == calico.ModeNever {
-			proto, owner, why = "bird", "bird", "blackhole BIRD exports for the node's own block (confd bird.cfg static route)"
-		}
-		rs = append(rs, Route{Type: RouteBlackhole, Dst: b.cidr, Proto: proto, Owner: owner, Why: why, Node: ni.name})
+		rs = append(rs, cc.blackholeRoute(ni, b))
 	}
-	// Local workloads: felix/dataplane/linux/endpoint_mgr.go routes each
-	// workload's /32 to its cali interface, scope link, priority
-	// IPv4NormalRoutePriority (1024); the CNI plugin's metric-less route is
-	// replaced when Felix takes the interface over.
 	for _, p := range ni.pods {
-		ip, _ := netip.ParseAddr(p.Status.PodIP)
-		if !ip.Is4() {
-			continue
+		if r, ok := workloadRoute(ni, p); ok {
+			rs = append(rs, r)
 		}
-		rs = append(rs, Route{Type: RouteUnicast, Dst: netip.PrefixFrom(ip, 32), Dev: VethName(p.Namespace, p.Name),
-			Scope: "link", Metric: workloadRouteMetric, Owner: "felix",
-			Why:  "route to a local workload (endpoint_mgr.go, IPv4NormalRoutePriority)",
-			Node: ni.name, Pod: p.Namespace + "/" + p.Name})
 	}
 	// Remote blocks: the L3 route resolver (felix/calc/l3_route_resolver.go)
 	// emits one route per remote affine block; the VXLAN manager programs it
@@ -72,23 +52,79 @@ func (cc *clusterCtx) routes(ni *nodeInfo, n *Node, nic string, hasVXLAN bool, f
 			rs = append(rs, r)
 		}
 	}
-	// Borrowed addresses: a pod whose address sits in another node's block
-	// gets a /32 to its own node.
 	for _, p := range cc.borrowed {
-		if p.Spec.NodeName == ni.name {
-			continue
-		}
-		ip, _ := netip.ParseAddr(p.Status.PodIP)
-		if !ip.Is4() {
-			continue
-		}
-		if r, ok := cc.remoteRoute(ni, n, netip.PrefixFrom(ip, 32), p.Spec.NodeName, nic, hasVXLAN, fc, "borrowed address of "+p.Namespace+"/"+p.Name); ok {
-			r.Pod = p.Namespace + "/" + p.Name
+		if r, ok := cc.borrowedRoute(ni, n, p, nic, hasVXLAN, fc); ok {
 			rs = append(rs, r)
 		}
 	}
 	sortRoutes(rs)
 	return rs
+}
+
+// defaultRoute: netplan writes "routes: - to: default via: <gw>";
+// systemd-networkd installs it with RTPROT_STATIC.
+func (cc *clusterCtx) defaultRoute(ni *nodeInfo, nic string) (Route, bool) {
+	if !cc.gateway.IsValid() || !ni.ip.IsValid() {
+		return Route{}, false
+	}
+	return Route{Type: RouteUnicast, Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: cc.gateway, Dev: nic,
+		Proto: "static", Owner: "netplan",
+		Why: "the node's default route (netplan/systemd-networkd, RTPROT_STATIC)"}, true
+}
+
+// prefixRoute is net/ipv4/fib_frontend.c fib_add_ifaddr: the prefix route
+// of an interface address, proto kernel, scope link, preferred source.
+func (cc *clusterCtx) prefixRoute(ni *nodeInfo, nic string) (Route, bool) {
+	if !ni.ip.IsValid() || ni.subnet.Bits() >= 32 {
+		return Route{}, false
+	}
+	return Route{Type: RouteUnicast, Dst: ni.subnet.Masked(), Dev: nic, Proto: "kernel", Scope: "link",
+		Src: ni.ip, Owner: "kernel", Why: fmt.Sprintf("prefix route of %s on %s (fib_add_ifaddr)", netip.PrefixFrom(ni.ip, ni.subnet.Bits()), nic)}, true
+}
+
+// blackholeRoute is a local block's route: felix/dataplane/linux/route_mgr.go
+// blackholeRoutes, one blackhole per local IPAM block, RTN_BLACKHOLE with
+// DefaultRouteProto 80. With BGP and a pool Felix does not route (IPIP or
+// no encapsulation) BIRD owns the blackhole instead (proto bird).
+func (cc *clusterCtx) blackholeRoute(ni *nodeInfo, b block) Route {
+	pl, _ := cc.poolOf(b.cidr)
+	proto, owner, why := felixRouteProto, "felix", "blackhole for the node's own IPAM block (route_mgr.go blackholeRoutes)"
+	if cc.bgp && pl.vxlanMode == calico.ModeNever {
+		proto, owner, why = "bird", "bird", "blackhole BIRD exports for the node's own block (confd bird.cfg static route)"
+	}
+	return Route{Type: RouteBlackhole, Dst: b.cidr, Proto: proto, Owner: owner, Why: why, Node: ni.name}
+}
+
+// workloadRoute is a local workload's route: felix/dataplane/linux/
+// endpoint_mgr.go routes each workload's /32 to its cali interface, scope
+// link, priority IPv4NormalRoutePriority (1024); the CNI plugin's
+// metric-less route is replaced when Felix takes the interface over.
+func workloadRoute(ni *nodeInfo, p *corev1.Pod) (Route, bool) {
+	ip, _ := netip.ParseAddr(p.Status.PodIP)
+	if !ip.Is4() {
+		return Route{}, false
+	}
+	return Route{Type: RouteUnicast, Dst: netip.PrefixFrom(ip, 32), Dev: VethName(p.Namespace, p.Name),
+		Scope: "link", Metric: workloadRouteMetric, Owner: "felix",
+		Why:  "route to a local workload (endpoint_mgr.go, IPv4NormalRoutePriority)",
+		Node: ni.name, Pod: p.Namespace + "/" + p.Name}, true
+}
+
+// borrowedRoute: a pod whose address sits in another node's block gets a
+// /32 to its own node.
+func (cc *clusterCtx) borrowedRoute(ni *nodeInfo, n *Node, p *corev1.Pod, nic string, hasVXLAN bool, fc felixCfg) (Route, bool) {
+	if p.Spec.NodeName == ni.name {
+		return Route{}, false
+	}
+	ip, _ := netip.ParseAddr(p.Status.PodIP)
+	if !ip.Is4() {
+		return Route{}, false
+	}
+	r, ok := cc.remoteRoute(ni, n, netip.PrefixFrom(ip, 32), p.Spec.NodeName, nic, hasVXLAN, fc, "borrowed address of "+p.Namespace+"/"+p.Name)
+	if ok {
+		r.Pod = p.Namespace + "/" + p.Name
+	}
+	return r, ok
 }
 
 // remoteRoute is the route to dst, which lives on node owner.

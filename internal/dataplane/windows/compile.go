@@ -9,8 +9,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -65,6 +67,58 @@ func Compile(c *model.Cluster) (map[string]*Node, error) {
 	return out, nil
 }
 
+// Compiler compiles Windows nodes one at a time, when asked: a node's HNS
+// state holds an endpoint per remote backend and a load balancer per
+// service port of the whole cluster, so compiling every node is O(Windows
+// nodes × (services + endpoints)) — beyond memory at Kubernetes' scale
+// limits — while a trace needs the few nodes it crosses. A node compiles
+// exactly as Compile compiles it (what the nodes share, the policy sets,
+// does not depend on the order). It is safe for concurrent use.
+type Compiler struct {
+	cx   *compiler
+	mu   sync.Mutex
+	done map[*corev1.Node]*Node
+}
+
+// NewCompiler prepares compiling the cluster's Windows nodes; it fails
+// where Compile fails before compiling any node.
+func NewCompiler(c *model.Cluster) (*Compiler, error) {
+	if c == nil {
+		return nil, fmt.Errorf("no cluster")
+	}
+	cx, err := newCompiler(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Compiler{cx: cx, done: map[*corev1.Node]*Node{}}, nil
+}
+
+// Node compiles n (once), or returns nil when n is not a Windows node.
+func (x *Compiler) Node(n *corev1.Node) (*Node, error) {
+	if n == nil || n.Labels[labelOS] != hybrid.OSWindows {
+		return nil, nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if out, ok := x.done[n]; ok {
+		return out, nil
+	}
+	out, err := x.cx.node(n)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", n.Name, err)
+	}
+	x.done[n] = out
+	return out, nil
+}
+
+// Drop forgets a compiled node, so that walking every node one at a time
+// holds one node's state.
+func (x *Compiler) Drop(n *corev1.Node) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.done, n)
+}
+
 // SortedNodes returns the compiled nodes by name.
 func SortedNodes(m map[string]*Node) []*Node {
 	out := make([]*Node, 0, len(m))
@@ -87,6 +141,21 @@ type compiler struct {
 	macPrefix  string
 	felix      *felix
 	namespaces map[string]*corev1.Namespace
+
+	// Indexes over the cluster, so that compiling one node does not scan
+	// every pod, EndpointSlice or Service of the cluster (each node's
+	// compilation did, which made Compile O(nodes × pods) and worse).
+	// podsByNode lists c.Pods by spec.nodeName, in c.Pods order.
+	podsByNode map[string][]*corev1.Pod
+	// slicesBySvc lists c.EndpointSlices by namespace/service-name label,
+	// in c.EndpointSlices order.
+	slicesBySvc map[string][]*discoveryv1.EndpointSlice
+	// kubeDNS is the ClusterIP of kube-system/kube-dns (the last such
+	// Service with one), "" when none.
+	kubeDNS string
+	// backendCache holds each service port's backends (proxier.backends),
+	// filled as nodes compile.
+	backendCache map[string][]backend
 }
 
 type pool struct {
@@ -117,6 +186,20 @@ func newCompiler(c *model.Cluster) (*compiler, error) {
 	}
 	for _, ns := range c.Namespaces {
 		cx.namespaces[ns.Name] = ns
+	}
+	cx.podsByNode = map[string][]*corev1.Pod{}
+	for _, p := range c.Pods {
+		cx.podsByNode[p.Spec.NodeName] = append(cx.podsByNode[p.Spec.NodeName], p)
+	}
+	cx.slicesBySvc = map[string][]*discoveryv1.EndpointSlice{}
+	for _, es := range c.EndpointSlices {
+		k := es.Namespace + "/" + es.Labels[discoveryv1.LabelServiceName]
+		cx.slicesBySvc[k] = append(cx.slicesBySvc[k], es)
+	}
+	for _, svc := range c.Services {
+		if svc.Namespace == "kube-system" && svc.Name == "kube-dns" && svc.Spec.ClusterIP != "" {
+			cx.kubeDNS = svc.Spec.ClusterIP
+		}
 	}
 	for _, p := range c.IPPools {
 		pfx, err := netip.ParsePrefix(p.Spec.CIDR)
@@ -405,8 +488,8 @@ func vtepMACForHost(node string) string {
 func (nb *nodeBuild) pods() {
 	cx, n := nb.cx, nb.n
 	var pods []*corev1.Pod
-	for _, p := range cx.c.Pods {
-		if p.Spec.NodeName != n.Name || p.Spec.HostNetwork || p.Status.PodIP == "" ||
+	for _, p := range cx.podsByNode[n.Name] {
+		if p.Spec.HostNetwork || p.Status.PodIP == "" ||
 			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue // finished pods' sandboxes (and endpoints) are gone
 		}
@@ -440,7 +523,7 @@ func (nb *nodeBuild) pod(p *corev1.Pod) {
 		VirtualNetwork:     nb.calico.ID,
 		VirtualNetworkName: nb.calico.Name,
 		IPAddress:          p.Status.PodIP,
-		MacAddress:         fmt.Sprintf("%s-%02x-%02x-%02x-%02x", cx.macPrefix, b4[0], b4[1], b4[2], b4[3]),
+		MacAddress:         macFrom(cx.macPrefix, b4),
 		PrefixLength:       nb.block.prefix.Bits(),
 		GatewayAddress:     nthAddr(nb.block.prefix, 1).String(),
 		EncapOverhead:      vxlanEncapOverhead,
@@ -547,10 +630,8 @@ func (nb *nodeBuild) dns(p *corev1.Pod) (servers, suffix string) {
 	if len(dns) == 0 {
 		// The CNI net conf's DNS: the operator fills it with kube-dns's
 		// ClusterIP (tigera/operator render/windows.go K8sDNSServers).
-		for _, svc := range nb.cx.c.Services {
-			if svc.Namespace == "kube-system" && svc.Name == "kube-dns" && svc.Spec.ClusterIP != "" {
-				dns = []string{svc.Spec.ClusterIP}
-			}
+		if nb.cx.kubeDNS != "" {
+			dns = []string{nb.cx.kubeDNS}
 		}
 	}
 	return strings.Join(dns, ","), strings.Join([]string{p.Namespace + ".svc." + domain, "svc." + domain, domain}, ",")

@@ -4,7 +4,6 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -22,11 +21,13 @@ var dnsNamespace = [16]byte{0x6b, 0xa7, 0xb8, 0x10, 0x9d, 0xad, 0x11, 0xd1, 0x80
 // uuid5 is a version 5 UUID: SHA-1 of namespace and name, with the version
 // and variant bits set.
 func uuid5(ns [16]byte, name string) [16]byte {
-	h := sha1.New()
-	h.Write(ns[:])
-	h.Write([]byte(name))
+	// sha1.Sum over one buffer (on the stack for short names): a Windows
+	// node derives an ID per endpoint, load balancer and VFP rule.
+	var buf [128]byte
+	data := append(append(buf[:0], ns[:]...), name...)
+	sum := sha1.Sum(data)
 	var u [16]byte
-	copy(u[:], h.Sum(nil))
+	copy(u[:], sum[:16])
 	u[6] = u[6]&0x0f | 0x50
 	u[8] = u[8]&0x3f | 0x80
 	return u
@@ -37,7 +38,18 @@ func uuid5(ns [16]byte, name string) [16]byte {
 // "<node>/endpoint/172.21.41.6", "<node>/loadbalancer/kube-system/kube-dns/dns/ClusterIP/10.96.0.10".
 func hnsID(name string) string {
 	u := uuid5(hnsNamespace, name)
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	// "%x-%x-%x-%x-%x" of the five groups, without fmt.
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], u[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], u[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:36], u[10:16])
+	return string(b[:])
 }
 
 // SandboxIDAnnotation is the pod annotation that carries the observed pod
@@ -57,3 +69,16 @@ func sandboxID(p *corev1.Pod) (id string, observed bool) {
 	sum := sha256.Sum256([]byte(p.Namespace + "/" + p.Name + "/" + string(p.UID)))
 	return hex.EncodeToString(sum[:]), false
 }
+
+// macFrom is fmt.Sprintf("%s-%02x-%02x-%02x-%02x", prefix, a[0], a[1],
+// a[2], a[3]) without fmt: a Windows node makes one per endpoint.
+func macFrom(prefix string, a [4]byte) string {
+	b := make([]byte, 0, len(prefix)+12)
+	b = append(b, prefix...)
+	for _, x := range a {
+		b = append(b, '-', hexDigit[x>>4], hexDigit[x&0xf])
+	}
+	return string(b)
+}
+
+const hexDigit = "0123456789abcdef"

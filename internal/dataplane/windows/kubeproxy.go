@@ -3,6 +3,7 @@ package windows
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ func (nb *nodeBuild) kubeProxy() {
 			kp.routes = append(kp.routes, route{pfx, p.ProviderAddress})
 		}
 	}
+	kp.indexRoutes()
 	for _, svc := range nb.cx.c.Services {
 		kp.service(svc)
 	}
@@ -65,8 +67,8 @@ func (nb *nodeBuild) kubeProxy() {
 
 // kubeProxyPod is a running kube-proxy-windows pod on the node.
 func (nb *nodeBuild) kubeProxyPod() *corev1.Pod {
-	for _, p := range nb.cx.c.Pods {
-		if p.Spec.NodeName != nb.n.Name || p.Status.Phase != corev1.PodRunning {
+	for _, p := range nb.cx.podsByNode[nb.n.Name] {
+		if p.Status.Phase != corev1.PodRunning {
 			continue
 		}
 		for _, o := range p.OwnerReferences {
@@ -144,6 +146,16 @@ type proxier struct {
 	lbs map[string]*LoadBalancer
 	// routes are the network's remote subnet routes, parsed once.
 	routes []route
+	// routeIdx finds routes for providerAddress: by prefix (one entry per
+	// prefix length in routeBits) and by provider address, each to the
+	// position of the last such route in routes. Scanning every route per
+	// backend made a node's load balancers O(backends × nodes).
+	routeIdx  map[netip.Prefix]int
+	routeBits []int
+	routeByPA map[string]int
+	// unmaskedIdx lists routes whose prefix has host bits set (see
+	// unmasked); nil until first asked.
+	unmaskedIdx []int
 }
 
 type route struct {
@@ -157,6 +169,8 @@ type backend struct {
 	port        int32
 	local       bool
 	node        string
+	hasNode     bool   // the endpoint names its node
+	key         string // "ip:port", kube-proxy's sort key
 	ready       bool
 	serving     bool
 	terminating bool
@@ -318,11 +332,37 @@ func (kp *proxier) service(svc *corev1.Service) {
 }
 
 // backends are the endpoints of one service port from its EndpointSlices,
-// ordered by "ip:port" as kube-proxy's endpoints map sorts them.
+// ordered by "ip:port" as kube-proxy's endpoints map sorts them. They are
+// the same on every node but for which are local, so the compiler derives
+// them once per service port (under the Compiler's lock) and each node
+// marks its own.
 func (kp *proxier) backends(svc *corev1.Service, sp corev1.ServicePort) []backend {
+	cx := kp.nb.cx
+	key := svc.Namespace + "/" + svc.Name + "\x00" + sp.Name
+	all, ok := cx.backendCache[key]
+	if !ok {
+		all = kp.clusterBackends(svc, sp)
+		if cx.backendCache == nil {
+			cx.backendCache = map[string][]backend{}
+		}
+		cx.backendCache[key] = all
+	}
+	if all == nil {
+		return nil
+	}
+	out := make([]backend, len(all))
+	for i, be := range all {
+		be.local = be.hasNode && be.node == kp.nb.n.Name
+		out[i] = be
+	}
+	return out
+}
+
+// clusterBackends is backends without the local marks.
+func (kp *proxier) clusterBackends(svc *corev1.Service, sp corev1.ServicePort) []backend {
 	seen := map[string]bool{}
 	var out []backend
-	for _, es := range kp.nb.cx.c.EndpointSlices {
+	for _, es := range kp.nb.cx.slicesBySvc[svc.Namespace+"/"+svc.Name] {
 		if es.Namespace != svc.Namespace || es.Labels[discoveryv1.LabelServiceName] != svc.Name || es.AddressType != discoveryv1.AddressTypeIPv4 {
 			continue
 		}
@@ -358,15 +398,13 @@ func (kp *proxier) backends(svc *corev1.Service, sp corev1.ServicePort) []backen
 				be.serving = *e.Conditions.Serving
 			}
 			if e.NodeName != nil {
-				be.node = *e.NodeName
-				be.local = be.node == kp.nb.n.Name
+				be.node, be.hasNode = *e.NodeName, true
 			}
+			be.key = key
 			out = append(out, be)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].ip+":"+strconv.Itoa(int(out[i].port)) < out[j].ip+":"+strconv.Itoa(int(out[j].port))
-	})
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out
 }
 
@@ -413,7 +451,7 @@ func (kp *proxier) endpointFor(be backend) *Endpoint {
 	ep := &Endpoint{
 		ID: hnsID(nb.n.Name + "/remote-endpoint/" + be.ip), VirtualNetwork: nb.calico.ID, VirtualNetworkName: nb.calico.Name,
 		IPAddress:  be.ip,
-		MacAddress: fmt.Sprintf("%s-%02x-%02x-%02x-%02x", remoteMACPrefix, a[0], a[1], a[2], a[3]),
+		MacAddress: macFrom(remoteMACPrefix, a),
 		// conjureMac: "not sent on the wire".
 		IsRemoteEndpoint: true, State: 1,
 		Policies: []EndpointPolicy{{Type: PolicyPA, PA: pa}}, Kind: KindRemote, Owner: "kube-proxy", Node: be.node,
@@ -429,13 +467,56 @@ func (kp *proxier) providerAddress(ip string) string {
 	if err != nil {
 		return ""
 	}
-	pa := ""
-	for _, r := range kp.routes {
-		if r.prefix.Contains(a) || ip == r.pa {
-			pa = r.pa
+	// The last route (in routes order) that contains a or has ip as its
+	// PA, as a scan keeping the last match finds it. A route's prefix is
+	// unmasked when the network policy gives it so: such a route is found
+	// by a.Prefix only if it equals its masked form, so unmasked ones are
+	// checked one by one.
+	last := -1
+	if i, ok := kp.routeByPA[ip]; ok {
+		last = i
+	}
+	for _, bits := range kp.routeBits {
+		if p, err := a.Prefix(bits); err == nil {
+			if i, ok := kp.routeIdx[p]; ok && i > last {
+				last = i
+			}
 		}
 	}
-	return pa
+	for _, i := range kp.unmasked() {
+		if i > last && kp.routes[i].prefix.Contains(a) {
+			last = i
+		}
+	}
+	if last < 0 {
+		return ""
+	}
+	return kp.routes[last].pa
+}
+
+// indexRoutes builds providerAddress's indexes of routes.
+func (kp *proxier) indexRoutes() {
+	kp.routeIdx, kp.routeByPA = map[netip.Prefix]int{}, map[string]int{}
+	for i, r := range kp.routes {
+		kp.routeIdx[r.prefix] = i
+		kp.routeByPA[r.pa] = i
+		if !slices.Contains(kp.routeBits, r.prefix.Bits()) {
+			kp.routeBits = append(kp.routeBits, r.prefix.Bits())
+		}
+	}
+}
+
+// unmasked lists the routes whose prefix has host bits set.
+func (kp *proxier) unmasked() []int {
+	if kp.unmaskedIdx == nil {
+		kp.unmaskedIdx = []int{}
+		for i, r := range kp.routes {
+			if r.prefix != r.prefix.Masked() {
+				kp.unmaskedIdx = append(kp.unmaskedIdx, i)
+			}
+		}
+	}
+	return kp.unmaskedIdx
 }
 
 // loadBalancer creates (or reuses, for the same identifier) an HNS load
@@ -448,7 +529,24 @@ func (kp *proxier) loadBalancer(lb *LoadBalancer, vip string, eps []*Endpoint) {
 	}
 	sorted := append([]string(nil), ids...)
 	sort.Strings(sorted)
-	key := fmt.Sprintf("%d/%d/%d/%s/%s", lb.Protocol, lb.InternalPort, lb.ExternalPort, vip, strings.Join(sorted, ","))
+	// fmt.Sprintf("%d/%d/%d/%s/%s", …) spelled out: one per service port
+	// and node.
+	var kb strings.Builder
+	kb.WriteString(strconv.Itoa(lb.Protocol))
+	kb.WriteByte('/')
+	kb.WriteString(strconv.Itoa(lb.InternalPort))
+	kb.WriteByte('/')
+	kb.WriteString(strconv.Itoa(lb.ExternalPort))
+	kb.WriteByte('/')
+	kb.WriteString(vip)
+	kb.WriteByte('/')
+	for i, id := range sorted {
+		if i > 0 {
+			kb.WriteByte(',')
+		}
+		kb.WriteString(id)
+	}
+	key := kb.String()
 	if _, ok := kp.lbs[key]; ok {
 		return
 	}
@@ -456,7 +554,7 @@ func (kp *proxier) loadBalancer(lb *LoadBalancer, vip string, eps []*Endpoint) {
 		lb.FrontendVIPs = []string{vip}
 	}
 	lb.EndpointIDs = ids
-	lb.ID = hnsID(fmt.Sprintf("%s/loadbalancer/%s/%s/%s/%s", nb.n.Name, lb.Service, lb.PortName, lb.Kind, vip))
+	lb.ID = hnsID(nb.n.Name + "/loadbalancer/" + lb.Service + "/" + lb.PortName + "/" + string(lb.Kind) + "/" + vip)
 	if n := len(ids); n > maxVFPLBTarget {
 		lb.Warnings = append(lb.Warnings, fmt.Sprintf("%d backends: a VFP load balancer rule takes at most %d destinations on Windows Server 2019 (hcnCreateLoadBalancer: \"Unable to initialize VFP LB rule: invalid number of destinations\", kubernetes/kubernetes#98680); later builds raise the limit — not applied here", n, maxVFPLBTarget))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,29 @@ type felix struct {
 	weps     []wep
 	policies []*polSet
 	nsLabels map[string]map[string]string
+
+	// Indexes for endpointACLs, which runs per Windows pod: the first wep
+	// of each address (weps order), the policies that can apply in a
+	// namespace (its own and the global ones, in policies order) and the
+	// tier names. Scanning all weps and all policies per pod made it
+	// O(pods × (pods + policies)).
+	wepByIP    map[string]int
+	policiesNS map[string][]*polSet
+	global     []*polSet
+	tiers      []string
+	// For addresses, which resolves a rule's selectors to IP set members:
+	// the weps of each namespace (positions in weps, ascending), the
+	// namespaces each namespace selector matches, and the members of each
+	// peer already resolved. Evaluating every selector on every workload of
+	// the cluster per rule made the policies O(rules × pods).
+	wepsByNS  map[string][]int
+	nsMatches map[string]map[string]bool
+	members   map[memberKey][]string
+}
+
+// memberKey is what decides an IP set's members (see addresses).
+type memberKey struct {
+	selector, nsSelector, ns, saNames string
 }
 
 // wep is a workload endpoint anywhere in the cluster: what IP sets hold.
@@ -146,7 +170,48 @@ func newFelix(cx *compiler) *felix {
 		}
 		return a.id < b.id
 	})
+	f.wepByIP = make(map[string]int, len(f.weps))
+	for i, w := range f.weps {
+		if _, ok := f.wepByIP[w.ip]; !ok {
+			f.wepByIP[w.ip] = i
+		}
+	}
+	f.policiesNS = map[string][]*polSet{}
+	for _, p := range f.policies {
+		if p.ns == "" {
+			f.global = append(f.global, p)
+		} else {
+			f.policiesNS[p.ns] = append(f.policiesNS[p.ns], p)
+		}
+	}
+	f.tiers = f.tierNames()
+	f.wepsByNS = map[string][]int{}
+	for i, w := range f.weps {
+		f.wepsByNS[w.ns] = append(f.wepsByNS[w.ns], i)
+	}
+	f.nsMatches = map[string]map[string]bool{}
+	f.members = map[memberKey][]string{}
 	return f
+}
+
+// candidates are the policies that may apply to a workload of namespace ns
+// (appliesTo rejects a namespaced policy of another namespace), in policies
+// order.
+func (f *felix) candidates(ns string) []*polSet {
+	own := f.policiesNS[ns]
+	if len(f.global) == 0 {
+		return own
+	}
+	if len(own) == 0 {
+		return f.global
+	}
+	out := make([]*polSet, 0, len(own)+len(f.global))
+	for _, p := range f.policies {
+		if p.ns == "" || p.ns == ns {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // k8sPolicy converts a Kubernetes NetworkPolicy the way libcalico-go does
@@ -395,11 +460,8 @@ func (f *felix) appliesTo(p *polSet, w wep) bool {
 // rules likewise, then one host-scope allow per direction.
 func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource, []string) {
 	w := wep{ip: p.Status.PodIP, ns: p.Namespace}
-	for _, x := range f.weps {
-		if x.ip == p.Status.PodIP {
-			w = x
-			break
-		}
+	if i, ok := f.wepByIP[p.Status.PodIP]; ok {
+		w = f.weps[i]
 	}
 	if w.labels == nil {
 		w.labels = map[string]string{labelNamespace: p.Namespace, labelOrchestrator: "k8s"}
@@ -417,6 +479,7 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 		sa = "default"
 	}
 	profiles := []string{"kns." + p.Namespace, "ksa." + p.Namespace + "." + sa}
+	cands := f.candidates(w.ns)
 	for _, inbound := range []bool{true, false} {
 		dir := "Out"
 		if inbound {
@@ -425,9 +488,9 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 		var tiers [][]ACL
 		var tierReports [][]ACLSource
 		defaultApplies := false
-		for _, tier := range f.tierNames() {
+		for _, tier := range f.tiers {
 			var sets []*polSet
-			for _, ps := range f.policies {
+			for _, ps := range cands {
 				if ps.tier != tier || !f.appliesTo(ps, w) {
 					continue
 				}
@@ -706,26 +769,7 @@ func (f *felix) addresses(ps *polSet, e centity) (addrs []string, ok bool, why s
 			return nil, false, fmt.Sprintf("bad namespace selector %q", e.nsSelector)
 		}
 	}
-	var members []string
-	for _, w := range f.weps {
-		switch {
-		case nsSel != nil:
-			if !nsSel.Evaluate(f.nsLabels[w.ns]) {
-				continue
-			}
-		case ps.ns != "":
-			if w.ns != ps.ns {
-				continue
-			}
-		}
-		if !sel.Evaluate(w.labels) {
-			continue
-		}
-		if len(e.saNames) > 0 && !containsStr(e.saNames, w.sa) {
-			continue
-		}
-		members = append(members, w.ip+"/32")
-	}
+	members := f.selectMembers(ps, e, sel, nsSel)
 	if len(members) == 0 {
 		return nil, false, "selector matches no endpoint (empty IP set)"
 	}
@@ -737,6 +781,71 @@ func (f *felix) addresses(ps *polSet, e centity) (addrs []string, ok bool, why s
 		return nil, false, ""
 	}
 	return in, true, ""
+}
+
+// selectMembers lists, in weps order, the workloads in the rule's scope
+// (the namespaces nsSel selects, else the policy's namespace, else all)
+// that sel selects and that run as one of saNames (when given), as
+// "ip/32". Results are shared between rules with the same peer.
+func (f *felix) selectMembers(ps *polSet, e centity, sel, nsSel selector.Selector) []string {
+	key := memberKey{selector: e.selector, nsSelector: "\x00"}
+	if e.nsSelector != "" {
+		key.nsSelector = e.nsSelector
+	} else {
+		key.ns = ps.ns
+	}
+	if len(e.saNames) > 0 {
+		key.saNames = strings.Join(e.saNames, "\x00") + "\x00"
+	}
+	if m, ok := f.members[key]; ok {
+		return m
+	}
+	var scope []int // positions in weps; nil with all set means every wep
+	all := false
+	switch {
+	case nsSel != nil:
+		// The namespace selector reads only the namespace's labels:
+		// evaluated once per namespace.
+		ok, seen := f.nsMatches[e.nsSelector]
+		if !seen {
+			ok = map[string]bool{}
+			for ns := range f.wepsByNS {
+				ok[ns] = nsSel.Evaluate(f.nsLabels[ns])
+			}
+			f.nsMatches[e.nsSelector] = ok
+		}
+		for ns, idx := range f.wepsByNS {
+			if ok[ns] {
+				scope = append(scope, idx...)
+			}
+		}
+		slices.Sort(scope)
+	case ps.ns != "":
+		scope = f.wepsByNS[ps.ns]
+	default:
+		all = true
+	}
+	var members []string
+	visit := func(w *wep) {
+		if !sel.Evaluate(w.labels) {
+			return
+		}
+		if len(e.saNames) > 0 && !containsStr(e.saNames, w.sa) {
+			return
+		}
+		members = append(members, w.ip+"/32")
+	}
+	if all {
+		for i := range f.weps {
+			visit(&f.weps[i])
+		}
+	} else {
+		for _, i := range scope {
+			visit(&f.weps[i])
+		}
+	}
+	f.members[key] = members
+	return members
 }
 
 // chunk cuts a list into chunks of ipPortsPerRule; an empty list is one

@@ -133,8 +133,12 @@ func (nb *nodeBuild) lbLayer(dsr bool) *VFPLayer {
 			r.Conditions = append(r.Conditions, VFPCondition{"Destination IP", vip})
 		}
 		r.Conditions = append(r.Conditions, VFPCondition{"Protocols", strconv.Itoa(lb.Protocol)}, VFPCondition{"Destination ports", strconv.Itoa(lb.ExternalPort)})
+		port := ":" + strconv.Itoa(lb.InternalPort)
+		if len(lb.Backends) > 0 {
+			r.Data = make([]string, 0, len(lb.Backends))
+		}
 		for _, b := range lb.Backends {
-			r.Data = append(r.Data, fmt.Sprintf("%s:%d", b, lb.InternalPort))
+			r.Data = append(r.Data, b+port)
 		}
 		g.Rules = append(g.Rules, r)
 	}
@@ -185,12 +189,21 @@ func (nb *nodeBuild) encapLayer() *VFPLayer {
 
 // trimHost writes "a.b.c.d/32" as VFP prints single addresses.
 func trimHost(s string) string {
-	if s == "" {
-		return ""
+	if !strings.Contains(s, "/32") {
+		return s // nothing to trim (and no split and join per ACL)
 	}
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		parts[i] = strings.TrimSuffix(p, "/32")
+	var b strings.Builder
+	b.Grow(len(s))
+	for first := true; ; first = false {
+		p, rest, more := strings.Cut(s, ",")
+		if !first {
+			b.WriteByte(',')
+		}
+		b.WriteString(strings.TrimSuffix(p, "/32"))
+		if !more {
+			break
+		}
+		s = rest
 	}
-	return strings.Join(parts, ",")
+	return b.String()
 }

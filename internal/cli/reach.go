@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
+
+// ReachOptions is `kubectl-hybrid reach`: the reachability matrix between
+// classes of pods (and nodes) and pods and Services.
+type ReachOptions struct {
+	Input         InputOptions
+	Namespace     string
+	AllNamespaces bool
+	From, To      []string
+	Port          int
+	Proto         string
+	Nodes         bool
+	Output        string
+
+	opt     reach.Options
+	streams genericiooptions.IOStreams
+}
+
+// NewCmdReach builds the reach command.
+func NewCmdReach(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &ReachOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "reach [-n NS | -A] [--from SEL]... [--to SEL]... [--port N] [--proto tcp|udp|icmp] [--nodes] [-o text|json|csv]",
+		Short: "Who can reach whom: the matrix between pods, Services and nodes, with a reason per cell",
+		Long: `Compute the reachability matrix of the twin: rows are sources, columns are
+destinations — pods at each port they serve, and Services' ClusterIPs at each
+of their ports — and each cell says allowed, denied, partial or not
+applicable, with the reason: the failing hop of a trace (node and component:
+a firewall, VXLAN, kube-proxy, the Windows host's limits) or the deciding
+NetworkPolicy (Calico's rules on Linux, the HNS ACLs on Windows).
+
+Pods are grouped into classes first — the same namespace, labels, service
+account, OS, images and ports, membership in address-based policy peers, and
+node group (nodes whose dataplanes treat pod traffic alike; a node is a group
+of its own only when its state differs) — and the matrix is computed class by
+class: Kubernetes policy semantics at class level, and the path between two
+placements from a few representative traces, one per stage that no trace has
+shown yet. A cell's verdict is what a full trace between any two of its pods
+says. A Service cell is partial when some of the backends kube-proxy may pick
+are reached and some are not; a node row's cell is partial when the node
+reaches its own pods (never policed) but not the others.
+
+--from and --to (repeatable; they add up) take:
+  ns/NAME                   a namespace
+  pod/[NS/]NAME             the class of a pod
+  deploy|ds|sts/[NS/]NAME   the classes of a workload's pods
+  svc/[NS/]NAME             --to: the Service's ports; --from: the pods it selects
+  node/NAME                 --from: that node as a source (as with --nodes)
+  SELECTOR                  a label selector on pod labels, as kubectl's -l
+                            (a Service matches by its labels or its selector)
+-n (default "default") and -A scope what SELECTOR and unfiltered rows and
+columns cover; ns/NAME and KIND/NS/NAME reach beyond it.
+
+--nodes adds a row per node: its host network (the kubelet, host-network
+pods). Host-network pods are not rows or columns of their own.`,
+		Example: `  # Everything in the lab
+  kubectl-hybrid reach -A --lab
+
+  # Who reaches the Windows app, with the nodes as sources
+  kubectl-hybrid reach -A --to ns/win-demo --nodes --lab -f deny-all.yaml
+
+  # Only port 80, as CSV
+  kubectl-hybrid reach -A --port 80 -o csv --lab`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	o.Input.AddFlags(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVarP(&o.Namespace, "namespace", "n", "", "Namespace of the sources and destinations (default \"default\")")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Sources and destinations in every namespace")
+	f.StringArrayVar(&o.From, "from", nil, "Sources: ns/NAME, pod/NAME, deploy/NAME, svc/NAME, node/NAME or a label selector; repeatable")
+	f.StringArrayVar(&o.To, "to", nil, "Destinations: ns/NAME, pod/NAME, deploy/NAME, svc/NAME or a label selector; repeatable")
+	f.IntVar(&o.Port, "port", 0, "Only this destination port (default: every port each destination serves)")
+	f.StringVar(&o.Proto, "proto", "", "Only this protocol: tcp, udp or icmp (default: tcp and udp as declared)")
+	f.BoolVar(&o.Nodes, "nodes", false, "Add every node as a source row")
+	f.StringVarP(&o.Output, "output", "o", "text", "Output format: text, json or csv")
+	return cmd
+}
+
+// Complete reads the filters.
+func (o *ReachOptions) Complete(args []string) error {
+	if len(args) > 0 {
+		return usageError("reach takes no arguments; use --from and --to")
+	}
+	if o.Namespace == "" && o.Input.Live() {
+		o.Namespace = kubeNamespace(o.Input.Kube)
+	}
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	o.opt = reach.Options{Namespace: o.Namespace, AllNamespaces: o.AllNamespaces, Port: o.Port, Nodes: o.Nodes}
+	if o.Proto != "" {
+		p, ok := trace.ParseProto(o.Proto)
+		if !ok {
+			return usageError("--proto %q: use tcp, udp or icmp", o.Proto)
+		}
+		o.opt.Proto = p
+	}
+	for _, s := range o.From {
+		f, err := reach.ParseFilter(s, o.Namespace)
+		if err != nil {
+			return usageError("--from %v", err)
+		}
+		o.opt.From = append(o.opt.From, f)
+	}
+	for _, s := range o.To {
+		f, err := reach.ParseFilter(s, o.Namespace)
+		if err != nil {
+			return usageError("--to %v", err)
+		}
+		if f.IsNode() {
+			return usageError("--to %s: nodes are sources only (--nodes, --from node/NAME)", s)
+		}
+		o.opt.To = append(o.opt.To, f)
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *ReachOptions) Validate() error {
+	switch o.Output {
+	case "text", "json", "csv":
+	default:
+		return usageError("--output %q: use text, json or csv", o.Output)
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return usageError("--port %d: out of range", o.Port)
+	}
+	if o.Port > 0 && o.opt.Proto == trace.ICMP {
+		return usageError("--port %d with --proto icmp: ICMP has no ports", o.Port)
+	}
+	return o.Input.Validate()
+}
+
+// Run builds the twin and computes the matrix.
+func (o *ReachOptions) Run() error {
+	c, err := o.Input.Build(o.streams)
+	if err != nil {
+		return err
+	}
+	e, err := trace.New(c)
+	if err != nil {
+		return err
+	}
+	m, err := reach.Compute(e, o.opt)
+	if err != nil {
+		return &exitError{code: ExitBadInput, err: err}
+	}
+	switch o.Output {
+	case "json":
+		return m.WriteJSON(o.streams.Out)
+	case "csv":
+		return m.WriteCSV(o.streams.Out)
+	}
+	return m.WriteText(o.streams.Out)
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// runReach runs `kubectl-hybrid reach ARGS` the way Execute does, with the
+// command registered on the root when root.go does not register it yet.
+func runReach(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	root := NewRootCmd(streams)
+	if c, _, err := root.Find([]string{"reach"}); err != nil || c == root {
+		root.AddCommand(NewCmdReach(streams))
+	}
+	root.SetArgs(append([]string{"reach"}, args...))
+	if err := root.Execute(); err != nil {
+		code = exitCode(err)
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(&errOut, "error: "+msg)
+		}
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestReachMatchesItsGoldenFiles(t *testing.T) {
+	dir := t.TempDir()
+	denyAll := filepath.Join(dir, "deny-all.yaml")
+	if err := os.WriteFile(denyAll, []byte(`apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny-all-ingress, namespace: win-demo}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"reach across the lab", []string{"-A", "--lab"}, ExitOK},
+		{"reach into win-demo with nodes after a deny-all", []string{"-A", "--to", "ns/win-demo", "--nodes", "--lab", "-f", denyAll}, ExitOK},
+		{"reach from demo as json", []string{"-n", "demo", "--to", "ns/win-demo", "-o", "json", "--lab", "-f", denyAll}, ExitOK},
+		{"reach on port 53 as csv", []string{"-A", "--port", "53", "--proto", "udp", "-o", "csv", "--lab"}, ExitOK},
+		{"reach from the windows node", []string{"--from", "node/k8s-lab-win-1", "--to", "ns/demo", "--lab"}, ExitOK},
+		{"reach with an unknown output", []string{"-o", "yaml", "--lab"}, ExitBadInput},
+		{"reach to a node", []string{"--to", "node/k8s-lab-win-1", "--lab"}, ExitBadInput},
+		{"reach with a bad selector", []string{"--from", "app=(", "--lab"}, ExitBadInput},
+		{"reach with a port and icmp", []string{"--port", "80", "--proto", "icmp", "--lab"}, ExitBadInput},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runReach(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut)
+			}
+			args := strings.ReplaceAll(strings.Join(tc.args, " "), dir+string(filepath.Separator), "")
+			got := fmt.Sprintf("$ kubectl-hybrid reach %s\n%s--- stderr\n%s--- exit %d\n", args, out, errOut, code)
+			goldenFile(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
+		})
+	}
+}

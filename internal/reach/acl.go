@@ -1,0 +1,245 @@
+package reach
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
+
+// The HNS ACLs of a Windows pod endpoint, parsed once: what a trace's
+// ACL_ENDPOINT_LAYER hop does (first Switch ACL of the direction by
+// ascending priority whose protocol, addresses and ports match; an empty
+// list matches anything, an unknown port — the client's — any port list,
+// ICMP no port list) without parsing the address lists per connection.
+// Tests compare it with trace.Engine.EndpointACL.
+
+type addrSet struct {
+	any      bool
+	addrs    map[netip.Addr]struct{}
+	prefixes []netip.Prefix
+}
+
+func parseAddrSet(list string) addrSet {
+	if list == "" {
+		return addrSet{any: true}
+	}
+	s := addrSet{addrs: map[netip.Addr]struct{}{}}
+	for _, x := range strings.Split(list, ",") {
+		x = strings.TrimSpace(x)
+		if p, err := netip.ParsePrefix(x); err == nil {
+			if p.IsSingleIP() {
+				s.addrs[p.Addr()] = struct{}{}
+			} else {
+				s.prefixes = append(s.prefixes, p)
+			}
+			continue
+		}
+		if a, err := netip.ParseAddr(x); err == nil {
+			s.addrs[a] = struct{}{}
+		}
+	}
+	return s
+}
+
+func (s *addrSet) has(a netip.Addr) bool {
+	if s.any {
+		return true
+	}
+	if _, ok := s.addrs[a]; ok {
+		return true
+	}
+	for _, p := range s.prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+type portSet struct {
+	any    bool
+	ranges [][2]int
+}
+
+func parsePortSet(list string) portSet {
+	if list == "" {
+		return portSet{any: true}
+	}
+	var s portSet
+	for _, x := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(x), "-")
+		l, err := strconv.Atoi(lo)
+		if err != nil {
+			continue
+		}
+		h := l
+		if isRange {
+			if h, err = strconv.Atoi(hi); err != nil {
+				continue
+			}
+		}
+		s.ranges = append(s.ranges, [2]int{l, h})
+	}
+	return s
+}
+
+func (s *portSet) has(port int, proto trace.Proto) bool {
+	if s.any {
+		return true
+	}
+	if proto == trace.ICMP {
+		return false
+	}
+	if port == 0 {
+		return true
+	}
+	for _, r := range s.ranges {
+		if port >= r[0] && port <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+type aclRule struct {
+	acl                     *windows.ACL
+	local, remote           *addrSet
+	localPorts, remotePorts portSet
+}
+
+// endpointACLs are one endpoint's Switch ACLs per direction, in match
+// order, and what Felix skipped.
+type endpointACLs struct {
+	ip              netip.Addr
+	in, out         []aclRule
+	skipIn, skipOut []string
+	// inText, outText name each rule as a trace does; inNone, outNone
+	// say that none matched.
+	inText, outText []string
+	inNone, outNone string
+	hostIn, hostOut []bool
+}
+
+func protoNumber(p trace.Proto) int {
+	switch p {
+	case trace.TCP:
+		return 6
+	case trace.UDP:
+		return 17
+	case trace.ICMP:
+		return 1
+	}
+	return 0
+}
+
+func compileEndpoint(ep *windows.Endpoint, sets map[string]*addrSet) *endpointACLs {
+	set := func(list string) *addrSet {
+		if s, ok := sets[list]; ok {
+			return s
+		}
+		s := parseAddrSet(list)
+		sets[list] = &s
+		return &s
+	}
+	x := &endpointACLs{}
+	x.ip, _ = netip.ParseAddr(ep.IPAddress)
+	for _, dir := range []string{"In", "Out"} {
+		var acls []*windows.ACL
+		for _, p := range ep.Policies {
+			if p.ACL != nil && p.ACL.RuleType == "Switch" && p.ACL.Direction == dir {
+				acls = append(acls, p.ACL)
+			}
+		}
+		sort.SliceStable(acls, func(i, j int) bool { return acls[i].Priority < acls[j].Priority })
+		var rules []aclRule
+		var texts []string
+		var host []bool
+		for _, a := range acls {
+			rules = append(rules, aclRule{acl: a, local: set(a.LocalAddresses), remote: set(a.RemoteAddresses),
+				localPorts: parsePortSet(a.LocalPorts), remotePorts: parsePortSet(a.RemotePorts)})
+			id := a.ID
+			if id == "" {
+				id = "end-of-tier"
+				if a.Action == "Allow" {
+					id = "allow"
+				}
+			}
+			texts = append(texts, fmt.Sprintf("%s %s priority %d (%s)", a.Action, strings.ToLower(a.Direction), a.Priority, id))
+			host = append(host, a.ID == "allow-host-to-endpoint")
+		}
+		var skipped []string
+		for _, s := range ep.ACLReport {
+			if s.Direction == dir && s.Skipped > 0 {
+				skipped = append(skipped, fmt.Sprintf("%s: %s", s.Source, strings.Join(s.Reasons, "; ")))
+			}
+		}
+		none := fmt.Sprintf("no ACL of the %d matches", len(acls))
+		if dir == "In" {
+			x.in, x.inText, x.hostIn, x.skipIn, x.inNone = rules, texts, host, skipped, none
+		} else {
+			x.out, x.outText, x.hostOut, x.skipOut, x.outNone = rules, texts, host, skipped, none
+		}
+	}
+	return x
+}
+
+// match is the index of the first matching ACL of the direction, or -1;
+// egress is the endpoint's outbound direction.
+func (x *endpointACLs) match(egress bool, peerIP netip.Addr, proto trace.Proto, port int) int {
+	rules := x.in
+	localPort, remotePort := port, 0
+	if egress {
+		rules, localPort, remotePort = x.out, 0, port
+	}
+	n := protoNumber(proto)
+	for i := range rules {
+		r := &rules[i]
+		if r.acl.Protocol != 256 && r.acl.Protocol != n {
+			continue
+		}
+		if !r.local.has(x.ip) || !r.remote.has(peerIP) {
+			continue
+		}
+		if !r.localPorts.has(localPort, proto) || !r.remotePorts.has(remotePort, proto) {
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// endpointACLs returns the compiled ACLs of the Windows pod endpoint with
+// the address, or nil.
+func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
+	an.aclMu.Lock()
+	defer an.aclMu.Unlock()
+	if x, ok := an.acls[ip]; ok {
+		return x
+	}
+	var x *endpointACLs
+	if c := an.podClass[ip]; c != nil {
+		for _, m := range c.members {
+			if m.ip != ip {
+				continue
+			}
+			n := an.nodes[m.node]
+			win := an.winNode(n)
+			if win == nil {
+				break
+			}
+			for _, ep := range win.Endpoints {
+				if !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod && ep.IPAddress == ip.String() {
+					x = compileEndpoint(ep, an.addrSets)
+					break
+				}
+			}
+		}
+	}
+	an.acls[ip] = x
+	return x
+}

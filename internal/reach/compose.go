@@ -1,0 +1,764 @@
+package reach
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
+)
+
+// worker evaluates rows; memo lives for one row, the reason caches for
+// the whole run.
+type worker struct {
+	an *analyzer
+	// slots memoizes a row's sub-results by pod column and rel; gen
+	// marks the current row's.
+	slots   []subRes
+	slotGen []uint32
+	gen     uint32
+	subs    []subRes
+	wheres  []string
+	memo    map[subKey]subRes
+	listen  map[listenKey]decision
+	deny    map[denyKey]int32
+	acl     map[aclKey]int32
+	misc    map[string]int32
+}
+
+type subKey struct {
+	b     int32 // class id, or a host id
+	proto protoID
+	port  int
+	rel   rel
+}
+
+type listenKey struct {
+	cls   int
+	proto protoID
+	port  int
+}
+
+type denyKey struct {
+	egress bool
+	cls    int
+	proto  protoID
+	port   int
+	ip     netip.Addr // the peer, when it is an address
+}
+
+type aclKey struct {
+	ep     *endpointACLs
+	cls    int
+	egress bool
+	rule   int
+	k8s    int32 // the Kubernetes-semantics reason it is compared with
+}
+
+func (an *analyzer) newWorker() *worker {
+	return &worker{an: an, memo: map[subKey]subRes{}, deny: map[denyKey]int32{},
+		acl: map[aclKey]int32{}, misc: map[string]int32{}}
+}
+
+// reason interns a rare reason through the worker's cache; key names it
+// without building its text.
+func (w *worker) reason(key string, mk func() Reason) int32 {
+	if id, ok := w.misc[key]; ok {
+		return id
+	}
+	id := w.an.intern(mk())
+	w.misc[key] = id
+	return id
+}
+
+func flow(proto trace.Proto, port int) string {
+	if proto == trace.ICMP {
+		return "ICMP"
+	}
+	return fmt.Sprintf("%s/%d", strings.ToUpper(string(proto)), port)
+}
+
+func egressHop(c *class) string {
+	if c.os == "windows" {
+		return "VFP ACL_ENDPOINT_LAYER ACL_ENDPOINT_GROUP_IPV4_OUT"
+	}
+	return "Calico filter-cali-fw (egress)"
+}
+
+func ingressHop(c *class) string {
+	if c.os == "windows" {
+		return "VFP ACL_ENDPOINT_LAYER ACL_ENDPOINT_GROUP_IPV4_IN"
+	}
+	return "Calico filter-cali-tw (ingress)"
+}
+
+// prepareReasons interns the reasons classes and rules share.
+func (an *analyzer) prepareReasons() {
+	for _, c := range an.classes {
+		c.noEg = an.intern(Reason{Text: "no NetworkPolicy selects " + c.label + " for egress"})
+		c.noIn = an.intern(Reason{Text: "no NetworkPolicy selects " + c.label + " for ingress"})
+	}
+	for _, list := range an.pol.byNS {
+		for _, p := range list {
+			for _, r := range append(append([]*rule(nil), p.inRules...), p.egRules...) {
+				r.reason = an.intern(Reason{Text: "allowed by " + r.String()})
+			}
+		}
+	}
+}
+
+// k8s decides one end by Kubernetes semantics (policy.Index's, through
+// the class-level evaluator).
+func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
+	an := w.an
+	pols := c.inPols
+	if egress {
+		pols = c.egPols
+	}
+	if len(pols) == 0 {
+		if egress {
+			return decision{allowed: true, reason: c.noEg}
+		}
+		return decision{allowed: true, reason: c.noIn}
+	}
+	var ok bool
+	var r *rule
+	if egress {
+		ok, r = an.pol.egress(c, p, strings.ToUpper(string(proto)), int32(port))
+	} else {
+		ok, r = an.pol.ingress(c, p, strings.ToUpper(string(proto)), int32(port))
+	}
+	if ok {
+		return decision{allowed: true, reason: r.reason}
+	}
+	k := denyKey{egress: egress, cls: c.id, proto: pid(proto), port: port}
+	if p.cls == nil {
+		k.ip = peerIP
+	}
+	if id, ok := w.deny[k]; ok {
+		return decision{reason: id}
+	}
+	var text string
+	if egress {
+		text = fmt.Sprintf("denied: %s is selected for egress by %s and no rule allows %s to the destination", c.label, polNames(pols), flow(proto, port))
+	} else {
+		from := "the source"
+		if p.cls == nil {
+			from = peerIP.String()
+			if n := an.nodeByIP[peerIP]; n != nil {
+				from += " (node " + n.name + ")"
+			} else if n := an.vtepNode(peerIP); n != "" {
+				from += " (vxlan.calico of " + n + ")"
+			}
+		}
+		text = fmt.Sprintf("denied: %s is selected for ingress by %s and no rule allows %s from %s", c.label, polNames(pols), flow(proto, port), from)
+	}
+	hop := ingressHop(c)
+	if egress {
+		hop = egressHop(c)
+	}
+	id := an.intern(Reason{Hop: hop, Text: text})
+	w.deny[k] = id
+	return decision{reason: id}
+}
+
+// end decides class c's side of a connection: egress toward the peer, or
+// ingress from it. A Windows pod's side is its endpoint's HNS ACLs (those
+// of member, or of the class's first pod), which is what the dataplane
+// enforces; the reason names the policies when Kubernetes semantics
+// agree, and what Calico skipped when they do not.
+func (w *worker) end(c *class, member netip.Addr, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
+	k := w.k8s(c, egress, p, peerIP, proto, port)
+	if c.os != "windows" {
+		return k
+	}
+	var x *endpointACLs
+	switch {
+	case member.IsValid():
+		// A node's own pods: the host rule is the member's endpoint's.
+		x = w.an.endpointACLs(member)
+	case egress && c.aclOut, !egress && c.aclIn:
+		x = c.acl
+	}
+	if x == nil {
+		return k
+	}
+	i := x.match(egress, peerIP, proto, port)
+	rules, texts, host, skipped, none := x.in, x.inText, x.hostIn, x.skipIn, x.inNone
+	if egress {
+		rules, texts, host, skipped, none = x.out, x.outText, x.hostOut, x.skipOut, x.outNone
+	}
+	allowed := i < 0 || rules[i].acl.Action == "Allow"
+	if allowed == k.allowed && (i < 0 || !host[i]) {
+		return k
+	}
+	ak := aclKey{ep: x, cls: c.id, egress: egress, rule: i, k8s: k.reason}
+	if id, ok := w.acl[ak]; ok {
+		return decision{allowed: allowed, reason: id}
+	}
+	rule := none
+	if i >= 0 {
+		rule = texts[i]
+	}
+	what := "ingress of " + c.label
+	hop := ingressHop(c)
+	if egress {
+		what, hop = "egress of "+c.label, egressHop(c)
+	}
+	text := fmt.Sprintf("%s: the HNS ACLs' first match is %s", what, rule)
+	switch {
+	case i >= 0 && host[i]:
+		text += " (the host's own traffic to its pods)"
+	case allowed != k.allowed:
+		w.an.rmu.Lock()
+		kt := w.an.reasons[k.reason].Text
+		w.an.rmu.Unlock()
+		text += "; Kubernetes semantics say otherwise (" + kt + ")"
+		if len(skipped) > 0 {
+			text += ", but Calico on Windows does not program every rule: " + strings.Join(skipped, " | ")
+		}
+	}
+	if !allowed {
+		text = "denied: " + text
+	}
+	r := Reason{Text: text}
+	if !allowed {
+		r.Hop = hop
+	}
+	id := w.an.intern(r)
+	w.acl[ak] = id
+	return decision{allowed: allowed, reason: id}
+}
+
+// vtepNode names the Linux node whose vxlan.calico has the address.
+func (an *analyzer) vtepNode(a netip.Addr) string {
+	for _, n := range an.nodes {
+		if n.lx == nil {
+			continue
+		}
+		if l, ok := n.lx.Link("vxlan.calico"); ok {
+			for _, p := range l.Addrs {
+				if p.Addr() == a {
+					return n.name
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// listens decides whether class b answers on proto/port.
+func (an *analyzer) listens(b *class, proto trace.Proto, port int) decision {
+	k := listenKey{b.id, pid(proto), port}
+	an.lmu.Lock()
+	d, ok := an.listen[k]
+	an.lmu.Unlock()
+	if ok {
+		return d
+	}
+	d = decision{allowed: true}
+	if proto != trace.ICMP {
+		if _, ok := workload.Listen(b.rep, b.os, corev1.Protocol(strings.ToUpper(string(proto))), int32(port)); !ok {
+			ports := workload.Ports(b.rep, b.os)
+			listens := "nothing"
+			if len(ports) > 0 {
+				listens = strings.Join(ports, ", ")
+			}
+			what := "the connection is refused"
+			if proto == trace.UDP {
+				what = "ICMP port unreachable"
+			}
+			d.reason = an.intern(Reason{Hop: "pod", Text: fmt.Sprintf("nothing listens on %s in %s (it listens on %s): %s", flow(proto, port), b.label, listens, what)})
+			d.allowed = false
+		}
+	}
+	an.lmu.Lock()
+	an.listen[k] = d
+	an.lmu.Unlock()
+	return d
+}
+
+// target is a class at a port as a destination: what it answers there,
+// and its slot in a row's memo (its pod column), or -1.
+type target struct {
+	cls   *class
+	proto trace.Proto
+	port  int
+	l     decision
+	slot  int
+}
+
+// prepareColumns fills what every row asks of a column: a pod column's
+// listener, a Service column's view from each node group.
+func (an *analyzer) prepareColumns(cols []Destination) {
+	an.colIndex = map[listenKey]int{}
+	for j := range cols {
+		d := &cols[j]
+		if d.Kind == "pods" && !d.noListen {
+			d.tgt = target{cls: d.class, proto: d.Proto, port: d.Port, l: an.listens(d.class, d.Proto, d.Port), slot: j}
+			an.colIndex[listenKey{d.class.id, pid(d.Proto), d.Port}] = j
+		}
+	}
+	for j := range cols {
+		d := &cols[j]
+		if d.Kind != "service" || d.itpLocal {
+			continue
+		}
+		d.gviews = make([]*svcView, len(an.groups))
+		for g, nodes := range an.groups {
+			v := an.view(nodes[0], d)
+			an.targets(v, d.Proto)
+			d.gviews[g] = v
+		}
+	}
+}
+
+// row fills one source's cells.
+func (w *worker) row(src *Source, cols []Destination, cells []Cell) {
+	clear(w.memo)
+	if len(w.slots) < 2*len(cols) {
+		w.slots = make([]subRes, 2*len(cols))
+		w.slotGen = make([]uint32, 2*len(cols))
+	}
+	w.gen++
+	for j := range cols {
+		cells[j] = w.cell(src, &cols[j])
+	}
+}
+
+func (w *worker) cell(src *Source, d *Destination) Cell {
+	an := w.an
+	if d.Kind == "service" {
+		return w.serviceCell(src, d)
+	}
+	b := d.class
+	if d.noListen {
+		return Cell{Verdict: NotApplicable, Also: -1, Reason: w.reason(fmt.Sprintf("nolisten\x00%d", b.id), func() Reason {
+			return Reason{Text: b.label + " listens on no port (no declared container port, no known server)"}
+		})}
+	}
+	var subs []subRes
+	var rels []rel
+	if a := src.class; a != nil {
+		if a == b && d.selfNA {
+			return Cell{Verdict: NotApplicable, Also: -1, Reason: w.reason("self", func() Reason {
+				return Reason{Text: "a single pod to itself: the connection does not leave the pod's network namespace"}
+			})}
+		}
+		same, cross := relsPods(an, a, b)
+		if cross {
+			rels = append(rels, relCross)
+			subs = append(subs, w.podPod(a, d.tgt, relCross))
+		}
+		if same {
+			rels = append(rels, relSame)
+			subs = append(subs, w.podPod(a, d.tgt, relSame))
+		}
+		if len(subs) == 2 && subs[0] != subs[1] {
+			an.mu.Lock()
+			an.split[an.placements[a.placement].group] = true
+			an.mu.Unlock()
+		}
+	} else {
+		n := src.node
+		_, here := b.byNode[n.idx]
+		if len(b.byNode) > 1 || !here {
+			rels = append(rels, relCross)
+			subs = append(subs, w.nodePod(n, d.tgt, relCross))
+		}
+		if here {
+			rels = append(rels, relSame)
+			subs = append(subs, w.nodePod(n, d.tgt, relSame))
+		}
+	}
+	return w.combine(subs, func(i int) string {
+		if rels[i] == relSame {
+			return "on the same node"
+		}
+		return "on other nodes"
+	})
+}
+
+// combine merges sub-results: one verdict when they agree, else Partial.
+func (w *worker) combine(subs []subRes, where func(int) string) Cell {
+	if len(subs) == 0 {
+		return Cell{Verdict: NotApplicable, Also: -1, Reason: w.reason("nothing", func() Reason { return Reason{Text: "no pair of pods to connect"} })}
+	}
+	first := subs[0]
+	agree := true
+	for _, s := range subs[1:] {
+		if s.v != first.v {
+			agree = false
+		}
+	}
+	if agree {
+		return Cell{Verdict: first.v, Reason: first.reason, Also: first.also}
+	}
+	var ok, bad []string
+	failing := int32(-1)
+	for i, s := range subs {
+		if s.v == Allowed {
+			ok = append(ok, where(i))
+		} else {
+			bad = append(bad, where(i))
+			if failing < 0 {
+				failing = s.reason
+			}
+		}
+	}
+	key := fmt.Sprintf("partial\x00%d\x00%s\x00%s", failing, strings.Join(ok, ","), strings.Join(bad, ","))
+	return Cell{Verdict: Partial, Also: -1, Reason: w.reason(key, func() Reason {
+		w.an.rmu.Lock()
+		f := w.an.reasons[failing]
+		w.an.rmu.Unlock()
+		return Reason{Hop: f.Hop, Text: fmt.Sprintf("delivered to pods %s; not to pods %s: %s", strings.Join(ok, ", "), strings.Join(bad, ", "), f.Text)}
+	})}
+}
+
+// svcPortKey finds a Service port in a node's dataplane.
+type svcPortKey struct {
+	vip   netip.Addr
+	port  int
+	proto trace.Proto
+}
+
+// svcView is what a node's dataplane does with a new connection to a
+// Service port: pass (DNAT to one of the backends) or not.
+type svcView struct {
+	pass     bool
+	backends []netip.AddrPort
+	tgts     []*svcTarget
+}
+
+// view is the Service port as node n's kube-proxy programmed it
+// (nftables maps on Linux, HNS load balancers on Windows).
+func (an *analyzer) view(n *nodeInfo, d *Destination) *svcView {
+	an.viewMu.Lock()
+	defer an.viewMu.Unlock()
+	key := svcPortKey{d.vipAddr, d.Port, d.Proto}
+	if n.windows {
+		m := an.wnViews[n.idx]
+		if m == nil {
+			m = map[svcPortKey]*svcView{}
+			if win := an.winNode(n); win != nil {
+				for _, lb := range win.LoadBalancers {
+					proto := trace.TCP
+					if lb.Protocol == 17 {
+						proto = trace.UDP
+					} else if lb.Protocol != 6 {
+						continue
+					}
+					for _, vip := range lb.FrontendVIPs {
+						a, err := netip.ParseAddr(vip)
+						if err != nil {
+							continue
+						}
+						k := svcPortKey{a, lb.ExternalPort, proto}
+						if _, dup := m[k]; dup {
+							continue
+						}
+						v := &svcView{pass: lb.Kind == "ClusterIP" && len(lb.Backends) > 0}
+						for _, b := range lb.Backends {
+							if ba, err := netip.ParseAddr(b); err == nil {
+								v.backends = append(v.backends, netip.AddrPortFrom(ba, uint16(lb.InternalPort)))
+							}
+						}
+						m[k] = v
+					}
+				}
+			}
+			an.wnViews[n.idx] = m
+		}
+		if v := m[key]; v != nil {
+			return v
+		}
+		return &svcView{}
+	}
+	m := an.lxViews[n.idx]
+	if m == nil {
+		m = map[svcPortKey]*svcView{}
+		if n.lx != nil {
+			for _, sp := range n.lx.ServicePorts() {
+				proto, ok := trace.ParseProto(sp.Protocol)
+				if !ok {
+					continue
+				}
+				v := &svcView{pass: sp.NoEndpoints == "" && len(sp.Endpoints) > 0}
+				for _, ep := range sp.Endpoints {
+					v.backends = append(v.backends, ep.Addr)
+				}
+				m[svcPortKey{sp.ClusterIP, sp.Port, proto}] = v
+			}
+		}
+		an.lxViews[n.idx] = m
+	}
+	if v := m[key]; v != nil {
+		return v
+	}
+	return &svcView{}
+}
+
+// svcStage is the first stage of a connection to a Service port from a
+// source whose dataplane does not balance it (no endpoints, no load
+// balancer, a Windows host): a trace from the first pod, in class order,
+// with the source's placement (or from the node) says why.
+func (w *worker) svcStage(key svcKey, viewed bool, d *Destination) stageRes {
+	an := w.an
+	an.mu.RLock()
+	s, ok := an.svcKnow[key]
+	an.mu.RUnlock()
+	if ok {
+		return s
+	}
+	an.probeMu.Lock()
+	defer an.probeMu.Unlock()
+	an.mu.RLock()
+	s, ok = an.svcKnow[key]
+	an.mu.RUnlock()
+	if ok {
+		return s
+	}
+	var src trace.Source
+	found := false
+	switch {
+	case int(key.src) >= len(an.placements):
+		src, found = nodeSource(an.nodes[int(key.src)-len(an.placements)]), true
+	case key.src >= 0:
+		if cs := an.byPlacement[key.src]; len(cs) > 0 {
+			src, found = podSource(cs[0].members[0]), true
+		}
+	default: // internalTrafficPolicy Local: the pods on one node
+		n := int(-1 - key.src)
+		for _, c := range an.classes {
+			if ms := c.byNode[n]; len(ms) > 0 {
+				src, found = podSource(c.members[ms[0]]), true
+				break
+			}
+		}
+	}
+	if !found {
+		return stageRes{}
+	}
+	port := key.port
+	if !key.vip.IsValid() {
+		port = d.Port
+	}
+	res := an.e.Trace(src, d.svcTarget, d.Proto, port)
+	an.traces.Add(1)
+	s = an.classify(res).p1
+	if s.st == pass && viewed {
+		// The node's dataplane does not balance the port, yet the trace
+		// went on: take the trace's answer for the whole stage.
+		an.mu.Lock()
+		an.mismatch = append(an.mismatch, fmt.Sprintf("%s → %s %s/%d: kube-proxy's view has no backends, the trace went on (%s)", res.From, res.To, d.Proto, port, res.Outcome))
+		an.mu.Unlock()
+		s = stageRes{st: fail, reason: an.intern(Reason{Hop: hopOf(res), Text: res.Reason})}
+		if res.Delivered {
+			s = stageRes{st: pass}
+		}
+	}
+	an.mu.Lock()
+	an.svcKnow[key] = s
+	an.mu.Unlock()
+	return s
+}
+
+// svcTarget is one kind of backend of a Service port: the backends that
+// are pods of one class at one port (with the nodes they run on), or one
+// host address.
+type svcTarget struct {
+	tgt   target
+	cls   *class
+	host  hostTarget
+	port  int
+	nodes bitset
+	nodeN int
+	name  string
+}
+
+// targets groups a view's backends (once per view).
+func (an *analyzer) targets(v *svcView, proto trace.Proto) []*svcTarget {
+	an.viewMu.Lock()
+	defer an.viewMu.Unlock()
+	if v.tgts != nil || len(v.backends) == 0 {
+		return v.tgts
+	}
+	idx := map[string]*svcTarget{}
+	for _, ap := range v.backends {
+		var t *svcTarget
+		if c := an.podClass[ap.Addr()]; c != nil {
+			k := fmt.Sprintf("c%d:%d", c.id, ap.Port())
+			if t = idx[k]; t == nil {
+				t = &svcTarget{cls: c, port: int(ap.Port()), nodes: newBitset(len(an.nodes)), name: c.label}
+				idx[k] = t
+				v.tgts = append(v.tgts, t)
+			}
+			for _, m := range c.members {
+				if m.ip == ap.Addr() {
+					t.nodes.set(m.node)
+				}
+			}
+			continue
+		}
+		k := "h" + ap.String()
+		if idx[k] == nil {
+			t = &svcTarget{host: hostTarget{ap: ap, node: an.nodeByIP[ap.Addr()]}, port: int(ap.Port()), nodes: newBitset(len(an.nodes)), name: ap.String()}
+			if t.host.node != nil {
+				t.nodes.set(t.host.node.idx)
+			}
+			idx[k] = t
+			v.tgts = append(v.tgts, t)
+		}
+	}
+	for _, t := range v.tgts {
+		t.nodeN = t.nodes.count()
+		if t.cls != nil {
+			t.tgt = target{cls: t.cls, proto: proto, port: t.port, slot: -1}
+			if j, ok := an.colIndex[listenKey{t.cls.id, pid(proto), t.port}]; ok {
+				t.tgt.slot = j
+			}
+		}
+	}
+	for _, t := range v.tgts {
+		if t.cls != nil {
+			an.viewMu.Unlock()
+			t.tgt.l = an.listens(t.cls, proto, t.port)
+			an.viewMu.Lock()
+		}
+	}
+	return v.tgts
+}
+
+// serviceCell is a source → a Service port: kube-proxy on the source's
+// node balances the connection to one backend; the cell is Allowed when
+// every backend the source can get is reached, Partial when some are.
+func (w *worker) serviceCell(src *Source, d *Destination) Cell {
+	an := w.an
+	w.subs, w.wheres = w.subs[:0], w.wheres[:0]
+	if a := src.class; a != nil {
+		if !d.itpLocal {
+			n := an.groups[an.placements[a.placement].group][0]
+			w.serviceBucket(src, d, n, a.nodeBits, a.nodeCount)
+		} else {
+			idx := make([]int, 0, len(a.byNode))
+			for i := range a.byNode {
+				idx = append(idx, i)
+			}
+			sort.Ints(idx)
+			for _, i := range idx {
+				nodes := newBitset(len(an.nodes))
+				nodes.set(i)
+				w.serviceBucket(src, d, an.nodes[i], nodes, 1)
+			}
+		}
+	} else {
+		nodes := newBitset(len(an.nodes))
+		nodes.set(src.node.idx)
+		w.serviceBucket(src, d, src.node, nodes, 1)
+	}
+	return w.combineBackends(w.subs, w.wheres)
+}
+
+// serviceBucket adds the sub-results of the source's pods on nodes, whose
+// connections node n's dataplane balances.
+func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes bitset, nodeN int) {
+	an := w.an
+	var v *svcView
+	switch {
+	case src.class != nil && d.gviews != nil:
+		v = d.gviews[an.placements[src.class.placement].group]
+	case src.node == nil || !src.node.windows:
+		v = an.view(n, d)
+	}
+	if v == nil || !v.pass {
+		key := svcKey{vip: d.vipAddr, port: d.Port, proto: d.Proto}
+		switch {
+		case src.node != nil:
+			key.src = an.nodeSrcID(src.node)
+			if src.node.windows {
+				// A Windows host's connection to any ClusterIP ends in
+				// HNS before a load balancer is looked at.
+				key.vip, key.port = netip.Addr{}, 0
+			}
+		case d.itpLocal:
+			key.src = -1 - int32(n.idx)
+		default:
+			key.src = int32(src.class.placement)
+		}
+		st := w.svcStage(key, v != nil, d)
+		if st.st == fail {
+			w.subs = append(w.subs, subRes{v: Denied, reason: st.reason, also: -1})
+			w.wheres = append(w.wheres, "")
+			return
+		}
+		if st.st == pass {
+			v = an.view(n, d)
+		}
+		if v == nil || len(v.backends) == 0 {
+			w.subs = append(w.subs, subRes{v: NotApplicable, also: -1, reason: w.reason("nobackend", func() Reason {
+				return Reason{Text: "the twin cannot tell which backend the connection reaches"}
+			})})
+			w.wheres = append(w.wheres, "")
+			return
+		}
+	}
+	for _, t := range an.targets(v, d.Proto) {
+		same := nodes.intersects(t.nodes)
+		cross := !(nodeN == 1 && t.nodeN == 1 && same)
+		for _, r := range [2]rel{relCross, relSame} {
+			if r == relCross && !cross || r == relSame && !same {
+				continue
+			}
+			var s subRes
+			switch {
+			case t.cls != nil && src.class != nil:
+				s = w.podPod(src.class, t.tgt, r)
+			case t.cls != nil:
+				s = w.nodePod(src.node, t.tgt, r)
+			default:
+				s = w.toHost(src.class, src.node, t.host, d.Proto, r)
+			}
+			w.subs = append(w.subs, s)
+			if r == relSame {
+				w.wheres = append(w.wheres, t.name+" on the same node")
+			} else {
+				w.wheres = append(w.wheres, t.name)
+			}
+		}
+	}
+}
+
+// combineBackends merges the backends' sub-results of a Service cell.
+func (w *worker) combineBackends(subs []subRes, wheres []string) Cell {
+	if len(subs) == 0 {
+		return Cell{Verdict: NotApplicable, Also: -1, Reason: w.reason("nobackend", func() Reason {
+			return Reason{Text: "the twin cannot tell which backend the connection reaches"}
+		})}
+	}
+	allowed, other := 0, -1
+	for i, s := range subs {
+		if s.v == Allowed {
+			allowed++
+		} else if other < 0 {
+			other = i
+		}
+	}
+	switch {
+	case allowed == len(subs):
+		return Cell{Verdict: Allowed, Reason: subs[0].reason, Also: subs[0].also}
+	case allowed == 0:
+		return Cell{Verdict: subs[other].v, Reason: subs[other].reason, Also: -1}
+	}
+	f := subs[other]
+	key := fmt.Sprintf("svcpartial\x00%d\x00%d\x00%d\x00%s", f.reason, allowed, len(subs), wheres[other])
+	return Cell{Verdict: Partial, Also: -1, Reason: w.reason(key, func() Reason {
+		w.an.rmu.Lock()
+		r := w.an.reasons[f.reason]
+		w.an.rmu.Unlock()
+		return Reason{Hop: r.Hop, Text: fmt.Sprintf("delivered to %d of %d kinds of backend; not to %s: %s", allowed, len(subs), wheres[other], r.Text)}
+	})}
+}

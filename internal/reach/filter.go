@@ -1,0 +1,125 @@
+package reach
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Filter selects sources (--from) or destinations (--to).
+//
+//	ns/NAME                      everything in namespace NAME
+//	pod/NAME, pod/NS/NAME        the class of that pod
+//	deploy/…, ds/…, sts/…        the classes of a workload's pods
+//	svc/NAME, svc/NS/NAME        as a destination, the Service's ports; as a
+//	                             source, the classes of the pods it selects
+//	node/NAME                    as a source, the node itself (a node row)
+//	anything else                a label selector (kubectl syntax) on pod
+//	                             labels; a Service matches when its labels
+//	                             or its selector do
+//
+// A filter that names a namespace (ns/, KIND/NS/NAME) reaches beyond -n; a
+// KIND/NAME filter takes -n's namespace; a label selector applies within
+// -n (or every namespace with -A).
+type Filter struct {
+	Text string
+	kind string // ns, pod, workload, svc, node, labels
+	ns   string
+	name string
+	sel  labels.Selector
+}
+
+var filterKinds = map[string]string{
+	"ns": "ns", "namespace": "ns", "namespaces": "ns",
+	"pod": "pod", "po": "pod", "pods": "pod",
+	"deploy": "workload", "deployment": "workload", "deployments": "workload",
+	"ds": "workload", "daemonset": "workload", "daemonsets": "workload",
+	"sts": "workload", "statefulset": "workload", "statefulsets": "workload",
+	"svc": "svc", "service": "svc", "services": "svc",
+	"node": "node", "no": "node", "nodes": "node",
+}
+
+// ParseFilter reads one --from or --to value; ns is -n's namespace.
+func ParseFilter(s, ns string) (Filter, error) {
+	f := Filter{Text: s}
+	if k, rest, ok := strings.Cut(s, "/"); ok && !strings.ContainsAny(s, "=!() ,") {
+		if kind, known := filterKinds[strings.ToLower(k)]; known {
+			f.kind = kind
+			parts := strings.Split(rest, "/")
+			switch {
+			case kind == "ns" || kind == "node":
+				if len(parts) != 1 || parts[0] == "" {
+					return f, fmt.Errorf("%q: use %s/NAME", s, k)
+				}
+				f.name = parts[0]
+				f.ns = parts[0]
+			case len(parts) == 1 && parts[0] != "":
+				f.ns, f.name = ns, parts[0]
+			case len(parts) == 2 && parts[0] != "" && parts[1] != "":
+				f.ns, f.name = parts[0], parts[1]
+			default:
+				return f, fmt.Errorf("%q: use %s/NAME or %s/NAMESPACE/NAME", s, k, k)
+			}
+			if kind == "node" {
+				f.ns = ""
+			}
+			return f, nil
+		}
+	}
+	sel, err := labels.Parse(s)
+	if err != nil {
+		return f, fmt.Errorf("%q is neither KIND/NAME nor a label selector: %v", s, err)
+	}
+	f.kind, f.sel = "labels", sel
+	return f, nil
+}
+
+// explicit reports whether the filter places itself in a namespace.
+func (f Filter) explicit() bool { return f.kind != "labels" }
+
+func (f Filter) matchClass(c *class, svcs []*corev1.Service) bool {
+	switch f.kind {
+	case "ns":
+		return c.ns == f.ns
+	case "pod":
+		if c.ns != f.ns {
+			return false
+		}
+		for _, m := range c.members {
+			if m.pod.Name == f.name {
+				return true
+			}
+		}
+	case "workload":
+		return c.ns == f.ns && contains(c.workloads, f.name)
+	case "svc":
+		for _, s := range svcs {
+			if s.Namespace == f.ns && s.Name == f.name && len(s.Spec.Selector) > 0 && c.ns == s.Namespace &&
+				labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(c.labels)) {
+				return true
+			}
+		}
+	case "labels":
+		return f.sel.Matches(labels.Set(c.labels))
+	}
+	return false
+}
+
+func (f Filter) matchService(s *corev1.Service) bool {
+	switch f.kind {
+	case "ns":
+		return s.Namespace == f.ns
+	case "svc":
+		return s.Namespace == f.ns && s.Name == f.name
+	case "labels":
+		return f.sel.Matches(labels.Set(s.Labels)) || len(s.Spec.Selector) > 0 && f.sel.Matches(labels.Set(s.Spec.Selector))
+	}
+	return false
+}
+
+func (f Filter) matchNode(name string) bool { return f.kind == "node" && f.name == name }
+
+// IsNode reports whether the filter is node/NAME.
+func (f Filter) IsNode() bool { return f.kind == "node" }

@@ -1,0 +1,510 @@
+package reach
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
+
+// Verdict of a cell.
+type Verdict uint8
+
+// Verdicts.
+const (
+	// NotApplicable: the pair is no connection the matrix models (a pod to
+	// itself, a destination that listens on nothing).
+	NotApplicable Verdict = iota
+	// Allowed: a trace between any source and destination of the cell is
+	// delivered.
+	Allowed
+	// Denied: no such trace is delivered.
+	Denied
+	// Partial: the answer depends on which pods meet: the Service backend
+	// a connection is balanced to, or for a node source whether the pod
+	// runs on that node.
+	Partial
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Allowed:
+		return "allowed"
+	case Denied:
+		return "denied"
+	case Partial:
+		return "partial"
+	}
+	return "n/a"
+}
+
+// Options say what to compute.
+type Options struct {
+	// Namespace scopes sources and destinations ("default" when empty);
+	// AllNamespaces lifts the scope.
+	Namespace     string
+	AllNamespaces bool
+	// From and To select sources and destinations (see Filter); several
+	// add up.
+	From, To []Filter
+	// Port: only this destination port (a pod's port, a Service's port);
+	// 0: every port each destination serves.
+	Port int
+	// Proto: only this protocol; "": TCP and UDP as the destinations
+	// declare them.
+	Proto trace.Proto
+	// Nodes adds a source row for every node (its host network: the
+	// kubelet, host-networked pods).
+	Nodes bool
+	// Workers evaluates rows in parallel (default GOMAXPROCS).
+	Workers int
+}
+
+// Source is a row: a class of pods, or a node.
+type Source struct {
+	// Kind is "pods" or "node".
+	Kind  string
+	Label string
+	// Namespace, OS, Labels and Pods describe a class; Nodes are where its
+	// pods run (the node itself for a node row).
+	Namespace string
+	OS        string
+	Labels    map[string]string
+	Pods      []string
+	Nodes     []string
+	class     *class
+	node      *nodeInfo
+}
+
+// Destination is a column: a class of pods at one port, or a Service's
+// ClusterIP at one of its ports.
+type Destination struct {
+	// Kind is "pods" or "service".
+	Kind      string
+	Label     string
+	Namespace string
+	Name      string
+	Proto     trace.Proto
+	// Port is the destination port (0 for ICMP, or for pods that listen on
+	// nothing).
+	Port int
+	// TargetPort describes a Service port's target ("8080", "http").
+	TargetPort string
+	OS         string
+	Pods       []string
+	class      *class
+	svc        *corev1.Service
+	sp         corev1.ServicePort
+	itpLocal   bool
+	noListen   bool
+	selfNA     bool
+	vipAddr    netip.Addr
+	svcTarget  trace.Target
+	// tgt is a pod column as a target; gviews a Service column's view
+	// from each node group (nil: per source node).
+	tgt    target
+	gviews []*svcView
+}
+
+// Cell is one source × destination answer.
+type Cell struct {
+	Verdict Verdict
+	// Reason indexes Matrix.Reasons: why the cell is not allowed, or for
+	// an allowed cell the source's egress decision (or the only one).
+	Reason int32
+	// Also is an allowed cell's second reason, the destination's ingress
+	// decision; -1 when none.
+	Also int32
+}
+
+// Reason says why: the failing hop of a representative trace (its node
+// and component) and the reason it gave, or the deciding NetworkPolicy.
+type Reason struct {
+	Hop  string `json:"hop,omitempty"`
+	Text string `json:"reason"`
+}
+
+// Stats are what the computation took.
+type Stats struct {
+	Pods        int // eligible pods
+	Classes     int
+	NodeGroups  int
+	Traces      int // representative traces walked
+	Cells       int
+	Rounds      int // 2 when a node group had to be split by node
+	SplitGroups []string
+	// Mismatches are cells where a representative trace disagreed with the
+	// composed answer (the trace's answer is used); a bug if not empty.
+	Mismatches []string
+}
+
+// Matrix is the reachability matrix.
+type Matrix struct {
+	Sources      []Source
+	Destinations []Destination
+	// Cells are row-major: Cells[i*len(Destinations)+j].
+	Cells   []Cell
+	Reasons []Reason
+	Stats   Stats
+	// Notes say what the matrix leaves out.
+	Notes []string
+}
+
+// At is the cell of source i and destination j.
+func (m *Matrix) At(i, j int) Cell { return m.Cells[i*len(m.Destinations)+j] }
+
+// analyzer holds one computation.
+type analyzer struct {
+	e   *trace.Engine
+	c   *model.Cluster
+	opt Options
+
+	nodes         []*nodeInfo
+	nodeByName    map[string]*nodeInfo
+	nodeByIP      map[netip.Addr]*nodeInfo
+	blocks        []block
+	blockByPrefix map[netip.Prefix]block
+	blockBits     map[int]bool
+	groups        [][]*nodeInfo
+	isolate       map[string]bool
+	placements    []placement
+	classes       []*class
+	byPlacement   [][]*class
+	podClass      map[netip.Addr]*class
+	pol           *policies
+
+	// Path knowledge learned from representative traces.
+	mu       sync.RWMutex
+	know     map[pathKey]*knowledge
+	svcKnow  map[svcKey]stageRes
+	hostIDs  map[netip.AddrPort]int32
+	hosts    []hostTarget
+	probeMu  sync.Mutex
+	keyMu    map[pathKey]*sync.Mutex
+	traces   atomic.Int64
+	mismatch []string
+	split    map[int]bool
+
+	rmu      sync.Mutex
+	reasons  []Reason
+	reasonID map[Reason]int32
+
+	viewMu  sync.Mutex
+	lxViews map[int]map[svcPortKey]*svcView
+	wnViews map[int]map[svcPortKey]*svcView
+
+	aclMu    sync.Mutex
+	acls     map[netip.Addr]*endpointACLs
+	addrSets map[string]*addrSet
+
+	lmu      sync.Mutex
+	listen   map[listenKey]decision
+	colIndex map[listenKey]int
+}
+
+// Compute builds the matrix for the cluster the engine walks.
+func Compute(e *trace.Engine, opt Options) (*Matrix, error) {
+	if e == nil {
+		return nil, errors.New("reach: nil engine")
+	}
+	for _, f := range opt.To {
+		if f.kind == "node" {
+			return nil, fmt.Errorf("--to %s: nodes are sources only (--nodes); pods on a node are not a destination filter", f.Text)
+		}
+	}
+	an := newAnalyzer(e, opt)
+	var m *Matrix
+	var splitNodes []string
+	for round := 1; ; round++ {
+		an.prepare()
+		m = an.matrix()
+		m.Stats.Rounds = round
+		m.Stats.SplitGroups = splitNodes
+		if len(an.split) == 0 || round == 2 {
+			break
+		}
+		// Same-node and cross-node paths differ inside a node group: its
+		// nodes are not alike after all. Split it by node and start over.
+		for g := range an.split {
+			for _, n := range an.groups[g] {
+				an.isolate[n.name] = true
+				splitNodes = append(splitNodes, n.name)
+			}
+		}
+	}
+	sort.Strings(m.Stats.SplitGroups)
+	if len(an.split) > 0 {
+		m.Notes = append(m.Notes, "after splitting by node, same-node and cross-node paths still differ inside a node group; cells where they do are partial")
+	}
+	return m, nil
+}
+
+func newAnalyzer(e *trace.Engine, opt Options) *analyzer {
+	if opt.Namespace == "" {
+		opt.Namespace = "default"
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	an := &analyzer{e: e, c: e.Cluster(), opt: opt, nodeByName: map[string]*nodeInfo{}, nodeByIP: map[netip.Addr]*nodeInfo{},
+		blockBits: map[int]bool{}, isolate: map[string]bool{}}
+	an.loadNodes()
+	an.compilePolicies()
+	return an
+}
+
+// prepare groups the nodes, classifies the pods and resolves the policies
+// over the classes.
+func (an *analyzer) prepare() {
+	an.reset()
+	an.groupNodes()
+	an.buildClasses()
+	an.resolvePolicies()
+	an.prepareReasons()
+	for _, c := range an.classes {
+		if c.aclIn || c.aclOut {
+			c.acl = an.endpointACLs(c.repIP)
+		}
+	}
+}
+
+func (an *analyzer) reset() {
+	an.know = map[pathKey]*knowledge{}
+	an.keyMu = map[pathKey]*sync.Mutex{}
+	an.svcKnow = map[svcKey]stageRes{}
+	an.hostIDs = map[netip.AddrPort]int32{}
+	an.hosts = nil
+	an.split = map[int]bool{}
+	an.mismatch = nil
+	an.reasons = nil
+	an.reasonID = map[Reason]int32{}
+	an.lxViews = map[int]map[svcPortKey]*svcView{}
+	an.wnViews = map[int]map[svcPortKey]*svcView{}
+	an.acls = map[netip.Addr]*endpointACLs{}
+	an.addrSets = map[string]*addrSet{}
+	an.listen = map[listenKey]decision{}
+}
+
+// intern returns the index of a reason.
+func (an *analyzer) intern(r Reason) int32 {
+	an.rmu.Lock()
+	defer an.rmu.Unlock()
+	if id, ok := an.reasonID[r]; ok {
+		return id
+	}
+	id := int32(len(an.reasons))
+	an.reasons = append(an.reasons, r)
+	an.reasonID[r] = id
+	return id
+}
+
+func (an *analyzer) inScope(ns string) bool { return an.opt.AllNamespaces || ns == an.opt.Namespace }
+
+// selected reports whether something passes filters: with none, what is in
+// scope; else what some filter matches (label selectors within scope).
+func (an *analyzer) selected(fs []Filter, ns string, match func(Filter) bool) bool {
+	if len(fs) == 0 {
+		return an.inScope(ns)
+	}
+	for _, f := range fs {
+		if match(f) && (f.explicit() || an.inScope(ns)) {
+			return true
+		}
+	}
+	return false
+}
+
+// matrix lays out rows and columns and fills the cells.
+func (an *analyzer) matrix() *Matrix {
+	m := &Matrix{}
+	for _, c := range an.classes {
+		c := c
+		if !an.selected(an.opt.From, c.ns, func(f Filter) bool { return f.matchClass(c, an.c.Services) }) {
+			continue
+		}
+		m.Sources = append(m.Sources, an.classSource(c))
+	}
+	sort.SliceStable(m.Sources, func(i, j int) bool { return m.Sources[i].Label < m.Sources[j].Label })
+	nodeFilters := false
+	for _, f := range an.opt.From {
+		nodeFilters = nodeFilters || f.kind == "node"
+	}
+	for _, n := range an.nodes {
+		pick := an.opt.Nodes && !nodeFilters
+		for _, f := range an.opt.From {
+			pick = pick || f.matchNode(n.name)
+		}
+		if pick {
+			m.Sources = append(m.Sources, Source{Kind: "node", Label: "node/" + n.name, OS: n.os(), Nodes: []string{n.name}, node: n})
+		}
+	}
+	m.Destinations = an.columns()
+	an.prepareColumns(m.Destinations)
+	m.Cells = make([]Cell, len(m.Sources)*len(m.Destinations))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < an.opt.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := an.newWorker()
+			for i := range next {
+				wk.row(&m.Sources[i], m.Destinations, m.Cells[i*len(m.Destinations):(i+1)*len(m.Destinations)])
+			}
+		}()
+	}
+	for i := range m.Sources {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	m.Reasons = an.reasons
+	pods := 0
+	for _, c := range an.classes {
+		pods += len(c.members)
+	}
+	m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups = pods, len(an.classes), len(an.groups)
+	m.Stats.Traces, m.Stats.Cells = int(an.traces.Load()), len(m.Cells)
+	m.Stats.Mismatches = an.mismatch
+	hostNet := 0
+	for _, p := range an.c.Pods {
+		if p.Spec.HostNetwork {
+			hostNet++
+		}
+	}
+	if hostNet > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("%d host-network pods are their nodes' host network, not rows or columns (--nodes adds node rows)", hostNet))
+	}
+	return m
+}
+
+func (an *analyzer) classSource(c *class) Source {
+	s := Source{Kind: "pods", Label: c.label, Namespace: c.ns, OS: c.os, Labels: c.labels, class: c}
+	seen := map[string]bool{}
+	for _, mb := range c.members {
+		s.Pods = append(s.Pods, mb.pod.Name)
+		if n := an.nodes[mb.node].name; !seen[n] {
+			seen[n] = true
+			s.Nodes = append(s.Nodes, n)
+		}
+	}
+	sort.Strings(s.Nodes)
+	return s
+}
+
+// columns lists the destinations: each selected class at each port it
+// serves, then each selected Service at each of its ports.
+func (an *analyzer) columns() []Destination {
+	var out []Destination
+	opt := an.opt
+	for _, c := range an.classes {
+		c := c
+		if !an.selected(opt.To, c.ns, func(f Filter) bool { return f.kind != "svc" && f.matchClass(c, nil) }) {
+			continue
+		}
+		base := Destination{Kind: "pods", Label: c.label, Namespace: c.ns, OS: c.os, class: c}
+		for _, mb := range c.members {
+			base.Pods = append(base.Pods, mb.pod.Name)
+		}
+		base.selfNA = len(c.members) == 1
+		add := func(proto trace.Proto, port int) {
+			d := base
+			d.Proto, d.Port = proto, port
+			out = append(out, d)
+		}
+		switch {
+		case opt.Proto == trace.ICMP:
+			add(trace.ICMP, 0)
+		case opt.Port > 0:
+			add(orProto(opt.Proto), opt.Port)
+		default:
+			n := 0
+			for _, p := range c.ports {
+				if opt.Proto == "" || strings.EqualFold(p.proto, string(opt.Proto)) {
+					if pr, ok := trace.ParseProto(p.proto); ok {
+						add(pr, p.port)
+						n++
+					}
+				}
+			}
+			if n == 0 {
+				d := base
+				d.noListen = true
+				d.Proto = opt.Proto
+				out = append(out, d)
+			}
+		}
+	}
+	for _, s := range an.c.Services {
+		s := s
+		vip, err := netip.ParseAddr(s.Spec.ClusterIP)
+		if err != nil || s.Spec.Type == corev1.ServiceTypeExternalName {
+			continue
+		}
+		if !an.selected(opt.To, s.Namespace, func(f Filter) bool { return f.matchService(s) }) {
+			continue
+		}
+		base := Destination{Kind: "service", Label: "svc/" + s.Namespace + "/" + s.Name, Namespace: s.Namespace, Name: s.Name, svc: s,
+			vipAddr: vip, itpLocal: s.Spec.InternalTrafficPolicy != nil && *s.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal,
+			svcTarget: trace.Target{Kind: "service", Given: "svc/" + s.Namespace + "/" + s.Name, Service: s, Addr: vip}}
+		if opt.Proto == trace.ICMP {
+			d := base
+			d.Proto = trace.ICMP
+			out = append(out, d)
+			continue
+		}
+		for _, sp := range s.Spec.Ports {
+			pr, _ := trace.ParseProto(string(orTCP(sp.Protocol)))
+			if pr == "" || opt.Proto != "" && pr != opt.Proto || opt.Port > 0 && int(sp.Port) != opt.Port {
+				continue
+			}
+			d := base
+			d.Proto, d.Port, d.sp = pr, int(sp.Port), sp
+			d.TargetPort = sp.TargetPort.String()
+			if d.TargetPort == "0" || d.TargetPort == "" {
+				d.TargetPort = fmt.Sprint(sp.Port)
+			}
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		if a.Kind != b.Kind {
+			return a.Kind == "pods"
+		}
+		if a.Label != b.Label {
+			return a.Label < b.Label
+		}
+		if a.Port != b.Port {
+			return a.Port < b.Port
+		}
+		return a.Proto < b.Proto
+	})
+	return out
+}
+
+func orProto(p trace.Proto) trace.Proto {
+	if p == "" {
+		return trace.TCP
+	}
+	return p
+}
+
+func orTCP(p corev1.Protocol) corev1.Protocol {
+	if p == "" {
+		return corev1.ProtocolTCP
+	}
+	return p
+}

@@ -1,0 +1,224 @@
+package reach
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
+
+// pairCheck is one full trace compared with its cell.
+type pairCheck struct {
+	row, col int
+	src, dst string
+}
+
+// verifyAgainstTraces walks full traces between members of cells and
+// compares each with the cell's verdict: an allowed cell must deliver, a
+// denied one must not (a partial cell may do either). limit > 0 samples
+// that many member pairs at random (seeded); 0 checks every pair.
+func verifyAgainstTraces(t *testing.T, e *trace.Engine, m *Matrix, limit int) int {
+	t.Helper()
+	srcsOf := func(s Source) []string {
+		if s.Kind == "node" {
+			return []string{"node/" + s.node.name}
+		}
+		var out []string
+		for _, mb := range s.class.members {
+			out = append(out, "pod/"+mb.pod.Namespace+"/"+mb.pod.Name)
+		}
+		return out
+	}
+	dstsOf := func(d Destination) []string {
+		if d.Kind == "service" {
+			return []string{"svc/" + d.Namespace + "/" + d.Name}
+		}
+		var out []string
+		for _, mb := range d.class.members {
+			out = append(out, mb.ip.String())
+		}
+		return out
+	}
+	self := func(s Source, d Destination, a, b string) bool {
+		return s.class != nil && d.class != nil && s.class == d.class && a == "pod/"+podOf(s.class, b)
+	}
+	var checks []pairCheck
+	if limit == 0 {
+		for i, s := range m.Sources {
+			for j, d := range m.Destinations {
+				if m.At(i, j).Verdict == NotApplicable {
+					continue
+				}
+				for _, a := range srcsOf(s) {
+					for _, b := range dstsOf(d) {
+						if !self(s, d, a, b) {
+							checks = append(checks, pairCheck{i, j, a, b})
+						}
+					}
+				}
+			}
+		}
+	} else {
+		r := rand.New(rand.NewPCG(1, 2))
+		for tries := 0; len(checks) < limit && tries < 100*limit; tries++ {
+			i, j := r.IntN(len(m.Sources)), r.IntN(len(m.Destinations))
+			if m.At(i, j).Verdict == NotApplicable {
+				continue
+			}
+			srcs, dsts := srcsOf(m.Sources[i]), dstsOf(m.Destinations[j])
+			a, b := srcs[r.IntN(len(srcs))], dsts[r.IntN(len(dsts))]
+			if !self(m.Sources[i], m.Destinations[j], a, b) {
+				checks = append(checks, pairCheck{i, j, a, b})
+			}
+		}
+	}
+	for _, ck := range checks {
+		src, err := e.ParseSource(ck.src, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := e.ParseTarget(ck.dst, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := m.Destinations[ck.col]
+		res := e.Trace(src, dst, d.Proto, d.Port)
+		c := m.At(ck.row, ck.col)
+		ok := c.Verdict == Partial || (c.Verdict == Allowed) == res.Delivered
+		if !ok {
+			t.Errorf("%s → %s (%s, cell %s → %s %s): cell %s (%s), trace %s: %s at %s %s",
+				ck.src, ck.dst, flow(d.Proto, d.Port), m.Sources[ck.row].Label, d.Label, d.portLabel(), c.Verdict, m.Reasons[c.Reason].Text, res.Outcome, res.Reason, res.AtNode, res.AtComp)
+		}
+	}
+	if len(m.Stats.Mismatches) > 0 {
+		t.Errorf("mismatches: %v", m.Stats.Mismatches)
+	}
+	return len(checks)
+}
+
+func podOf(c *class, ip string) string {
+	for _, m := range c.members {
+		if m.ip.String() == ip {
+			return m.pod.Namespace + "/" + m.pod.Name
+		}
+	}
+	return fmt.Sprint("?", ip)
+}
+
+// checkDecisions compares the class-level policy evaluator with
+// policy.Index.Decide on every class's representative pod (peers: every
+// class's representative address and every node address), and every
+// compiled Windows endpoint's ACLs with trace.Engine.EndpointACL. limit >
+// 0 samples that many class pairs.
+func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
+	t.Helper()
+	an := newAnalyzer(e, Options{AllNamespaces: true})
+	an.prepare()
+	c := e.Cluster()
+	x := policy.NewIndex(c.NetworkPolicies, c.Namespaces, c.Pods)
+	type pair struct{ a, b *class }
+	var pairs []pair
+	for _, a := range an.classes {
+		for _, b := range an.classes {
+			pairs = append(pairs, pair{a, b})
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	if limit > 0 && len(pairs) > limit {
+		r.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
+		pairs = pairs[:limit]
+	}
+	type flow struct {
+		proto trace.Proto
+		port  int
+	}
+	flows := func(b *class) []flow {
+		out := []flow{{trace.ICMP, 0}, {trace.TCP, 80}, {trace.UDP, 53}}
+		for _, p := range b.ports {
+			pr, _ := trace.ParseProto(p.proto)
+			out = append(out, flow{pr, p.port})
+		}
+		return out
+	}
+	n := 0
+	for _, p := range pairs {
+		for _, f := range flows(p.b) {
+			up := strings.ToUpper(string(f.proto))
+			gotIn, _ := an.pol.ingress(p.b, peer{cls: p.a}, up, int32(f.port))
+			wantIn := x.Decide(p.b.rep, policy.Ingress, p.a.repIP, up, int32(f.port))
+			gotEg, _ := an.pol.egress(p.a, peer{cls: p.b}, up, int32(f.port))
+			wantEg := x.Decide(p.a.rep, policy.Egress, p.b.repIP, up, int32(f.port))
+			if gotIn != wantIn.Allowed || gotEg != wantEg.Allowed {
+				t.Errorf("%s → %s %s: ingress %t (index %t: %s), egress %t (index %t: %s)", p.a.label, p.b.label, flowString(f.proto, f.port),
+					gotIn, wantIn.Allowed, wantIn.Reason, gotEg, wantEg.Allowed, wantEg.Reason)
+			}
+			n++
+			for _, end := range []struct {
+				c      *class
+				peer   netip.Addr
+				egress bool
+			}{{p.b, p.a.repIP, false}, {p.a, p.b.repIP, true}} {
+				if end.c.os != "windows" {
+					continue
+				}
+				comp := an.endpointACLs(end.c.repIP)
+				dir := policy.Ingress
+				if end.egress {
+					dir = policy.Egress
+				}
+				want, ok := e.EndpointACL(end.c.rep, dir, end.peer, f.proto, f.port)
+				if !ok || comp == nil {
+					t.Fatalf("no endpoint for %s", end.c.label)
+				}
+				i := comp.match(end.egress, end.peer, f.proto, f.port)
+				rules, texts, none := comp.in, comp.inText, comp.inNone
+				if end.egress {
+					rules, texts, none = comp.out, comp.outText, comp.outNone
+				}
+				got, gotRule := true, none
+				if i >= 0 {
+					got, gotRule = rules[i].acl.Action == "Allow", texts[i]
+				}
+				if got != want.Allowed || gotRule != want.Rule {
+					t.Errorf("%s %s %s %s: compiled %t %s, engine %t %s", end.c.label, dir, end.peer, flowString(f.proto, f.port), got, gotRule, want.Allowed, want.Rule)
+				}
+			}
+		}
+	}
+	type classNode struct {
+		b  *class
+		nd *nodeInfo
+	}
+	var cns []classNode
+	for _, b := range an.classes {
+		for _, nd := range an.nodes {
+			cns = append(cns, classNode{b, nd})
+		}
+	}
+	if limit > 0 && len(cns) > limit {
+		r.Shuffle(len(cns), func(i, j int) { cns[i], cns[j] = cns[j], cns[i] })
+		cns = cns[:limit]
+	}
+	for _, cn := range cns {
+		b, nd := cn.b, cn.nd
+		{
+			for _, f := range flows(b) {
+				up := strings.ToUpper(string(f.proto))
+				got, _ := an.pol.ingress(b, peer{ip: nd.ip}, up, int32(f.port))
+				want := x.Decide(b.rep, policy.Ingress, nd.ip, up, int32(f.port))
+				if got != want.Allowed {
+					t.Errorf("node %s → %s %s: %t, index %t (%s)", nd.name, b.label, flowString(f.proto, f.port), got, want.Allowed, want.Reason)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no decisions compared")
+	}
+}
+
+func flowString(p trace.Proto, port int) string { return flow(p, port) }
