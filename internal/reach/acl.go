@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -125,6 +127,24 @@ type endpointACLs struct {
 	hostIn, hostOut []bool
 }
 
+// stableID drops the rule hash from a policy ACL's ID
+// ("policy-…/ns/name-<16 characters>-0" → "policy-…/ns/name, ACL 0"): the
+// twin hashes a text form of the rule that holds pointers, so the hash
+// changes from one compile to the next.
+func stableID(id string) string {
+	if !strings.HasPrefix(id, "policy-") {
+		return id
+	}
+	i := strings.LastIndexByte(id, '-')
+	if i < 17 || id[i-17] != '-' {
+		return id
+	}
+	if _, err := strconv.Atoi(id[i+1:]); err != nil {
+		return id
+	}
+	return id[:i-17] + ", ACL " + id[i+1:]
+}
+
 func protoNumber(p trace.Proto) int {
 	switch p {
 	case trace.TCP:
@@ -169,7 +189,7 @@ func compileEndpoint(ep *windows.Endpoint, sets map[string]*addrSet) *endpointAC
 					id = "allow"
 				}
 			}
-			texts = append(texts, fmt.Sprintf("%s %s priority %d (%s)", a.Action, strings.ToLower(a.Direction), a.Priority, id))
+			texts = append(texts, fmt.Sprintf("%s %s priority %d (%s)", a.Action, strings.ToLower(a.Direction), a.Priority, stableID(id)))
 			host = append(host, a.ID == "allow-host-to-endpoint")
 		}
 		var skipped []string
@@ -217,29 +237,78 @@ func (x *endpointACLs) match(egress bool, peerIP netip.Addr, proto trace.Proto, 
 // the address, or nil.
 func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
 	an.aclMu.Lock()
-	defer an.aclMu.Unlock()
-	if x, ok := an.acls[ip]; ok {
+	x, ok := an.acls[ip]
+	an.aclMu.Unlock()
+	if ok {
 		return x
 	}
-	var x *endpointACLs
-	if c := an.podClass[ip]; c != nil {
+	an.loadACLs([]netip.Addr{ip})
+	an.aclMu.Lock()
+	defer an.aclMu.Unlock()
+	return an.acls[ip]
+}
+
+// loadACLs compiles the HNS ACLs of the Windows pod endpoints with the
+// addresses, node by node. What Felix programs on an endpoint does not
+// depend on Services, so the nodes are compiled without them (kube-proxy's
+// load balancers are much of a Windows node's state) and dropped once
+// their endpoints' ACLs are read: memory holds the ACLs asked for, not
+// every Windows node. The tests compare them with the trace engine's.
+func (an *analyzer) loadACLs(ips []netip.Addr) {
+	an.aclMu.Lock()
+	defer an.aclMu.Unlock()
+	if an.aclc == nil {
+		cc := *an.c
+		// Services (kube-proxy's load balancers) do not change an
+		// endpoint's ACLs. (The IPAM blocks do not either, but without
+		// them the CNI creates no endpoints.)
+		cc.Services, cc.EndpointSlices = nil, nil
+		if x, err := windows.NewCompiler(&cc); err == nil {
+			an.aclc = x
+		}
+	}
+	byNode := map[int][]netip.Addr{}
+	var order []int
+	for _, ip := range ips {
+		if _, done := an.acls[ip]; done {
+			continue
+		}
+		an.acls[ip] = nil
+		c := an.podClass[ip]
+		if c == nil {
+			continue
+		}
 		for _, m := range c.members {
-			if m.ip != ip {
-				continue
-			}
-			n := an.nodes[m.node]
-			win := an.winNode(n)
-			if win == nil {
-				break
-			}
-			for _, ep := range win.Endpoints {
-				if !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod && ep.IPAddress == ip.String() {
-					x = compileEndpoint(ep, an.addrSets)
-					break
+			if m.ip == ip && an.nodes[m.node].windows {
+				if byNode[m.node] == nil {
+					order = append(order, m.node)
 				}
+				byNode[m.node] = append(byNode[m.node], ip)
 			}
 		}
 	}
-	an.acls[ip] = x
-	return x
+	if an.aclc == nil {
+		return
+	}
+	k8s := map[string]*corev1.Node{}
+	for _, n := range an.c.Nodes {
+		k8s[n.Name] = n
+	}
+	for _, ni := range order {
+		kn := k8s[an.nodes[ni].name]
+		win, err := an.aclc.Node(kn)
+		if err != nil || win == nil {
+			continue
+		}
+		want := map[string]netip.Addr{}
+		for _, ip := range byNode[ni] {
+			want[ip.String()] = ip
+		}
+		for _, ep := range win.Endpoints {
+			if ip, ok := want[ep.IPAddress]; ok && !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod {
+				an.acls[ip] = compileEndpoint(ep, an.addrSets)
+			}
+		}
+		an.aclc.Drop(kn)
+	}
 }

@@ -24,7 +24,6 @@ type worker struct {
 	subs    []subRes
 	wheres  []string
 	memo    map[subKey]subRes
-	listen  map[listenKey]decision
 	deny    map[denyKey]int32
 	acl     map[aclKey]int32
 	misc    map[string]int32

@@ -95,7 +95,8 @@ func (d Destination) portLabel() string {
 func (m *Matrix) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	if len(m.Sources) == 0 || len(m.Destinations) == 0 {
-		fmt.Fprintf(bw, "No sources or no destinations selected (%d sources, %d destinations).\n", len(m.Sources), len(m.Destinations))
+		fmt.Fprintf(bw, "No sources or no destinations selected (%d source%s, %d destination%s): -n and -A choose the namespaces, --from and --to filter them.\n",
+			len(m.Sources), plural(len(m.Sources)), len(m.Destinations), plural(len(m.Destinations)))
 		return bw.Flush()
 	}
 	num, order := m.legend()
@@ -146,12 +147,16 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "  %s  %s  %s  %s\n", padLeft(strconv.Itoa(j+1), nw), pad(d.Label, dl), pad(d.portLabel(), pl), extra)
 	}
 	bw.WriteString("\nSOURCES\n")
+	sw := 0
+	for _, s := range m.Sources {
+		sw = max(sw, utf8.RuneCountInString(s.Label))
+	}
 	for _, s := range m.Sources {
 		if s.Kind == "node" {
-			fmt.Fprintf(bw, "  %s  node, %s (its host network and host-network pods)\n", pad(s.Label, lw), s.OS)
+			fmt.Fprintf(bw, "  %s  node, %s (its host network and host-network pods)\n", pad(s.Label, sw), s.OS)
 			continue
 		}
-		fmt.Fprintf(bw, "  %s  %d pod%s, %s, on %s\n", pad(s.Label, lw), len(s.Pods), plural(len(s.Pods)), s.OS, strings.Join(s.Nodes, ", "))
+		fmt.Fprintf(bw, "  %s  %d pod%s, %s, on %s\n", pad(s.Label, sw), len(s.Pods), plural(len(s.Pods)), s.OS, strings.Join(s.Nodes, ", "))
 	}
 	if len(order) > 0 {
 		bw.WriteString("\nREASONS\n")

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
@@ -188,14 +189,93 @@ func (ps *policies) matchesIP(s *peerSel, policyNS string, ip netip.Addr) bool {
 	return ps.matchesPod(s, policyNS, p.Namespace, p.Labels, ip)
 }
 
-// windowsMayDiffer reports whether Felix's HNS ACLs for these policies
-// may decide otherwise than Kubernetes semantics: Felix on Windows skips
-// rules with negative matches (an ipBlock's except), named ports, IPv6 and
-// protocols HNS does not filter; Calico policies, which only the Windows
-// dataplane of the twin applies, change the answer too.
-func (an *analyzer) windowsMayDiffer(pols []*npol, egress bool) bool {
-	if len(an.c.CalicoPolicies) > 0 || len(an.c.GlobalNetworkPolicies) > 0 {
+// calicoPol is a Calico NetworkPolicy or GlobalNetworkPolicy as Felix on
+// Windows selects endpoints with it (dataplane/windows felix.appliesTo).
+type calicoPol struct {
+	ns         string // "" for a global policy
+	sel, nsSel selector.Selector
+	in, eg     bool
+}
+
+func (an *analyzer) compileCalico() {
+	an.calicoPols = nil
+	add := func(ns string, spec calico.PolicySpec) {
+		p := calicoPol{ns: ns}
+		p.sel, _ = selector.Parse(spec.Selector)
+		if spec.NamespaceSelector != "" {
+			if p.nsSel, _ = selector.Parse(spec.NamespaceSelector); p.nsSel == nil {
+				return // an invalid namespace selector selects nothing
+			}
+		}
+		for _, t := range spec.Types {
+			switch strings.ToLower(t) {
+			case "ingress":
+				p.in = true
+			case "egress":
+				p.eg = true
+			}
+		}
+		if len(spec.Types) == 0 {
+			p.in, p.eg = true, len(spec.Egress) > 0
+		}
+		an.calicoPols = append(an.calicoPols, p)
+	}
+	for _, p := range an.c.CalicoPolicies {
+		add(p.Namespace, p.Spec)
+	}
+	for _, p := range an.c.GlobalNetworkPolicies {
+		add("", p.Spec)
+	}
+}
+
+// calicoApplies reports whether a Calico policy selects class c's pods
+// for a direction (only Windows endpoints are judged by them in the twin).
+func (an *analyzer) calicoApplies(c *class, egress bool) bool {
+	if len(an.calicoPols) == 0 {
+		return false
+	}
+	sa := c.rep.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	l := map[string]string{"projectcalico.org/namespace": c.ns, "projectcalico.org/orchestrator": "k8s", "projectcalico.org/serviceaccount": sa}
+	for k, v := range c.labels {
+		l[k] = v
+	}
+	var nsl map[string]string
+	for _, p := range an.calicoPols {
+		if egress && !p.eg || !egress && !p.in || p.ns != "" && p.ns != c.ns || p.sel == nil || !p.sel.Evaluate(l) {
+			continue
+		}
+		if p.nsSel != nil {
+			if nsl == nil {
+				nsl = map[string]string{"projectcalico.org/name": c.ns}
+				for k, v := range an.pol.namespaceLabels(c.ns) {
+					nsl[k] = v
+				}
+			}
+			if !p.nsSel.Evaluate(nsl) {
+				continue
+			}
+		}
 		return true
+	}
+	return false
+}
+
+// windowsMayDiffer reports whether Felix's HNS ACLs on class c's pods may
+// decide a direction otherwise than Kubernetes semantics: a Calico policy
+// selects them (only the Windows dataplane of the twin applies Calico
+// policies), or a NetworkPolicy selecting them has a rule Felix on Windows
+// skips or cannot program as written (an ipBlock's except, a named port,
+// IPv6, a protocol other than TCP and UDP).
+func (an *analyzer) windowsMayDiffer(c *class, egress bool) bool {
+	if an.calicoApplies(c, egress) {
+		return true
+	}
+	pols := c.inPols
+	if egress {
+		pols = c.egPols
 	}
 	for _, p := range pols {
 		rules := p.inRules
@@ -240,7 +320,7 @@ func (an *analyzer) resolvePolicies() {
 			}
 		}
 		if c.os == "windows" {
-			c.aclIn, c.aclOut = an.windowsMayDiffer(c.inPols, false), an.windowsMayDiffer(c.egPols, true)
+			c.aclIn, c.aclOut = an.windowsMayDiffer(c, false), an.windowsMayDiffer(c, true)
 		}
 	}
 	nss := make([]string, 0, len(byNS))

@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -102,8 +103,6 @@ type Destination struct {
 	OS         string
 	Pods       []string
 	class      *class
-	svc        *corev1.Service
-	sp         corev1.ServicePort
 	itpLocal   bool
 	noListen   bool
 	selfNA     bool
@@ -181,6 +180,7 @@ type analyzer struct {
 	byPlacement   [][]*class
 	podClass      map[netip.Addr]*class
 	pol           *policies
+	calicoPols    []calicoPol
 
 	// Path knowledge learned from representative traces.
 	mu       sync.RWMutex
@@ -203,6 +203,7 @@ type analyzer struct {
 	wnViews map[int]map[svcPortKey]*svcView
 
 	aclMu    sync.Mutex
+	aclc     *windows.Compiler
 	acls     map[netip.Addr]*endpointACLs
 	addrSets map[string]*addrSet
 
@@ -259,6 +260,7 @@ func newAnalyzer(e *trace.Engine, opt Options) *analyzer {
 		blockBits: map[int]bool{}, isolate: map[string]bool{}}
 	an.loadNodes()
 	an.compilePolicies()
+	an.compileCalico()
 	return an
 }
 
@@ -270,9 +272,58 @@ func (an *analyzer) prepare() {
 	an.buildClasses()
 	an.resolvePolicies()
 	an.prepareReasons()
+	an.coverACLReps()
+	var reps []netip.Addr
+	for _, c := range an.classes {
+		if c.aclIn || c.aclOut {
+			reps = append(reps, c.repIP)
+		}
+	}
+	an.loadACLs(reps)
 	for _, c := range an.classes {
 		if c.aclIn || c.aclOut {
 			c.acl = an.endpointACLs(c.repIP)
+		}
+	}
+}
+
+// coverACLReps picks the representatives of the Windows classes whose
+// ACLs are needed so that few nodes hold them (greedy set cover: the node
+// with the most classes not yet covered first); each node compiled costs.
+func (an *analyzer) coverACLReps() {
+	var need []*class
+	count := map[int]int{}
+	for _, c := range an.classes {
+		if c.aclIn || c.aclOut {
+			need = append(need, c)
+			for n := range c.byNode {
+				count[n]++
+			}
+		}
+	}
+	done := make([]bool, len(need))
+	for left := len(need); left > 0; {
+		best := -1
+		for n, k := range count {
+			if k > 0 && (best < 0 || k > count[best] || k == count[best] && n < best) {
+				best = n
+			}
+		}
+		if best < 0 {
+			break
+		}
+		for i, c := range need {
+			ms, ok := c.byNode[best]
+			if done[i] || !ok {
+				continue
+			}
+			done[i] = true
+			left--
+			c.repIdx = ms[0]
+			c.rep, c.repIP = c.members[ms[0]].pod, c.members[ms[0]].ip
+			for n := range c.byNode {
+				count[n]--
+			}
 		}
 	}
 }
@@ -453,7 +504,7 @@ func (an *analyzer) columns() []Destination {
 		if !an.selected(opt.To, s.Namespace, func(f Filter) bool { return f.matchService(s) }) {
 			continue
 		}
-		base := Destination{Kind: "service", Label: "svc/" + s.Namespace + "/" + s.Name, Namespace: s.Namespace, Name: s.Name, svc: s,
+		base := Destination{Kind: "service", Label: "svc/" + s.Namespace + "/" + s.Name, Namespace: s.Namespace, Name: s.Name,
 			vipAddr: vip, itpLocal: s.Spec.InternalTrafficPolicy != nil && *s.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal,
 			svcTarget: trace.Target{Kind: "service", Given: "svc/" + s.Namespace + "/" + s.Name, Service: s, Addr: vip}}
 		if opt.Proto == trace.ICMP {
@@ -468,7 +519,7 @@ func (an *analyzer) columns() []Destination {
 				continue
 			}
 			d := base
-			d.Proto, d.Port, d.sp = pr, int(sp.Port), sp
+			d.Proto, d.Port = pr, int(sp.Port)
 			d.TargetPort = sp.TargetPort.String()
 			if d.TargetPort == "0" || d.TargetPort == "" {
 				d.TargetPort = fmt.Sprint(sp.Port)

@@ -3,7 +3,9 @@ package reach
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,6 +68,18 @@ spec:
   podSelector: {}
   ingress:
     - ports: [{port: http}]
+`
+	calicoDenyFromDemo = `apiVersion: projectcalico.org/v3
+kind: NetworkPolicy
+metadata: {name: deny-demo, namespace: win-demo}
+spec:
+  selector: app.kubernetes.io/name == 'aspnetapp'
+  types: [Ingress]
+  ingress:
+    - action: Deny
+      source:
+        namespaceSelector: projectcalico.org/name == 'demo'
+    - action: Allow
 `
 	serviceWithoutEndpoints = `apiVersion: v1
 kind: Service
@@ -283,6 +297,17 @@ func TestWhatIfsOnTheLab(t *testing.T) {
 			},
 		},
 		{
+			name:  "a Calico policy selecting a Windows pod is its endpoint's ACLs, which Kubernetes semantics do not see",
+			extra: []string{calicoDenyFromDemo},
+			opt:   Options{AllNamespaces: true, Nodes: true, To: filters(t, "ns/win-demo")},
+			cells: []wantCell{
+				{"demo/hello", "win-demo/aspnetapp", 8080, Denied, "Kubernetes semantics say otherwise"},
+				{"demo/hello", "svc/win-demo/aspnetapp", 80, Denied, ""},
+				{"kube-system/coredns", "win-demo/aspnetapp", 8080, Allowed, ""},
+				{"node/k8s-lab-win-1", "win-demo/aspnetapp", 8080, Allowed, "allow-host-to-endpoint"},
+			},
+		},
+		{
 			name:  "a Service without endpoints is rejected by kube-proxy and dropped by HNS",
 			extra: []string{serviceWithoutEndpoints},
 			opt:   Options{AllNamespaces: true, To: filters(t, "svc/demo/nothing")},
@@ -463,7 +488,9 @@ func TestASyntheticClusterMatchesSampledTraces(t *testing.T) {
 	if m.Stats.Pods < 9500 {
 		t.Fatalf("only %d pods", m.Stats.Pods)
 	}
-	verifyAgainstTraces(t, e, m, 400)
+	n := verifyAgainstTraces(t, e, m, 400)
+	t.Logf("%d pods in %d classes on %d node groups: %d cells, %d representative traces; %d sampled pairs agree with full traces",
+		m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups, len(m.Cells), m.Stats.Traces, n)
 	checkDecisions(t, e, 3000)
 }
 
@@ -477,7 +504,41 @@ func TestAGeneratedClusterMatchesSampledTraces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		verifyAgainstTraces(t, e, m, 1500)
+		n := verifyAgainstTraces(t, e, m, 1500)
+		t.Logf("%q (\"\": tcp and udp), nodes %t: %d classes, %d cells, %d sampled pairs agree with full traces", opt.Proto, opt.Nodes, m.Stats.Classes, len(m.Cells), n)
 	}
 	checkDecisions(t, e, 3000)
+}
+
+// With HYBRID_REACH_APPS=1600 (about 150,000 pods; builds in a minute or
+// two and needs some 3 GB): the whole-cluster matrix against sampled
+// traces and decisions.
+func TestALargeSyntheticClusterMatchesSampledTraces(t *testing.T) {
+	apps, _ := strconv.Atoi(os.Getenv("HYBRID_REACH_APPS"))
+	if apps <= 0 {
+		t.Skip("set HYBRID_REACH_APPS (1600: about 150,000 pods)")
+	}
+	e, err := buildEngine(synthetic(apps, apps/10, apps, 90, 20), widePool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compute(e, Options{AllNamespaces: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pods in %d classes: %v", m.Stats.Pods, m.Stats.Classes, m.Counts())
+	verifyAgainstTraces(t, e, m, 300)
+	checkDecisions(t, e, 2000)
+}
+
+func TestPolicyACLNamesDropTheirUnstableHash(t *testing.T) {
+	for _, c := range [][2]string{
+		{"policy-KubernetesNetworkPolicy/win-demo/to-demo-only-0GpfrNvAljnTWdzL-0", "policy-KubernetesNetworkPolicy/win-demo/to-demo-only, ACL 0"},
+		{"allow-host-to-endpoint", "allow-host-to-endpoint"},
+		{"profile-kns.win-demo-MQEUCbpjktS8xYB5-0", "profile-kns.win-demo-MQEUCbpjktS8xYB5-0"},
+	} {
+		if got := stableID(c[0]); got != c[1] {
+			t.Errorf("%s: %s, want %s", c[0], got, c[1])
+		}
+	}
 }

@@ -183,7 +183,13 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 				if i >= 0 {
 					got, gotRule = rules[i].acl.Action == "Allow", texts[i]
 				}
-				if got != want.Allowed || gotRule != want.Rule {
+				// Rule IDs hash a text form of the rule that holds
+				// pointers (dataplane/windows standInRuleID), so two
+				// compiles name the same rule differently: compare the
+				// action, direction and priority.
+				g, _, _ := strings.Cut(gotRule, " (")
+				wr, _, _ := strings.Cut(want.Rule, " (")
+				if got != want.Allowed || g != wr {
 					t.Errorf("%s %s %s %s: compiled %t %s, engine %t %s", end.c.label, dir, end.peer, flowString(f.proto, f.port), got, gotRule, want.Allowed, want.Rule)
 				}
 			}
