@@ -90,15 +90,14 @@ for n in "${rungs[@]}"; do
 			mbs = ("MB/s" in v) ? v["MB/s"] : ""
 			alloc = (v["B/op"] >= 1048576) ? sprintf("%.0f MB", v["B/op"] / 1048576) : sprintf("%.0f kB", v["B/op"] / 1024)
 			allocs = (v["allocs/op"] >= 1e5) ? sprintf("%.1fM", v["allocs/op"] / 1e6) : sprintf("%.0f", v["allocs/op"])
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f MB | %.3g |\n", stage, nodes, pods, v["services"], v["policies"], input,
+			printf "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %.0f MB | %.3g |\n", stage, nodes, pods, v["services"], v["policies"], input,
 				dur(v["ns/op"] / 1e9), dur(v["cpu-ms/op"] / 1000), mbs, alloc, allocs, v["peak-heap-MB"], v["x-decode"]
 		}
-		/--- SKIP: Benchmark/ { skipped = $3; sub(/^Benchmark/, "", skipped); next }
-		skipped != "" && /^ +bench_test.go:[0-9]+: / {
-			msg = $0; sub(/^ *bench_test.go:[0-9]+: /, "", msg)
-			split(skipped, part, "/")
+		/^SKIP Benchmark/ {
+			name = $2; sub(/^Benchmark/, "", name); sub(/:$/, "", name)
+			msg = $0; sub(/^SKIP [^ ]+ /, "", msg)
+			split(name, part, "/")
 			printf "| %s (skipped) | %s | %s | | | %s | %s |||||||\n", part[1], substr(part[2], 7), substr(part[3], 6), part[4], msg
-			skipped = ""
 		}
 	' "$work/raw-$n.txt" >>"$work/table.md"
 	if [ -n "$profile" ]; then

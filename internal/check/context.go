@@ -37,6 +37,9 @@ type Context struct {
 	ix   *index
 	// images memoizes imageMismatches for the two image rules.
 	images *[]*imageMismatch
+	// calico holds the pods as Calico selectors see them (calicoPods).
+	calicoOnce sync.Once
+	calico     *calicoPodSet
 }
 
 // NewContext wraps a cluster for the rules.

@@ -389,17 +389,80 @@ func (x *Context) inScope(s policyScope, p *corev1.Pod) bool {
 }
 
 // countSelected counts the pods on the pod network a selector selects.
-func (x *Context) countSelected(sel selector.Selector, scope policyScope) int {
+// key names sel and scope (their sources): counts are remembered by it,
+// and pods are visited by namespace with their Calico labels made once —
+// a scan of every pod, building its labels, per rule was O(rules × pods).
+func (x *Context) countSelected(sel selector.Selector, scope policyScope, key string) int {
+	cp := x.calicoPods()
+	if n, ok := cp.counts[key]; ok {
+		return n
+	}
 	n := 0
-	for _, p := range x.Cluster.Pods {
-		if p.Spec.HostNetwork || p.Status.PodIP == "" || !x.inScope(scope, p) {
-			continue
-		}
-		if sel.Evaluate(calicoPodLabels(p)) {
-			n++
+	count := func(ns string) {
+		for _, l := range cp.labels(ns) {
+			if sel.Evaluate(l) {
+				n++
+			}
 		}
 	}
+	switch {
+	case scope.nsSel != nil:
+		// inScope reads only the pod's namespace.
+		for ns := range cp.pods {
+			if o := x.Namespace(ns); o != nil && scope.nsSel.Evaluate(calicoNamespaceLabels(o)) {
+				count(ns)
+			}
+		}
+	case scope.namespace != "":
+		count(scope.namespace)
+	default:
+		for ns := range cp.pods {
+			count(ns)
+		}
+	}
+	cp.counts[key] = n
 	return n
+}
+
+// calicoPodSet holds the pods on the pod network by namespace, their
+// labels as Calico selectors see them (made per namespace on first use),
+// and countSelected's results.
+type calicoPodSet struct {
+	pods   map[string][]*corev1.Pod
+	byNS   map[string][]map[string]string
+	counts map[string]int
+}
+
+func (cp *calicoPodSet) labels(ns string) []map[string]string {
+	ls, ok := cp.byNS[ns]
+	if !ok {
+		for _, p := range cp.pods[ns] {
+			ls = append(ls, calicoPodLabels(p))
+		}
+		cp.byNS[ns] = ls
+	}
+	return ls
+}
+
+func (x *Context) calicoPods() *calicoPodSet {
+	x.calicoOnce.Do(func() {
+		x.calico = &calicoPodSet{pods: map[string][]*corev1.Pod{}, byNS: map[string][]map[string]string{}, counts: map[string]int{}}
+		for _, p := range x.Cluster.Pods {
+			if p.Spec.HostNetwork || p.Status.PodIP == "" {
+				continue
+			}
+			x.calico.pods[p.Namespace] = append(x.calico.pods[p.Namespace], p)
+		}
+	})
+	return x.calico
+}
+
+// scopeKey names a rule side's selector and scope for countSelected.
+func scopeKey(policyNS string, e calico.EntityRule) string {
+	if e.NamespaceSelector != "" {
+		return e.Selector + "\x00sel\x00" + e.NamespaceSelector
+	}
+	return e.Selector + "\x00ns\x00" + policyNS
 }
 
 func ruleScope(policyNS string, e calico.EntityRule) (policyScope, error) {
@@ -449,6 +512,11 @@ source addresses × destination addresses.`,
 		sort.Slice(winPods, func(i, j int) bool {
 			return winPods[i].Namespace+"/"+winPods[i].Name < winPods[j].Namespace+"/"+winPods[j].Name
 		})
+		// Their Calico labels, made once rather than per policy.
+		winLabels := make([]map[string]string, len(winPods))
+		for i, wp := range winPods {
+			winLabels[i] = calicoPodLabels(wp)
+		}
 		var out []Finding
 		for _, p := range pols {
 			var both []string
@@ -477,8 +545,8 @@ source addresses × destination addresses.`,
 				}
 			}
 			endpoints := 0
-			for _, wp := range winPods {
-				if x.inScope(scope, wp) && sel.Evaluate(calicoPodLabels(wp)) {
+			for i, wp := range winPods {
+				if x.inScope(scope, wp) && sel.Evaluate(winLabels[i]) {
 					endpoints++
 				}
 			}
@@ -493,7 +561,7 @@ source addresses × destination addresses.`,
 				if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 					continue
 				}
-				ns, nd := x.countSelected(src, srcScope), x.countSelected(dst, dstScope)
+				ns, nd := x.countSelected(src, srcScope, scopeKey(p.ns, r.Source)), x.countSelected(dst, dstScope, scopeKey(p.ns, r.Destination))
 				out = append(out, Finding{Object: p.key, Field: both[i],
 					Message: fmt.Sprintf("%s has both a source (%s) and a destination (%s) selector and applies to %s; each gets ACLs over %d source × %d destination addresses (%d pairs per endpoint, %d in all)",
 						both[i], r.Source.Selector, r.Destination.Selector, plural(endpoints, "Windows endpoint"), ns, nd, ns*nd, endpoints*ns*nd)})
