@@ -183,9 +183,8 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 				if i >= 0 {
 					got, gotRule = rules[i].acl.Action == "Allow", texts[i]
 				}
-				// Rule IDs hash a text form of the rule that holds
-				// pointers (dataplane/windows standInRuleID), so two
-				// compiles name the same rule differently: compare the
+				// The compiled form names a rule by its policy and
+				// index, the trace by its ACL ID: compare the
 				// action, direction and priority.
 				g, _, _ := strings.Cut(gotRule, " (")
 				wr, _, _ := strings.Cut(want.Rule, " (")

@@ -227,6 +227,25 @@ func TestANetworkPolicyReplacesTheProfileInItsDirectionOnly(t *testing.T) {
 	}
 }
 
+func TestAPolicyRuleGetsTheSameIDInEveryCompileAndAnotherForAnotherRule(t *testing.T) {
+	ids := func(port int32) string {
+		f := newFixture(1)
+		f.pod("demo", "web", "win", "10.0.1.10", map[string]string{"app": "web"})
+		f.pod("demo", "client", "lin-1", "10.0.11.5", map[string]string{"app": "client"})
+		f.c.NetworkPolicies = append(f.c.NetworkPolicies, npIngress("demo", "allow-client", map[string]string{"app": "web"},
+			[]networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "client"}}}},
+			networkingv1.NetworkPolicyPort{Port: ptr.To(intstr.FromInt32(port))}))
+		return acls(endpointByIP(f.compile(t), "10.0.1.10"))[1].ID
+	}
+	a, b, other := ids(8080), ids(8080), ids(8081)
+	if a != b {
+		t.Errorf("two compiles of the same rule: %s and %s", a, b)
+	}
+	if a == other {
+		t.Errorf("rules on ports 8080 and 8081 share the ID %s", a)
+	}
+}
+
 func TestRulesWithSourceAndDestinationSelectorsMultiplyChunksOf4000(t *testing.T) {
 	f := newFixture(1)
 	f.pod("demo", "web", "win", "10.0.1.10", map[string]string{"role": "x"})

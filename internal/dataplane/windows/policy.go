@@ -640,8 +640,27 @@ func standInRuleID(prev []byte, seed string, r crule, i int) ([]byte, string) {
 		h := sha256.Sum224([]byte(seed))
 		prev = h[:]
 	}
-	h := sha256.Sum224(append(append([]byte{}, prev...), fmt.Sprintf("%d %+v", i, r)...))
+	h := sha256.Sum224(append(append([]byte{}, prev...), fmt.Sprintf("%d %s", i, r.text())...))
 	return h[:], base64.RawURLEncoding.EncodeToString(h[:])[:16]
+}
+
+// text is a rule's content without pointers, so the same rule gets the
+// same ID in every compile.
+func (r crule) text() string {
+	proto := "-"
+	if r.protocol != nil {
+		proto = r.protocol.String()
+	}
+	return fmt.Sprintf("%s proto=%s!%t ipv=%d icmp=%t!%t src={%s} dst={%s}", r.action, proto, r.notProtocol, r.ipVersion, r.icmp, r.notICMP, r.src.text(), r.dst.text())
+}
+
+func (e centity) text() string {
+	ports := make([]string, len(e.ports))
+	for i, p := range e.ports {
+		ports[i] = p.String()
+	}
+	return fmt.Sprintf("nets=%q !nets=%q sel=%q nssel=%q !sel=%q ports=%q!%t sa=%q sasel=%q",
+		e.nets, e.notNets, e.selector, e.nsSelector, e.notSelector, ports, e.notPorts, e.saNames, e.saSelector)
 }
 
 // build converts a policy's rules once (policysets.go AddOrReplacePolicySet).
