@@ -16,6 +16,8 @@
 #   Check        every rule of check on the built twin
 #   Trace        one trace (parse source and target, walk): the median of
 #                101 different traces, after trace.New
+#   Reach        reach -A over the whole cluster (dump input), after
+#                trace.New
 #
 # Each rung N has N nodes (10% Windows), 30*N pods, 2*N Services, 0.4*N
 # NetworkPolicies and N/10 namespaces: 5000 is Kubernetes' documented limit

@@ -37,15 +37,17 @@ applicable, with the reason: the failing hop of a trace (node and component:
 a firewall, VXLAN, kube-proxy, the Windows host's limits) or the deciding
 NetworkPolicy (Calico's rules on Linux, the HNS ACLs on Windows).
 
-Pods are grouped into classes first — the same namespace, labels, service
-account, OS, images and ports, membership in address-based policy peers, and
-node group (nodes whose dataplanes treat pod traffic alike; a node is a group
-of its own only when its state differs) — and the matrix is computed class by
-class: Kubernetes policy semantics at class level, and the path between two
-placements from a few representative traces, one per stage that no trace has
-shown yet. A cell's verdict is what a full trace between any two of its pods
-says. A Service cell is partial when some of the backends kube-proxy may pick
-are reached and some are not; a node row's cell is partial when the node
+Pods are grouped into classes first — the same namespace, the same answer
+from every selector that can see them (policies' pod selectors and peers,
+--from and --to), service account, OS, what answers and on which ports,
+membership in address-based policy peers, and node group (nodes whose
+dataplanes treat pod traffic alike; a node is a group of its own only when
+its state differs) — and the matrix is computed class by class: Kubernetes
+policy semantics at class level, and the path between two placements from a
+few representative traces, one per stage that no trace has shown yet. A
+cell's verdict is what a full trace between any two of its pods says. A
+Service cell is partial when some of the backends kube-proxy may pick are
+reached and some are not; a node row's cell is partial when the node
 reaches its own pods (never policed) but not the others.
 
 --from and --to (repeatable; they add up) take:

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -642,5 +643,39 @@ func BenchmarkTrace(b *testing.B) {
 		b.ReportMetric(float64(durs[len(durs)-1])/1e6, "max-trace-ms")
 		b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(n), "B/op")
 		b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(n), "allocs/op")
+	})
+}
+
+// BenchmarkReach computes `reach -A` over the whole rung, as the command
+// does once its engine exists (trace.New runs outside the timer;
+// BenchmarkCompile measures that): every class of pods to every class at
+// each port it serves and to every Service port. Dump input only: hosts
+// and scheduled give the same classes on other addresses.
+func BenchmarkReach(b *testing.B) {
+	forEachRung(b, []string{modeDump}, func(b *testing.B, o Options) {
+		r := built(b, o)
+		e, err := trace.New(r.cluster)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		var m *reach.Matrix
+		for i := 0; i < b.N; i++ {
+			if m, err = reach.Compute(e, reach.Options{AllNamespaces: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		if len(m.Cells) == 0 || len(m.Stats.Mismatches) > 0 {
+			b.Fatalf("%d cells, mismatches %q", len(m.Cells), m.Stats.Mismatches)
+		}
+		reportStage(b, r, peak, elapsed)
+		b.ReportMetric(float64(m.Stats.Classes), "classes")
+		b.ReportMetric(float64(len(m.Cells)), "cells")
+		b.ReportMetric(float64(m.Stats.Traces), "traces")
 	})
 }

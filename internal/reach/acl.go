@@ -250,10 +250,10 @@ func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
 
 // loadACLs compiles the HNS ACLs of the Windows pod endpoints with the
 // addresses, node by node. What Felix programs on an endpoint does not
-// depend on Services, so the nodes are compiled without them (kube-proxy's
-// load balancers are much of a Windows node's state) and dropped once
-// their endpoints' ACLs are read: memory holds the ACLs asked for, not
-// every Windows node. The tests compare them with the trace engine's.
+// depend on Services, so the nodes are compiled without them, and only
+// their pod endpoints (windows.Compiler.Endpoints): memory holds the ACLs
+// asked for, not every Windows node. The tests compare them with the
+// trace engine's.
 func (an *analyzer) loadACLs(ips []netip.Addr) {
 	an.aclMu.Lock()
 	defer an.aclMu.Unlock()
@@ -295,20 +295,18 @@ func (an *analyzer) loadACLs(ips []netip.Addr) {
 		k8s[n.Name] = n
 	}
 	for _, ni := range order {
-		kn := k8s[an.nodes[ni].name]
-		win, err := an.aclc.Node(kn)
-		if err != nil || win == nil {
+		eps, err := an.aclc.Endpoints(k8s[an.nodes[ni].name])
+		if err != nil {
 			continue
 		}
 		want := map[string]netip.Addr{}
 		for _, ip := range byNode[ni] {
 			want[ip.String()] = ip
 		}
-		for _, ep := range win.Endpoints {
+		for _, ep := range eps {
 			if ip, ok := want[ep.IPAddress]; ok && !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod {
 				an.acls[ip] = compileEndpoint(ep, an.addrSets)
 			}
 		}
-		an.aclc.Drop(kn)
 	}
 }

@@ -39,3 +39,15 @@ func (b bitset) first() int {
 	}
 	return -1
 }
+
+// list is the elements, ascending.
+func (b bitset) list() []int {
+	var out []int
+	for i, w := range b {
+		for w != 0 {
+			out = append(out, i*64+bits.TrailingZeros64(w))
+			w &= w - 1
+		}
+	}
+	return out
+}

@@ -2,7 +2,6 @@ package reach
 
 import (
 	"fmt"
-	"hash/fnv"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -15,20 +14,26 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
 
-// class is an equivalence class of pods: the same namespace, labels,
-// service account, OS, listening ports and images, membership in every
+// class is an equivalence class of pods: the same namespace, the same
+// answer from every selector that reads their labels (signature.go),
+// service account, OS, listeners and declared ports, membership in every
 // address-based policy peer, and placement (node group, and whether the
 // pod's address is in a block of its own node).
 type class struct {
-	id        int
-	ns        string
+	id int
+	ns string
+	// labels are the representative's, which every selector tells
+	// apart from another class's as it does any member's; common are
+	// those all members carry (what a class shows).
 	labels    map[string]string
+	common    map[string]string
 	os        string
 	placement int
 	members   []member
 	// nodeBits are the nodes members run on; multiOnNode: some node runs
 	// two or more.
 	nodeBits    bitset
+	nodes       []int // the same, ascending
 	nodeCount   int
 	multiOnNode bool
 	byNode      map[int][]int // node index → member indexes
@@ -60,6 +65,29 @@ type member struct {
 type portProto struct {
 	proto string // TCP, UDP
 	port  int
+}
+
+// sharesNode reports whether pods of a and b run on one node.
+func (a *class) sharesNode(b *class) bool {
+	return sharesNode(a.nodeBits, a.nodes, b.nodeBits, b.nodes)
+}
+
+// sharesNode reports whether two node sets (bits, and the same as an
+// ascending list) meet: the shorter list tested against the other's bits,
+// as a whole-bitset scan costs a word per 64 nodes of the cluster.
+func sharesNode(aBits bitset, aList []int, bBits bitset, bList []int) bool {
+	if len(aList) > len(bList) {
+		aBits, aList, bBits, bList = bBits, bList, aBits, aList
+	}
+	if len(aList) >= len(aBits) {
+		return aBits.intersects(bBits)
+	}
+	for _, n := range aList {
+		if bBits.has(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // placement is where a class's pods sit for the path: a node group, and a
@@ -149,6 +177,7 @@ func (an *analyzer) buildClasses() {
 	placementID := map[placement]int{}
 	ipBlocks, nets := an.ipPeers()
 	owners := an.owners()
+	tests := an.labelTests(owners)
 	byKey := map[string]*class{}
 	var key strings.Builder
 	for _, p := range an.c.Pods {
@@ -176,27 +205,17 @@ func (an *analyzer) buildClasses() {
 		key.Reset()
 		key.WriteString(p.Namespace)
 		key.WriteByte(0)
-		ks := make([]string, 0, len(p.Labels))
-		for k := range p.Labels {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		for _, k := range ks {
-			key.WriteString(k)
-			key.WriteByte('=')
-			key.WriteString(p.Labels[k])
-			key.WriteByte(1)
-		}
-		key.WriteByte(0)
 		sa := p.Spec.ServiceAccountName
 		if sa == "" {
 			sa = "default"
 		}
+		writeLabelSig(&key, p, sa, tests(p.Namespace))
+		key.WriteByte(0)
 		key.WriteString(sa)
 		key.WriteByte(0)
 		key.WriteString(nd.os())
 		key.WriteByte(0)
-		key.WriteString(specSignature(p))
+		key.WriteString(specSignature(p, nd.os()))
 		key.WriteByte(0)
 		for _, b := range ipBlocks {
 			if policy.IPBlockMatches(b, ip) {
@@ -256,6 +275,11 @@ func (an *analyzer) buildClasses() {
 			}
 		}
 		c.nodeCount = len(c.byNode)
+		c.nodes = c.nodes[:0]
+		for n := range c.byNode {
+			c.nodes = append(c.nodes, n)
+		}
+		sort.Ints(c.nodes)
 		r := c.members[0]
 		if c.os == "windows" {
 			for _, m := range c.members[1:] {
@@ -264,7 +288,7 @@ func (an *analyzer) buildClasses() {
 				}
 			}
 		}
-		c.rep, c.repIP = r.pod, r.ip
+		c.rep, c.repIP, c.labels = r.pod, r.ip, r.pod.Labels
 		for i, m := range c.members {
 			if m.pod == r.pod {
 				c.repIdx = i
@@ -278,29 +302,19 @@ func (an *analyzer) buildClasses() {
 			}
 		}
 		sort.Strings(c.workloads)
+		c.common = commonLabels(c)
+	}
+	an.nodeClasses = make([][]int32, len(an.nodes))
+	for _, c := range an.classes {
+		for _, n := range c.nodes {
+			an.nodeClasses[n] = append(an.nodeClasses[n], int32(c.id))
+		}
 	}
 	an.byPlacement = make([][]*class, len(an.placements))
 	for _, c := range an.classes {
 		an.byPlacement[c.placement] = append(an.byPlacement[c.placement], c)
 	}
 	an.labelClasses()
-}
-
-// specSignature is what of a pod's spec decides what it answers and what
-// its named ports are: images and container ports.
-func specSignature(p *corev1.Pod) string {
-	h := fnv.New64a()
-	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
-		for _, c := range cs {
-			fmt.Fprintf(h, "%s|", c.Image)
-			for _, cp := range c.Ports {
-				fmt.Fprintf(h, "%s/%s/%d,", cp.Name, cp.Protocol, cp.ContainerPort)
-			}
-			h.Write([]byte{0})
-		}
-		h.Write([]byte{1})
-	}
-	return strconv.FormatUint(h.Sum64(), 36)
 }
 
 // owners returns the function naming a pod's workload: its Deployment,
@@ -365,7 +379,7 @@ func (an *analyzer) labelClasses() {
 			},
 			func(c *class) string {
 				for _, l := range []string{"pod-template-hash", "controller-revision-hash", "pod-template-generation"} {
-					if v, ok := c.labels[l]; ok {
+					if v, ok := c.common[l]; ok {
 						return v
 					}
 				}

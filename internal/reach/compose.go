@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -24,7 +25,11 @@ type worker struct {
 	subs    []subRes
 	wheres  []string
 	memo    map[subKey]subRes
+	know    [knowSlots]knowSlot
+	near    bitset // classes sharing a node with the row's source
 	deny    map[denyKey]int32
+	clsDeny map[clsDenyKey]int32
+	denyTab [][denyWays]denyEntry // by class id × direction
 	acl     map[aclKey]int32
 	misc    map[string]int32
 }
@@ -50,6 +55,72 @@ type denyKey struct {
 	ip     netip.Addr // the peer, when it is an address
 }
 
+type clsDenyKey struct {
+	egress bool
+	proto  protoID
+	cls    int32
+	port   int32
+}
+
+// denyWays is how many denials per class and direction the worker keeps
+// at hand (a class serves a few ports); more go to the map.
+const denyWays = 4
+
+type denyEntry struct {
+	ok    bool
+	proto protoID
+	port  int32
+	id    int32
+}
+
+// denied finds a class's denial reason: in the class's few entries, else
+// the map.
+func (w *worker) denied(k clsDenyKey) (int32, bool) {
+	if int(k.cls) < len(w.denyTab)/2 {
+		i := int(k.cls) * 2
+		if k.egress {
+			i++
+		}
+		for _, e := range w.denyTab[i] {
+			if e.ok && e.proto == k.proto && e.port == k.port {
+				return e.id, true
+			}
+		}
+	}
+	id, ok := w.clsDeny[k]
+	return id, ok
+}
+
+func (w *worker) putDenied(k clsDenyKey, id int32) {
+	if n := 2 * len(w.an.classes); len(w.denyTab) != n {
+		w.denyTab = make([][denyWays]denyEntry, n)
+	}
+	i := int(k.cls) * 2
+	if k.egress {
+		i++
+	}
+	for j := range w.denyTab[i] {
+		if !w.denyTab[i][j].ok {
+			w.denyTab[i][j] = denyEntry{ok: true, proto: k.proto, port: k.port, id: id}
+			return
+		}
+	}
+	w.clsDeny[k] = id
+}
+
+// upperProto is the protocol as NetworkPolicy ports spell it.
+func upperProto(p trace.Proto) string {
+	switch p {
+	case trace.TCP:
+		return "TCP"
+	case trace.UDP:
+		return "UDP"
+	case trace.ICMP:
+		return "ICMP"
+	}
+	return strings.ToUpper(string(p))
+}
+
 type aclKey struct {
 	ep     *endpointACLs
 	cls    int
@@ -59,7 +130,7 @@ type aclKey struct {
 }
 
 func (an *analyzer) newWorker() *worker {
-	return &worker{an: an, memo: map[subKey]subRes{}, deny: map[denyKey]int32{},
+	return &worker{an: an, memo: map[subKey]subRes{}, deny: map[denyKey]int32{}, clsDeny: map[clsDenyKey]int32{},
 		acl: map[aclKey]int32{}, misc: map[string]int32{}}
 }
 
@@ -127,18 +198,22 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 	var ok bool
 	var r *rule
 	if egress {
-		ok, r = an.pol.egress(c, p, strings.ToUpper(string(proto)), int32(port))
+		ok, r = an.pol.egress(c, p, upperProto(proto), int32(port))
 	} else {
-		ok, r = an.pol.ingress(c, p, strings.ToUpper(string(proto)), int32(port))
+		ok, r = an.pol.ingress(c, p, upperProto(proto), int32(port))
 	}
 	if ok {
 		return decision{allowed: true, reason: r.reason}
 	}
-	k := denyKey{egress: egress, cls: c.id, proto: pid(proto), port: port}
-	if p.cls == nil {
-		k.ip = peerIP
-	}
-	if id, ok := w.deny[k]; ok {
+	// A denial names no peer class: keyed without an address, the cache
+	// hashes 12 bytes rather than 40.
+	ck := clsDenyKey{egress: egress, cls: int32(c.id), proto: pid(proto), port: int32(port)}
+	k := denyKey{egress: egress, cls: c.id, proto: pid(proto), port: port, ip: peerIP}
+	if p.cls != nil {
+		if id, ok := w.denied(ck); ok {
+			return decision{reason: id}
+		}
+	} else if id, ok := w.deny[k]; ok {
 		return decision{reason: id}
 	}
 	var text string
@@ -161,7 +236,11 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 		hop = egressHop(c)
 	}
 	id := an.intern(Reason{Hop: hop, Text: text})
-	w.deny[k] = id
+	if p.cls != nil {
+		w.putDenied(ck, id)
+	} else {
+		w.deny[k] = id
+	}
 	return decision{reason: id}
 }
 
@@ -324,9 +403,30 @@ func (w *worker) row(src *Source, cols []Destination, cells []Cell) {
 		w.slotGen = make([]uint32, 2*len(cols))
 	}
 	w.gen++
+	if a := src.class; a != nil {
+		// The classes with pods on a node of the source's, for rels.
+		if n := len(w.an.classes); len(w.near) != (n+63)/64 {
+			w.near = newBitset(n)
+		}
+		clear(w.near)
+		for _, n := range a.nodes {
+			for _, id := range w.an.nodeClasses[n] {
+				w.near.set(int(id))
+			}
+		}
+	}
 	for j := range cols {
 		cells[j] = w.cell(src, &cols[j])
 	}
+}
+
+// rels is relsPods for the row's source a, whose node neighbours row
+// collected: a word per pair instead of a walk over node sets.
+func (w *worker) rels(a, b *class) (same, cross bool) {
+	if a == b || w.an.placements[a.placement].group != w.an.placements[b.placement].group {
+		return relsPods(w.an, a, b)
+	}
+	return w.near.has(b.id), !(a.nodeCount == 1 && b.nodeCount == 1 && a.nodes[0] == b.nodes[0])
 }
 
 func (w *worker) cell(src *Source, d *Destination) Cell {
@@ -348,7 +448,7 @@ func (w *worker) cell(src *Source, d *Destination) Cell {
 				return Reason{Text: "a single pod to itself: the connection does not leave the pod's network namespace"}
 			})}
 		}
-		same, cross := relsPods(an, a, b)
+		same, cross := w.rels(a, b)
 		if cross {
 			rels = append(rels, relCross)
 			subs = append(subs, w.podPod(a, d.tgt, relCross))
@@ -430,7 +530,9 @@ type svcPortKey struct {
 type svcView struct {
 	pass     bool
 	backends []netip.AddrPort
-	tgts     []*svcTarget
+	// tgts are the backends grouped (targets), once.
+	once sync.Once
+	tgts []*svcTarget
 }
 
 // view is the Service port as node n's kube-proxy programmed it
@@ -570,31 +672,33 @@ func (w *worker) svcStage(key svcKey, viewed bool, d *Destination) stageRes {
 // are pods of one class at one port (with the nodes they run on), or one
 // host address.
 type svcTarget struct {
-	tgt   target
-	cls   *class
-	host  hostTarget
-	port  int
-	nodes bitset
-	nodeN int
-	name  string
+	tgt      target
+	cls      *class
+	host     hostTarget
+	port     int
+	nodes    bitset
+	nodeList []int // the same, ascending
+	name     string
 }
 
-// targets groups a view's backends (once per view).
+// targets groups a view's backends, once per view; rows ask on every
+// Service cell, so the answer is read without a lock once made.
 func (an *analyzer) targets(v *svcView, proto trace.Proto) []*svcTarget {
-	an.viewMu.Lock()
-	defer an.viewMu.Unlock()
-	if v.tgts != nil || len(v.backends) == 0 {
-		return v.tgts
-	}
+	v.once.Do(func() { v.tgts = an.groupTargets(v.backends, proto) })
+	return v.tgts
+}
+
+func (an *analyzer) groupTargets(backends []netip.AddrPort, proto trace.Proto) []*svcTarget {
+	var tgts []*svcTarget
 	idx := map[string]*svcTarget{}
-	for _, ap := range v.backends {
+	for _, ap := range backends {
 		var t *svcTarget
 		if c := an.podClass[ap.Addr()]; c != nil {
 			k := fmt.Sprintf("c%d:%d", c.id, ap.Port())
 			if t = idx[k]; t == nil {
 				t = &svcTarget{cls: c, port: int(ap.Port()), nodes: newBitset(len(an.nodes)), name: c.label}
 				idx[k] = t
-				v.tgts = append(v.tgts, t)
+				tgts = append(tgts, t)
 			}
 			for _, m := range c.members {
 				if m.ip == ap.Addr() {
@@ -610,26 +714,20 @@ func (an *analyzer) targets(v *svcView, proto trace.Proto) []*svcTarget {
 				t.nodes.set(t.host.node.idx)
 			}
 			idx[k] = t
-			v.tgts = append(v.tgts, t)
+			tgts = append(tgts, t)
 		}
 	}
-	for _, t := range v.tgts {
-		t.nodeN = t.nodes.count()
+	for _, t := range tgts {
+		t.nodeList = t.nodes.list()
 		if t.cls != nil {
 			t.tgt = target{cls: t.cls, proto: proto, port: t.port, slot: -1}
 			if j, ok := an.colIndex[listenKey{t.cls.id, pid(proto), t.port}]; ok {
 				t.tgt.slot = j
 			}
-		}
-	}
-	for _, t := range v.tgts {
-		if t.cls != nil {
-			an.viewMu.Unlock()
 			t.tgt.l = an.listens(t.cls, proto, t.port)
-			an.viewMu.Lock()
 		}
 	}
-	return v.tgts
+	return tgts
 }
 
 // serviceCell is a source → a Service port: kube-proxy on the source's
@@ -641,7 +739,7 @@ func (w *worker) serviceCell(src *Source, d *Destination) Cell {
 	if a := src.class; a != nil {
 		if !d.itpLocal {
 			n := an.groups[an.placements[a.placement].group][0]
-			w.serviceBucket(src, d, n, a.nodeBits, a.nodeCount)
+			w.serviceBucket(src, d, n, a.nodeBits, a.nodes)
 		} else {
 			idx := make([]int, 0, len(a.byNode))
 			for i := range a.byNode {
@@ -651,20 +749,20 @@ func (w *worker) serviceCell(src *Source, d *Destination) Cell {
 			for _, i := range idx {
 				nodes := newBitset(len(an.nodes))
 				nodes.set(i)
-				w.serviceBucket(src, d, an.nodes[i], nodes, 1)
+				w.serviceBucket(src, d, an.nodes[i], nodes, []int{i})
 			}
 		}
 	} else {
 		nodes := newBitset(len(an.nodes))
 		nodes.set(src.node.idx)
-		w.serviceBucket(src, d, src.node, nodes, 1)
+		w.serviceBucket(src, d, src.node, nodes, []int{src.node.idx})
 	}
 	return w.combineBackends(w.subs, w.wheres)
 }
 
 // serviceBucket adds the sub-results of the source's pods on nodes, whose
 // connections node n's dataplane balances.
-func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes bitset, nodeN int) {
+func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes bitset, nodeList []int) {
 	an := w.an
 	var v *svcView
 	switch {
@@ -706,8 +804,10 @@ func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes b
 		}
 	}
 	for _, t := range an.targets(v, d.Proto) {
-		same := nodes.intersects(t.nodes)
-		cross := !(nodeN == 1 && t.nodeN == 1 && same)
+		// A class with no pod on the row's nodes has no backend there.
+		same := (t.cls == nil || src.class == nil || d.itpLocal || w.near.has(t.cls.id)) &&
+			sharesNode(nodes, nodeList, t.nodes, t.nodeList)
+		cross := !(len(nodeList) == 1 && len(t.nodeList) == 1 && same)
 		for _, r := range [2]rel{relCross, relSame} {
 			if r == relCross && !cross || r == relSame && !same {
 				continue

@@ -8,10 +8,14 @@
 // # Classes
 //
 // Pods (running, scheduled, on the pod network) are grouped into classes:
-// the same namespace, labels, service account, node OS, images and
-// container ports (what answers, and named ports), membership in every
-// address-based policy peer (NetworkPolicy ipBlocks, Calico nets) and
-// placement. A placement is a node group plus, for a pod whose address is
+// the same namespace, the same answer from every selector that can see
+// them (NetworkPolicy podSelectors and peers, Calico policy and rule
+// selectors, --to and --from workloads, Services and label selectors),
+// service account, node OS, what answers (the workload table's row for
+// each image, or its declared container ports) and named ports,
+// membership in every address-based policy peer (NetworkPolicy ipBlocks,
+// Calico nets) and placement. Pods whose labels differ where no selector
+// looks are one class: a policy cannot tell them apart. A placement is a node group plus, for a pod whose address is
 // not in an IPAM block of its own node, that block and node.
 //
 // Node groups are nodes whose dataplanes treat pod traffic alike: the same

@@ -99,6 +99,22 @@ type pathKey struct {
 	port     int32
 }
 
+// knowSlot is an entry of a worker's copy of what traces showed, a
+// direct-mapped cache by pathKey.slot: a row asks for a handful of paths,
+// cell after cell, and a map lookup cost more than the rest of the cell.
+type knowSlot struct {
+	key pathKey
+	k   knowledge
+	ok  bool
+}
+
+const knowSlots = 256
+
+func (k pathKey) slot() int {
+	h := uint32(k.src)*0x9e3779b1 ^ uint32(k.dst)*0x85ebca6b ^ uint32(k.port)*0xc2b2ae35 ^ uint32(k.proto)<<8 ^ uint32(k.rel)<<4 ^ uint32(k.kind)
+	return int(h>>16) % knowSlots
+}
+
 // svcKey identifies a Service port's first stage from a source.
 type svcKey struct {
 	src   int32
@@ -281,13 +297,21 @@ func (w *worker) learn(key pathKey, stage int) {
 // cannot be learned (which the tests hold to never happen).
 func (w *worker) path(key pathKey, en ends, fallback pick) subRes {
 	an := w.an
-	k := an.getKnow(key)
+	// The worker's copy of what traces showed: stages only go from
+	// unknown to known, so a copy is never wrong, only behind, and an
+	// unknown stage asks the shared one (learn).
+	slot := &w.know[key.slot()]
+	if !slot.ok || slot.key != key {
+		*slot = knowSlot{key: key, k: an.getKnow(key), ok: true}
+	}
+	k := slot.k
 	ensure := func(i int) stageRes {
 		if s := k.stage(i); s.st != unknown {
 			return s
 		}
 		w.learn(key, i)
 		k = an.getKnow(key)
+		w.know[key.slot()] = knowSlot{key: key, k: k, ok: true}
 		return k.stage(i)
 	}
 	out := w.compose(&k, ensure, en)
@@ -432,9 +456,9 @@ func pairExists(a, b *class, r rel) bool {
 		return a.nodeCount >= 2
 	}
 	if r == relSame {
-		return a.nodeBits.intersects(b.nodeBits)
+		return a.sharesNode(b)
 	}
-	return !(a.nodeCount == 1 && b.nodeCount == 1 && a.nodeBits.first() == b.nodeBits.first())
+	return !(a.nodeCount == 1 && b.nodeCount == 1 && a.nodes[0] == b.nodes[0])
 }
 
 // relsPods says which placements member pairs of a and b have: on the

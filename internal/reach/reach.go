@@ -198,9 +198,11 @@ type analyzer struct {
 	reasons  []Reason
 	reasonID map[Reason]int32
 
-	viewMu  sync.Mutex
-	lxViews map[int]map[svcPortKey]*svcView
-	wnViews map[int]map[svcPortKey]*svcView
+	viewMu sync.Mutex
+	// nodeClasses are the classes with pods on each node.
+	nodeClasses [][]int32
+	lxViews     map[int]map[svcPortKey]*svcView
+	wnViews     map[int]map[svcPortKey]*svcView
 
 	aclMu    sync.Mutex
 	aclc     *windows.Compiler
@@ -439,7 +441,7 @@ func (an *analyzer) matrix() *Matrix {
 }
 
 func (an *analyzer) classSource(c *class) Source {
-	s := Source{Kind: "pods", Label: c.label, Namespace: c.ns, OS: c.os, Labels: c.labels, class: c}
+	s := Source{Kind: "pods", Label: c.label, Namespace: c.ns, OS: c.os, Labels: c.common, class: c}
 	seen := map[string]bool{}
 	for _, mb := range c.members {
 		s.Pods = append(s.Pods, mb.pod.Name)

@@ -3,8 +3,10 @@ package windows
 import (
 	"fmt"
 	"net/netip"
+	"reflect"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -81,5 +83,50 @@ func TestSyntheticClusterCompiles(t *testing.T) {
 		if ep.Kind == KindPod && ep.ACLCount < 7 {
 			t.Errorf("%s: %d ACLs", ep.Pod, ep.ACLCount)
 		}
+	}
+}
+
+func TestEndpointsAloneCarryTheSameACLsAsTheWholeNode(t *testing.T) {
+	f := syntheticCluster()
+	m, err := Compile(f.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := NewCompiler(f.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var win *corev1.Node
+	for _, n := range f.c.Nodes {
+		if n.Name == "win" {
+			win = n
+		}
+	}
+	eps, err := x.Endpoints(win)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := map[string]*Endpoint{}
+	for _, ep := range m["win"].Endpoints {
+		if ep.Kind == KindPod && !ep.IsRemoteEndpoint {
+			whole[ep.IPAddress] = ep
+		}
+	}
+	if len(eps) == 0 || len(eps) != len(whole) {
+		t.Fatalf("%d endpoints alone, %d in the whole node", len(eps), len(whole))
+	}
+	acls := 0
+	for _, ep := range eps {
+		w := whole[ep.IPAddress]
+		if w == nil {
+			t.Fatalf("%s: not in the whole node", ep.IPAddress)
+		}
+		if !reflect.DeepEqual(ep.Policies, w.Policies) || !reflect.DeepEqual(ep.ACLReport, w.ACLReport) {
+			t.Errorf("%s: policies differ:\n%+v\n%+v", ep.IPAddress, ep.Policies, w.Policies)
+		}
+		acls += ep.ACLCount
+	}
+	if acls == 0 {
+		t.Error("no ACLs compared")
 	}
 }

@@ -111,6 +111,24 @@ func (x *Compiler) Node(n *corev1.Node) (*Node, error) {
 	return out, nil
 }
 
+// Endpoints compiles only n's pod endpoints, with the ACLs Felix
+// programs on them, and the warnings of that: the networks' routes,
+// kube-proxy's state and VFP are left out (an endpoint's ACLs depend on
+// none of them, and they are most of a node's cost). Nothing is kept.
+func (x *Compiler) Endpoints(n *corev1.Node) ([]*Endpoint, error) {
+	if n == nil || n.Labels[labelOS] != hybrid.OSWindows {
+		return nil, nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := &Node{Name: n.Name, Address: nodeAddress(n)}
+	nb := &nodeBuild{cx: x.cx, n: n, h: x.cx.hosts[n.Name], out: out, endpointsOnly: true}
+	if err := nb.build(); err != nil {
+		return nil, fmt.Errorf("node %s: %w", n.Name, err)
+	}
+	return nb.podEPs, nil
+}
+
 // Drop forgets a compiled node, so that walking every node one at a time
 // holds one node's state.
 func (x *Compiler) Drop(n *corev1.Node) {
@@ -268,6 +286,9 @@ type nodeBuild struct {
 	h       *hybrid.Host
 	out     *Node
 	nicName string
+	// endpointsOnly: build the Calico network's pod endpoints only
+	// (Compiler.Endpoints).
+	endpointsOnly bool
 
 	block   block
 	calico  *Network
@@ -291,6 +312,9 @@ func (nb *nodeBuild) build() error {
 		return nil
 	}
 	nb.pods()
+	if nb.endpointsOnly {
+		return nil
+	}
 	nb.kubeProxy()
 	nb.adapters()
 	nb.firewall()
@@ -351,7 +375,9 @@ func (nb *nodeBuild) calicoNetwork() bool {
 	}
 	// ensureVxlanNetworkExists adds a HostRoute policy once the network exists.
 	net.Policies = append(net.Policies, NetworkPolicy{Type: PolicyHostRoute})
-	net.Policies = append(net.Policies, nb.remoteSubnetRoutes()...)
+	if !nb.endpointsOnly {
+		net.Policies = append(net.Policies, nb.remoteSubnetRoutes()...)
+	}
 	out.Networks = append(out.Networks, net)
 	nb.calico = net
 
