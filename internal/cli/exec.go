@@ -9,7 +9,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -127,7 +126,7 @@ func execOnNode(c *model.Cluster, name string, argv []string) (string, string, i
 		return "", "", 0, &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): nodes %q not found", name)}
 	}
 	if node.Labels["kubernetes.io/os"] == "windows" {
-		nodes, err := windows.Compile(c)
+		nodes, err := windowsNodes(c, name)
 		if err != nil {
 			return "", "", 0, fmt.Errorf("compiling the Windows dataplane: %w", err)
 		}

@@ -55,7 +55,7 @@ func getDataplane(w io.Writer, c *model.Cluster, kind, node, output string) erro
 		}
 		// A Windows node routes to other blocks with the Calico network's
 		// RemoteSubnetRoute policies.
-		wnodes, err := windows.Compile(c)
+		wnodes, err := windowsNodes(c, node)
 		if err != nil {
 			return fmt.Errorf("compiling the Windows dataplane: %w", err)
 		}
@@ -71,7 +71,7 @@ func getDataplane(w io.Writer, c *model.Cluster, kind, node, output string) erro
 			}
 		}
 	default:
-		wnodes, err := windows.Compile(c)
+		wnodes, err := windowsNodes(c, node)
 		if err != nil {
 			return fmt.Errorf("compiling the Windows dataplane: %w", err)
 		}
@@ -135,6 +135,34 @@ func getDataplane(w io.Writer, c *model.Cluster, kind, node, output string) erro
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
+}
+
+// windowsNodes compiles the Windows dataplane of the node named, or of
+// every Windows node when name is "": a node's HNS state holds a load
+// balancer per Service port and an endpoint per remote backend of the
+// whole cluster, so one node asked for costs one node, not all of them.
+func windowsNodes(c *model.Cluster, name string) (map[string]*windows.Node, error) {
+	if name == "" {
+		return windows.Compile(c)
+	}
+	x, err := windows.NewCompiler(c)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*windows.Node{}
+	for _, n := range c.Nodes {
+		if n.Name != name {
+			continue
+		}
+		wn, err := x.Node(n)
+		if err != nil {
+			return nil, err
+		}
+		if wn != nil {
+			out[name] = wn
+		}
+	}
+	return out, nil
 }
 
 func hasNode(c *model.Cluster, name string) bool {

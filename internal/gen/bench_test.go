@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -315,6 +316,42 @@ func BenchmarkLoad(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := load.Load(loadOptions(r.dir)); err != nil {
 				b.Fatal(err)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		reportStage(b, r, peak, elapsed)
+	})
+}
+
+// BenchmarkDecodePlain decodes the JSON dump with encoding/json into
+// generic values and nothing else: the floor any tool reading the same
+// file pays. Its x-decode is against the typed load of the same file.
+func BenchmarkDecodePlain(b *testing.B) {
+	forEachRung(b, []string{modeDumpJSON}, func(b *testing.B, o Options) {
+		r := prepare(b, o, false)
+		entries, err := os.ReadDir(r.dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(r.bytes)
+		b.ReportAllocs()
+		peak := startPeak()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			for _, e := range entries {
+				data, err := os.ReadFile(filepath.Join(r.dir, e.Name()))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !strings.HasSuffix(e.Name(), ".json") {
+					continue
+				}
+				var v any
+				if err := json.Unmarshal(data, &v); err != nil {
+					b.Fatalf("%s: %v", e.Name(), err)
+				}
 			}
 		}
 		elapsed := time.Since(start)

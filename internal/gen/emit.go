@@ -49,10 +49,12 @@ func (e *encoder) put(obj any) {
 	e.out = e.out[:0]
 	if !e.opened {
 		e.opened = true
-		if e.format == FormatJSON && !e.single {
+		switch {
+		case e.format == FormatJSON && !e.single:
 			e.out = append(e.out, `{"apiVersion":"v1","kind":"List","items":[`...)
 			e.out = append(e.out, '\n')
-		} else {
+		case e.format != FormatJSON:
+			// JSON has no comments: the header is YAML's only.
 			e.out = append(e.out, e.header...)
 		}
 	}

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/netip"
 	"os"
@@ -570,5 +571,35 @@ func TestRewritingADirectoryLeavesOnlyTheNewFiles(t *testing.T) {
 	}
 	if _, c := build(t, dir); len(c.Nodes) != 3 {
 		t.Errorf("%d nodes read back", len(c.Nodes))
+	}
+}
+
+func TestEveryJSONFileIsPlainJSON(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		dir := t.TempDir()
+		o := small
+		o.Format, o.PlainNodes = FormatJSON, plain
+		if _, err := WriteDir(dir, o); err != nil {
+			t.Fatal(err)
+		}
+		entries, _ := os.ReadDir(dir)
+		jsonFiles := 0
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".json") {
+				continue
+			}
+			jsonFiles++
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			if err := json.Unmarshal(data, &v); err != nil {
+				t.Errorf("plain nodes %t: %s: %v", plain, e.Name(), err)
+			}
+		}
+		if jsonFiles < 2 && !plain {
+			t.Errorf("plain nodes %t: %d JSON files, want the cluster and the kubelet patch", plain, jsonFiles)
+		}
 	}
 }

@@ -23,7 +23,7 @@ type worker struct {
 	slotGen []uint32
 	gen     uint32
 	subs    []subRes
-	wheres  []string
+	wheres  []where
 	memo    map[subKey]subRes
 	know    [knowSlots]knowSlot
 	near    bitset // classes sharing a node with the row's source
@@ -789,7 +789,7 @@ func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes b
 		st := w.svcStage(key, v != nil, d)
 		if st.st == fail {
 			w.subs = append(w.subs, subRes{v: Denied, reason: st.reason, also: -1})
-			w.wheres = append(w.wheres, "")
+			w.wheres = append(w.wheres, where{})
 			return
 		}
 		if st.st == pass {
@@ -799,7 +799,7 @@ func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes b
 			w.subs = append(w.subs, subRes{v: NotApplicable, also: -1, reason: w.reason("nobackend", func() Reason {
 				return Reason{Text: "the twin cannot tell which backend the connection reaches"}
 			})})
-			w.wheres = append(w.wheres, "")
+			w.wheres = append(w.wheres, where{})
 			return
 		}
 	}
@@ -822,17 +822,30 @@ func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes b
 				s = w.toHost(src.class, src.node, t.host, d.Proto, r)
 			}
 			w.subs = append(w.subs, s)
-			if r == relSame {
-				w.wheres = append(w.wheres, t.name+" on the same node")
-			} else {
-				w.wheres = append(w.wheres, t.name)
-			}
+			w.wheres = append(w.wheres, where{t: t, same: r == relSame})
 		}
 	}
 }
 
 // combineBackends merges the backends' sub-results of a Service cell.
-func (w *worker) combineBackends(subs []subRes, wheres []string) Cell {
+// where names a Service cell's sub-result: a kind of backend, on the
+// source's node or not (text only for the partial cells that say it).
+type where struct {
+	t    *svcTarget
+	same bool
+}
+
+func (wh where) String() string {
+	switch {
+	case wh.t == nil:
+		return ""
+	case wh.same:
+		return wh.t.name + " on the same node"
+	}
+	return wh.t.name
+}
+
+func (w *worker) combineBackends(subs []subRes, wheres []where) Cell {
 	if len(subs) == 0 {
 		return Cell{Verdict: NotApplicable, Also: -1, Reason: w.reason("nobackend", func() Reason {
 			return Reason{Text: "the twin cannot tell which backend the connection reaches"}
@@ -853,11 +866,11 @@ func (w *worker) combineBackends(subs []subRes, wheres []string) Cell {
 		return Cell{Verdict: subs[other].v, Reason: subs[other].reason, Also: -1}
 	}
 	f := subs[other]
-	key := fmt.Sprintf("svcpartial\x00%d\x00%d\x00%d\x00%s", f.reason, allowed, len(subs), wheres[other])
+	key := fmt.Sprintf("svcpartial\x00%d\x00%d\x00%d\x00%s", f.reason, allowed, len(subs), wheres[other].String())
 	return Cell{Verdict: Partial, Also: -1, Reason: w.reason(key, func() Reason {
 		w.an.rmu.Lock()
 		r := w.an.reasons[f.reason]
 		w.an.rmu.Unlock()
-		return Reason{Hop: r.Hop, Text: fmt.Sprintf("delivered to %d of %d kinds of backend; not to %s: %s", allowed, len(subs), wheres[other], r.Text)}
+		return Reason{Hop: r.Hop, Text: fmt.Sprintf("delivered to %d of %d kinds of backend; not to %s: %s", allowed, len(subs), wheres[other].String(), r.Text)}
 	})}
 }

@@ -130,3 +130,33 @@ func TestEndpointsAloneCarryTheSameACLsAsTheWholeNode(t *testing.T) {
 		t.Error("no ACLs compared")
 	}
 }
+
+func TestANodeCompiledAloneIsTheNodeCompileGivesWithTheOthers(t *testing.T) {
+	f := syntheticCluster()
+	all, err := Compile(f.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, n := range f.c.Nodes {
+		want, ok := all[n.Name]
+		if !ok {
+			continue
+		}
+		x, err := NewCompiler(f.c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.Node(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s compiled alone differs from Compile's", n.Name)
+		}
+		compared++
+	}
+	if compared != 4 {
+		t.Errorf("compared %d Windows nodes, want 4", compared)
+	}
+}
