@@ -27,6 +27,12 @@ type worker struct {
 	memo    map[subKey]subRes
 	know    [knowSlots]knowSlot
 	near    bitset // classes sharing a node with the row's source
+	// unlike and unlikeCol: what a copied row cannot take (markUnlike).
+	unlike, unlikeCol bitset
+	// meta, when set, records the row's pod columns for rowFrom; col is
+	// the column being filled.
+	meta    []uint8
+	col     int
 	deny    map[denyKey]int32
 	clsDeny map[clsDenyKey]int32
 	denyTab [][denyWays]denyEntry // by class id × direction
@@ -236,6 +242,9 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 		hop = egressHop(c)
 	}
 	id := an.intern(Reason{Hop: hop, Text: text})
+	if egress {
+		an.markEgress(id)
+	}
 	if p.cls != nil {
 		w.putDenied(ck, id)
 	} else {
@@ -308,6 +317,9 @@ func (w *worker) end(c *class, member netip.Addr, egress bool, p peer, peerIP ne
 		r.Hop = hop
 	}
 	id := w.an.intern(r)
+	if egress {
+		w.an.markEgress(id)
+	}
 	w.acl[ak] = id
 	return decision{allowed: allowed, reason: id}
 }
@@ -395,8 +407,19 @@ func (an *analyzer) prepareColumns(cols []Destination) {
 	}
 }
 
-// row fills one source's cells.
-func (w *worker) row(src *Source, cols []Destination, cells []Cell) {
+// row fills one source's cells; with meta (a row other rows copy), it
+// also says per pod column what the cell rests on (rowMeta).
+func (w *worker) row(src *Source, cols []Destination, cells []Cell, meta []uint8) {
+	w.startRow(src, cols)
+	w.meta = meta
+	for j := range cols {
+		w.col = j
+		cells[j] = w.cell(src, &cols[j])
+	}
+	w.meta = nil
+}
+
+func (w *worker) startRow(src *Source, cols []Destination) {
 	clear(w.memo)
 	if len(w.slots) < 2*len(cols) {
 		w.slots = make([]subRes, 2*len(cols))
@@ -415,9 +438,6 @@ func (w *worker) row(src *Source, cols []Destination, cells []Cell) {
 			}
 		}
 	}
-	for j := range cols {
-		cells[j] = w.cell(src, &cols[j])
-	}
 }
 
 // rels is relsPods for the row's source a, whose node neighbours row
@@ -432,7 +452,11 @@ func (w *worker) rels(a, b *class) (same, cross bool) {
 func (w *worker) cell(src *Source, d *Destination) Cell {
 	an := w.an
 	if d.Kind == "service" {
-		return w.serviceCell(src, d)
+		c := w.serviceCell(src, d)
+		if w.meta != nil && src.class != nil {
+			w.meta[w.col] = w.svcMeta(src.class, d, c)
+		}
+		return c
 	}
 	b := d.class
 	if d.noListen {
@@ -461,6 +485,9 @@ func (w *worker) cell(src *Source, d *Destination) Cell {
 			an.mu.Lock()
 			an.split[an.placements[a.placement].group] = true
 			an.mu.Unlock()
+		}
+		if w.meta != nil && !d.noListen {
+			w.meta[w.col] = w.podMeta(a, d)
 		}
 	} else {
 		n := src.node

@@ -80,6 +80,13 @@
 // Classes and policies are resolved once; each cell is a few bit tests and
 // lookups, never a selector evaluation or a trace. Traces are walked per
 // path stage (tens for a whole cluster). Rows are evaluated in parallel.
+// Sources with the same placement, OS and egress policies (and egress
+// ACLs, on Windows) share a template row, computed cell by cell; the
+// others copy each template cell that holds for every pair placement and
+// names no source, except where they are the destination or a backend of
+// it, or an ingress rule protecting it matches them unlike the template's
+// source (rows.go). The tests compare copied rows with rows computed cell
+// by cell.
 // Stats.Mismatches lists every representative trace whose answer differs
 // from the composed one (the tests hold it empty); such a cell takes the
 // trace's answer.

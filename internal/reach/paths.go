@@ -99,6 +99,17 @@ type pathKey struct {
 	port     int32
 }
 
+// knowOf is what traces showed about a path, from the worker's copy:
+// stages only go from unknown to known, so a copy is never wrong, only
+// behind, and an unknown stage asks the shared one (learn).
+func (w *worker) knowOf(key pathKey) knowledge {
+	slot := &w.know[key.slot()]
+	if !slot.ok || slot.key != key {
+		*slot = knowSlot{key: key, k: w.an.getKnow(key), ok: true}
+	}
+	return slot.k
+}
+
 // knowSlot is an entry of a worker's copy of what traces showed, a
 // direct-mapped cache by pathKey.slot: a row asks for a handful of paths,
 // cell after cell, and a map lookup cost more than the rest of the cell.
@@ -297,14 +308,7 @@ func (w *worker) learn(key pathKey, stage int) {
 // cannot be learned (which the tests hold to never happen).
 func (w *worker) path(key pathKey, en ends, fallback pick) subRes {
 	an := w.an
-	// The worker's copy of what traces showed: stages only go from
-	// unknown to known, so a copy is never wrong, only behind, and an
-	// unknown stage asks the shared one (learn).
-	slot := &w.know[key.slot()]
-	if !slot.ok || slot.key != key {
-		*slot = knowSlot{key: key, k: an.getKnow(key), ok: true}
-	}
-	k := slot.k
+	k := w.knowOf(key)
 	ensure := func(i int) stageRes {
 		if s := k.stage(i); s.st != unknown {
 			return s
@@ -425,7 +429,9 @@ func (w *worker) representative(key pathKey, stage int, k knowledge) (trace.Sour
 			}
 		}
 	case kindHost:
+		an.mu.RLock() // hostID appends to hosts
 		h := an.hosts[-1-key.dst]
+		an.mu.RUnlock()
 		if int(key.src) >= len(an.placements) {
 			n := an.nodes[int(key.src)-len(an.placements)]
 			en, p := w.hostEnds(nil, n, h, proto, key.rel)

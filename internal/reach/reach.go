@@ -68,6 +68,9 @@ type Options struct {
 	Nodes bool
 	// Workers evaluates rows in parallel (default GOMAXPROCS).
 	Workers int
+	// everyCell computes every row cell by cell (tests compare it with
+	// rows copied from templates).
+	everyCell bool
 }
 
 // Source is a row: a class of pods, or a node.
@@ -134,11 +137,14 @@ type Reason struct {
 
 // Stats are what the computation took.
 type Stats struct {
-	Pods        int // eligible pods
-	Classes     int
-	NodeGroups  int
-	Traces      int // representative traces walked
-	Cells       int
+	Pods       int // eligible pods
+	Classes    int
+	NodeGroups int
+	Traces     int // representative traces walked
+	Cells      int
+	// Templates are the source rows computed cell by cell; the others
+	// copy what holds for them from a template.
+	Templates   int
 	Rounds      int // 2 when a node group had to be split by node
 	SplitGroups []string
 	// Mismatches are cells where a representative trace disagreed with the
@@ -197,6 +203,16 @@ type analyzer struct {
 	rmu      sync.Mutex
 	reasons  []Reason
 	reasonID map[Reason]int32
+	// egressIDs are the reasons that name their source (markEgress).
+	egressIDs map[int32]bool
+	// inRules and protects index the ingress rules (indexIngress).
+	inRules  []*rule
+	protects map[*npol][]int32
+	// cols are the matrix's columns; bcByGroup indexes their backends
+	// (backendCols).
+	cols      []Destination
+	bcMu      sync.Mutex
+	bcByGroup map[int][][]int32
 
 	viewMu sync.Mutex
 	// nodeClasses are the classes with pods on each node.
@@ -402,24 +418,58 @@ func (an *analyzer) matrix() *Matrix {
 	}
 	m.Destinations = an.columns()
 	an.prepareColumns(m.Destinations)
-	m.Cells = make([]Cell, len(m.Sources)*len(m.Destinations))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < an.opt.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wk := an.newWorker()
-			for i := range next {
-				wk.row(&m.Sources[i], m.Destinations, m.Cells[i*len(m.Destinations):(i+1)*len(m.Destinations)])
-			}
-		}()
+	nd := len(m.Destinations)
+	m.Cells = make([]Cell, len(m.Sources)*nd)
+	rowCells := func(i int) []Cell { return m.Cells[i*nd : (i+1)*nd] }
+	// Rows whose sources share a signature (sourceSignature) copy most
+	// cells from the first of them, the template: templates and node rows
+	// first, then the others.
+	an.indexIngress()
+	an.cols, an.bcByGroup = m.Destinations, nil
+	tmplOf := make([]int, len(m.Sources))
+	metaOf := map[int][]uint8{}
+	bySig := map[string]int{}
+	var first, rest []int
+	for i, s := range m.Sources {
+		tmplOf[i] = -1
+		if s.class == nil || an.opt.everyCell {
+			first = append(first, i)
+			continue
+		}
+		sig := an.sourceSignature(s.class)
+		if t, ok := bySig[sig]; ok {
+			tmplOf[i] = t
+			rest = append(rest, i)
+			continue
+		}
+		bySig[sig] = i
+		metaOf[i] = make([]uint8, nd)
+		first = append(first, i)
 	}
-	for i := range m.Sources {
-		next <- i
+	for _, phase := range [][]int{first, rest} {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < an.opt.Workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				wk := an.newWorker()
+				for i := range next {
+					if t := tmplOf[i]; t >= 0 {
+						wk.rowFrom(&m.Sources[i], m.Destinations, rowCells(i), &m.Sources[t], rowCells(t), metaOf[t])
+					} else {
+						wk.row(&m.Sources[i], m.Destinations, rowCells(i), metaOf[i])
+					}
+				}
+			}()
+		}
+		for _, i := range phase {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
-	close(next)
-	wg.Wait()
+	m.Stats.Templates = len(bySig)
 	m.Reasons = an.reasons
 	pods := 0
 	for _, c := range an.classes {

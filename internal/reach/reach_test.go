@@ -542,3 +542,63 @@ func TestPolicyACLNamesDropTheirUnstableHash(t *testing.T) {
 		}
 	}
 }
+
+// cellText is a cell as the output shows it: verdict and reason texts.
+func cellText(m *Matrix, c Cell) string {
+	s := c.Verdict.String()
+	if c.Reason >= 0 {
+		s += ": " + m.Reasons[c.Reason].Hop + " " + m.Reasons[c.Reason].Text
+	}
+	if c.Also >= 0 {
+		s += "; " + m.Reasons[c.Also].Hop + " " + m.Reasons[c.Also].Text
+	}
+	return s
+}
+
+func TestRowsCopiedFromTemplatesAreTheRowsComputedCellByCell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a generated cluster")
+	}
+	cases := []struct {
+		name string
+		e    *trace.Engine
+		opt  Options
+	}{
+		{"a generated cluster of 3,000 pods", genEngine(t, 3000), Options{AllNamespaces: true}},
+		{"the same with node rows, UDP", genEngine(t, 3000), Options{AllNamespaces: true, Nodes: true, Proto: trace.UDP}},
+		{"the lab with policies and Windows ACLs", withExtra(t, denyAllIngress, allowFromDemo, egressDNSOnly, windowsEgressToDemo, fromNode1Block, namedPortOnWindows), Options{AllNamespaces: true, Nodes: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Compute(tc.e, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := tc.opt
+			full.everyCell = true
+			want, err := Compute(tc.e, full)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Cells) != len(want.Cells) || len(got.Sources) != len(want.Sources) {
+				t.Fatalf("%d cells, %d cell by cell", len(got.Cells), len(want.Cells))
+			}
+			diff := 0
+			for k := range got.Cells {
+				if g, w := cellText(got, got.Cells[k]), cellText(want, want.Cells[k]); g != w {
+					if diff++; diff <= 5 {
+						i, j := k/len(got.Destinations), k%len(got.Destinations)
+						t.Errorf("%s → %s: copied %q, computed %q", got.Sources[i].Label, got.Destinations[j].Label, g, w)
+					}
+				}
+			}
+			if diff > 0 {
+				t.Errorf("%d of %d cells differ", diff, len(got.Cells))
+			}
+			if got.Stats.Templates >= len(got.Sources) {
+				t.Errorf("%d templates for %d rows: nothing was copied", got.Stats.Templates, len(got.Sources))
+			}
+			t.Logf("%d rows from %d templates, %d cells", len(got.Sources), got.Stats.Templates, len(got.Cells))
+		})
+	}
+}

@@ -1,0 +1,252 @@
+package reach
+
+import (
+	"fmt"
+	"strings"
+)
+
+// metaCopyable marks a template row's cell that holds for every source
+// of its signature (podMeta, svcMeta).
+const metaCopyable uint8 = 1
+
+// copyable reports whether a sub-result holds for another source of the
+// signature: allowed, or denied by what does not name the source (an
+// egress denial names it).
+func (w *worker) copyable(s subRes) bool {
+	return s.v == Allowed || s.v == Denied && !w.an.isEgressReason(s.reason)
+}
+
+// bothRels is the sub-result of class a → t for pods on other nodes and,
+// where a and t's class share a node group, on the same node, whether or
+// not a's own pods sit so (the pairs of another class of the signature
+// may): ok when the two agree and the answer is copyable.
+func (w *worker) bothRels(a *class, t target) (subRes, bool) {
+	x := w.podPod(a, t, relCross)
+	if w.an.placements[a.placement].group == w.an.placements[t.cls.placement].group && !w.pathsAlike(a, t) {
+		if y := w.podPod(a, t, relSame); y != x {
+			return x, false
+		}
+	}
+	return x, w.copyable(x)
+}
+
+// pathsAlike reports whether traces showed every stage of the same-node
+// and the cross-node path from a's placement to t's, with one answer
+// each: a pod pair's decisions (ends) do not depend on the path, so the
+// two sub-results are then one.
+func (w *worker) pathsAlike(a *class, t target) bool {
+	key := pathKey{kind: kindPods, src: int32(a.placement), dst: int32(t.cls.placement), rel: relCross, proto: pid(t.proto), port: int32(t.port)}
+	kc := w.knowOf(key)
+	key.rel = relSame
+	ks := w.knowOf(key)
+	for i := 0; i < 4; i++ {
+		if c := kc.stage(i); c.st == unknown || c != ks.stage(i) {
+			return false
+		}
+	}
+	return kc.srcAt == ks.srcAt
+}
+
+// podMeta is a template row's pod cell to class b: copyable when every
+// pair placement gives one copyable answer. A Windows destination whose
+// ACLs judge its ingress matches the source's address, which the
+// signature does not cover.
+func (w *worker) podMeta(a *class, d *Destination) uint8 {
+	if a == d.class || d.class.aclIn {
+		return 0
+	}
+	if _, ok := w.bothRels(a, d.tgt); !ok {
+		return 0
+	}
+	return metaCopyable
+}
+
+// svcMeta is a template row's Service cell: copyable when the node
+// group's view balances the port and every backend, on the same node or
+// another, gives one copyable answer (the cell is then that answer for
+// any source of the signature whose class is not a backend), or when the
+// view does not balance it and the first stage fails (a fact of the
+// placement).
+func (w *worker) svcMeta(a *class, d *Destination, cell Cell) uint8 {
+	if d.itpLocal || d.gviews == nil {
+		return 0
+	}
+	v := d.gviews[w.an.placements[a.placement].group]
+	if v == nil || !v.pass {
+		if cell.Verdict == Denied && cell.Also < 0 && !w.an.isEgressReason(cell.Reason) {
+			return metaCopyable
+		}
+		return 0
+	}
+	var first subRes
+	for i, t := range w.an.targets(v, d.Proto) {
+		var s subRes
+		switch {
+		case t.cls == a || t.cls != nil && t.cls.aclIn:
+			return 0
+		case t.cls != nil:
+			var ok bool
+			if s, ok = w.bothRels(a, t.tgt); !ok {
+				return 0
+			}
+		default:
+			s = w.toHost(a, nil, t.host, d.Proto, relCross)
+			if y := w.toHost(a, nil, t.host, d.Proto, relSame); y != s || !w.copyable(s) {
+				return 0
+			}
+		}
+		if i == 0 {
+			first = s
+		} else if s != first {
+			return 0
+		}
+	}
+	return metaCopyable
+}
+
+// rowFrom fills source a's row from the template row of its signature
+// (tmpl, by source t): a cell the template marked copyable is copied,
+// with t's "no NetworkPolicy selects … for egress" reason made a's,
+// unless it holds otherwise for a (markUnlike); every other cell is
+// computed.
+func (w *worker) rowFrom(src *Source, cols []Destination, cells []Cell, t *Source, tmpl []Cell, meta []uint8) {
+	w.startRow(src, cols)
+	a := src.class
+	w.markUnlike(a, t.class, len(cols))
+	for j := range cols {
+		d := &cols[j]
+		if meta[j]&metaCopyable != 0 && !w.unlikeCol.has(j) && (d.Kind != "pods" || d.class != a && !w.unlike.has(d.class.id)) {
+			c := tmpl[j]
+			if c.Verdict == Allowed && c.Reason == t.class.noEg {
+				c.Reason = a.noEg
+			}
+			cells[j] = c
+			continue
+		}
+		cells[j] = w.cell(src, d)
+	}
+}
+
+// markUnlike marks what of a template row of source t may not hold for
+// source a, which shares t's signature: the classes an ingress rule
+// protects whose peers match one of a and t but not the other (unlike),
+// and the Service columns (unlikeCol) whose backends, as a's node group
+// balances the port, include such a class or a itself.
+func (w *worker) markUnlike(a, t *class, ncols int) {
+	an := w.an
+	if n := len(an.classes); len(w.unlike) != (n+63)/64 {
+		w.unlike = newBitset(n)
+	}
+	if len(w.unlikeCol) != (ncols+63)/64 {
+		w.unlikeCol = newBitset(ncols)
+	}
+	clear(w.unlike)
+	clear(w.unlikeCol)
+	backendOf := an.backendCols(an.placements[a.placement].group)
+	mark := func(id int32) {
+		if !w.unlike.has(int(id)) {
+			w.unlike.set(int(id))
+			for _, j := range backendOf[id] {
+				w.unlikeCol.set(int(j))
+			}
+		}
+	}
+	for _, r := range an.inRules {
+		if r.bits.has(a.id) != r.bits.has(t.id) {
+			for _, id := range an.protects[r.pol] {
+				mark(id)
+			}
+		}
+	}
+	for _, j := range backendOf[a.id] {
+		w.unlikeCol.set(int(j))
+	}
+}
+
+// backendCols lists, per class, the Service columns whose backends as
+// node group g's view balances the port include the class (once per
+// group).
+func (an *analyzer) backendCols(g int) [][]int32 {
+	an.bcMu.Lock()
+	defer an.bcMu.Unlock()
+	if out, ok := an.bcByGroup[g]; ok {
+		return out
+	}
+	out := make([][]int32, len(an.classes))
+	for j := range an.cols {
+		d := &an.cols[j]
+		if d.Kind != "service" || d.gviews == nil {
+			continue
+		}
+		if v := d.gviews[g]; v != nil && v.pass {
+			for _, x := range an.targets(v, d.Proto) {
+				if x.cls != nil {
+					if l := out[x.cls.id]; len(l) == 0 || l[len(l)-1] != int32(j) {
+						out[x.cls.id] = append(l, int32(j))
+					}
+				}
+			}
+		}
+	}
+	if an.bcByGroup == nil {
+		an.bcByGroup = map[int][][]int32{}
+	}
+	an.bcByGroup[g] = out
+	return out
+}
+
+// indexIngress lists the ingress rules with peers and, per policy, the
+// classes it selects for ingress (markUnlike).
+func (an *analyzer) indexIngress() {
+	an.inRules, an.protects = nil, map[*npol][]int32{}
+	for _, c := range an.classes {
+		for _, p := range c.inPols {
+			an.protects[p] = append(an.protects[p], int32(c.id))
+		}
+	}
+	for _, list := range an.pol.byNS {
+		for _, p := range list {
+			if len(an.protects[p]) == 0 {
+				continue
+			}
+			for _, r := range p.inRules {
+				if !r.all {
+					an.inRules = append(an.inRules, r)
+				}
+			}
+		}
+	}
+}
+
+// markEgress notes a reason that names its source (an egress decision).
+func (an *analyzer) markEgress(id int32) {
+	an.rmu.Lock()
+	if an.egressIDs == nil {
+		an.egressIDs = map[int32]bool{}
+	}
+	an.egressIDs[id] = true
+	an.rmu.Unlock()
+}
+
+func (an *analyzer) isEgressReason(id int32) bool {
+	an.rmu.Lock()
+	defer an.rmu.Unlock()
+	return an.egressIDs[id]
+}
+
+// sourceSignature is what of class a every cell of its row reads as a
+// source: its placement and OS, the policies selecting it for egress, and
+// the ACLs that judge its egress on Windows. Which ingress rules match it
+// matters only for the destinations those rules protect (holdsFor).
+func (an *analyzer) sourceSignature(a *class) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\x00%s\x00", a.placement, a.os)
+	for _, p := range a.egPols {
+		b.WriteString(p.name)
+		b.WriteByte(1)
+	}
+	if a.aclOut {
+		fmt.Fprintf(&b, "\x00acl%p", a.acl)
+	}
+	return b.String()
+}
