@@ -108,12 +108,11 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	for j := range m.Destinations {
 		cw[j] = len(strconv.Itoa(j + 1))
 	}
-	syms := make([]string, len(m.Cells))
+	// Widths first, then the rows: a symbol per cell is made twice rather
+	// than held (a whole cluster's matrix has a hundred million cells).
 	for i := range m.Sources {
 		for j := range m.Destinations {
-			k := i*len(m.Destinations) + j
-			syms[k] = m.symbol(m.Cells[k], num)
-			cw[j] = max(cw[j], utf8.RuneCountInString(syms[k]))
+			cw[j] = max(cw[j], utf8.RuneCountInString(m.symbol(m.Cells[i*len(m.Destinations)+j], num)))
 		}
 	}
 	head := pad("SOURCE \\ DESTINATION", lw)
@@ -121,12 +120,15 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		head += "  " + pad(strconv.Itoa(j+1), cw[j])
 	}
 	bw.WriteString(strings.TrimRight(head, " ") + "\n")
+	var line strings.Builder
 	for i, s := range m.Sources {
-		line := pad(s.Label, lw)
+		line.Reset()
+		line.WriteString(pad(s.Label, lw))
 		for j := range m.Destinations {
-			line += "  " + pad(syms[i*len(m.Destinations)+j], cw[j])
+			line.WriteString("  ")
+			line.WriteString(pad(m.symbol(m.Cells[i*len(m.Destinations)+j], num), cw[j]))
 		}
-		bw.WriteString(strings.TrimRight(line, " ") + "\n")
+		bw.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 	c := m.Counts()
 	fmt.Fprintf(bw, "\n%s allowed  %sN denied  %sN partial (some pairs only)  %sN not applicable  — N: reason below\n", symAllowed, symDenied, symPartial, symNA)
