@@ -283,6 +283,21 @@ func reportStage(b *testing.B, r *rung, peak *peakHeap, elapsed time.Duration) {
 	b.ReportMetric(float64(r.o.Policies), "policies")
 }
 
+// measure runs body b.N times as one stage of rung r and reports it
+// (reportStage): allocations, peak heap, CPU and x-decode.
+func measure(b *testing.B, r *rung, body func()) {
+	b.ReportAllocs()
+	peak := startPeak()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		body()
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	reportStage(b, r, peak, elapsed)
+}
+
 // forEachRung runs f on every rung, for the input modes given; hosts and
 // scheduled only up to quadraticMax nodes.
 func forEachRung(b *testing.B, modes []string, f func(b *testing.B, o Options)) {
@@ -309,18 +324,11 @@ func BenchmarkLoad(b *testing.B) {
 	forEachRung(b, []string{modeDump, modeDumpJSON, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
 		r := prepare(b, o, false)
 		b.SetBytes(r.bytes)
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			if _, err := load.Load(loadOptions(r.dir)); err != nil {
 				b.Fatal(err)
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -335,11 +343,7 @@ func BenchmarkDecodePlain(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.SetBytes(r.bytes)
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			for _, e := range entries {
 				data, err := os.ReadFile(filepath.Join(r.dir, e.Name()))
 				if err != nil {
@@ -353,10 +357,7 @@ func BenchmarkDecodePlain(b *testing.B) {
 					b.Fatalf("%s: %v", e.Name(), err)
 				}
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -367,18 +368,11 @@ func BenchmarkGenerate(b *testing.B) {
 		r := prepare(b, o, false)
 		dir := b.TempDir()
 		b.SetBytes(r.bytes)
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			if _, err := WriteDir(dir, o); err != nil {
 				b.Fatal(err)
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -386,11 +380,7 @@ func BenchmarkGenerate(b *testing.B) {
 func BenchmarkBuild(b *testing.B) {
 	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
 		r := prepare(b, o, true)
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			c, err := engine.Build(r.snap)
 			if err != nil {
 				b.Fatal(err)
@@ -398,10 +388,7 @@ func BenchmarkBuild(b *testing.B) {
 			if len(c.Rejected) > 0 {
 				b.Fatalf("%d objects rejected, the first: %s", len(c.Rejected), c.Rejected[0].Message)
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -415,18 +402,11 @@ func BenchmarkGetPods(b *testing.B) {
 			b.Fatal(err)
 		}
 		req := report.Request{Args: []string{"pods"}, Options: report.Options{AllNamespaces: true, Output: report.OutputWide, Now: epoch.Add(48 * time.Hour)}}
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			if _, err := report.Get(io.Discard, c, req); err != nil {
 				b.Fatal(err)
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -490,11 +470,7 @@ func BenchmarkCompile(b *testing.B) {
 			fmt.Printf("SKIP %s: %s\n", b.Name(), msg)
 			b.Skip(msg)
 		}
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			lx, err := linux.Compile(r.cluster)
 			if err != nil {
 				b.Fatal(err)
@@ -506,10 +482,7 @@ func BenchmarkCompile(b *testing.B) {
 			if len(lx)+len(win) < o.Nodes {
 				b.Fatalf("compiled %d Linux and %d Windows nodes of %d", len(lx), len(win), o.Nodes)
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -521,11 +494,7 @@ func BenchmarkCompile(b *testing.B) {
 func BenchmarkCompileEach(b *testing.B) {
 	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
 		r := built(b, o)
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			lx, err := linux.Compile(r.cluster)
 			if err != nil {
 				b.Fatal(err)
@@ -548,10 +517,7 @@ func BenchmarkCompileEach(b *testing.B) {
 			if len(lx)+win < o.Nodes {
 				b.Fatalf("compiled %d Linux and %d Windows nodes of %d", len(lx), win, o.Nodes)
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -560,11 +526,7 @@ func BenchmarkCompileEach(b *testing.B) {
 func BenchmarkCheck(b *testing.B) {
 	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
 		r := built(b, o)
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			rep, err := check.Run(r.cluster, check.Options{})
 			if err != nil {
 				b.Fatal(err)
@@ -572,10 +534,7 @@ func BenchmarkCheck(b *testing.B) {
 			if len(rep.Rules) == 0 {
 				b.Fatal("no rules ran")
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
-		reportStage(b, r, peak, elapsed)
+		})
 	})
 }
 
@@ -695,22 +654,15 @@ func BenchmarkReach(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportAllocs()
-		peak := startPeak()
-		b.ResetTimer()
-		start := time.Now()
 		var m *reach.Matrix
-		for i := 0; i < b.N; i++ {
+		measure(b, r, func() {
 			if m, err = reach.Compute(e, reach.Options{AllNamespaces: true}); err != nil {
 				b.Fatal(err)
 			}
-		}
-		elapsed := time.Since(start)
-		b.StopTimer()
+		})
 		if len(m.Cells) == 0 || len(m.Stats.Mismatches) > 0 {
 			b.Fatalf("%d cells, mismatches %q", len(m.Cells), m.Stats.Mismatches)
 		}
-		reportStage(b, r, peak, elapsed)
 		b.ReportMetric(float64(m.Stats.Classes), "classes")
 		b.ReportMetric(float64(len(m.Cells)), "cells")
 		b.ReportMetric(float64(m.Stats.Traces), "traces")
