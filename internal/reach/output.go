@@ -35,6 +35,45 @@ func (m *Matrix) legend() (num map[int32]int, order []int32) {
 	return num, order
 }
 
+// symbols makes each cell's symbol once per verdict and reason number,
+// so that printing a large matrix allocates nothing per cell.
+type symbols struct {
+	m   *Matrix
+	num []int // reason id → legend number, 0 for none
+	tab [4][]string
+}
+
+func (m *Matrix) symbolTable(num map[int32]int) *symbols {
+	st := &symbols{m: m, num: make([]int, len(m.Reasons))}
+	for id, n := range num {
+		if int(id) < len(st.num) {
+			st.num[id] = n
+		}
+	}
+	return st
+}
+
+func (st *symbols) of(c Cell) string {
+	n := 0
+	if c.Verdict != Allowed && c.Reason >= 0 && int(c.Reason) < len(st.num) {
+		n = st.num[c.Reason]
+	}
+	v := int(c.Verdict) & 3
+	if st.tab[v] == nil {
+		st.tab[v] = make([]string, len(st.num)+1)
+	}
+	if s := st.tab[v][n]; s != "" {
+		return s
+	}
+	var nm map[int32]int
+	if n > 0 {
+		nm = map[int32]int{c.Reason: n}
+	}
+	s := st.m.symbol(c, nm)
+	st.tab[v][n] = s
+	return s
+}
+
 func (m *Matrix) symbol(c Cell, num map[int32]int) string {
 	var s string
 	switch c.Verdict {
@@ -100,6 +139,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		return bw.Flush()
 	}
 	num, order := m.legend()
+	syms := m.symbolTable(num)
 	lw := len("SOURCE \\ DESTINATION")
 	for _, s := range m.Sources {
 		lw = max(lw, utf8.RuneCountInString(s.Label))
@@ -112,7 +152,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	// than held (a whole cluster's matrix has a hundred million cells).
 	for i := range m.Sources {
 		for j := range m.Destinations {
-			cw[j] = max(cw[j], utf8.RuneCountInString(m.symbol(m.Cells[i*len(m.Destinations)+j], num)))
+			cw[j] = max(cw[j], utf8.RuneCountInString(syms.of(m.Cells[i*len(m.Destinations)+j])))
 		}
 	}
 	head := pad("SOURCE \\ DESTINATION", lw)
@@ -126,7 +166,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		line.WriteString(pad(s.Label, lw))
 		for j := range m.Destinations {
 			line.WriteString("  ")
-			line.WriteString(pad(m.symbol(m.Cells[i*len(m.Destinations)+j], num), cw[j]))
+			line.WriteString(pad(syms.of(m.Cells[i*len(m.Destinations)+j]), cw[j]))
 		}
 		bw.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
