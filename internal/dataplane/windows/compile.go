@@ -174,6 +174,9 @@ type compiler struct {
 	// backendCache holds each service port's backends (proxier.backends),
 	// filled as nodes compile.
 	backendCache map[string][]backend
+	// routes are every block's RemoteSubnetRoute (subnetRoutes), made once.
+	routesOnce sync.Once
+	routes     *clusterRoutes
 }
 
 type pool struct {
@@ -435,36 +438,67 @@ func (nb *nodeBuild) drMAC() string {
 // lab's observed order (seed 000: 172.21.211.0/26, 172.21.70.192/26,
 // 172.21.172.0/26), which join order (master first) and prefix order do not.
 func (nb *nodeBuild) remoteSubnetRoutes() []NetworkPolicy {
-	cx := nb.cx
-	var out []NetworkPolicy
-	for _, b := range cx.blocks {
-		if b.node == "" || b.node == nb.n.Name {
-			continue
+	all := nb.cx.subnetRoutes()
+	// Every block's route but the node's own, in the shared order: the
+	// order rule is a total order, so filtering the sorted routes is
+	// sorting the node's.
+	out := make([]NetworkPolicy, 0, len(all.routes))
+	for _, r := range all.routes {
+		if r.Node != nb.n.Name {
+			out = append(out, r)
 		}
-		p, ok := cx.poolOf(b.prefix.Addr())
-		if !ok || p.spec.VXLANMode == "" || p.spec.VXLANMode == calicoapi.ModeNever {
-			continue // only VXLAN pools' routes reach the manager
-		}
-		peer := cx.nodes[b.node]
-		if peer == nil {
-			continue
-		}
-		mac, ok := cx.vtepMAC(peer)
-		if !ok {
-			nb.out.Warnings = append(nb.out.Warnings, fmt.Sprintf("no VTEP for node %s (no VXLAN tunnel address or MAC): Felix skips the route to %s", peer.Name, b.prefix))
-			continue
-		}
-		out = append(out, NetworkPolicy{
-			Type:                        PolicyRemoteSubnetRoute,
-			DestinationPrefix:           b.prefix.String(),
-			ProviderAddress:             nodeAddress(peer),
-			DistributedRouterMacAddress: strings.ReplaceAll(mac, ":", "-"),
-			IsolationID:                 cx.vni,
-			Node:                        peer.Name,
-		})
 	}
-	sortRemoteSubnetRoutes(out)
+	for _, w := range all.noVTEP {
+		if w.node != nb.n.Name {
+			nb.out.Warnings = append(nb.out.Warnings, w.text)
+		}
+	}
 	return out
+}
+
+// clusterRoutes are the RemoteSubnetRoutes of every VXLAN block with a
+// node, sorted (remoteSubnetRoutes), and the warnings for blocks whose
+// node has no VTEP in block order: every Windows node's routes are these
+// but its own block's, so they are made once.
+type clusterRoutes struct {
+	routes []NetworkPolicy
+	noVTEP []struct{ node, text string }
+}
+
+func (cx *compiler) subnetRoutes() *clusterRoutes {
+	cx.routesOnce.Do(func() {
+		all := &clusterRoutes{}
+		for _, b := range cx.blocks {
+			if b.node == "" {
+				continue
+			}
+			p, ok := cx.poolOf(b.prefix.Addr())
+			if !ok || p.spec.VXLANMode == "" || p.spec.VXLANMode == calicoapi.ModeNever {
+				continue // only VXLAN pools' routes reach the manager
+			}
+			peer := cx.nodes[b.node]
+			if peer == nil {
+				continue
+			}
+			mac, ok := cx.vtepMAC(peer)
+			if !ok {
+				all.noVTEP = append(all.noVTEP, struct{ node, text string }{b.node,
+					fmt.Sprintf("no VTEP for node %s (no VXLAN tunnel address or MAC): Felix skips the route to %s", peer.Name, b.prefix)})
+				continue
+			}
+			all.routes = append(all.routes, NetworkPolicy{
+				Type:                        PolicyRemoteSubnetRoute,
+				DestinationPrefix:           b.prefix.String(),
+				ProviderAddress:             nodeAddress(peer),
+				DistributedRouterMacAddress: strings.ReplaceAll(mac, ":", "-"),
+				IsolationID:                 cx.vni,
+				Node:                        peer.Name,
+			})
+		}
+		sortRemoteSubnetRoutes(all.routes)
+		cx.routes = all
+	})
+	return cx.routes
 }
 
 // sortRemoteSubnetRoutes applies the twin's order rule (see remoteSubnetRoutes).
