@@ -21,23 +21,14 @@ func (b bitset) intersects(o bitset) bool {
 	return false
 }
 
-// count is the number of elements.
-func (b bitset) count() int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
+// reset returns an empty set for elements below n, reusing b's words
+// when they fit (a worker's per-row sets).
+func (b bitset) reset(n int) bitset {
+	if len(b) != (n+63)/64 {
+		return newBitset(n)
 	}
-	return n
-}
-
-// first is the smallest element, or -1.
-func (b bitset) first() int {
-	for i, w := range b {
-		if w != 0 {
-			return i*64 + bits.TrailingZeros64(w)
-		}
-	}
-	return -1
+	clear(b)
+	return b
 }
 
 // list is the elements, ascending.

@@ -34,7 +34,6 @@ type class struct {
 	// two or more.
 	nodeBits    bitset
 	nodes       []int // the same, ascending
-	nodeCount   int
 	multiOnNode bool
 	byNode      map[int][]int // node index → member indexes
 	rep         *corev1.Pod
@@ -274,7 +273,6 @@ func (an *analyzer) buildClasses() {
 				c.multiOnNode = true
 			}
 		}
-		c.nodeCount = len(c.byNode)
 		c.nodes = c.nodes[:0]
 		for n := range c.byNode {
 			c.nodes = append(c.nodes, n)
@@ -389,8 +387,8 @@ func (an *analyzer) labelClasses() {
 		// Where the pods run, when the node groups do not tell.
 		attrs = append(attrs, func(c *class) string {
 			s := an.nodes[c.members[0].node].name
-			if c.nodeCount > 1 {
-				s += fmt.Sprintf("+%d", c.nodeCount-1)
+			if len(c.nodes) > 1 {
+				s += fmt.Sprintf("+%d", len(c.nodes)-1)
 			}
 			return s
 		})

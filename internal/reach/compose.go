@@ -29,15 +29,15 @@ type worker struct {
 	near    bitset // classes sharing a node with the row's source
 	// unlike and unlikeCol: what a copied row cannot take (markUnlike).
 	unlike, unlikeCol bitset
-	// meta, when set, records the row's pod columns for rowFrom; col is
-	// the column being filled.
-	meta    []uint8
-	col     int
-	deny    map[denyKey]int32
-	clsDeny map[clsDenyKey]int32
-	denyTab [][denyWays]denyEntry // by class id × direction
-	acl     map[aclKey]int32
-	misc    map[string]int32
+	// copyable, when set, records which of the row's cells other rows
+	// may copy (rowFrom); col is the column being filled.
+	copyable []bool
+	col      int
+	deny     map[denyKey]int32
+	clsDeny  map[clsDenyKey]int32
+	denyTab  [][denyWays]denyEntry // by class id × direction
+	acl      map[aclKey]int32
+	misc     map[string]int32
 }
 
 type subKey struct {
@@ -407,16 +407,16 @@ func (an *analyzer) prepareColumns(cols []Destination) {
 	}
 }
 
-// row fills one source's cells; with meta (a row other rows copy), it
-// also says per pod column what the cell rests on (rowMeta).
-func (w *worker) row(src *Source, cols []Destination, cells []Cell, meta []uint8) {
+// row fills one source's cells; with copyable (a template row), it also
+// says which cells hold for the other sources of its signature.
+func (w *worker) row(src *Source, cols []Destination, cells []Cell, copyable []bool) {
 	w.startRow(src, cols)
-	w.meta = meta
+	w.copyable = copyable
 	for j := range cols {
 		w.col = j
 		cells[j] = w.cell(src, &cols[j])
 	}
-	w.meta = nil
+	w.copyable = nil
 }
 
 func (w *worker) startRow(src *Source, cols []Destination) {
@@ -428,10 +428,7 @@ func (w *worker) startRow(src *Source, cols []Destination) {
 	w.gen++
 	if a := src.class; a != nil {
 		// The classes with pods on a node of the source's, for rels.
-		if n := len(w.an.classes); len(w.near) != (n+63)/64 {
-			w.near = newBitset(n)
-		}
-		clear(w.near)
+		w.near = w.near.reset(len(w.an.classes))
 		for _, n := range a.nodes {
 			for _, id := range w.an.nodeClasses[n] {
 				w.near.set(int(id))
@@ -446,15 +443,15 @@ func (w *worker) rels(a, b *class) (same, cross bool) {
 	if a == b || w.an.placements[a.placement].group != w.an.placements[b.placement].group {
 		return relsPods(w.an, a, b)
 	}
-	return w.near.has(b.id), !(a.nodeCount == 1 && b.nodeCount == 1 && a.nodes[0] == b.nodes[0])
+	return w.near.has(b.id), pairExists(a, b, relCross)
 }
 
 func (w *worker) cell(src *Source, d *Destination) Cell {
 	an := w.an
 	if d.Kind == "service" {
 		c := w.serviceCell(src, d)
-		if w.meta != nil && src.class != nil {
-			w.meta[w.col] = w.svcMeta(src.class, d, c)
+		if w.copyable != nil && src.class != nil {
+			w.copyable[w.col] = w.svcCopyable(src.class, d, c)
 		}
 		return c
 	}
@@ -486,8 +483,8 @@ func (w *worker) cell(src *Source, d *Destination) Cell {
 			an.split[an.placements[a.placement].group] = true
 			an.mu.Unlock()
 		}
-		if w.meta != nil && !d.noListen {
-			w.meta[w.col] = w.podMeta(a, d)
+		if w.copyable != nil && !d.noListen {
+			w.copyable[w.col] = w.podCopyable(a, d)
 		}
 	} else {
 		n := src.node

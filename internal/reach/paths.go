@@ -126,6 +126,12 @@ func (k pathKey) slot() int {
 	return int(h>>16) % knowSlots
 }
 
+// podPathKey is the path of class a's pods to target t's, on one node or
+// two.
+func podPathKey(a *class, t target, r rel) pathKey {
+	return pathKey{kind: kindPods, src: int32(a.placement), dst: int32(t.cls.placement), rel: r, proto: pid(t.proto), port: int32(t.port)}
+}
+
 // svcKey identifies a Service port's first stage from a source.
 type svcKey struct {
 	src   int32
@@ -459,12 +465,12 @@ func pairExists(a, b *class, r rel) bool {
 		if r == relSame {
 			return a.multiOnNode
 		}
-		return a.nodeCount >= 2
+		return len(a.nodes) >= 2
 	}
 	if r == relSame {
 		return a.sharesNode(b)
 	}
-	return !(a.nodeCount == 1 && b.nodeCount == 1 && a.nodes[0] == b.nodes[0])
+	return !(len(a.nodes) == 1 && len(b.nodes) == 1 && a.nodes[0] == b.nodes[0])
 }
 
 // relsPods says which placements member pairs of a and b have: on the
@@ -565,7 +571,7 @@ func (w *worker) podPod(a *class, t target, r rel) subRes {
 		return s
 	}
 	b := t.cls
-	key := pathKey{kind: kindPods, src: int32(a.placement), dst: int32(b.placement), rel: r, proto: pid(t.proto), port: int32(t.port)}
+	key := podPathKey(a, t, r)
 	self := r == relSame && a == b && !a.multiOnNode
 	s := w.path(key, w.podEnds(a, t), pickPods(a, b, r, self))
 	w.memoPut(t, r, s)

@@ -427,7 +427,7 @@ func (an *analyzer) matrix() *Matrix {
 	an.indexIngress()
 	an.cols, an.bcByGroup = m.Destinations, nil
 	tmplOf := make([]int, len(m.Sources))
-	metaOf := map[int][]uint8{}
+	copyableOf := map[int][]bool{}
 	bySig := map[string]int{}
 	var first, rest []int
 	for i, s := range m.Sources {
@@ -443,7 +443,7 @@ func (an *analyzer) matrix() *Matrix {
 			continue
 		}
 		bySig[sig] = i
-		metaOf[i] = make([]uint8, nd)
+		copyableOf[i] = make([]bool, nd)
 		first = append(first, i)
 	}
 	for _, phase := range [][]int{first, rest} {
@@ -456,9 +456,9 @@ func (an *analyzer) matrix() *Matrix {
 				wk := an.newWorker()
 				for i := range next {
 					if t := tmplOf[i]; t >= 0 {
-						wk.rowFrom(&m.Sources[i], m.Destinations, rowCells(i), &m.Sources[t], rowCells(t), metaOf[t])
+						wk.rowFrom(&m.Sources[i], m.Destinations, rowCells(i), &m.Sources[t], rowCells(t), copyableOf[t])
 					} else {
-						wk.row(&m.Sources[i], m.Destinations, rowCells(i), metaOf[i])
+						wk.row(&m.Sources[i], m.Destinations, rowCells(i), copyableOf[i])
 					}
 				}
 			}()

@@ -5,21 +5,17 @@ import (
 	"strings"
 )
 
-// metaCopyable marks a template row's cell that holds for every source
-// of its signature (podMeta, svcMeta).
-const metaCopyable uint8 = 1
-
-// copyable reports whether a sub-result holds for another source of the
+// transferable reports whether a sub-result holds for another source of the
 // signature: allowed, or denied by what does not name the source (an
 // egress denial names it).
-func (w *worker) copyable(s subRes) bool {
+func (w *worker) transferable(s subRes) bool {
 	return s.v == Allowed || s.v == Denied && !w.an.isEgressReason(s.reason)
 }
 
 // bothRels is the sub-result of class a → t for pods on other nodes and,
 // where a and t's class share a node group, on the same node, whether or
 // not a's own pods sit so (the pairs of another class of the signature
-// may): ok when the two agree and the answer is copyable.
+// may): ok when the two agree and the answer is transferable.
 func (w *worker) bothRels(a *class, t target) (subRes, bool) {
 	x := w.podPod(a, t, relCross)
 	if w.an.placements[a.placement].group == w.an.placements[t.cls.placement].group && !w.pathsAlike(a, t) {
@@ -27,7 +23,7 @@ func (w *worker) bothRels(a *class, t target) (subRes, bool) {
 			return x, false
 		}
 	}
-	return x, w.copyable(x)
+	return x, w.transferable(x)
 }
 
 // pathsAlike reports whether traces showed every stage of the same-node
@@ -35,10 +31,8 @@ func (w *worker) bothRels(a *class, t target) (subRes, bool) {
 // each: a pod pair's decisions (ends) do not depend on the path, so the
 // two sub-results are then one.
 func (w *worker) pathsAlike(a *class, t target) bool {
-	key := pathKey{kind: kindPods, src: int32(a.placement), dst: int32(t.cls.placement), rel: relCross, proto: pid(t.proto), port: int32(t.port)}
-	kc := w.knowOf(key)
-	key.rel = relSame
-	ks := w.knowOf(key)
+	kc := w.knowOf(podPathKey(a, t, relCross))
+	ks := w.knowOf(podPathKey(a, t, relSame))
 	for i := 0; i < 4; i++ {
 		if c := kc.stage(i); c.st == unknown || c != ks.stage(i) {
 			return false
@@ -47,61 +41,56 @@ func (w *worker) pathsAlike(a *class, t target) bool {
 	return kc.srcAt == ks.srcAt
 }
 
-// podMeta is a template row's pod cell to class b: copyable when every
-// pair placement gives one copyable answer. A Windows destination whose
-// ACLs judge its ingress matches the source's address, which the
-// signature does not cover.
-func (w *worker) podMeta(a *class, d *Destination) uint8 {
+// podCopyable reports whether a template row's pod cell to class b holds
+// for every source of the signature: every pair placement gives one
+// transferable answer. A Windows destination whose ACLs judge its ingress
+// matches the source's address, which the signature does not cover.
+func (w *worker) podCopyable(a *class, d *Destination) bool {
 	if a == d.class || d.class.aclIn {
-		return 0
+		return false
 	}
-	if _, ok := w.bothRels(a, d.tgt); !ok {
-		return 0
-	}
-	return metaCopyable
+	_, ok := w.bothRels(a, d.tgt)
+	return ok
 }
 
-// svcMeta is a template row's Service cell: copyable when the node
+// svcCopyable is podCopyable for a Service cell: copyable when the node
 // group's view balances the port and every backend, on the same node or
-// another, gives one copyable answer (the cell is then that answer for
+// another, gives one transferable answer (the cell is then that answer for
 // any source of the signature whose class is not a backend), or when the
 // view does not balance it and the first stage fails (a fact of the
 // placement).
-func (w *worker) svcMeta(a *class, d *Destination, cell Cell) uint8 {
+func (w *worker) svcCopyable(a *class, d *Destination, cell Cell) bool {
 	if d.itpLocal || d.gviews == nil {
-		return 0
+		return false
 	}
 	v := d.gviews[w.an.placements[a.placement].group]
 	if v == nil || !v.pass {
-		if cell.Verdict == Denied && cell.Also < 0 && !w.an.isEgressReason(cell.Reason) {
-			return metaCopyable
-		}
-		return 0
+		return cell.Verdict == Denied && cell.Also < 0 && !w.an.isEgressReason(cell.Reason)
 	}
 	var first subRes
 	for i, t := range w.an.targets(v, d.Proto) {
 		var s subRes
 		switch {
 		case t.cls == a || t.cls != nil && t.cls.aclIn:
-			return 0
+			return false
 		case t.cls != nil:
 			var ok bool
 			if s, ok = w.bothRels(a, t.tgt); !ok {
-				return 0
+				return false
 			}
 		default:
 			s = w.toHost(a, nil, t.host, d.Proto, relCross)
-			if y := w.toHost(a, nil, t.host, d.Proto, relSame); y != s || !w.copyable(s) {
-				return 0
+			if y := w.toHost(a, nil, t.host, d.Proto, relSame); y != s || !w.transferable(s) {
+				return false
 			}
 		}
 		if i == 0 {
 			first = s
 		} else if s != first {
-			return 0
+			return false
 		}
 	}
-	return metaCopyable
+	return true
 }
 
 // rowFrom fills source a's row from the template row of its signature
@@ -109,13 +98,13 @@ func (w *worker) svcMeta(a *class, d *Destination, cell Cell) uint8 {
 // with t's "no NetworkPolicy selects … for egress" reason made a's,
 // unless it holds otherwise for a (markUnlike); every other cell is
 // computed.
-func (w *worker) rowFrom(src *Source, cols []Destination, cells []Cell, t *Source, tmpl []Cell, meta []uint8) {
+func (w *worker) rowFrom(src *Source, cols []Destination, cells []Cell, t *Source, tmpl []Cell, copyable []bool) {
 	w.startRow(src, cols)
 	a := src.class
 	w.markUnlike(a, t.class, len(cols))
 	for j := range cols {
 		d := &cols[j]
-		if meta[j]&metaCopyable != 0 && !w.unlikeCol.has(j) && (d.Kind != "pods" || d.class != a && !w.unlike.has(d.class.id)) {
+		if copyable[j] && !w.unlikeCol.has(j) && (d.Kind != "pods" || d.class != a && !w.unlike.has(d.class.id)) {
 			c := tmpl[j]
 			if c.Verdict == Allowed && c.Reason == t.class.noEg {
 				c.Reason = a.noEg
@@ -134,14 +123,8 @@ func (w *worker) rowFrom(src *Source, cols []Destination, cells []Cell, t *Sourc
 // balances the port, include such a class or a itself.
 func (w *worker) markUnlike(a, t *class, ncols int) {
 	an := w.an
-	if n := len(an.classes); len(w.unlike) != (n+63)/64 {
-		w.unlike = newBitset(n)
-	}
-	if len(w.unlikeCol) != (ncols+63)/64 {
-		w.unlikeCol = newBitset(ncols)
-	}
-	clear(w.unlike)
-	clear(w.unlikeCol)
+	w.unlike = w.unlike.reset(len(an.classes))
+	w.unlikeCol = w.unlikeCol.reset(ncols)
 	backendOf := an.backendCols(an.placements[a.placement].group)
 	mark := func(id int32) {
 		if !w.unlike.has(int(id)) {
@@ -237,7 +220,7 @@ func (an *analyzer) isEgressReason(id int32) bool {
 // sourceSignature is what of class a every cell of its row reads as a
 // source: its placement and OS, the policies selecting it for egress, and
 // the ACLs that judge its egress on Windows. Which ingress rules match it
-// matters only for the destinations those rules protect (holdsFor).
+// matters only for the destinations those rules protect (markUnlike).
 func (an *analyzer) sourceSignature(a *class) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d\x00%s\x00", a.placement, a.os)
