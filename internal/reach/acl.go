@@ -145,18 +145,6 @@ func stableID(id string) string {
 	return id[:i-17] + ", ACL " + id[i+1:]
 }
 
-func protoNumber(p trace.Proto) int {
-	switch p {
-	case trace.TCP:
-		return 6
-	case trace.UDP:
-		return 17
-	case trace.ICMP:
-		return 1
-	}
-	return 0
-}
-
 func compileEndpoint(ep *windows.Endpoint, sets map[string]*addrSet) *endpointACLs {
 	set := func(list string) *addrSet {
 		if s, ok := sets[list]; ok {
@@ -216,7 +204,7 @@ func (x *endpointACLs) match(egress bool, peerIP netip.Addr, proto trace.Proto, 
 	if egress {
 		rules, localPort, remotePort = x.out, 0, port
 	}
-	n := protoNumber(proto)
+	n := proto.Number()
 	for i := range rules {
 		r := &rules[i]
 		if r.acl.Protocol != 256 && r.acl.Protocol != n {

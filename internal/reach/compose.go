@@ -114,19 +114,6 @@ func (w *worker) putDenied(k clsDenyKey, id int32) {
 	w.clsDeny[k] = id
 }
 
-// upperProto is the protocol as NetworkPolicy ports spell it.
-func upperProto(p trace.Proto) string {
-	switch p {
-	case trace.TCP:
-		return "TCP"
-	case trace.UDP:
-		return "UDP"
-	case trace.ICMP:
-		return "ICMP"
-	}
-	return strings.ToUpper(string(p))
-}
-
 type aclKey struct {
 	ep     *endpointACLs
 	cls    int
@@ -155,7 +142,7 @@ func flow(proto trace.Proto, port int) string {
 	if proto == trace.ICMP {
 		return "ICMP"
 	}
-	return fmt.Sprintf("%s/%d", strings.ToUpper(string(proto)), port)
+	return fmt.Sprintf("%s/%d", proto.Upper(), port)
 }
 
 func egressHop(c *class) string {
@@ -204,9 +191,9 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 	var ok bool
 	var r *rule
 	if egress {
-		ok, r = an.pol.egress(c, p, upperProto(proto), int32(port))
+		ok, r = an.pol.egress(c, p, proto.Upper(), int32(port))
 	} else {
-		ok, r = an.pol.ingress(c, p, upperProto(proto), int32(port))
+		ok, r = an.pol.ingress(c, p, proto.Upper(), int32(port))
 	}
 	if ok {
 		return decision{allowed: true, reason: r.reason}
@@ -352,7 +339,7 @@ func (an *analyzer) listens(b *class, proto trace.Proto, port int) decision {
 	}
 	d = decision{allowed: true}
 	if proto != trace.ICMP {
-		if _, ok := workload.Listen(b.rep, b.os, corev1.Protocol(strings.ToUpper(string(proto))), int32(port)); !ok {
+		if _, ok := workload.Listen(b.rep, b.os, corev1.Protocol(proto.Upper()), int32(port)); !ok {
 			ports := workload.Ports(b.rep, b.os)
 			listens := "nothing"
 			if len(ports) > 0 {

@@ -123,9 +123,9 @@ func (d Destination) portLabel() string {
 	case d.Proto == "icmp" || d.Proto == "ICMP":
 		return "ICMP"
 	case d.Kind == "service":
-		return fmt.Sprintf("%d/%s → %s", d.Port, strings.ToUpper(string(d.Proto)), d.TargetPort)
+		return fmt.Sprintf("%d/%s → %s", d.Port, d.Proto.Upper(), d.TargetPort)
 	}
-	return fmt.Sprintf("%d/%s", d.Port, strings.ToUpper(string(d.Proto)))
+	return fmt.Sprintf("%d/%s", d.Port, d.Proto.Upper())
 }
 
 // WriteText prints the matrix: sources as rows, numbered destinations as

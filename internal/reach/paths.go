@@ -34,7 +34,7 @@ const (
 // protoID is a protocol as a map key (its IP protocol number).
 type protoID uint8
 
-func pid(p trace.Proto) protoID { return protoID(protoNumber(p)) }
+func pid(p trace.Proto) protoID { return protoID(p.Number()) }
 
 func (p protoID) proto() trace.Proto {
 	switch p {

@@ -147,7 +147,7 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 	n := 0
 	for _, p := range pairs {
 		for _, f := range flows(p.b) {
-			up := strings.ToUpper(string(f.proto))
+			up := f.proto.Upper()
 			gotIn, _ := an.pol.ingress(p.b, peer{cls: p.a}, up, int32(f.port))
 			wantIn := x.Decide(p.b.rep, policy.Ingress, p.a.repIP, up, int32(f.port))
 			gotEg, _ := an.pol.egress(p.a, peer{cls: p.b}, up, int32(f.port))
@@ -212,7 +212,7 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 		b, nd := cn.b, cn.nd
 		{
 			for _, f := range flows(b) {
-				up := strings.ToUpper(string(f.proto))
+				up := f.proto.Upper()
 				got, _ := an.pol.ingress(b, peer{ip: nd.ip}, up, int32(f.port))
 				want := x.Decide(b.rep, policy.Ingress, nd.ip, up, int32(f.port))
 				if got != want.Allowed {

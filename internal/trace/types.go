@@ -31,8 +31,8 @@ func ParseProto(s string) (Proto, bool) {
 	return "", false
 }
 
-// number is the IP protocol number (HNS load balancers and ACLs use it).
-func (p Proto) number() int {
+// Number is the IP protocol number (HNS load balancers and ACLs use it).
+func (p Proto) Number() int {
 	switch p {
 	case TCP:
 		return 6
@@ -44,8 +44,19 @@ func (p Proto) number() int {
 	return 0
 }
 
-// upper is the protocol as NetworkPolicy spells it.
-func (p Proto) upper() string { return strings.ToUpper(string(p)) }
+// Upper is the protocol as NetworkPolicy and container ports spell it;
+// the known ones without allocating (reach asks per cell).
+func (p Proto) Upper() string {
+	switch p {
+	case TCP:
+		return "TCP"
+	case UDP:
+		return "UDP"
+	case ICMP:
+		return "ICMP"
+	}
+	return strings.ToUpper(string(p))
+}
 
 // Outcome is how a trace ends.
 type Outcome string

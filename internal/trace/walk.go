@@ -508,7 +508,7 @@ func (w *walker) deliverPod(nd *node, pod *corev1.Pod, pkt packet, comp string) 
 		w.arrived, w.arrivedAt, w.responder = pkt, pl, "the pod's network stack"
 		return
 	}
-	l, ok := workload.Listen(pod, os, corev1.Protocol(pkt.proto.upper()), int32(pkt.dport))
+	l, ok := workload.Listen(pod, os, corev1.Protocol(pkt.proto.Upper()), int32(pkt.dport))
 	if !ok {
 		ports := workload.Ports(pod, os)
 		listens := "nothing"

@@ -109,7 +109,7 @@ func findLB(nd *node, pkt packet) *windows.LoadBalancer {
 	if nd.w() == nil || pkt.proto == ICMP {
 		return nil
 	}
-	for _, lb := range nd.winLBs[lbKey{pkt.proto.number(), pkt.dport}] {
+	for _, lb := range nd.winLBs[lbKey{pkt.proto.Number(), pkt.dport}] {
 		if len(lb.FrontendVIPs) == 0 {
 			if lb.Kind == windows.LBNodePort && pkt.dst == nd.ip {
 				return lb
@@ -248,7 +248,7 @@ func (w *walker) winACL(nd *node, ep *windows.Endpoint, pod *corev1.Pod, dir str
 		if dir == "Out" {
 			port = int32(remotePort)
 		}
-		d := w.e.pol.Decide(pod, pdir, peer, pkt.proto.upper(), port)
+		d := w.e.pol.Decide(pod, pdir, peer, pkt.proto.Upper(), port)
 		if d.Allowed != allowed {
 			say := "deny"
 			if d.Allowed {
@@ -293,7 +293,7 @@ func matchACL(ep *windows.Endpoint, dir string, local, remote netip.Addr, proto 
 	}
 	sort.SliceStable(acls, func(i, j int) bool { return acls[i].Priority < acls[j].Priority })
 	for _, a := range acls {
-		if a.Protocol != 256 && a.Protocol != proto.number() {
+		if a.Protocol != 256 && a.Protocol != proto.Number() {
 			continue
 		}
 		if !addrListMatches(a.LocalAddresses, local) || !addrListMatches(a.RemoteAddresses, remote) {
