@@ -207,17 +207,7 @@ func (an *analyzer) compileCalico() {
 				return // an invalid namespace selector selects nothing
 			}
 		}
-		for _, t := range spec.Types {
-			switch strings.ToLower(t) {
-			case "ingress":
-				p.in = true
-			case "egress":
-				p.eg = true
-			}
-		}
-		if len(spec.Types) == 0 {
-			p.in, p.eg = true, len(spec.Egress) > 0
-		}
+		p.in, p.eg = spec.Directions()
 		an.calicoPols = append(an.calicoPols, p)
 	}
 	for _, p := range an.c.CalicoPolicies {

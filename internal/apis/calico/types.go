@@ -7,6 +7,8 @@
 package calico
 
 import (
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
@@ -182,6 +184,24 @@ type PolicySpec struct {
 	DoNotTrack             bool     `json:"doNotTrack,omitempty"`
 	ApplyOnForward         bool     `json:"applyOnForward,omitempty"`
 	PreDNAT                bool     `json:"preDNAT,omitempty"`
+}
+
+// Directions are the directions the policy applies to: its types (any
+// case), or without types Calico's default, Ingress plus Egress when it
+// has egress rules.
+func (s PolicySpec) Directions() (ingress, egress bool) {
+	if len(s.Types) == 0 {
+		return true, len(s.Egress) > 0
+	}
+	for _, t := range s.Types {
+		switch strings.ToLower(t) {
+		case "ingress":
+			ingress = true
+		case "egress":
+			egress = true
+		}
+	}
+	return ingress, egress
 }
 
 // Rule is one policy rule.

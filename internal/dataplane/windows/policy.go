@@ -385,19 +385,7 @@ func calicoPolicy(kind, ns, name string, spec calicoapi.PolicySpec) *polSet {
 	if spec.NamespaceSelector != "" {
 		p.nsSel = mustSel(spec.NamespaceSelector)
 	}
-	for _, t := range spec.Types {
-		switch strings.ToLower(t) {
-		case "ingress":
-			p.ingress = true
-		case "egress":
-			p.egress = true
-		}
-	}
-	if len(spec.Types) == 0 {
-		// Calico's default: Ingress, plus Egress when there are egress rules.
-		p.ingress = true
-		p.egress = len(spec.Egress) > 0
-	}
+	p.ingress, p.egress = spec.Directions()
 	for _, r := range spec.Ingress {
 		p.in = append(p.in, fromCalicoRule(r))
 	}
