@@ -208,7 +208,7 @@ func (an *analyzer) buildClasses() {
 		if sa == "" {
 			sa = "default"
 		}
-		writeLabelSig(&key, p, sa, tests(p.Namespace))
+		writeLabelSig(&key, p, tests(p.Namespace))
 		key.WriteByte(0)
 		key.WriteString(sa)
 		key.WriteByte(0)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
@@ -224,14 +225,7 @@ func (an *analyzer) calicoApplies(c *class, egress bool) bool {
 	if len(an.calicoPols) == 0 {
 		return false
 	}
-	sa := c.rep.Spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
-	}
-	l := map[string]string{"projectcalico.org/namespace": c.ns, "projectcalico.org/orchestrator": "k8s", "projectcalico.org/serviceaccount": sa}
-	for k, v := range c.labels {
-		l[k] = v
-	}
+	l := windows.PodLabels(c.rep)
 	var nsl map[string]string
 	for _, p := range an.calicoPols {
 		if egress && !p.eg || !egress && !p.in || p.ns != "" && p.ns != c.ns || p.sel == nil || !p.sel.Evaluate(l) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
 
@@ -157,7 +158,7 @@ func (an *analyzer) labelTests(owners func(*corev1.Pod) string) func(ns string) 
 }
 
 // writeLabelSig writes which of the tests the pod matches.
-func writeLabelSig(key *strings.Builder, p *corev1.Pod, sa string, tests []labelTest) {
+func writeLabelSig(key *strings.Builder, p *corev1.Pod, tests []labelTest) {
 	var cl map[string]string
 	for _, t := range tests {
 		var m bool
@@ -166,13 +167,8 @@ func writeLabelSig(key *strings.Builder, p *corev1.Pod, sa string, tests []label
 			m = t.k8s.Matches(labels.Set(p.Labels))
 		case t.calico != nil:
 			if cl == nil {
-				cl = make(map[string]string, len(p.Labels)+3)
-				for k, v := range p.Labels {
-					cl[k] = v
-				}
-				cl["projectcalico.org/namespace"] = p.Namespace
-				cl["projectcalico.org/orchestrator"] = "k8s"
-				cl["projectcalico.org/serviceaccount"] = sa
+				// As Felix on Windows sees them (calicoApplies).
+				cl = windows.PodLabels(p)
 			}
 			m = t.calico.Evaluate(cl)
 		default:

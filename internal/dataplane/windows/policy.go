@@ -123,6 +123,23 @@ type centity struct {
 	saSelector  string
 }
 
+// PodLabels are the labels the twin's Felix matches selectors against on
+// a pod's endpoint: projectcalico.org/namespace, /orchestrator and
+// /serviceaccount ("default" when the pod names none), then the pod's own
+// labels over them.
+func PodLabels(p *corev1.Pod) map[string]string {
+	sa := p.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	l := make(map[string]string, len(p.Labels)+3)
+	l[labelNamespace], l[labelOrchestrator], l[labelServiceAccount] = p.Namespace, "k8s", sa
+	for k, v := range p.Labels {
+		l[k] = v
+	}
+	return l
+}
+
 func newFelix(cx *compiler) *felix {
 	f := &felix{cx: cx, nsLabels: map[string]map[string]string{}}
 	for _, ns := range cx.c.Namespaces {
@@ -141,15 +158,8 @@ func newFelix(cx *compiler) *felix {
 		if err != nil || !a.Is4() {
 			continue
 		}
-		sa := p.Spec.ServiceAccountName
-		if sa == "" {
-			sa = "default"
-		}
-		l := map[string]string{labelNamespace: p.Namespace, labelOrchestrator: "k8s", labelServiceAccount: sa}
-		for k, v := range p.Labels {
-			l[k] = v
-		}
-		f.weps = append(f.weps, wep{ip: a.String(), ns: p.Namespace, sa: sa, labels: l})
+		l := PodLabels(p)
+		f.weps = append(f.weps, wep{ip: a.String(), ns: p.Namespace, sa: l[labelServiceAccount], labels: l})
 	}
 	sort.Slice(f.weps, func(i, j int) bool {
 		return netip.MustParseAddr(f.weps[i].ip).Less(netip.MustParseAddr(f.weps[j].ip))
