@@ -32,17 +32,13 @@ func parseAddrSet(list string) addrSet {
 	}
 	s := addrSet{addrs: map[netip.Addr]struct{}{}}
 	for _, x := range strings.Split(list, ",") {
-		x = strings.TrimSpace(x)
-		if p, err := netip.ParsePrefix(x); err == nil {
-			if p.IsSingleIP() {
-				s.addrs[p.Addr()] = struct{}{}
-			} else {
-				s.prefixes = append(s.prefixes, p)
-			}
-			continue
-		}
-		if a, err := netip.ParseAddr(x); err == nil {
-			s.addrs[a] = struct{}{}
+		p, ok := windows.ACLAddress(x)
+		switch {
+		case !ok:
+		case p.IsSingleIP():
+			s.addrs[p.Addr()] = struct{}{}
+		default:
+			s.prefixes = append(s.prefixes, p)
 		}
 	}
 	return s
@@ -74,18 +70,9 @@ func parsePortSet(list string) portSet {
 	}
 	var s portSet
 	for _, x := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(x), "-")
-		l, err := strconv.Atoi(lo)
-		if err != nil {
-			continue
+		if l, h, ok := windows.ACLPortRange(x); ok {
+			s.ranges = append(s.ranges, [2]int{l, h})
 		}
-		h := l
-		if isRange {
-			if h, err = strconv.Atoi(hi); err != nil {
-				continue
-			}
-		}
-		s.ranges = append(s.ranges, [2]int{l, h})
 	}
 	return s
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -312,11 +311,7 @@ func addrListMatches(list string, a netip.Addr) bool {
 		return true
 	}
 	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		if p, err := netip.ParsePrefix(s); err == nil && p.Contains(a) {
-			return true
-		}
-		if x, err := netip.ParseAddr(s); err == nil && x == a {
+		if p, ok := windows.ACLAddress(s); ok && p.Contains(a) {
 			return true
 		}
 	}
@@ -336,18 +331,7 @@ func portListMatches(list string, port int, proto Proto) bool {
 		return true
 	}
 	for _, s := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(s), "-")
-		l, err := strconv.Atoi(lo)
-		if err != nil {
-			continue
-		}
-		h := l
-		if isRange {
-			if h, err = strconv.Atoi(hi); err != nil {
-				continue
-			}
-		}
-		if port >= l && port <= h {
+		if l, h, ok := windows.ACLPortRange(s); ok && port >= l && port <= h {
 			return true
 		}
 	}
