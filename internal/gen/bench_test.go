@@ -345,12 +345,12 @@ func BenchmarkDecodePlain(b *testing.B) {
 		b.SetBytes(r.bytes)
 		measure(b, r, func() {
 			for _, e := range entries {
+				if !strings.HasSuffix(e.Name(), ".json") {
+					continue
+				}
 				data, err := os.ReadFile(filepath.Join(r.dir, e.Name()))
 				if err != nil {
 					b.Fatal(err)
-				}
-				if !strings.HasSuffix(e.Name(), ".json") {
-					continue
 				}
 				var v any
 				if err := json.Unmarshal(data, &v); err != nil {

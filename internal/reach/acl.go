@@ -116,8 +116,9 @@ type endpointACLs struct {
 
 // stableID drops the rule hash from a policy ACL's ID
 // ("policy-…/ns/name-<16 characters>-0" → "policy-…/ns/name, ACL 0"): the
-// twin hashes a text form of the rule that holds pointers, so the hash
-// changes from one compile to the next.
+// hash is the twin's stand-in for Felix's rule ID (dataplane/windows
+// standInRuleID) and tells a reader nothing the policy name and the ACL's
+// index do not.
 func stableID(id string) string {
 	if !strings.HasPrefix(id, "policy-") {
 		return id

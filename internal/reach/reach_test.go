@@ -531,7 +531,7 @@ func TestALargeSyntheticClusterMatchesSampledTraces(t *testing.T) {
 	checkDecisions(t, e, 2000)
 }
 
-func TestPolicyACLNamesDropTheirUnstableHash(t *testing.T) {
+func TestPolicyACLNamesDropTheirStandInHash(t *testing.T) {
 	for _, c := range [][2]string{
 		{"policy-KubernetesNetworkPolicy/win-demo/to-demo-only-0GpfrNvAljnTWdzL-0", "policy-KubernetesNetworkPolicy/win-demo/to-demo-only, ACL 0"},
 		{"allow-host-to-endpoint", "allow-host-to-endpoint"},
