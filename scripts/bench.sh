@@ -10,9 +10,11 @@
 #   Build        engine.Build of the loaded snapshot
 #   GetPods      printing every pod (get pods -A -o wide) of the built twin
 #   Compile      linux.Compile and windows.Compile of every node, holding
-#                every result (skipped where the Windows nodes' HNS state
-#                would not fit: HYBRID_BENCH_MAX_WINDOWS_WORK)
+#                every result (kube-proxy's model once, each node's plan)
 #   CompileEach  the same compilation, Windows nodes one at a time
+#   RenderEach   every Windows node compiled and all its HNS objects and
+#                VFP ports made, one node at a time (dump input): the size
+#                of what every Windows node's HNS holds
 #   Check        every rule of check on the built twin
 #   Trace        one trace (parse source and target, walk): the median of
 #                101 different traces, after trace.New

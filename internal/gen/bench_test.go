@@ -429,47 +429,14 @@ func built(b *testing.B, o Options) *rung {
 	return r
 }
 
-// windowsWork is Windows nodes × (Services + endpoints): a Windows node's
-// HNS state holds a load balancer per service port and an endpoint per
-// backend of the whole cluster, so windows.Compile's result grows with it
-// (about 600 bytes per unit at 1,000 nodes).
-func windowsWork(c *model.Cluster) int {
-	win, work := 0, len(c.Services)
-	for _, n := range c.Nodes {
-		if n.Labels["kubernetes.io/os"] == "windows" {
-			win++
-		}
-	}
-	for _, es := range c.EndpointSlices {
-		work += len(es.Endpoints)
-	}
-	return win * work
-}
-
-// maxWindowsWork is the largest windowsWork BenchmarkCompile holds in
-// memory at once (HYBRID_BENCH_MAX_WINDOWS_WORK, default 8M: about 5 GB).
-func maxWindowsWork() int {
-	if n, err := strconv.Atoi(os.Getenv("HYBRID_BENCH_MAX_WINDOWS_WORK")); err == nil {
-		return n
-	}
-	return 8 << 20
-}
-
 // BenchmarkCompile compiles both dataplanes for every node of the built
-// twin: internal/dataplane/linux and windows Compile, as exec and get
-// routes/loadbalancers do, holding every node's result. It skips rungs
-// whose Windows HNS state would not fit (maxWindowsWork); BenchmarkCompileEach
-// measures those.
+// twin, internal/dataplane/linux and windows Compile, holding every node's
+// result: each Windows node holds its plan, and kube-proxy's model is held
+// once (windows.Node renders its objects when read; RenderEach measures
+// that).
 func BenchmarkCompile(b *testing.B) {
 	forEachRung(b, []string{modeDump, modeHosts, modeScheduled}, func(b *testing.B, o Options) {
 		r := built(b, o)
-		if w := windowsWork(r.cluster); w > maxWindowsWork() {
-			// A skip is silent without -v: say it on stdout, where
-			// scripts/bench.sh puts it in the table.
-			msg := fmt.Sprintf("windows.Compile of every node would hold Windows nodes × (Services + endpoints) = %d units of HNS state, over HYBRID_BENCH_MAX_WINDOWS_WORK %d; see CompileEach", w, maxWindowsWork())
-			fmt.Printf("SKIP %s: %s\n", b.Name(), msg)
-			b.Skip(msg)
-		}
 		measure(b, r, func() {
 			lx, err := linux.Compile(r.cluster)
 			if err != nil {
@@ -499,26 +466,57 @@ func BenchmarkCompileEach(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			wc, err := windows.NewCompiler(r.cluster)
-			if err != nil {
-				b.Fatal(err)
-			}
-			win := 0
-			for _, n := range r.cluster.Nodes {
-				if n.Labels["kubernetes.io/os"] != "windows" {
-					continue
-				}
-				if wn, err := wc.Node(n); err != nil || wn == nil {
-					b.Fatalf("node %s: %v", n.Name, err)
-				}
-				wc.Drop(n)
-				win++
-			}
-			if len(lx)+win < o.Nodes {
-				b.Fatalf("compiled %d Linux and %d Windows nodes of %d", len(lx), win, o.Nodes)
+			if n := eachWindowsNode(b, r.cluster, nil); len(lx)+n < o.Nodes {
+				b.Fatalf("compiled %d Linux and %d Windows nodes of %d", len(lx), n, o.Nodes)
 			}
 		})
 	})
+}
+
+// BenchmarkRenderEach compiles every Windows node one at a time and makes
+// all its HNS objects and VFP ports, as `get loadbalancers` of every node
+// would: each node's kube-proxy state is a load balancer per service port
+// and an endpoint per backend of the whole cluster, so this stage is
+// Windows nodes × (Services + endpoints), the size of what every Windows
+// node's HNS holds.
+func BenchmarkRenderEach(b *testing.B) {
+	forEachRung(b, []string{modeDump}, func(b *testing.B, o Options) {
+		r := built(b, o)
+		measure(b, r, func() {
+			objects := 0
+			eachWindowsNode(b, r.cluster, func(n *windows.Node) {
+				objects += len(n.Endpoints()) + len(n.LoadBalancers()) + len(n.Ports())
+			})
+			if objects == 0 {
+				b.Fatal("no HNS objects made")
+			}
+		})
+	})
+}
+
+// eachWindowsNode compiles every Windows node through one windows.Compiler,
+// hands it to f (if any) and drops it; it returns how many it compiled.
+func eachWindowsNode(b *testing.B, c *model.Cluster, f func(*windows.Node)) int {
+	wc, err := windows.NewCompiler(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	win := 0
+	for _, n := range c.Nodes {
+		if n.Labels["kubernetes.io/os"] != "windows" {
+			continue
+		}
+		wn, err := wc.Node(n)
+		if err != nil || wn == nil {
+			b.Fatalf("node %s: %v", n.Name, err)
+		}
+		if f != nil {
+			f(wn)
+		}
+		wc.Drop(n)
+		win++
+	}
+	return win
 }
 
 // BenchmarkCheck runs every rule of internal/check on the built twin, as

@@ -557,7 +557,7 @@ func (an *analyzer) view(n *nodeInfo, d *Destination) *svcView {
 		if m == nil {
 			m = map[svcPortKey]*svcView{}
 			if win := an.winNode(n); win != nil {
-				for _, lb := range win.LoadBalancers {
+				for _, lb := range win.LoadBalancers() {
 					proto := trace.TCP
 					if lb.Protocol == 17 {
 						proto = trace.UDP

@@ -638,7 +638,7 @@ func (nd *node) w() *windows.Node {
 		if nd.win == nil {
 			return
 		}
-		for _, ep := range nd.win.Endpoints {
+		for _, ep := range nd.win.Endpoints() {
 			a, err := netip.ParseAddr(ep.IPAddress)
 			if err != nil {
 				continue
@@ -649,7 +649,7 @@ func (nd *node) w() *windows.Node {
 			nd.winEPs[a] = ep
 		}
 		nd.winLBs = map[lbKey][]*windows.LoadBalancer{}
-		for _, lb := range nd.win.LoadBalancers {
+		for _, lb := range nd.win.LoadBalancers() {
 			k := lbKey{lb.Protocol, lb.ExternalPort}
 			nd.winLBs[k] = append(nd.winLBs[k], lb)
 		}

@@ -171,9 +171,9 @@ type compiler struct {
 	// kubeDNS is the ClusterIP of kube-system/kube-dns (the last such
 	// Service with one), "" when none.
 	kubeDNS string
-	// backendCache holds each service port's backends (proxier.backends),
-	// filled as nodes compile.
-	backendCache map[string][]backend
+	// kube-proxy's cluster-wide model (proxy), made once.
+	proxyOnce  sync.Once
+	proxyModel *proxyModel
 	// routes are every block's RemoteSubnetRoute (subnetRoutes), made once.
 	routesOnce sync.Once
 	routes     *clusterRoutes
@@ -300,6 +300,14 @@ type nodeBuild struct {
 	podEPs  []*Endpoint
 	podOf   map[*Endpoint]*corev1.Pod
 	nextCmp int
+	// kp is kube-proxy on the node; nil when it programs nothing.
+	kp *nodeProxy
+}
+
+// proxy is kube-proxy's cluster-wide model, made on first use.
+func (cx *compiler) proxy() *proxyModel {
+	cx.proxyOnce.Do(func() { cx.proxyModel = newProxyModel(cx) })
+	return cx.proxyModel
 }
 
 func (nb *nodeBuild) build() error {
@@ -311,7 +319,7 @@ func (nb *nodeBuild) build() error {
 	if !nb.calicoNetwork() {
 		nb.adapters()
 		nb.firewall()
-		nb.vfp()
+		out.render = nb
 		return nil
 	}
 	nb.pods()
@@ -321,8 +329,18 @@ func (nb *nodeBuild) build() error {
 	nb.kubeProxy()
 	nb.adapters()
 	nb.firewall()
-	nb.vfp()
+	// kube-proxy's endpoints and load balancers, and the VFP ports that
+	// mirror them, are made when read (Node.Endpoints).
+	out.render = nb
 	return nil
+}
+
+// render makes the objects build left to reading: kube-proxy's, then VFP's.
+func (nb *nodeBuild) render() {
+	if nb.kp != nil {
+		nb.renderKubeProxy()
+	}
+	nb.vfp()
 }
 
 // externalNetwork is the "External" Overlay network calico-node creates
@@ -700,7 +718,7 @@ func (nb *nodeBuild) dns(p *corev1.Pod) (servers, suffix string) {
 // addEndpoint records an endpoint in HNS order and in the by-IP index,
 // where a local endpoint wins over a remote one with the same address.
 func (nb *nodeBuild) addEndpoint(ep *Endpoint) {
-	nb.out.Endpoints = append(nb.out.Endpoints, ep)
+	nb.out.eps = append(nb.out.eps, ep)
 	if old, ok := nb.byIP[ep.IPAddress]; ok && !old.IsRemoteEndpoint {
 		return
 	}

@@ -39,8 +39,8 @@ func TestAWindowsNodeWithoutABlockHasOnlyTheExternalNetwork(t *testing.T) {
 	f := newFixture(1)
 	f.c.IPAMBlocks = f.c.IPAMBlocks[1:]
 	n := f.compile(t)
-	if len(n.Networks) != 1 || len(n.Endpoints) != 0 || len(n.Warnings) == 0 {
-		t.Errorf("networks %d endpoints %d warnings %v", len(n.Networks), len(n.Endpoints), n.Warnings)
+	if len(n.Networks) != 1 || len(n.Endpoints()) != 0 || len(n.Warnings) == 0 {
+		t.Errorf("networks %d endpoints %d warnings %v", len(n.Networks), len(n.Endpoints()), n.Warnings)
 	}
 }
 
@@ -490,8 +490,8 @@ func TestWithoutKubeProxyThereAreNoLoadBalancers(t *testing.T) {
 	f.c.Pods = nil
 	f.service("demo", "a", "10.96.0.90", tcpPort("http", 80, intstr.FromInt32(80)), 80, bk{ip: "10.0.11.5", node: "lin-1"})
 	n := f.compile(t)
-	if n.KubeProxy || len(n.LoadBalancers) != 0 || len(n.Endpoints) != 1 {
-		t.Errorf("kube-proxy %v, %d LBs, %d endpoints", n.KubeProxy, len(n.LoadBalancers), len(n.Endpoints))
+	if n.KubeProxy || len(n.LoadBalancers()) != 0 || len(n.Endpoints()) != 1 {
+		t.Errorf("kube-proxy %v, %d LBs, %d endpoints", n.KubeProxy, len(n.LoadBalancers()), len(n.Endpoints()))
 	}
 }
 
@@ -509,9 +509,9 @@ var uuidV5 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-
 
 func TestIDsAreStableVersion5UUIDs(t *testing.T) {
 	a, b := newFixture(1).compile(t), newFixture(1).compile(t)
-	for i := range a.Endpoints {
-		if a.Endpoints[i].ID != b.Endpoints[i].ID || !uuidV5.MatchString(a.Endpoints[i].ID) {
-			t.Errorf("endpoint ID %s / %s", a.Endpoints[i].ID, b.Endpoints[i].ID)
+	for i := range a.Endpoints() {
+		if a.Endpoints()[i].ID != b.Endpoints()[i].ID || !uuidV5.MatchString(a.Endpoints()[i].ID) {
+			t.Errorf("endpoint ID %s / %s", a.Endpoints()[i].ID, b.Endpoints()[i].ID)
 		}
 	}
 	// RFC 9562 appendix A: uuid5(DNS, "www.example.com").

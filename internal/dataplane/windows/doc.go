@@ -29,7 +29,11 @@
 //     one per external IP and per load-balancer ingress IP, with DSR,
 //     session affinity, traffic policies and preserve-destination as
 //     proxier.go applies them. The sig-windows-tools start.ps1 always passes
-//     --enable-dsr=true and Calico_ep's address as --source-vip.
+//     --enable-dsr=true and Calico_ep's address as --source-vip. What
+//     kube-proxy decides alike on every node is derived once for the
+//     cluster (proxymodel.go); a node plans only the service ports that
+//     involve it, and its endpoints, load balancers and VFP ports are made
+//     when read (Node.Endpoints, LoadBalancers, Ports).
 //
 // # ACLs without a NetworkPolicy
 //

@@ -128,7 +128,7 @@ func (f *fixture) compile(t testing.TB) *Node {
 }
 
 func endpointByIP(n *Node, ip string) *Endpoint {
-	for _, ep := range n.Endpoints {
+	for _, ep := range n.Endpoints() {
 		if ep.IPAddress == ip {
 			return ep
 		}
@@ -138,7 +138,7 @@ func endpointByIP(n *Node, ip string) *Endpoint {
 
 func lbsOf(n *Node, svc string) []*LoadBalancer {
 	var out []*LoadBalancer
-	for _, lb := range n.LoadBalancers {
+	for _, lb := range n.LoadBalancers() {
 		if lb.Service == svc {
 			out = append(out, lb)
 		}

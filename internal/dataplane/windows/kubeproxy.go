@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // kubeProxyConfig is what kube-proxy (winkernel) runs with on the node.
@@ -21,9 +19,10 @@ type kubeProxyConfig struct {
 	networkName           string
 }
 
-// kubeProxy finds kube-proxy on the node and builds what its syncProxyRules
+// kubeProxy finds kube-proxy on the node and plans what its syncProxyRules
 // creates (K8s pkg/proxy/winkernel/proxier.go): a remote endpoint per
-// ClusterIP and per backend on another node, and the load balancers.
+// ClusterIP and per backend on another node, and the load balancers. The
+// objects are made when read (renderKubeProxy).
 func (nb *nodeBuild) kubeProxy() {
 	pod := nb.kubeProxyPod()
 	if pod == nil {
@@ -50,16 +49,8 @@ func (nb *nodeBuild) kubeProxy() {
 		}
 		nb.addEndpoint(ep)
 	}
-	kp := &proxier{nb: nb, cfg: cfg, lbs: map[string]*LoadBalancer{}}
-	for _, p := range nb.calico.Policies {
-		if pfx, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && p.Type == PolicyRemoteSubnetRoute {
-			kp.routes = append(kp.routes, route{pfx, p.ProviderAddress})
-		}
-	}
-	kp.indexRoutes()
-	for _, svc := range nb.cx.c.Services {
-		kp.service(svc)
-	}
+	nb.kp = &nodeProxy{m: nb.cx.proxy(), cfg: cfg, plans: map[int]*portPlan{}}
+	nb.planPorts(nb.kp)
 	if cfg.forwardHealthCheckVIP {
 		nb.out.Notes = append(nb.out.Notes, "kube-proxy --forward-healthcheck-vip: the root HNS endpoint (cbr0) does not exist on a Calico node, so no health-check load balancers")
 	}
@@ -137,392 +128,151 @@ func (nb *nodeBuild) kubeProxyFlags(p *corev1.Pod) kubeProxyConfig {
 	return cfg
 }
 
-// proxier is one node's kube-proxy sync.
-type proxier struct {
-	nb  *nodeBuild
-	cfg kubeProxyConfig
-	// lbs is the load balancer cache by identifier (protocol, ports, VIP,
-	// backend set), as hns.go findLoadBalancerID keys it.
-	lbs map[string]*LoadBalancer
-	// routes are the network's remote subnet routes, parsed once.
-	routes []route
-	// routeIdx finds routes for providerAddress: by prefix (one entry per
-	// prefix length in routeBits) and by provider address, each to the
-	// position of the last such route in routes. Scanning every route per
-	// backend made a node's load balancers O(backends × nodes).
-	routeIdx  map[netip.Prefix]int
-	routeBits []int
-	routeByPA map[string]int
-	// unmaskedIdx lists routes whose prefix has host bits set (see
-	// unmasked); nil until first asked.
-	unmaskedIdx []int
+// nodeProxy is kube-proxy on one node: its flags, and its own plans for the
+// ports that involve the node; every other port follows the shared plan.
+type nodeProxy struct {
+	m     *proxyModel
+	cfg   kubeProxyConfig
+	plans map[int]*portPlan
 }
 
-type route struct {
-	prefix netip.Prefix
-	pa     string
-}
-
-// backend is one endpoint of a service port (proxy.Endpoint).
-type backend struct {
-	ip          string
-	port        int32
-	local       bool
-	node        string
-	hasNode     bool   // the endpoint names its node
-	key         string // "ip:port", kube-proxy's sort key
-	ready       bool
-	serving     bool
-	terminating bool
-}
-
-// service programs every port of a service (syncProxyRules' loop body).
-func (kp *proxier) service(svc *corev1.Service) {
-	if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone {
-		return
+// plan is port i's plan on the node.
+func (kp *nodeProxy) plan(i int) *portPlan {
+	if pl, ok := kp.plans[i]; ok {
+		return pl
 	}
-	clusterIP := ""
-	for _, ip := range append([]string{svc.Spec.ClusterIP}, svc.Spec.ClusterIPs...) {
-		if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
-			clusterIP = a.String()
-			break
+	return kp.m.ports[i].base
+}
+
+// planPorts plans the ports that involve the node, in order (a plan may
+// look at earlier ports' plans), and adds kube-proxy's notes and warnings
+// in port order.
+func (nb *nodeBuild) planPorts(kp *nodeProxy) {
+	pre := make(map[string]bool, len(nb.byIP))
+	for ip, ep := range nb.byIP {
+		pre[ip] = !ep.IsRemoteEndpoint
+	}
+	ctx := &planCtx{node: nb.n.Name, pre: pre, plan: kp.plan}
+	touched := kp.m.touched(nb.n.Name, pre)
+	for _, i := range touched {
+		kp.plans[i] = kp.m.plan(ctx, i)
+	}
+	ports := append(slices.Clone(touched), kp.m.noted...)
+	slices.Sort(ports)
+	once := map[string]bool{}
+	for _, i := range slices.Compact(ports) {
+		for _, n := range kp.plan(i).notes {
+			if n.once {
+				if once[n.text] {
+					continue
+				}
+				once[n.text] = true
+			}
+			if n.warning {
+				nb.out.Warnings = append(nb.out.Warnings, n.text)
+			} else {
+				nb.out.Notes = append(nb.out.Notes, n.text)
+			}
 		}
 	}
-	if clusterIP == "" {
-		return // the IPv4 proxier only programs IPv4 services
-	}
-	nb := kp.nb
-	name := svc.Namespace + "/" + svc.Name
-	preserveDIP := svc.Annotations["preserve-destination"] == "true"
-	localTrafficDSR := svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-	internalLocal := svc.Spec.InternalTrafficPolicy != nil && *svc.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
-	affinity := svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP
-	var ingressIPs []string
-	for _, in := range svc.Status.LoadBalancer.Ingress {
-		if _, err := netip.ParseAddr(in.IP); err == nil {
-			ingressIPs = append(ingressIPs, in.IP)
-		}
-	}
-	for _, sp := range svc.Spec.Ports {
-		// The ClusterIP as a remote endpoint with the host MAC and PA = node
-		// IP, once per ClusterIP (svcInfo.remoteEndpoint).
-		if _, ok := nb.byIP[clusterIP]; !ok {
+}
+
+// renderKubeProxy makes the HNS objects of the node's plans, in the order
+// kube-proxy creates them: per service port the ClusterIP's remote
+// endpoint, the backends' remote endpoints (MAC conjured from "02-11" and
+// the address, "not sent on the wire"; PA = the RemoteSubnetRoute's provider
+// address, or the node IP when none matches), then the load balancers.
+func (nb *nodeBuild) renderKubeProxy() {
+	kp, out := nb.kp, nb.out
+	seen := map[string]bool{}
+	for i, p := range kp.m.ports {
+		if _, ok := nb.byIP[p.clusterIP]; !ok {
+			// The ClusterIP as a remote endpoint with the host MAC and PA =
+			// node IP, once per ClusterIP (svcInfo.remoteEndpoint).
 			nb.addEndpoint(&Endpoint{
-				ID: hnsID(nb.n.Name + "/remote-endpoint/" + clusterIP), VirtualNetwork: nb.calico.ID, VirtualNetworkName: nb.calico.Name,
-				IPAddress: clusterIP, MacAddress: goMAC(nb.out.HostMAC), IsRemoteEndpoint: true, State: 1,
-				Policies: []EndpointPolicy{{Type: PolicyPA, PA: nb.out.Address}}, Kind: KindClusterIP, Owner: "kube-proxy",
+				ID: hnsID(nb.n.Name + "/remote-endpoint/" + p.clusterIP), VirtualNetwork: nb.calico.ID, VirtualNetworkName: nb.calico.Name,
+				IPAddress: p.clusterIP, MacAddress: goMAC(out.HostMAC), IsRemoteEndpoint: true, State: 1,
+				Policies: []EndpointPolicy{{Type: PolicyPA, PA: out.Address}}, Kind: KindClusterIP, Owner: "kube-proxy",
 			})
 		}
-		bes := kp.backends(svc, sp)
-		allTerminating, allNonServing := false, false
-		someServing := true
-		if len(ingressIPs) > 0 {
-			allTerminating, allNonServing = terminatingState(bes, localTrafficDSR)
-			someServing = !allNonServing
-		}
-		targetPort := 0
-		if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal > 0 {
-			targetPort = sp.TargetPort.IntValue()
-		}
-		var eps, local []*Endpoint
-		var ips, localIPs []string
-		containsNodeIP, containsPublicIP := false, false
-		for _, be := range bes {
-			if internalLocal && localTrafficDSR && !be.local {
-				continue
-			}
-			if someServing {
-				if !allTerminating && !be.ready {
-					continue
-				}
-				if !be.serving {
-					continue
-				}
-			}
-			if targetPort == 0 {
-				// Named target port: the first endpoint's port serves all.
-				targetPort = int(be.port)
-			}
-			ep := kp.endpointFor(be)
-			if ep == nil {
-				continue
-			}
-			if !be.local {
-				pa := kp.providerAddress(be.ip)
-				containsNodeIP = containsNodeIP || be.ip == pa
-				containsPublicIP = containsPublicIP || pa == ""
-			}
-			eps = append(eps, ep)
-			ips = append(ips, be.ip)
-			if !ep.IsRemoteEndpoint {
-				local = append(local, ep)
-				localIPs = append(localIPs, be.ip)
-			}
-		}
-		portName := sp.Name
-		if portName == "" {
-			portName = strconv.Itoa(int(sp.Port))
-		}
-		if len(eps) == 0 {
-			nb.out.Notes = append(nb.out.Notes, fmt.Sprintf("service %s port %s has no usable endpoints: kube-proxy applies no policy", name, portName))
+		pl := kp.plan(i)
+		if len(pl.use) == 0 {
 			continue
+		}
+		eps := make([]*Endpoint, len(pl.use))
+		ips := make([]string, len(pl.use))
+		for k, b := range pl.use {
+			be := p.bes[b]
+			ep, ok := nb.byIP[be.ip]
+			if !ok {
+				pa := p.pa[b]
+				if pl.pa != nil {
+					pa = pl.pa[k]
+				}
+				if pa == "" {
+					pa = out.Address
+				}
+				ep = &Endpoint{
+					ID: hnsID(nb.n.Name + "/remote-endpoint/" + be.ip), VirtualNetwork: nb.calico.ID, VirtualNetworkName: nb.calico.Name,
+					IPAddress: be.ip, MacAddress: macFrom(remoteMACPrefix, netip.MustParseAddr(be.ip).As4()),
+					IsRemoteEndpoint: true, State: 1,
+					Policies: []EndpointPolicy{{Type: PolicyPA, PA: pa}}, Kind: KindRemote, Owner: "kube-proxy", Node: be.node,
+				}
+				nb.addEndpoint(ep)
+			}
+			eps[k], ips[k] = ep, be.ip
 		}
 		sourceVIP := kp.cfg.sourceVIP
-		if containsNodeIP || containsPublicIP {
-			// proxier.go: backends that are node IPs or outside the cluster
-			// get the node IP as source VIP.
-			sourceVIP = nb.out.Address
+		if pl.nodeVIP {
+			sourceVIP = out.Address
 		}
 		dist := DistributionNone
-		if affinity {
+		if p.affinity {
 			dist = DistributionSourceIP
 		}
-		proto := protocolEnum(sp.Protocol)
-		available := !allTerminating && !allNonServing
-		mk := func(kind, vip string, extPort int, sel []*Endpoint, selIPs []string, flags, pmFlags int) {
-			kp.loadBalancer(&LoadBalancer{
-				SourceVIP: sourceVIP, Protocol: proto, InternalPort: targetPort, ExternalPort: extPort,
-				DistributionType: dist, PortMappingFlags: pmFlags, Flags: flags,
-				Service: name, PortName: portName, Kind: kind, Backends: selIPs,
-			}, vip, sel)
-		}
-		// ClusterIP: every backend, or the local ones with ITP=Local; DSR
-		// per --enable-dsr.
-		cipEPs, cipIPs := eps, ips
-		if internalLocal {
-			cipEPs, cipIPs = local, localIPs
-		}
-		if len(cipEPs) > 0 {
-			mk(LBClusterIP, clusterIP, int(sp.Port), cipEPs, cipIPs, boolFlag(kp.cfg.dsr, LBFlagDSR), 0)
-		}
-		// NodePort: no frontend VIP; local backends only with
-		// preserve-destination or ETP=Local.
-		if sp.NodePort > 0 {
+		for _, l := range pl.lbs {
 			sel, selIPs := eps, ips
-			if preserveDIP || localTrafficDSR {
-				sel, selIPs = local, localIPs
+			if l.localOnly {
+				sel, selIPs = make([]*Endpoint, len(pl.local)), make([]string, len(pl.local))
+				for k, u := range pl.local {
+					sel[k], selIPs[k] = eps[u], ips[u]
+				}
 			}
-			if len(sel) > 0 && available {
-				mk(LBNodePort, "", int(sp.NodePort), sel, selIPs, boolFlag(localTrafficDSR, LBFlagDSR), PortMappingVipExternalIP|PortMappingLocalRoutedVIP)
+			flags := l.flags
+			if l.dsrFlag {
+				flags |= boolFlag(kp.cfg.dsr, LBFlagDSR)
 			}
-		}
-		for _, eip := range svc.Spec.ExternalIPs {
-			sel, selIPs := eps, ips
-			if localTrafficDSR {
-				sel, selIPs = local, localIPs
-			}
-			if len(sel) > 0 && available {
-				mk(LBExternalIP, eip, int(sp.Port), sel, selIPs, boolFlag(localTrafficDSR, LBFlagDSR), PortMappingVipExternalIP)
-			}
-		}
-		for _, iip := range ingressIPs {
-			sel, selIPs := eps, ips
-			if preserveDIP || localTrafficDSR {
-				sel, selIPs = local, localIPs
-			}
-			pm := PortMappingVipExternalIP
-			if preserveDIP {
-				pm |= PortMappingUseMux | PortMappingPreserveDIP
-			}
-			if len(sel) > 0 {
-				mk(LBIngressIP, iip, int(sp.Port), sel, selIPs, boolFlag(preserveDIP || localTrafficDSR, LBFlagDSR), pm)
-			}
+			nb.loadBalancer(seen, &LoadBalancer{
+				SourceVIP: sourceVIP, Protocol: p.proto, InternalPort: pl.targetPort, ExternalPort: l.extPort,
+				DistributionType: dist, PortMappingFlags: l.pmFlags, Flags: flags,
+				Service: p.name, PortName: p.portName, Kind: l.kind, Backends: selIPs,
+			}, l.vip, sel)
 		}
 	}
 }
 
-// backends are the endpoints of one service port from its EndpointSlices,
-// ordered by "ip:port" as kube-proxy's endpoints map sorts them. They are
-// the same on every node but for which are local, so the compiler derives
-// them once per service port (under the Compiler's lock) and each node
-// marks its own.
-func (kp *proxier) backends(svc *corev1.Service, sp corev1.ServicePort) []backend {
-	cx := kp.nb.cx
-	key := svc.Namespace + "/" + svc.Name + "\x00" + sp.Name
-	all, ok := cx.backendCache[key]
-	if !ok {
-		all = kp.clusterBackends(svc, sp)
-		if cx.backendCache == nil {
-			cx.backendCache = map[string][]backend{}
-		}
-		cx.backendCache[key] = all
+// protocolEnum is proxier.go Enum.
+func protocolEnum(p corev1.Protocol) int {
+	switch p {
+	case corev1.ProtocolUDP:
+		return 17
+	case corev1.ProtocolSCTP:
+		return 132
 	}
-	if all == nil {
-		return nil
-	}
-	out := make([]backend, len(all))
-	for i, be := range all {
-		be.local = be.hasNode && be.node == kp.nb.n.Name
-		out[i] = be
-	}
-	return out
+	return 6
 }
 
-// clusterBackends is backends without the local marks.
-func (kp *proxier) clusterBackends(svc *corev1.Service, sp corev1.ServicePort) []backend {
-	seen := map[string]bool{}
-	var out []backend
-	for _, es := range kp.nb.cx.slicesBySvc[svc.Namespace+"/"+svc.Name] {
-		if es.Namespace != svc.Namespace || es.Labels[discoveryv1.LabelServiceName] != svc.Name || es.AddressType != discoveryv1.AddressTypeIPv4 {
-			continue
-		}
-		var port *int32
-		for _, p := range es.Ports {
-			pn := ""
-			if p.Name != nil {
-				pn = *p.Name
-			}
-			if pn == sp.Name && p.Port != nil {
-				port = p.Port
-				break
-			}
-		}
-		if port == nil {
-			continue
-		}
-		for _, e := range es.Endpoints {
-			if len(e.Addresses) == 0 {
-				continue
-			}
-			key := e.Addresses[0] + ":" + strconv.Itoa(int(*port))
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			ready := e.Conditions.Ready == nil || *e.Conditions.Ready
-			be := backend{
-				ip: e.Addresses[0], port: *port, ready: ready, serving: ready,
-				terminating: e.Conditions.Terminating != nil && *e.Conditions.Terminating,
-			}
-			if e.Conditions.Serving != nil {
-				be.serving = *e.Conditions.Serving
-			}
-			if e.NodeName != nil {
-				be.node, be.hasNode = *e.NodeName, true
-			}
-			be.key = key
-			out = append(out, be)
-		}
+func boolFlag(b bool, f int) int {
+	if b {
+		return f
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
-	return out
-}
-
-// terminatingState is isAllEndpointsTerminating and isAllEndpointsNonServing,
-// which ignore remote backends with ETP=Local (KEP-1669).
-func terminatingState(bes []backend, localDSR bool) (allTerminating, allNonServing bool) {
-	allTerminating, allNonServing = true, true
-	for _, be := range bes {
-		if localDSR && !be.local {
-			continue
-		}
-		if be.serving {
-			allNonServing = false
-		}
-		if !be.ready && !be.terminating {
-			continue
-		}
-		if !be.terminating {
-			allTerminating = false
-		}
-	}
-	return
-}
-
-// endpointFor finds the HNS endpoint of a backend, creating kube-proxy's
-// remote endpoint for one on another node: MAC conjured from "02-11" and the
-// address, PA = the RemoteSubnetRoute's provider address, or the node IP
-// when none matches ("assuming it is a public IP").
-func (kp *proxier) endpointFor(be backend) *Endpoint {
-	nb := kp.nb
-	if ep, ok := nb.byIP[be.ip]; ok {
-		return ep
-	}
-	if be.local {
-		nb.out.Warnings = appendOnce(nb.out.Warnings, fmt.Sprintf("kube-proxy: local endpoint %s not found on network %s (a host-network backend on this node has no HNS endpoint)", be.ip, calicoNetwork))
-		return nil
-	}
-	pa := kp.providerAddress(be.ip)
-	if pa == "" {
-		nb.out.Notes = appendOnce(nb.out.Notes, fmt.Sprintf("kube-proxy: no provider address for %s, assuming it is a public IP (PA = node IP)", be.ip))
-		pa = nb.out.Address
-	}
-	a := netip.MustParseAddr(be.ip).As4()
-	ep := &Endpoint{
-		ID: hnsID(nb.n.Name + "/remote-endpoint/" + be.ip), VirtualNetwork: nb.calico.ID, VirtualNetworkName: nb.calico.Name,
-		IPAddress:  be.ip,
-		MacAddress: macFrom(remoteMACPrefix, a),
-		// conjureMac: "not sent on the wire".
-		IsRemoteEndpoint: true, State: 1,
-		Policies: []EndpointPolicy{{Type: PolicyPA, PA: pa}}, Kind: KindRemote, Owner: "kube-proxy", Node: be.node,
-	}
-	nb.addEndpoint(ep)
-	return ep
-}
-
-// providerAddress is findRemoteSubnetProviderAddress: the PA of the remote
-// subnet route containing ip, or whose PA is ip; "" when none.
-func (kp *proxier) providerAddress(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ""
-	}
-	// The last route (in routes order) that contains a or has ip as its
-	// PA, as a scan keeping the last match finds it. A route's prefix is
-	// unmasked when the network policy gives it so: such a route is found
-	// by a.Prefix only if it equals its masked form, so unmasked ones are
-	// checked one by one.
-	last := -1
-	if i, ok := kp.routeByPA[ip]; ok {
-		last = i
-	}
-	for _, bits := range kp.routeBits {
-		if p, err := a.Prefix(bits); err == nil {
-			if i, ok := kp.routeIdx[p]; ok && i > last {
-				last = i
-			}
-		}
-	}
-	for _, i := range kp.unmasked() {
-		if i > last && kp.routes[i].prefix.Contains(a) {
-			last = i
-		}
-	}
-	if last < 0 {
-		return ""
-	}
-	return kp.routes[last].pa
-}
-
-// indexRoutes builds providerAddress's indexes of routes.
-func (kp *proxier) indexRoutes() {
-	kp.routeIdx, kp.routeByPA = map[netip.Prefix]int{}, map[string]int{}
-	for i, r := range kp.routes {
-		kp.routeIdx[r.prefix] = i
-		kp.routeByPA[r.pa] = i
-		if !slices.Contains(kp.routeBits, r.prefix.Bits()) {
-			kp.routeBits = append(kp.routeBits, r.prefix.Bits())
-		}
-	}
-}
-
-// unmasked lists the routes whose prefix has host bits set.
-func (kp *proxier) unmasked() []int {
-	if kp.unmaskedIdx == nil {
-		kp.unmaskedIdx = []int{}
-		for i, r := range kp.routes {
-			if r.prefix != r.prefix.Masked() {
-				kp.unmaskedIdx = append(kp.unmaskedIdx, i)
-			}
-		}
-	}
-	return kp.unmaskedIdx
+	return 0
 }
 
 // loadBalancer creates (or reuses, for the same identifier) an HNS load
 // balancer (hns.go getLoadBalancer) and reports the VFP destination limit.
-func (kp *proxier) loadBalancer(lb *LoadBalancer, vip string, eps []*Endpoint) {
-	nb := kp.nb
+// seen holds the identifiers of the node's load balancers so far.
+func (nb *nodeBuild) loadBalancer(seen map[string]bool, lb *LoadBalancer, vip string, eps []*Endpoint) {
 	ids := make([]string, len(eps))
 	for i, ep := range eps {
 		ids[i] = ep.ID
@@ -547,9 +297,10 @@ func (kp *proxier) loadBalancer(lb *LoadBalancer, vip string, eps []*Endpoint) {
 		kb.WriteString(id)
 	}
 	key := kb.String()
-	if _, ok := kp.lbs[key]; ok {
+	if seen[key] {
 		return
 	}
+	seen[key] = true
 	if vip != "" {
 		lb.FrontendVIPs = []string{vip}
 	}
@@ -558,24 +309,5 @@ func (kp *proxier) loadBalancer(lb *LoadBalancer, vip string, eps []*Endpoint) {
 	if n := len(ids); n > maxVFPLBTarget {
 		lb.Warnings = append(lb.Warnings, fmt.Sprintf("%d backends: a VFP load balancer rule takes at most %d destinations on Windows Server 2019 (hcnCreateLoadBalancer: \"Unable to initialize VFP LB rule: invalid number of destinations\", kubernetes/kubernetes#98680); later builds raise the limit — not applied here", n, maxVFPLBTarget))
 	}
-	kp.lbs[key] = lb
-	nb.out.LoadBalancers = append(nb.out.LoadBalancers, lb)
-}
-
-// protocolEnum is proxier.go Enum.
-func protocolEnum(p corev1.Protocol) int {
-	switch p {
-	case corev1.ProtocolUDP:
-		return 17
-	case corev1.ProtocolSCTP:
-		return 132
-	}
-	return 6
-}
-
-func boolFlag(b bool, f int) int {
-	if b {
-		return f
-	}
-	return 0
+	nb.out.lbs = append(nb.out.lbs, lb)
 }

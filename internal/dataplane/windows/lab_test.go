@@ -185,7 +185,7 @@ func TestSeedRemoteSubnetRoutesInTheSeedsOrder(t *testing.T) {
 func TestSeedDNSLoadBalancersShareTheCoreDNSEndpoints(t *testing.T) {
 	n := lab(t)
 	var udp, tcp *LoadBalancer
-	for _, lb := range n.LoadBalancers {
+	for _, lb := range n.LoadBalancers() {
 		if len(lb.FrontendVIPs) == 1 && lb.FrontendVIPs[0] == "10.96.0.10" && lb.ExternalPort == 53 {
 			switch lb.Protocol {
 			case 17:
@@ -213,7 +213,7 @@ func TestSeedDNSLoadBalancersShareTheCoreDNSEndpoints(t *testing.T) {
 func TestSeedEndpointFacts(t *testing.T) {
 	n := lab(t)
 	byIP := map[string]*Endpoint{}
-	for _, ep := range n.Endpoints {
+	for _, ep := range n.Endpoints() {
 		byIP[ep.IPAddress] = ep
 	}
 	for ip, want := range map[string]string{
@@ -242,7 +242,7 @@ func TestSeedEndpointFacts(t *testing.T) {
 func TestGoldenCommands(t *testing.T) {
 	n := lab(t)
 	podPort := ""
-	for _, ep := range n.Endpoints {
+	for _, ep := range n.Endpoints() {
 		if ep.IPAddress == "172.21.41.6" {
 			podPort = ep.ID
 		}

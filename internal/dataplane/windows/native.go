@@ -48,13 +48,13 @@ func (n *Node) hnsdiag(args []string) (string, string, int) {
 	note := ""
 	switch strings.ToLower(args[1]) {
 	case "loadbalancers":
-		for _, lb := range n.LoadBalancers {
+		for _, lb := range n.LoadBalancers() {
 			line("", "Load Balancer", lb.ID)
 			multi("Virtual IPs", lb.FrontendVIPs)
 			multi("Direct IP IDs", lb.EndpointIDs)
 		}
 	case "endpoints":
-		for _, ep := range n.Endpoints {
+		for _, ep := range n.Endpoints() {
 			line("", "Endpoint", ep.ID)
 			line("    ", "Name", ep.Name)
 			line("    ", "IP Address", ep.IPAddress)
@@ -106,7 +106,7 @@ func (n *Node) vfpctrl(args []string) (string, string, int) {
 	var sb strings.Builder
 	sb.WriteString(" ITEM LIST\n===========\n\n")
 	if verb == "/list-vmswitch-port" {
-		for _, p := range n.Ports {
+		for _, p := range n.Ports() {
 			kv := func(k, v string) { sb.WriteString(k + strings.Repeat(" ", 22-len(k)) + ": " + v + "\n") }
 			kv("Port name", p.Name)
 			kv("Port Friendly name", p.FriendlyName)
@@ -191,7 +191,7 @@ func (n *Node) vfpctrl(args []string) (string, string, int) {
 }
 
 func (n *Node) port(name string) *VFPPort {
-	for _, p := range n.Ports {
+	for _, p := range n.Ports() {
 		if strings.EqualFold(p.Name, name) || strings.EqualFold(p.FriendlyName, name) {
 			return p
 		}

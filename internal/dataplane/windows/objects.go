@@ -57,7 +57,7 @@ func (n *Node) networkObjs() []any {
 		}
 		o.set("Subnets", subs)
 		total := 0
-		for _, ep := range n.Endpoints {
+		for _, ep := range n.Endpoints() {
 			if ep.VirtualNetwork == nw.ID {
 				total++
 			}
@@ -70,8 +70,8 @@ func (n *Node) networkObjs() []any {
 }
 
 func (n *Node) endpointObjs() []any {
-	out := make([]any, 0, len(n.Endpoints))
-	for _, ep := range n.Endpoints {
+	out := make([]any, 0, len(n.Endpoints()))
+	for _, ep := range n.Endpoints() {
 		o := newObj(typePSCustomObject)
 		o.set("ID", ep.ID)
 		if ep.Name != "" {
@@ -179,8 +179,8 @@ func (n *Node) namespaceObjs() []any {
 // policy list with one ELB policy and references to the backend endpoints
 // (hcsshim internal/hns/hnspolicylist.go PolicyList, ELBPolicy).
 func (n *Node) policyListObjs() []any {
-	out := make([]any, 0, len(n.LoadBalancers))
-	for _, lb := range n.LoadBalancers {
+	out := make([]any, 0, len(n.LoadBalancers()))
+	for _, lb := range n.LoadBalancers() {
 		elb := newObj(typePSCustomObject)
 		elb.set("ExternalPort", lb.ExternalPort)
 		elb.set("InternalPort", lb.InternalPort)

@@ -92,7 +92,7 @@ func (r EndpointRow) Cells() []string {
 // EndpointRows lists the node's HNS endpoints in HNS order.
 func (n *Node) EndpointRows() []EndpointRow {
 	var out []EndpointRow
-	for _, ep := range n.Endpoints {
+	for _, ep := range n.Endpoints() {
 		r := EndpointRow{
 			Node: n.Name, Name: ep.Name, ID: ep.ID, Network: ep.VirtualNetworkName, IPAddress: ep.IPAddress, MacAddress: ep.MacAddress,
 			Remote: ep.IsRemoteEndpoint, Kind: ep.Kind, Owner: ep.Owner, Pod: ep.Pod, ACLs: ep.ACLCount, ACLReport: ep.ACLReport,
@@ -154,7 +154,7 @@ func (r LoadBalancerRow) Cells() []string {
 // LoadBalancerRows lists the node's load balancers in creation order.
 func (n *Node) LoadBalancerRows() []LoadBalancerRow {
 	var out []LoadBalancerRow
-	for _, lb := range n.LoadBalancers {
+	for _, lb := range n.LoadBalancers() {
 		r := LoadBalancerRow{
 			Node: n.Name, ID: lb.ID, Service: lb.Service, Port: lb.PortName, Kind: lb.Kind, Protocol: protocolName(lb.Protocol),
 			ExternalPort: lb.ExternalPort, InternalPort: lb.InternalPort, SourceVIP: lb.SourceVIP, DSR: lb.DSR(),

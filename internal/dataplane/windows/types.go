@@ -1,5 +1,7 @@
 package windows
 
+import "sync"
+
 // Node is what HNS and VFP hold on one Windows node: the objects Calico's
 // node agent and CNI plugin, Felix and kube-proxy (winkernel) create, in the
 // order HNS lists them, plus the host adapters and firewall rules those
@@ -20,17 +22,54 @@ type Node struct {
 	KubeProxy bool
 
 	Networks      []*Network
-	Endpoints     []*Endpoint
 	Namespaces    []*Namespace
-	LoadBalancers []*LoadBalancer
 	Adapters      []*Adapter
 	FirewallRules []*FirewallRule
-	Ports         []*VFPPort
 
 	// Warnings are problems the real components would hit or report.
 	Warnings []string
 	// Notes say which values are stand-ins for ones only the host knows.
 	Notes []string
+
+	// The HNS endpoints (Endpoints), load balancers (LoadBalancers) and
+	// VFP ports (Ports). kube-proxy's objects are Θ(Services + endpoints)
+	// on every node; they and the VFP ports mirroring them are made from
+	// the node's plan on first read (render), so that compiling every
+	// node holds the cluster's kube-proxy model once, not once per node.
+	eps    []*Endpoint
+	lbs    []*LoadBalancer
+	ports  []*VFPPort
+	once   sync.Once
+	render *nodeBuild
+}
+
+// Endpoints are the node's HNS endpoints in the order HNS lists them.
+func (n *Node) Endpoints() []*Endpoint {
+	n.made()
+	return n.eps
+}
+
+// LoadBalancers are the node's HNS load balancers in creation order.
+func (n *Node) LoadBalancers() []*LoadBalancer {
+	n.made()
+	return n.lbs
+}
+
+// Ports are the node's vSwitch ports with their VFP layers.
+func (n *Node) Ports() []*VFPPort {
+	n.made()
+	return n.ports
+}
+
+// made renders what compiling the node left to reading, once; it is safe
+// for concurrent readers.
+func (n *Node) made() {
+	n.once.Do(func() {
+		if n.render != nil {
+			n.render.render()
+			n.render = nil
+		}
+	})
 }
 
 // Network is an HNS network.

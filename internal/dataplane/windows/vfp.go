@@ -32,7 +32,7 @@ func (nb *nodeBuild) vfp() {
 	out := nb.out
 	sw := hnsID(nb.n.Name + "/vswitch")
 	swName := externalNetwork
-	out.Ports = append(out.Ports,
+	out.ports = append(out.ports,
 		&VFPPort{Name: strings.ToUpper(hnsID(nb.n.Name + "/vfp/external")), FriendlyName: "ExternalPort", SwitchName: strings.ToUpper(sw), SwitchFriendlyName: swName, PortID: 1},
 		&VFPPort{Name: strings.ToUpper(hnsID(nb.n.Name + "/vfp/host")), FriendlyName: "Container NIC " + hnsID(nb.n.Name + "/vfp/host-nic")[:8], SwitchName: strings.ToUpper(sw), SwitchFriendlyName: swName, PortID: 2},
 	)
@@ -59,7 +59,7 @@ func (nb *nodeBuild) vfp() {
 		nat := nb.natLayer(ep)
 		nat.Priority = 4
 		layers[3] = nat
-		out.Ports = append(out.Ports, &VFPPort{
+		out.ports = append(out.ports, &VFPPort{
 			Name: ep.ID, FriendlyName: strings.ToUpper(ep.ID), SwitchName: strings.ToUpper(sw), SwitchFriendlyName: swName,
 			PortID: 3 + i, EndpointID: ep.ID, Layers: layers,
 		})
@@ -113,7 +113,7 @@ func (nb *nodeBuild) lbLayer(dsr bool) *VFPLayer {
 		name, group = "LB_DSR", "LB_DSR_IPv4_OUT"
 	}
 	g := &VFPGroup{Name: group, Direction: "OUT", Priority: 1}
-	for _, lb := range nb.out.LoadBalancers {
+	for _, lb := range nb.out.lbs {
 		if lb.DSR() != dsr {
 			continue
 		}
