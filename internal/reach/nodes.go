@@ -231,10 +231,10 @@ func (an *analyzer) unreachable(n *nodeInfo) []string {
 	case n.windows && an.winNode(n) != nil:
 		win := an.winNode(n)
 		rsr := map[string]string{}
-		if len(win.Networks) == 0 {
+		if len(win.Networks()) == 0 {
 			bad("(no HNS network)")
 		}
-		for _, nw := range win.Networks {
+		for _, nw := range win.Networks() {
 			for _, p := range nw.Policies {
 				if p.Type == windows.PolicyRemoteSubnetRoute {
 					rsr[p.DestinationPrefix] = p.ProviderAddress

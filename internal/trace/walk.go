@@ -485,8 +485,8 @@ func (w *walker) vxlanIn(nd *node, pkt packet) {
 }
 
 func externalSwitch(nd *node) string {
-	if nd.w() != nil && len(nd.w().Networks) > 0 {
-		return nd.w().Networks[0].Name
+	if nd.w() != nil && len(nd.w().Networks()) > 0 {
+		return nd.w().Networks()[0].Name
 	}
 	return "External"
 }

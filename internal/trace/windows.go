@@ -22,7 +22,7 @@ func calicoNetwork(nd *node) *windows.Network {
 	if nd.w() == nil {
 		return nil
 	}
-	for _, n := range nd.w().Networks {
+	for _, n := range nd.w().Networks() {
 		if n.DrMacAddress != "" && len(n.Subnets) > 0 {
 			return n
 		}

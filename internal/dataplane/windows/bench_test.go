@@ -76,8 +76,8 @@ func TestSyntheticClusterCompiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := m["win"]
-	if len(n.LoadBalancers()) != 400 || len(n.Networks[1].Policies) != 1+60+3 {
-		t.Errorf("%d load balancers, %d network policies", len(n.LoadBalancers()), len(n.Networks[1].Policies))
+	if len(n.LoadBalancers()) != 400 || len(n.Networks()[1].Policies) != 1+60+3 {
+		t.Errorf("%d load balancers, %d network policies", len(n.LoadBalancers()), len(n.Networks()[1].Policies))
 	}
 	for _, ep := range n.Endpoints() {
 		if ep.Kind == KindPod && ep.ACLCount < 7 {
@@ -178,7 +178,7 @@ type nodeShown struct {
 func shown(n *Node) nodeShown {
 	return nodeShown{
 		Name: n.Name, Address: n.Address, HostMAC: n.HostMAC, SourceVIP: n.SourceVIP, DSR: n.DSR, KubeProxy: n.KubeProxy,
-		Networks: n.Networks, Endpoints: n.Endpoints(), Namespaces: n.Namespaces, LoadBalancers: n.LoadBalancers(),
+		Networks: n.Networks(), Endpoints: n.Endpoints(), Namespaces: n.Namespaces, LoadBalancers: n.LoadBalancers(),
 		Adapters: n.Adapters, FirewallRules: n.FirewallRules, Ports: n.Ports(), Warnings: n.Warnings, Notes: n.Notes,
 	}
 }

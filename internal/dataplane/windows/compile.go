@@ -314,7 +314,7 @@ func (nb *nodeBuild) build() error {
 	out := nb.out
 	nb.byIP = map[string]*Endpoint{}
 	nb.podOf = map[*Endpoint]*corev1.Pod{}
-	out.Networks = append(out.Networks, nb.externalNetwork())
+	out.nets = append(out.nets, nb.externalNetwork())
 	out.FirewallRules = append(out.FirewallRules, overlayFirewallRule())
 	if !nb.calicoNetwork() {
 		nb.adapters()
@@ -335,8 +335,12 @@ func (nb *nodeBuild) build() error {
 	return nil
 }
 
-// render makes the objects build left to reading: kube-proxy's, then VFP's.
+// render makes the objects build left to reading: the Calico network's
+// routes, kube-proxy's objects, then VFP's.
 func (nb *nodeBuild) render() {
+	if nb.calico != nil {
+		nb.calico.Policies = append(nb.calico.Policies, nb.remoteSubnetRoutes()...)
+	}
 	if nb.kp != nil {
 		nb.renderKubeProxy()
 	}
@@ -395,11 +399,13 @@ func (nb *nodeBuild) calicoNetwork() bool {
 		CreatedBy:          "calico-node (startup_windows.go SetupVxlanNetwork)",
 	}
 	// ensureVxlanNetworkExists adds a HostRoute policy once the network exists.
+	// Felix's RemoteSubnetRoutes follow when the node is read (render);
+	// the warnings for blocks Felix cannot route to are the node's now.
 	net.Policies = append(net.Policies, NetworkPolicy{Type: PolicyHostRoute})
 	if !nb.endpointsOnly {
-		net.Policies = append(net.Policies, nb.remoteSubnetRoutes()...)
+		nb.noVTEPWarnings()
 	}
-	out.Networks = append(out.Networks, net)
+	out.nets = append(out.nets, net)
 	nb.calico = net
 
 	// <network>_ep at block .2: a remote endpoint with the host NIC's MAC
@@ -466,12 +472,17 @@ func (nb *nodeBuild) remoteSubnetRoutes() []NetworkPolicy {
 			out = append(out, r)
 		}
 	}
-	for _, w := range all.noVTEP {
+	return out
+}
+
+// noVTEPWarnings are the warnings for other nodes' blocks Felix cannot
+// route to (no VTEP).
+func (nb *nodeBuild) noVTEPWarnings() {
+	for _, w := range nb.cx.subnetRoutes().noVTEP {
 		if w.node != nb.n.Name {
 			nb.out.Warnings = append(nb.out.Warnings, w.text)
 		}
 	}
-	return out
 }
 
 // clusterRoutes are the RemoteSubnetRoutes of every VXLAN block with a

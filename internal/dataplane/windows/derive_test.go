@@ -19,10 +19,10 @@ import (
 
 func TestCalicoNodeCreatesTheExternalNetworkThenCalicoWithItsHostEndpoint(t *testing.T) {
 	n := newFixture(1).compile(t)
-	if len(n.Networks) != 2 || n.Networks[0].Name != "External" || n.Networks[1].Name != "Calico" {
-		t.Fatalf("networks %+v", n.Networks)
+	if len(n.Networks()) != 2 || n.Networks()[0].Name != "External" || n.Networks()[1].Name != "Calico" {
+		t.Fatalf("networks %+v", n.Networks())
 	}
-	ext, cal := n.Networks[0], n.Networks[1]
+	ext, cal := n.Networks()[0], n.Networks()[1]
 	if ext.Subnets[0] != (Subnet{"192.168.255.0/30", "192.168.255.1", 9999}) || ext.ManagementIP != "192.168.1.10" {
 		t.Errorf("External %+v", ext)
 	}
@@ -39,8 +39,8 @@ func TestAWindowsNodeWithoutABlockHasOnlyTheExternalNetwork(t *testing.T) {
 	f := newFixture(1)
 	f.c.IPAMBlocks = f.c.IPAMBlocks[1:]
 	n := f.compile(t)
-	if len(n.Networks) != 1 || len(n.Endpoints()) != 0 || len(n.Warnings) == 0 {
-		t.Errorf("networks %d endpoints %d warnings %v", len(n.Networks), len(n.Endpoints()), n.Warnings)
+	if len(n.Networks()) != 1 || len(n.Endpoints()) != 0 || len(n.Warnings) == 0 {
+		t.Errorf("networks %d endpoints %d warnings %v", len(n.Networks()), len(n.Endpoints()), n.Warnings)
 	}
 }
 
@@ -48,8 +48,8 @@ func TestAVNIBelow4096LeavesTheCalicoNetworkUncreated(t *testing.T) {
 	f := newFixture(1)
 	f.c.FelixConfigs = []*calicoapi.FelixConfiguration{{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: calicoapi.FelixConfigurationSpec{VXLANVNI: ptr.To(4095)}}}
 	n := f.compile(t)
-	if len(n.Networks) != 1 || !strings.Contains(strings.Join(n.Warnings, ";"), "VXLANVNI < 4096") {
-		t.Errorf("networks %d warnings %v", len(n.Networks), n.Warnings)
+	if len(n.Networks()) != 1 || !strings.Contains(strings.Join(n.Warnings, ";"), "VXLANVNI < 4096") {
+		t.Errorf("networks %d warnings %v", len(n.Networks()), n.Warnings)
 	}
 }
 
@@ -57,7 +57,7 @@ func TestRemoteSubnetRoutesCarryTheVTEPAndSortByVTEPMACDescending(t *testing.T) 
 	f := newFixture(3)
 	n := f.compile(t)
 	var got []string
-	for _, p := range n.Networks[1].Policies[1:] {
+	for _, p := range n.Networks()[1].Policies[1:] {
 		got = append(got, p.DestinationPrefix+" "+p.ProviderAddress+" "+p.DistributedRouterMacAddress)
 		if p.IsolationID != 4096 {
 			t.Errorf("IsolationId %d", p.IsolationID)
@@ -93,8 +93,8 @@ func TestANodeWithoutAVXLANTunnelAddressHasNoVTEPAndNoRoute(t *testing.T) {
 	f := newFixture(2)
 	delete(f.c.Nodes[2].Annotations, annoVXLANAddr)
 	n := f.compile(t)
-	if len(n.Networks[1].Policies) != 2 || !strings.Contains(strings.Join(n.Warnings, ";"), "no VTEP for node lin-2") {
-		t.Errorf("policies %+v warnings %v", n.Networks[1].Policies, n.Warnings)
+	if len(n.Networks()[1].Policies) != 2 || !strings.Contains(strings.Join(n.Warnings, ";"), "no VTEP for node lin-2") {
+		t.Errorf("policies %+v warnings %v", n.Networks()[1].Policies, n.Warnings)
 	}
 }
 

@@ -60,7 +60,7 @@ func (n *Node) hnsdiag(args []string) (string, string, int) {
 			line("    ", "IP Address", ep.IPAddress)
 		}
 	case "networks":
-		for _, nw := range n.Networks {
+		for _, nw := range n.Networks() {
 			line("", "Network", nw.ID)
 			line("    ", "Name", nw.Name)
 			line("    ", "Type", nw.Type)

@@ -22,8 +22,8 @@ const (
 )
 
 func (n *Node) networkObjs() []any {
-	out := make([]any, 0, len(n.Networks))
-	for _, nw := range n.Networks {
+	out := make([]any, 0, len(n.Networks()))
+	for _, nw := range n.Networks() {
 		o := newObj(typePSCustomObject)
 		if nw.DrMacAddress != "" {
 			o.set("DrMacAddress", nw.DrMacAddress)

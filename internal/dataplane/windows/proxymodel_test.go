@@ -195,7 +195,7 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 		}
 	}
 	var routes []NetworkPolicy
-	for _, p := range n.Networks[len(n.Networks)-1].Policies {
+	for _, p := range n.Networks()[len(n.Networks())-1].Policies {
 		if p.Type == PolicyRemoteSubnetRoute {
 			routes = append(routes, p)
 		}

@@ -45,7 +45,7 @@ func (r NetworkRow) Cells() []string {
 // NetworkRows lists the node's HNS networks.
 func (n *Node) NetworkRows() []NetworkRow {
 	var out []NetworkRow
-	for _, nw := range n.Networks {
+	for _, nw := range n.Networks() {
 		r := NetworkRow{Node: n.Name, Name: nw.Name, ID: nw.ID, Type: nw.Type, ManagementIP: nw.ManagementIP, DrMacAddress: nw.DrMacAddress, CreatedBy: nw.CreatedBy}
 		if len(nw.Subnets) > 0 {
 			r.Subnet, r.Gateway, r.VSID = nw.Subnets[0].AddressPrefix, nw.Subnets[0].GatewayAddress, nw.Subnets[0].VSID

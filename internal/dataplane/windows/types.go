@@ -21,7 +21,6 @@ type Node struct {
 	// KubeProxy reports whether kube-proxy (winkernel) runs on the node.
 	KubeProxy bool
 
-	Networks      []*Network
 	Namespaces    []*Namespace
 	Adapters      []*Adapter
 	FirewallRules []*FirewallRule
@@ -31,16 +30,24 @@ type Node struct {
 	// Notes say which values are stand-ins for ones only the host knows.
 	Notes []string
 
-	// The HNS endpoints (Endpoints), load balancers (LoadBalancers) and
-	// VFP ports (Ports). kube-proxy's objects are Θ(Services + endpoints)
-	// on every node; they and the VFP ports mirroring them are made from
-	// the node's plan on first read (render), so that compiling every
-	// node holds the cluster's kube-proxy model once, not once per node.
+	// The HNS networks (Networks), endpoints (Endpoints), load balancers
+	// (LoadBalancers) and VFP ports (Ports). kube-proxy's objects are
+	// Θ(Services + endpoints) on every node and the Calico network's
+	// RemoteSubnetRoutes Θ(nodes); they and the VFP ports mirroring them
+	// are made on first read (render), so that compiling every node holds
+	// the cluster's kube-proxy model and routes once, not once per node.
+	nets   []*Network
 	eps    []*Endpoint
 	lbs    []*LoadBalancer
 	ports  []*VFPPort
 	once   sync.Once
 	render *nodeBuild
+}
+
+// Networks are the node's HNS networks: External, then Calico.
+func (n *Node) Networks() []*Network {
+	n.made()
+	return n.nets
 }
 
 // Endpoints are the node's HNS endpoints in the order HNS lists them.
