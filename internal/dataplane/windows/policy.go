@@ -66,6 +66,8 @@ type felix struct {
 	wepsByNS  map[string][]int
 	nsMatches map[string]map[string]bool
 	members   map[memberKey][]string
+	// joined holds the address lists ruleACLs has written, by the list.
+	joined map[joinKey]string
 }
 
 // memberKey is what decides an IP set's members (see addresses).
@@ -750,9 +752,9 @@ func (f *felix) ruleACLs(ps *polSet, r crule, ruleID string, inbound bool) ([]AC
 					a := acl
 					a.ID = fmt.Sprintf("%s-%s-%d", ps.id, ruleID, i)
 					i++
-					a.LocalAddresses = strings.Join(la, ",")
+					a.LocalAddresses = f.join(la)
 					a.LocalPorts = strings.Join(lp, ",")
-					a.RemoteAddresses = strings.Join(ra, ",")
+					a.RemoteAddresses = f.join(ra)
 					a.RemotePorts = strings.Join(rp, ",")
 					out = append(out, a)
 				}
@@ -867,6 +869,31 @@ func (f *felix) selectMembers(ps *polSet, e centity, sel, nsSel selector.Selecto
 
 // chunk cuts a list into chunks of ipPortsPerRule; an empty list is one
 // empty chunk (SplitIPList, SplitPortList).
+// joinKey is an address list by its first element's address and length.
+type joinKey struct {
+	first *string
+	n     int
+}
+
+// join is strings.Join(s, ","), written once per list: the rules of many
+// policies share a selector's members (selectMembers), and those lists grow
+// with the cluster. The key holds the list, so its address is not reused.
+func (f *felix) join(s []string) string {
+	if len(s) < 16 {
+		return strings.Join(s, ",")
+	}
+	k := joinKey{&s[0], len(s)}
+	if j, ok := f.joined[k]; ok {
+		return j
+	}
+	j := strings.Join(s, ",")
+	if f.joined == nil {
+		f.joined = map[joinKey]string{}
+	}
+	f.joined[k] = j
+	return j
+}
+
 func chunk(s []string) [][]string {
 	if len(s) == 0 {
 		return [][]string{nil}
