@@ -157,22 +157,35 @@ func (nb *nodeBuild) planPorts(kp *nodeProxy) {
 	for _, i := range touched {
 		kp.plans[i] = kp.m.plan(ctx, i)
 	}
-	ports := append(slices.Clone(touched), kp.m.noted...)
+	ports := append(append(slices.Clone(touched), kp.m.noted...), kp.m.noPA...)
 	slices.Sort(ports)
 	once := map[string]bool{}
+	add := func(n planNote) {
+		if n.once {
+			if once[n.text] {
+				return
+			}
+			once[n.text] = true
+		}
+		if n.warning {
+			nb.out.Warnings = append(nb.out.Warnings, n.text)
+		} else {
+			nb.out.Notes = append(nb.out.Notes, n.text)
+		}
+	}
 	for _, i := range slices.Compact(ports) {
-		for _, n := range kp.plan(i).notes {
-			if n.once {
-				if once[n.text] {
-					continue
-				}
-				once[n.text] = true
+		p, pl := kp.m.ports[i], kp.plan(i)
+		// A backend without a provider address is noted where kube-proxy
+		// creates its endpoint: its first use on the node, unless the
+		// node already has an endpoint with the address.
+		for k, b := range pl.use {
+			ip := p.bes[b].ip
+			if _, ok := pre[ip]; !ok && p.paOf(pl, k) == "" && !kp.m.clusterIPBy(ip, i) {
+				add(planNote{text: fmt.Sprintf("kube-proxy: no provider address for %s, assuming it is a public IP (PA = node IP)", ip), once: true})
 			}
-			if n.warning {
-				nb.out.Warnings = append(nb.out.Warnings, n.text)
-			} else {
-				nb.out.Notes = append(nb.out.Notes, n.text)
-			}
+		}
+		for _, n := range pl.notes {
+			add(n)
 		}
 	}
 }

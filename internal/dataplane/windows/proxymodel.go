@@ -32,8 +32,9 @@ type proxyModel struct {
 	byNode  map[string][]int
 	byIP    map[string][]int
 	byRoute map[string][]int
-	// noted lists the ports whose shared plan carries notes, in order.
-	noted []int
+	// noted lists the ports whose shared plan carries notes, in order;
+	// noPA those with a backend no route gives a provider address.
+	noted, noPA []int
 }
 
 // proxyPort is one service port kube-proxy programs.
@@ -188,6 +189,8 @@ func (m *proxyModel) service(cx *compiler, svc *corev1.Service) {
 			if r := m.routes.lookup(be.ip, ""); r >= 0 {
 				p.pa[b], p.paNode[b] = m.routes.all[r].pa, m.routes.all[r].node
 				m.touch(m.byRoute, p.paNode[b], i)
+			} else if l := len(m.noPA); l == 0 || m.noPA[l-1] != i {
+				m.noPA = append(m.noPA, i)
 			}
 		}
 	}
@@ -298,17 +301,9 @@ func (m *proxyModel) plan(ctx *planCtx, i int) *portPlan {
 		// endpointFor: an existing HNS endpoint with the address, else a
 		// remote one kube-proxy creates — unless the backend is local.
 		epLocal, exists := ctx.pre[be.ip]
-		if !exists {
-			exists = m.made(ctx, i, be.ip, pl)
-		}
-		if !exists {
-			if isLocal {
-				pl.notes = append(pl.notes, planNote{text: fmt.Sprintf("kube-proxy: local endpoint %s not found on network %s (a host-network backend on this node has no HNS endpoint)", be.ip, calicoNetwork), once: true, warning: true})
-				continue
-			}
-			if pa == "" {
-				pl.notes = append(pl.notes, planNote{text: fmt.Sprintf("kube-proxy: no provider address for %s, assuming it is a public IP (PA = node IP)", be.ip), once: true})
-			}
+		if !exists && isLocal && !m.made(ctx, i, be.ip, pl) {
+			pl.notes = append(pl.notes, planNote{text: fmt.Sprintf("kube-proxy: local endpoint %s not found on network %s (a host-network backend on this node has no HNS endpoint)", be.ip, calicoNetwork), once: true, warning: true})
+			continue
 		}
 		if !isLocal {
 			// proxier.go: backends that are node IPs or outside the
@@ -379,6 +374,28 @@ func (m *proxyModel) providerAddress(ctx *planCtx, p *proxyPort, b int) string {
 		return m.routes.all[r].pa
 	}
 	return ""
+}
+
+// paOf is the provider address of the k-th backend pl uses.
+func (p *proxyPort) paOf(pl *portPlan, k int) string {
+	if pl.pa != nil {
+		return pl.pa[k]
+	}
+	return p.pa[pl.use[k]]
+}
+
+// clusterIPBy reports whether a port up to i has ip as its ClusterIP (and so
+// an HNS endpoint for it).
+func (m *proxyModel) clusterIPBy(ip string, i int) bool {
+	for _, j := range m.byIP[ip] {
+		if j > i {
+			break
+		}
+		if m.ports[j].clusterIP == ip {
+			return true
+		}
+	}
+	return false
 }
 
 // made reports whether kube-proxy has an HNS endpoint for ip on ctx's node

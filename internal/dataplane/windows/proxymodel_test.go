@@ -30,7 +30,7 @@ import (
 // preserve-destination, session affinity and named target ports.
 func TestSharedPlansGiveWhatEachNodeComputesAlone(t *testing.T) {
 	compared := 0
-	for seed := int64(1); seed <= 60; seed++ {
+	for seed := int64(1); seed <= 150; seed++ {
 		f := randomProxyCluster(rand.New(rand.NewSource(seed)))
 		nodes, err := Compile(f.c)
 		if err != nil {
