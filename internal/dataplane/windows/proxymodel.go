@@ -297,7 +297,12 @@ func (m *proxyModel) plan(ctx *planCtx, i int) *portPlan {
 			// Named target port: the first endpoint's port serves all.
 			pl.targetPort = int(be.port)
 		}
-		pa := m.providerAddress(ctx, p, b)
+		// A local backend's endpoint is the node's own (or missing): its
+		// provider address matters only for a remote one.
+		pa := p.pa[b]
+		if !isLocal {
+			pa = m.providerAddress(ctx, p, b)
+		}
 		// endpointFor: an existing HNS endpoint with the address, else a
 		// remote one kube-proxy creates — unless the backend is local.
 		epLocal, exists := ctx.pre[be.ip]
