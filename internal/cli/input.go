@@ -58,7 +58,8 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 	for _, w := range snap.Warnings {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
 	}
-	c, err := engine.Build(snap)
+	// The snapshot is not read again: the twin takes its objects.
+	c, err := engine.BuildOwned(snap)
 	if err != nil {
 		return nil, err
 	}

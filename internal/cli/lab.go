@@ -260,7 +260,7 @@ func verificationCluster(filenames []string, streams genericiooptions.IOStreams)
 			snap.Objects = append(snap.Objects, o)
 		}
 	}
-	return engine.Build(snap)
+	return engine.BuildOwned(snap)
 }
 
 // writeVerification runs seed 000's section "Проверка: Windows-под,

@@ -7,7 +7,7 @@ package engine
 import (
 	"fmt"
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -42,9 +42,22 @@ type builder struct {
 	hostIdx map[string]int
 }
 
-// Build derives the cluster from the snapshot.
+// Build derives the cluster from the snapshot, which it leaves as it was.
 func Build(s *model.Snapshot) (*model.Cluster, error) {
-	in, err := collect(s)
+	return build(s, false)
+}
+
+// BuildOwned is Build for a caller that hands the snapshot over: its typed
+// objects become the cluster's observed objects without a copy, and Build
+// changes them, so the snapshot must not be read afterwards. The commands
+// load, build and drop the snapshot; copying 150,000 pods and their
+// controllers only to drop the originals was about a seventh of Build.
+func BuildOwned(s *model.Snapshot) (*model.Cluster, error) {
+	return build(s, true)
+}
+
+func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
+	in, err := collect(s, own)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +249,11 @@ func (b *builder) sort() {
 }
 
 func sortObjs[T metav1.Object](s []T) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].GetNamespace() != s[j].GetNamespace() {
-			return s[i].GetNamespace() < s[j].GetNamespace()
+	slices.SortStableFunc(s, func(a, b T) int {
+		if c := strings.Compare(a.GetNamespace(), b.GetNamespace()); c != 0 {
+			return c
 		}
-		return s[i].GetName() < s[j].GetName()
+		return strings.Compare(a.GetName(), b.GetName())
 	})
 }
 

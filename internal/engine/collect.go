@@ -20,7 +20,8 @@ import (
 )
 
 // input is the snapshot sorted by kind, observed objects only. Deep copies are
-// taken so that Build never mutates its input.
+// taken so that Build never mutates its input (BuildOwned takes the objects
+// themselves).
 type input struct {
 	cluster *hybrid.Cluster
 	c       *model.Cluster // observed objects land here directly
@@ -37,8 +38,9 @@ type input struct {
 }
 
 // collect sorts the snapshot's typed objects into a Cluster of observed
-// objects. Kinds the twin does not model are kept in NotModeled.
-func collect(s *model.Snapshot) (*input, error) {
+// objects. Kinds the twin does not model are kept in NotModeled. With own
+// the objects are taken as they are, else copied.
+func collect(s *model.Snapshot, own bool) (*input, error) {
 	in := &input{
 		c: &model.Cluster{
 			Origins: map[model.Key]model.Origin{},
@@ -62,76 +64,76 @@ func collect(s *model.Snapshot) (*input, error) {
 			if in.cluster != nil {
 				return nil, errorAt(o.Origin, "Cluster %s: only one Cluster object may be given (the first is %s)", t.Name, in.cluster.Name)
 			}
-			in.cluster = copyJSON(t)
+			in.cluster = keepJSON(own, t)
 			in.clusterOrigin = o.Origin
 		case *corev1.Node:
-			c.Nodes = append(c.Nodes, t.DeepCopy())
+			c.Nodes = append(c.Nodes, keep(own, t))
 		case *corev1.Namespace:
-			c.Namespaces = append(c.Namespaces, t.DeepCopy())
+			c.Namespaces = append(c.Namespaces, keep(own, t))
 		case *corev1.Pod:
-			c.Pods = append(c.Pods, t.DeepCopy())
+			c.Pods = append(c.Pods, keep(own, t))
 		case *corev1.Service:
-			c.Services = append(c.Services, t.DeepCopy())
+			c.Services = append(c.Services, keep(own, t))
 		case *corev1.ConfigMap:
-			c.ConfigMaps = append(c.ConfigMaps, t.DeepCopy())
+			c.ConfigMaps = append(c.ConfigMaps, keep(own, t))
 		case *corev1.ServiceAccount:
-			c.ServiceAccounts = append(c.ServiceAccounts, t.DeepCopy())
+			c.ServiceAccounts = append(c.ServiceAccounts, keep(own, t))
 		case *appsv1.Deployment:
-			c.Deployments = append(c.Deployments, t.DeepCopy())
+			c.Deployments = append(c.Deployments, keep(own, t))
 		case *appsv1.ReplicaSet:
-			c.ReplicaSets = append(c.ReplicaSets, t.DeepCopy())
+			c.ReplicaSets = append(c.ReplicaSets, keep(own, t))
 		case *appsv1.DaemonSet:
-			c.DaemonSets = append(c.DaemonSets, t.DeepCopy())
+			c.DaemonSets = append(c.DaemonSets, keep(own, t))
 		case *appsv1.StatefulSet:
-			c.StatefulSets = append(c.StatefulSets, t.DeepCopy())
+			c.StatefulSets = append(c.StatefulSets, keep(own, t))
 		case *discoveryv1.EndpointSlice:
-			c.EndpointSlices = append(c.EndpointSlices, t.DeepCopy())
+			c.EndpointSlices = append(c.EndpointSlices, keep(own, t))
 		case *networkingv1.NetworkPolicy:
-			c.NetworkPolicies = append(c.NetworkPolicies, t.DeepCopy())
+			c.NetworkPolicies = append(c.NetworkPolicies, keep(own, t))
 		case *nodev1.RuntimeClass:
-			c.RuntimeClasses = append(c.RuntimeClasses, t.DeepCopy())
+			c.RuntimeClasses = append(c.RuntimeClasses, keep(own, t))
 		case *certv1.CertificateSigningRequest:
-			c.CSRs = append(c.CSRs, t.DeepCopy())
+			c.CSRs = append(c.CSRs, keep(own, t))
 		case *kubeadm.InitConfiguration:
-			c.Kubeadm.Init = copyJSON(t)
+			c.Kubeadm.Init = keepJSON(own, t)
 		case *kubeadm.ClusterConfiguration:
-			c.Kubeadm.Cluster = copyJSON(t)
+			c.Kubeadm.Cluster = keepJSON(own, t)
 		case *kubeadm.JoinConfiguration:
-			c.Kubeadm.Joins = append(c.Kubeadm.Joins, copyJSON(t))
+			c.Kubeadm.Joins = append(c.Kubeadm.Joins, keepJSON(own, t))
 		case *kubeletv1beta1.KubeletConfiguration:
 			// kubeadm reads patch files by name: "kubeletconfiguration" plus an
 			// optional suffix and patch type (kubeadm app/util/patches).
 			if name, ok := kubeletPatchName(o.Origin.File); ok {
 				in.kubeletPatches[name] = patchDocument(o, t)
-				c.Kubeadm.KubeletPatches[name] = t.DeepCopy()
+				c.Kubeadm.KubeletPatches[name] = keep(own, t)
 			} else {
-				in.kubelets = append(in.kubelets, t.DeepCopy())
+				in.kubelets = append(in.kubelets, keep(own, t))
 				in.kubeletOrigins = append(in.kubeletOrigins, o.Origin)
 			}
 		case *kubeproxyv1alpha1.KubeProxyConfiguration:
-			c.Kubeadm.KubeProxy = t.DeepCopy()
+			c.Kubeadm.KubeProxy = keep(own, t)
 		case *operator.Installation:
-			c.Installation = copyJSON(t)
+			c.Installation = keepJSON(own, t)
 		case *operator.APIServer:
-			c.APIServer = copyJSON(t)
+			c.APIServer = keepJSON(own, t)
 		case *operator.TigeraStatus:
-			c.TigeraStatuses = append(c.TigeraStatuses, copyJSON(t))
+			c.TigeraStatuses = append(c.TigeraStatuses, keepJSON(own, t))
 		case *calico.IPPool:
-			c.IPPools = append(c.IPPools, copyJSON(t))
+			c.IPPools = append(c.IPPools, keepJSON(own, t))
 		case *calico.IPAMConfiguration:
-			c.IPAMConfig = copyJSON(t)
+			c.IPAMConfig = keepJSON(own, t)
 		case *calico.IPAMBlock:
-			c.IPAMBlocks = append(c.IPAMBlocks, copyJSON(t))
+			c.IPAMBlocks = append(c.IPAMBlocks, keepJSON(own, t))
 		case *calico.BlockAffinity:
-			c.BlockAffinities = append(c.BlockAffinities, copyJSON(t))
+			c.BlockAffinities = append(c.BlockAffinities, keepJSON(own, t))
 		case *calico.FelixConfiguration:
-			c.FelixConfigs = append(c.FelixConfigs, copyJSON(t))
+			c.FelixConfigs = append(c.FelixConfigs, keepJSON(own, t))
 		case *calico.BGPConfiguration:
-			c.BGPConfigs = append(c.BGPConfigs, copyJSON(t))
+			c.BGPConfigs = append(c.BGPConfigs, keepJSON(own, t))
 		case *calico.NetworkPolicy:
-			c.CalicoPolicies = append(c.CalicoPolicies, copyJSON(t))
+			c.CalicoPolicies = append(c.CalicoPolicies, keepJSON(own, t))
 		case *calico.GlobalNetworkPolicy:
-			c.GlobalNetworkPolicies = append(c.GlobalNetworkPolicies, copyJSON(t))
+			c.GlobalNetworkPolicies = append(c.GlobalNetworkPolicies, keepJSON(own, t))
 		default:
 			c.NotModeled = append(c.NotModeled, o)
 		}
@@ -155,4 +157,20 @@ func patchDocument(o *model.Object, t *kubeletv1beta1.KubeletConfiguration) []by
 	}
 	b, _ := json.Marshal(t)
 	return b
+}
+
+// keep is t, or a deep copy of it unless the caller owns the snapshot.
+func keep[T interface{ DeepCopy() T }](own bool, t T) T {
+	if own {
+		return t
+	}
+	return t.DeepCopy()
+}
+
+// keepJSON is keep for the types without DeepCopy (copied through JSON).
+func keepJSON[T any](own bool, t *T) *T {
+	if own {
+		return t
+	}
+	return copyJSON(t)
 }

@@ -85,14 +85,20 @@ func fromTemplate(t *corev1.PodTemplateSpec, ns, name string, owner metav1.Owner
 // completeStub fills an observed stub from the controller's template,
 // keeping everything observed (name, node, addresses, status).
 func completeStub(stub *corev1.Pod, t *corev1.PodTemplateSpec, extraLabels map[string]string) {
-	full := fromTemplate(t, stub.Namespace, stub.Name, metav1.OwnerReference{}, extraLabels)
 	node := stub.Spec.NodeName
-	stub.Spec = full.Spec
+	stub.Spec = *t.Spec.DeepCopy()
 	stub.Spec.NodeName = node
 	if stub.Labels == nil {
-		stub.Labels = map[string]string{}
+		stub.Labels = make(map[string]string, len(t.Labels)+len(extraLabels))
 	}
-	for k, v := range full.Labels {
+	// The template's labels with the controller's over them (as
+	// fromTemplate makes them), where the stub has none of its own.
+	for k, v := range extraLabels {
+		if _, ok := stub.Labels[k]; !ok {
+			stub.Labels[k] = v
+		}
+	}
+	for k, v := range t.Labels {
 		if _, ok := stub.Labels[k]; !ok {
 			stub.Labels[k] = v
 		}
