@@ -97,12 +97,6 @@ for n in "${rungs[@]}"; do
 			printf "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %.0f MB | %.3g |\n", stage, nodes, pods, v["services"], v["policies"], input,
 				dur(v["ns/op"] / 1e9), dur(v["cpu-ms/op"] / 1000), mbs, alloc, allocs, v["peak-heap-MB"], v["x-decode"]
 		}
-		/^SKIP Benchmark/ {
-			name = $2; sub(/^Benchmark/, "", name); sub(/:$/, "", name)
-			msg = $0; sub(/^SKIP [^ ]+ /, "", msg)
-			split(name, part, "/")
-			printf "| %s (skipped) | %s | %s | | | %s | %s |||||||\n", part[1], substr(part[2], 7), substr(part[3], 6), part[4], msg
-		}
 	' "$work/raw-$n.txt" >>"$work/table.md"
 	if [ -n "$profile" ]; then
 		go tool pprof -top -nodecount 25 "$work/gen.test" "$profile/rung-$n.cpu" >"$profile/rung-$n.top.txt" 2>/dev/null || true

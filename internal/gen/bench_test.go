@@ -412,11 +412,8 @@ func BenchmarkBuild(b *testing.B) {
 // built cluster.
 func BenchmarkGetPods(b *testing.B) {
 	forEachRung(b, []string{modeDump}, func(b *testing.B, o Options) {
-		r := prepare(b, o, true)
-		c, err := engine.Build(r.snap)
-		if err != nil {
-			b.Fatal(err)
-		}
+		r := built(b, o)
+		c := r.cluster
 		req := report.Request{Args: []string{"pods"}, Options: report.Options{AllNamespaces: true, Output: report.OutputWide, Now: epoch.Add(48 * time.Hour)}}
 		measure(b, r, func() {
 			if _, err := report.Get(io.Discard, c, req); err != nil {

@@ -218,10 +218,7 @@ func (nb *nodeBuild) renderKubeProxy() {
 			be := p.bes[b]
 			ep, ok := nb.byIP[be.ip]
 			if !ok {
-				pa := p.pa[b]
-				if pl.pa != nil {
-					pa = pl.pa[k]
-				}
+				pa := p.paOf(pl, k)
 				if pa == "" {
 					pa = out.Address
 				}

@@ -189,18 +189,25 @@ func (m *proxyModel) service(cx *compiler, svc *corev1.Service) {
 			if r := m.routes.lookup(be.ip, ""); r >= 0 {
 				p.pa[b], p.paNode[b] = m.routes.all[r].pa, m.routes.all[r].node
 				m.touch(m.byRoute, p.paNode[b], i)
-			} else if l := len(m.noPA); l == 0 || m.noPA[l-1] != i {
-				m.noPA = append(m.noPA, i)
+			} else {
+				m.noPA = appendPort(m.noPA, i)
 			}
 		}
 	}
 }
 
-// touch adds port i to idx[k] once (ports are added in order).
+// touch adds port i to idx[k] once.
 func (m *proxyModel) touch(idx map[string][]int, k string, i int) {
-	if l := idx[k]; len(l) == 0 || l[len(l)-1] != i {
-		idx[k] = append(l, i)
+	idx[k] = appendPort(idx[k], i)
+}
+
+// appendPort adds port i to a list of ports in order, once (ports are
+// added in order, so a repeat can only be the last).
+func appendPort(l []int, i int) []int {
+	if len(l) > 0 && l[len(l)-1] == i {
+		return l
 	}
+	return append(l, i)
 }
 
 // backendsOf are the endpoints of one service port from its EndpointSlices,
@@ -407,10 +414,10 @@ func (m *proxyModel) clusterIPBy(ip string, i int) bool {
 // when it reaches port i: a ClusterIP endpoint or a backend's remote one
 // made by an earlier port (or earlier in this one, pl).
 func (m *proxyModel) made(ctx *planCtx, i int, ip string, pl *portPlan) bool {
-	p := m.ports[i]
-	if p.clusterIP == ip {
+	if m.clusterIPBy(ip, i) {
 		return true
 	}
+	p := m.ports[i]
 	for _, u := range pl.use {
 		if p.bes[u].ip == ip {
 			return true
@@ -421,9 +428,6 @@ func (m *proxyModel) made(ctx *planCtx, i int, ip string, pl *portPlan) bool {
 			break
 		}
 		q := m.ports[j]
-		if q.clusterIP == ip {
-			return true
-		}
 		for _, u := range ctx.plan(j).use {
 			if q.bes[u].ip == ip {
 				return true
