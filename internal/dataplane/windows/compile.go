@@ -329,8 +329,9 @@ func (nb *nodeBuild) build() error {
 	nb.kubeProxy()
 	nb.adapters()
 	nb.firewall()
-	// kube-proxy's endpoints and load balancers, and the VFP ports that
-	// mirror them, are made when read (Node.Endpoints).
+	// The Calico network's routes, kube-proxy's endpoints and load
+	// balancers, and the VFP ports that mirror them are made when read
+	// (render).
 	out.render = nb
 	return nil
 }
