@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/dump"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 )
@@ -233,7 +232,5 @@ func suffix(seed string) string {
 // is only partly modeled, so the value can differ from a real cluster's;
 // observed ReplicaSet names always win.
 func templateHash(t *corev1.PodTemplateSpec) string {
-	h := fnv.New32a()
-	fmt.Fprintf(h, "%v", dump.ForHash(*t))
-	return utilrand.SafeEncodeString(fmt.Sprint(h.Sum32()))
+	return utilrand.SafeEncodeString(strconv.FormatUint(uint64(templateDumpHash(t)), 10))
 }
