@@ -671,11 +671,13 @@ func BenchmarkReach(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
-		if len(m.Cells) == 0 || len(m.Stats.Mismatches) > 0 {
-			b.Fatalf("%d cells, mismatches %q", len(m.Cells), m.Stats.Mismatches)
+		if m.NumCells() == 0 || len(m.Stats.Mismatches) > 0 {
+			b.Fatalf("%d cells, mismatches %q", m.NumCells(), m.Stats.Mismatches)
 		}
 		b.ReportMetric(float64(m.Stats.Classes), "classes")
-		b.ReportMetric(float64(len(m.Cells)), "cells")
+		b.ReportMetric(float64(m.NumCells()), "cells")
+		b.ReportMetric(float64(m.Stats.Stored), "held-cells")
+		b.ReportMetric(float64(m.Stats.Templates), "templates")
 		b.ReportMetric(float64(m.Stats.Traces), "traces")
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -230,19 +231,29 @@ func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
 // their pod endpoints (windows.Compiler.Endpoints): memory holds the ACLs
 // asked for, not every Windows node. The tests compare them with the
 // trace engine's.
+// startACLCompiler makes the Windows compiler that loadACLs reads ACLs
+// from, on another core while the classes are built: it reads the
+// cluster only. Services (kube-proxy's load balancers) do not change an
+// endpoint's ACLs, so it is made without them. (The IPAM blocks do not
+// either, but without them the CNI creates no endpoints.)
+func (an *analyzer) startACLCompiler() {
+	done := make(chan *windows.Compiler, 1)
+	go func() {
+		cc := *an.c
+		cc.Services, cc.EndpointSlices = nil, nil
+		x, err := windows.NewCompiler(&cc)
+		if err != nil {
+			x = nil
+		}
+		done <- x
+	}()
+	an.aclCompiler = sync.OnceValue(func() *windows.Compiler { return <-done })
+}
+
 func (an *analyzer) loadACLs(ips []netip.Addr) {
 	an.aclMu.Lock()
 	defer an.aclMu.Unlock()
-	if an.aclc == nil {
-		cc := *an.c
-		// Services (kube-proxy's load balancers) do not change an
-		// endpoint's ACLs. (The IPAM blocks do not either, but without
-		// them the CNI creates no endpoints.)
-		cc.Services, cc.EndpointSlices = nil, nil
-		if x, err := windows.NewCompiler(&cc); err == nil {
-			an.aclc = x
-		}
-	}
+	an.aclc = an.aclCompiler()
 	byNode := map[int][]netip.Addr{}
 	var order []int
 	for _, ip := range ips {

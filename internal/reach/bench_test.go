@@ -91,7 +91,8 @@ func BenchmarkReachSyntheticLarge(b *testing.B) {
 func report(b *testing.B, m *Matrix) {
 	b.ReportMetric(float64(m.Stats.Pods), "pods")
 	b.ReportMetric(float64(m.Stats.Classes), "classes")
-	b.ReportMetric(float64(len(m.Cells)), "cells")
+	b.ReportMetric(float64(m.NumCells()), "cells")
+	b.ReportMetric(float64(m.Stats.Stored), "held-cells")
 	b.ReportMetric(float64(m.Stats.Traces), "traces")
 	b.Logf("%d pods, %d classes, %d node groups, %d×%d cells, %d traces, %d mismatches",
 		m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups, len(m.Sources), len(m.Destinations), m.Stats.Traces, len(m.Stats.Mismatches))

@@ -82,11 +82,14 @@
 // path stage (tens for a whole cluster). Rows are evaluated in parallel.
 // Sources with the same placement, OS and egress policies (and egress
 // ACLs, on Windows) share a template row, computed cell by cell; the
-// others copy each template cell that holds for every pair placement and
+// others take each template cell that holds for every pair placement and
 // names no source, except where they are the destination or a backend of
 // it, or an ingress rule protecting it matches them unlike the template's
-// source (rows.go). The tests compare copied rows with rows computed cell
-// by cell.
+// source (rows.go). Such a row computes only those cells and holds only
+// the ones that differ from its template's, so the matrix holds the
+// template rows and the differences (Stats.Stored), and At and Row read
+// a copied cell through the template. The tests compare copied rows with
+// rows computed cell by cell.
 // Stats.Mismatches lists every representative trace whose answer differs
 // from the composed one (the tests hold it empty); such a cell takes the
 // trace's answer.

@@ -23,16 +23,30 @@ const (
 // order they first appear (row by row).
 func (m *Matrix) legend() (num map[int32]int, order []int32) {
 	num = map[int32]int{}
-	for _, c := range m.Cells {
-		if c.Verdict == Allowed || c.Reason < 0 {
-			continue
+	m.eachRow(func(_ int, cells []Cell) {
+		for _, c := range cells {
+			if c.Verdict == Allowed || c.Reason < 0 {
+				continue
+			}
+			if _, ok := num[c.Reason]; !ok {
+				order = append(order, c.Reason)
+				num[c.Reason] = len(order)
+			}
 		}
-		if _, ok := num[c.Reason]; !ok {
-			order = append(order, c.Reason)
-			num[c.Reason] = len(order)
+	})
+	return num, order
+}
+
+// eachRow visits every source's cells in order (Row, with one buffer).
+func (m *Matrix) eachRow(visit func(i int, cells []Cell)) {
+	var buf []Cell
+	for i := range m.Sources {
+		cells := m.Row(i, buf)
+		visit(i, cells)
+		if m.rows[i].cells == nil {
+			buf = cells
 		}
 	}
-	return num, order
 }
 
 // symbols makes each cell's symbol once per verdict and reason number,
@@ -94,9 +108,17 @@ func (m *Matrix) symbol(c Cell, num map[int32]int) string {
 
 // Counts tallies the cells by verdict.
 func (m *Matrix) Counts() map[Verdict]int {
+	var n [4]int
+	m.eachRow(func(_ int, cells []Cell) {
+		for _, c := range cells {
+			n[c.Verdict&3]++
+		}
+	})
 	out := map[Verdict]int{}
-	for _, c := range m.Cells {
-		out[c.Verdict]++
+	for v, k := range n {
+		if k > 0 {
+			out[Verdict(v)] = k
+		}
 	}
 	return out
 }
@@ -150,29 +172,29 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	}
 	// Widths first, then the rows: a symbol per cell is made twice rather
 	// than held (a whole cluster's matrix has a hundred million cells).
-	for i := range m.Sources {
-		for j := range m.Destinations {
-			cw[j] = max(cw[j], utf8.RuneCountInString(syms.of(m.Cells[i*len(m.Destinations)+j])))
+	m.eachRow(func(_ int, cells []Cell) {
+		for j, c := range cells {
+			cw[j] = max(cw[j], utf8.RuneCountInString(syms.of(c)))
 		}
-	}
+	})
 	head := pad("SOURCE \\ DESTINATION", lw)
 	for j := range m.Destinations {
 		head += "  " + pad(strconv.Itoa(j+1), cw[j])
 	}
 	bw.WriteString(strings.TrimRight(head, " ") + "\n")
 	var line strings.Builder
-	for i, s := range m.Sources {
+	m.eachRow(func(i int, cells []Cell) {
 		line.Reset()
-		line.WriteString(pad(s.Label, lw))
-		for j := range m.Destinations {
+		line.WriteString(pad(m.Sources[i].Label, lw))
+		for j, c := range cells {
 			line.WriteString("  ")
-			line.WriteString(pad(syms.of(m.Cells[i*len(m.Destinations)+j]), cw[j]))
+			line.WriteString(pad(syms.of(c), cw[j]))
 		}
 		bw.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
+	})
 	c := m.Counts()
 	fmt.Fprintf(bw, "\n%s allowed  %sN denied  %sN partial (some pairs only)  %sN not applicable  — N: reason below\n", symAllowed, symDenied, symPartial, symNA)
-	fmt.Fprintf(bw, "%d cells: %d allowed, %d denied, %d partial, %d n/a\n", len(m.Cells), c[Allowed], c[Denied], c[Partial], c[NotApplicable])
+	fmt.Fprintf(bw, "%d cells: %d allowed, %d denied, %d partial, %d n/a\n", m.NumCells(), c[Allowed], c[Denied], c[Partial], c[NotApplicable])
 
 	bw.WriteString("\nDESTINATIONS\n")
 	nw := len(strconv.Itoa(len(m.Destinations)))
@@ -247,17 +269,20 @@ type Entry struct {
 
 // Entries lists every cell, row by row.
 func (m *Matrix) Entries(visit func(Entry) error) error {
-	for i, s := range m.Sources {
-		for j, d := range m.Destinations {
-			c := m.At(i, j)
+	var err error
+	m.eachRow(func(i int, cells []Cell) {
+		s := &m.Sources[i]
+		for j, c := range cells {
+			if err != nil {
+				return
+			}
+			d := &m.Destinations[j]
 			e := Entry{From: s.Label, To: d.Label, Port: d.Port, Proto: string(d.Proto), Verdict: c.Verdict.String()}
 			e.Reason, e.Hop = m.Why(c)
-			if err := visit(e); err != nil {
-				return err
-			}
+			err = visit(e)
 		}
-	}
-	return nil
+	})
+	return err
 }
 
 // Why is a cell's reason and failing hop: for an allowed cell, "delivered"

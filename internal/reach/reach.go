@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -142,6 +143,9 @@ type Stats struct {
 	NodeGroups int
 	Traces     int // representative traces walked
 	Cells      int
+	// Stored are the cells held: template and node rows whole, copied
+	// rows where they differ from their template.
+	Stored int
 	// Templates are the source rows computed cell by cell; the others
 	// copy what holds for them from a template.
 	Templates   int
@@ -156,16 +160,70 @@ type Stats struct {
 type Matrix struct {
 	Sources      []Source
 	Destinations []Destination
-	// Cells are row-major: Cells[i*len(Destinations)+j].
-	Cells   []Cell
-	Reasons []Reason
-	Stats   Stats
+	Reasons      []Reason
+	Stats        Stats
 	// Notes say what the matrix leaves out.
 	Notes []string
+	// rows hold the cells, one per source (At, Row).
+	rows []row
+}
+
+// row is one source's cells. A template row, a node row (and every row
+// when the options ask for every cell) holds them all; a row that shares
+// its template's signature holds only the columns where it differs, in
+// order: every other cell is the template's, with the template source's
+// "no NetworkPolicy selects … for egress" reason (fromEg) made its own
+// (toEg). A copied row is then the size of what sets it apart, and the
+// matrix of a large cluster is its templates' rows and those differences.
+type row struct {
+	cells        []Cell
+	tmpl         int
+	fromEg, toEg int32
+	diffCols     []int32
+	diffCells    []Cell
+}
+
+// copied is a template cell as the copying row holds it.
+func (r *row) copied(c Cell) Cell {
+	if c.Verdict == Allowed && c.Reason == r.fromEg {
+		c.Reason = r.toEg
+	}
+	return c
 }
 
 // At is the cell of source i and destination j.
-func (m *Matrix) At(i, j int) Cell { return m.Cells[i*len(m.Destinations)+j] }
+func (m *Matrix) At(i, j int) Cell {
+	r := &m.rows[i]
+	if r.cells != nil {
+		return r.cells[j]
+	}
+	if k, ok := slices.BinarySearch(r.diffCols, int32(j)); ok {
+		return r.diffCells[k]
+	}
+	return r.copied(m.rows[r.tmpl].cells[j])
+}
+
+// Row is source i's cells in destination order, made in buf (reused when
+// large enough) for a copied row; the caller must not change them.
+func (m *Matrix) Row(i int, buf []Cell) []Cell {
+	r := &m.rows[i]
+	if r.cells != nil {
+		return r.cells
+	}
+	buf = append(buf[:0], m.rows[r.tmpl].cells...)
+	if r.fromEg != r.toEg {
+		for j := range buf {
+			buf[j] = r.copied(buf[j])
+		}
+	}
+	for k, j := range r.diffCols {
+		buf[j] = r.diffCells[k]
+	}
+	return buf
+}
+
+// NumCells is the number of cells: sources × destinations.
+func (m *Matrix) NumCells() int { return len(m.Sources) * len(m.Destinations) }
 
 // analyzer holds one computation.
 type analyzer struct {
@@ -213,6 +271,8 @@ type analyzer struct {
 	cols      []Destination
 	bcMu      sync.Mutex
 	bcByGroup map[int][][]int32
+	// podCols are each class's pod columns (indexPodCols).
+	podCols [][]int32
 
 	viewMu sync.Mutex
 	// nodeClasses are the classes with pods on each node.
@@ -220,10 +280,12 @@ type analyzer struct {
 	lxViews     map[int]map[svcPortKey]*svcView
 	wnViews     map[int]map[svcPortKey]*svcView
 
-	aclMu    sync.Mutex
-	aclc     *windows.Compiler
-	acls     map[netip.Addr]*endpointACLs
-	addrSets map[string]*addrSet
+	aclMu sync.Mutex
+	aclc  *windows.Compiler
+	// aclCompiler waits for the compiler startACLCompiler makes.
+	aclCompiler func() *windows.Compiler
+	acls        map[netip.Addr]*endpointACLs
+	addrSets    map[string]*addrSet
 
 	lmu      sync.Mutex
 	listen   map[listenKey]decision
@@ -276,6 +338,7 @@ func newAnalyzer(e *trace.Engine, opt Options) *analyzer {
 	}
 	an := &analyzer{e: e, c: e.Cluster(), opt: opt, nodeByName: map[string]*nodeInfo{}, nodeByIP: map[netip.Addr]*nodeInfo{},
 		blockBits: map[int]bool{}, isolate: map[string]bool{}}
+	an.startACLCompiler()
 	an.loadNodes()
 	an.compilePolicies()
 	an.compileCalico()
@@ -419,15 +482,17 @@ func (an *analyzer) matrix() *Matrix {
 	m.Destinations = an.columns()
 	an.prepareColumns(m.Destinations)
 	nd := len(m.Destinations)
-	m.Cells = make([]Cell, len(m.Sources)*nd)
-	rowCells := func(i int) []Cell { return m.Cells[i*nd : (i+1)*nd] }
-	// Rows whose sources share a signature (sourceSignature) copy most
+	m.rows = make([]row, len(m.Sources))
+	// Rows whose sources share a signature (sourceSignature) take most
 	// cells from the first of them, the template: templates and node rows
-	// first, then the others.
+	// first, then the others, which keep only where they differ.
 	an.indexIngress()
 	an.cols, an.bcByGroup = m.Destinations, nil
+	an.indexPodCols()
 	tmplOf := make([]int, len(m.Sources))
-	copyableOf := map[int][]bool{}
+	// nonCopy lists, per template row, the columns it could not mark
+	// copyable.
+	nonCopy := make([][]int32, len(m.Sources))
 	bySig := map[string]int{}
 	var first, rest []int
 	for i, s := range m.Sources {
@@ -443,7 +508,6 @@ func (an *analyzer) matrix() *Matrix {
 			continue
 		}
 		bySig[sig] = i
-		copyableOf[i] = make([]bool, nd)
 		first = append(first, i)
 	}
 	for _, phase := range [][]int{first, rest} {
@@ -454,11 +518,27 @@ func (an *analyzer) matrix() *Matrix {
 			go func() {
 				defer wg.Done()
 				wk := an.newWorker()
+				var copyable []bool
 				for i := range next {
+					r := &m.rows[i]
 					if t := tmplOf[i]; t >= 0 {
-						wk.rowFrom(&m.Sources[i], m.Destinations, rowCells(i), &m.Sources[t], rowCells(t), copyableOf[t])
-					} else {
-						wk.row(&m.Sources[i], m.Destinations, rowCells(i), copyableOf[i])
+						wk.rowFrom(&m.Sources[i], m.Destinations, r, t, &m.Sources[t], m.rows[t].cells, nonCopy[t])
+						continue
+					}
+					r.cells = make([]Cell, nd)
+					if m.Sources[i].class == nil || an.opt.everyCell {
+						wk.row(&m.Sources[i], m.Destinations, r.cells, nil)
+						continue
+					}
+					if len(copyable) != nd {
+						copyable = make([]bool, nd)
+					}
+					clear(copyable)
+					wk.row(&m.Sources[i], m.Destinations, r.cells, copyable)
+					for j, ok := range copyable {
+						if !ok {
+							nonCopy[i] = append(nonCopy[i], int32(j))
+						}
 					}
 				}
 			}()
@@ -476,7 +556,10 @@ func (an *analyzer) matrix() *Matrix {
 		pods += len(c.members)
 	}
 	m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups = pods, len(an.classes), len(an.groups)
-	m.Stats.Traces, m.Stats.Cells = int(an.traces.Load()), len(m.Cells)
+	m.Stats.Traces, m.Stats.Cells = int(an.traces.Load()), m.NumCells()
+	for _, r := range m.rows {
+		m.Stats.Stored += len(r.cells) + len(r.diffCells)
+	}
 	m.Stats.Mismatches = an.mismatch
 	hostNet := 0
 	for _, p := range an.c.Pods {

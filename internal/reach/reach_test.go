@@ -490,7 +490,7 @@ func TestASyntheticClusterMatchesSampledTraces(t *testing.T) {
 	}
 	n := verifyAgainstTraces(t, e, m, 400)
 	t.Logf("%d pods in %d classes on %d node groups: %d cells, %d representative traces; %d sampled pairs agree with full traces",
-		m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups, len(m.Cells), m.Stats.Traces, n)
+		m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups, m.NumCells(), m.Stats.Traces, n)
 	checkDecisions(t, e, 3000)
 }
 
@@ -505,7 +505,7 @@ func TestAGeneratedClusterMatchesSampledTraces(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := verifyAgainstTraces(t, e, m, 1500)
-		t.Logf("%q (\"\": tcp and udp), nodes %t: %d classes, %d cells, %d sampled pairs agree with full traces", opt.Proto, opt.Nodes, m.Stats.Classes, len(m.Cells), n)
+		t.Logf("%q (\"\": tcp and udp), nodes %t: %d classes, %d cells, %d sampled pairs agree with full traces", opt.Proto, opt.Nodes, m.Stats.Classes, m.NumCells(), n)
 	}
 	checkDecisions(t, e, 3000)
 }
@@ -580,25 +580,35 @@ func TestRowsCopiedFromTemplatesAreTheRowsComputedCellByCell(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got.Cells) != len(want.Cells) || len(got.Sources) != len(want.Sources) {
-				t.Fatalf("%d cells, %d cell by cell", len(got.Cells), len(want.Cells))
+			if got.NumCells() != want.NumCells() || len(got.Sources) != len(want.Sources) {
+				t.Fatalf("%d cells, %d cell by cell", got.NumCells(), want.NumCells())
 			}
 			diff := 0
-			for k := range got.Cells {
-				if g, w := cellText(got, got.Cells[k]), cellText(want, want.Cells[k]); g != w {
-					if diff++; diff <= 5 {
-						i, j := k/len(got.Destinations), k%len(got.Destinations)
-						t.Errorf("%s → %s: copied %q, computed %q", got.Sources[i].Label, got.Destinations[j].Label, g, w)
+			var buf []Cell
+			for i := range got.Sources {
+				row := got.Row(i, buf)
+				for j := range got.Destinations {
+					g, w := cellText(got, got.At(i, j)), cellText(want, want.At(i, j))
+					if r := cellText(got, row[j]); r != g {
+						t.Errorf("%s → %s: the row gives %q, the cell %q", got.Sources[i].Label, got.Destinations[j].Label, r, g)
+					}
+					if g != w {
+						if diff++; diff <= 5 {
+							t.Errorf("%s → %s: copied %q, computed %q", got.Sources[i].Label, got.Destinations[j].Label, g, w)
+						}
 					}
 				}
 			}
 			if diff > 0 {
-				t.Errorf("%d of %d cells differ", diff, len(got.Cells))
+				t.Errorf("%d of %d cells differ", diff, got.NumCells())
 			}
 			if got.Stats.Templates >= len(got.Sources) {
 				t.Errorf("%d templates for %d rows: nothing was copied", got.Stats.Templates, len(got.Sources))
 			}
-			t.Logf("%d rows from %d templates, %d cells", len(got.Sources), got.Stats.Templates, len(got.Cells))
+			if got.Stats.Stored >= got.Stats.Cells || want.Stats.Stored != want.Stats.Cells {
+				t.Errorf("%d of %d cells held, %d of %d cell by cell: copied rows should hold only their differences", got.Stats.Stored, got.Stats.Cells, want.Stats.Stored, want.Stats.Cells)
+			}
+			t.Logf("%d rows from %d templates, %d cells, %d held", len(got.Sources), got.Stats.Templates, got.NumCells(), got.Stats.Stored)
 		})
 	}
 }

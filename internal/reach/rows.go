@@ -93,26 +93,47 @@ func (w *worker) svcCopyable(a *class, d *Destination, cell Cell) bool {
 	return true
 }
 
-// rowFrom fills source a's row from the template row of its signature
-// (tmpl, by source t): a cell the template marked copyable is copied,
-// with t's "no NetworkPolicy selects … for egress" reason made a's,
-// unless it holds otherwise for a (markUnlike); every other cell is
-// computed.
-func (w *worker) rowFrom(src *Source, cols []Destination, cells []Cell, t *Source, tmpl []Cell, copyable []bool) {
+// rowFrom fills source a's row r from the template row of its signature
+// (tmpl, by source t at index ti): a cell the template marked copyable is
+// the template's, with t's "no NetworkPolicy selects … for egress" reason
+// made a's, unless it may hold otherwise for a (markUnlike: an ingress
+// rule tells a and t apart, a Service balances to such a class or to a,
+// or the column is a's own); those and the columns the template could not
+// mark (nonCopy) are computed, and kept where they differ from the copy.
+func (w *worker) rowFrom(src *Source, cols []Destination, r *row, ti int, t *Source, tmpl []Cell, nonCopy []int32) {
 	w.startRow(src, cols)
 	a := src.class
 	w.markUnlike(a, t.class, len(cols))
-	for j := range cols {
-		d := &cols[j]
-		if copyable[j] && !w.unlikeCol.has(j) && (d.Kind != "pods" || d.class != a && !w.unlike.has(d.class.id)) {
-			c := tmpl[j]
-			if c.Verdict == Allowed && c.Reason == t.class.noEg {
-				c.Reason = a.noEg
-			}
-			cells[j] = c
-			continue
+	r.tmpl, r.fromEg, r.toEg = ti, t.class.noEg, a.noEg
+	todo := w.unlikeCol // markUnlike made it afresh for this row
+	for _, j := range nonCopy {
+		todo.set(int(j))
+	}
+	for _, j := range w.an.podCols[a.id] {
+		todo.set(int(j))
+	}
+	for _, id := range w.unlike.list() {
+		for _, j := range w.an.podCols[id] {
+			todo.set(int(j))
 		}
-		cells[j] = w.cell(src, d)
+	}
+	for _, j := range todo.list() {
+		c := w.cell(src, &cols[j])
+		if c != r.copied(tmpl[j]) {
+			r.diffCols = append(r.diffCols, int32(j))
+			r.diffCells = append(r.diffCells, c)
+		}
+	}
+}
+
+// indexPodCols lists, per class, the pod columns it is the destination of
+// (rowFrom).
+func (an *analyzer) indexPodCols() {
+	an.podCols = make([][]int32, len(an.classes))
+	for j := range an.cols {
+		if d := &an.cols[j]; d.Kind == "pods" && d.class != nil {
+			an.podCols[d.class.id] = append(an.podCols[d.class.id], int32(j))
+		}
 	}
 }
 
