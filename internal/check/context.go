@@ -160,7 +160,7 @@ func buildIndex(c *model.Cluster) *index {
 		configMaps:  make(map[nsName]*corev1.ConfigMap, len(c.ConfigMaps)),
 		services:    make(map[nsName]*corev1.Service, len(c.Services)),
 		endpoints:   make(map[nsName][]endpoint, len(c.Services)),
-		byWorkload:  map[model.Key]*workload{},
+		byWorkload:  make(map[model.Key]*workload, len(c.Deployments)+len(c.DaemonSets)+len(c.StatefulSets)+len(c.ReplicaSets)),
 		daemonSets:  map[nsName]*appsv1.DaemonSet{},
 		firstOfKind: map[[2]string]model.Key{},
 	}
@@ -263,7 +263,7 @@ func (ix *index) indexWorkloads(c *model.Cluster) {
 		add(&workload{Key: model.Key{Group: "apps", Kind: "StatefulSet", Namespace: s.Namespace, Name: s.Name},
 			Meta: &s.ObjectMeta, PodMeta: &s.Spec.Template.ObjectMeta, Spec: &s.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
-	rsOwner := map[nsName]model.Key{}
+	rsOwner := make(map[nsName]model.Key, len(c.ReplicaSets))
 	for _, rs := range c.ReplicaSets {
 		k := model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
 		if kind, name := controllerOf(rs); kind == "Deployment" {

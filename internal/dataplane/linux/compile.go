@@ -266,18 +266,32 @@ func mode(s string) string {
 // sortPods orders pods by creation: creationTimestamp, then pod IP (Calico
 // IPAM hands out a block's addresses in request order), then name.
 func sortPods(ps []*corev1.Pod) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		a, b := ps[i], ps[j]
+	// The addresses are parsed once, not per comparison.
+	type keyed struct {
+		p    *corev1.Pod
+		addr netip.Addr
+	}
+	ks := make([]keyed, len(ps))
+	for i, p := range ps {
+		a, _ := netip.ParseAddr(p.Status.PodIP)
+		ks[i] = keyed{p, a}
+	}
+	slices.SortStableFunc(ks, func(x, y keyed) int {
+		a, b := x.p, y.p
 		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+				return -1
+			}
+			return 1
 		}
-		ai, _ := netip.ParseAddr(a.Status.PodIP)
-		bi, _ := netip.ParseAddr(b.Status.PodIP)
-		if c := ai.Compare(bi); c != 0 {
-			return c < 0
+		if c := x.addr.Compare(y.addr); c != 0 {
+			return c
 		}
-		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
+	for i := range ks {
+		ps[i] = ks[i].p
+	}
 }
 
 // felix returns the effective Felix settings of a node: FelixConfiguration

@@ -78,6 +78,7 @@ type memberKey struct {
 // wep is a workload endpoint anywhere in the cluster: what IP sets hold.
 type wep struct {
 	ip     string
+	addr   netip.Addr
 	ns     string
 	sa     string
 	labels map[string]string
@@ -161,11 +162,10 @@ func newFelix(cx *compiler) *felix {
 			continue
 		}
 		l := PodLabels(p)
-		f.weps = append(f.weps, wep{ip: a.String(), ns: p.Namespace, sa: l[labelServiceAccount], labels: l})
+		f.weps = append(f.weps, wep{ip: a.String(), addr: a, ns: p.Namespace, sa: l[labelServiceAccount], labels: l})
 	}
-	sort.Slice(f.weps, func(i, j int) bool {
-		return netip.MustParseAddr(f.weps[i].ip).Less(netip.MustParseAddr(f.weps[j].ip))
-	})
+	// By address; pods that share one (an invalid cluster) keep their order.
+	slices.SortStableFunc(f.weps, func(a, b wep) int { return a.addr.Compare(b.addr) })
 	for _, np := range cx.c.NetworkPolicies {
 		f.policies = append(f.policies, k8sPolicy(np))
 	}
