@@ -98,6 +98,8 @@ type decoder struct {
 	keys    map[string]string // interned mapping keys
 	// jsonBuf is reused for the JSON text of each YAML object.
 	jsonBuf []byte
+	// itemBatch, when set, replaces itemBatchSize (tests).
+	itemBatch int
 }
 
 func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -108,22 +110,90 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 	}
 	var err error
 	at, atLine := 0, itemsLine
+	batch := d.newItemBatch(apiVersion, kind)
 	eachElement(items, 0, func(i, start, end int) bool {
 		atLine += bytes.Count(items[at:start], newline)
 		at = start
 		it := items[start:end]
 		if it[0] != '{' {
+			if err = batch.flush(); err != nil {
+				return false
+			}
 			v, _ := decodeJSON(it)
 			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: expected an object, got %s", i, describe(v))
 			return false
 		}
-		var obj *model.Object
-		if obj, err = d.jsonObject(it, atLine, apiVersion, kind); err != nil {
-			return false
-		}
-		err = d.emit(obj)
+		err = batch.add(it, atLine)
 		return err == nil
 	})
+	if err != nil {
+		return err
+	}
+	return batch.flush()
+}
+
+// itemBatch decodes a List's items on every core, a batch at a time, and
+// emits them in input order: an item is decoded from its own text alone
+// (jsonObject reads only the decoder's file and document number), and the
+// first error in input order is the one returned, as when decoding one by
+// one. A batch bounds how many items' generic values are held at once.
+type itemBatch struct {
+	d                        *decoder
+	listAPIVersion, listKind string
+	texts                    [][]byte
+	lines                    []int
+	objs                     []*model.Object
+	errs                     []error
+}
+
+// itemBatchSize is how many items are decoded before they are emitted.
+const itemBatchSize = 512
+
+func (d *decoder) newItemBatch(listAPIVersion, listKind string) *itemBatch {
+	return &itemBatch{d: d, listAPIVersion: listAPIVersion, listKind: listKind}
+}
+
+func (b *itemBatch) add(text []byte, line int) error {
+	b.texts = append(b.texts, text)
+	b.lines = append(b.lines, line)
+	size := itemBatchSize
+	if b.d.itemBatch > 0 {
+		size = b.d.itemBatch
+	}
+	if len(b.texts) < size {
+		return nil
+	}
+	return b.flush()
+}
+
+func (b *itemBatch) flush() error {
+	n := len(b.texts)
+	if n == 0 {
+		return nil
+	}
+	b.objs = append(b.objs[:0], make([]*model.Object, n)...)
+	b.errs = append(b.errs[:0], make([]error, n)...)
+	workers := min(runtime.GOMAXPROCS(0), (n+63)/64)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				b.objs[i], b.errs[i] = b.d.jsonObject(b.texts[i], b.lines[i], b.listAPIVersion, b.listKind)
+			}
+		}()
+	}
+	wg.Wait()
+	var err error
+	for i := 0; i < n && err == nil; i++ {
+		if err = b.errs[i]; err == nil {
+			err = b.d.emit(b.objs[i])
+		}
+	}
+	clear(b.texts)
+	clear(b.objs)
+	b.texts, b.lines = b.texts[:0], b.lines[:0]
 	return err
 }
 

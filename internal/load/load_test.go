@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -564,5 +565,66 @@ func TestALaterFileReplacesAnEarlierOnesObject(t *testing.T) {
 	}
 	if len(pools) != 1 || pools[0] != "testdata/good/ippool-crd-v1.yaml" {
 		t.Fatalf("IPPools from %v, want only the later file's", pools)
+	}
+}
+
+// TestJSONListItemsDecodedInBatchesAreTheItemsOneByOne decodes a JSON List
+// of more items than a batch holds on every core, and item by item: the
+// objects, their order and origins, and the first bad item's error are
+// the same.
+func TestJSONListItemsDecodedInBatchesAreTheItemsOneByOne(t *testing.T) {
+	list := func(n int, bad ...int) []byte {
+		var b bytes.Buffer
+		b.WriteString(`{"apiVersion": "v1", "kind": "List", "items": [`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			port := "80"
+			if slices.Contains(bad, i) {
+				port = `"eighty"`
+			}
+			fmt.Fprintf(&b, "\n"+`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-%d", "namespace": "demo"},`+
+				"\n"+`"spec": {"nodeName": "node-%d", "containers": [{"name": "web", "image": "nginx", "ports": [{"containerPort": %s}]}]}}`, i, i%7, port)
+		}
+		b.WriteString("\n]}\n")
+		return b.Bytes()
+	}
+	collect := func(text []byte, batch int) ([]*model.Object, error) {
+		var objs []*model.Object
+		d := &decoder{file: "pods.json", emit: func(o *model.Object) error {
+			objs = append(objs, o)
+			return nil
+		}, fastMin: fastListMin, keys: map[string]string{}, itemBatch: batch}
+		err := d.jsonStream(text)
+		return objs, err
+	}
+	tests := []struct {
+		name string
+		text []byte
+		want string // the error, "" for none
+	}{
+		{"a list of three batches and a part", list(3*itemBatchSize + 17), ""},
+		{"a list shorter than a batch", list(5), ""},
+		{"bad items in two batches: the first one is reported", list(2*itemBatchSize+3, itemBatchSize+9, itemBatchSize+200, 2*itemBatchSize+1),
+			fmt.Sprintf(`pods.json:%d (document 1): Pod demo/web-%d: spec.containers[0].ports[0].containerPort: expected int32, got string "eighty"`, 2*(itemBatchSize+9)+3, itemBatchSize+9)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			batched, err := collect(tt.text, 0)
+			if got := fmt.Sprint(err); tt.want != "" && got != tt.want || tt.want == "" && err != nil {
+				t.Fatalf("error\n got: %v\nwant: %s", err, tt.want)
+			}
+			one, err1 := collect(tt.text, 1)
+			if fmt.Sprint(err) != fmt.Sprint(err1) {
+				t.Fatalf("errors differ:\nbatched:     %v\none by one:  %v", err, err1)
+			}
+			if len(one) != len(batched) || !reflect.DeepEqual(one, batched) {
+				t.Fatalf("batched decoding differs: %d and %d objects", len(batched), len(one))
+			}
+			if tt.want == "" && len(batched) == 0 {
+				t.Fatal("no objects")
+			}
+		})
 	}
 }
