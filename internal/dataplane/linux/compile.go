@@ -266,17 +266,19 @@ func mode(s string) string {
 // sortPods orders pods by creation: creationTimestamp, then pod IP (Calico
 // IPAM hands out a block's addresses in request order), then name.
 func sortPods(ps []*corev1.Pod) {
-	// The addresses are parsed once, not per comparison.
+	// The addresses are parsed once, not per comparison, and the position
+	// is the last key: a stable order from a sort with fewer moves.
 	type keyed struct {
 		p    *corev1.Pod
 		addr netip.Addr
+		i    int
 	}
 	ks := make([]keyed, len(ps))
 	for i, p := range ps {
 		a, _ := netip.ParseAddr(p.Status.PodIP)
-		ks[i] = keyed{p, a}
+		ks[i] = keyed{p, a, i}
 	}
-	slices.SortStableFunc(ks, func(x, y keyed) int {
+	slices.SortFunc(ks, func(x, y keyed) int {
 		a, b := x.p, y.p
 		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
@@ -287,7 +289,10 @@ func sortPods(ps []*corev1.Pod) {
 		if c := x.addr.Compare(y.addr); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+		if c := strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name); c != 0 {
+			return c
+		}
+		return x.i - y.i
 	})
 	for i := range ks {
 		ps[i] = ks[i].p

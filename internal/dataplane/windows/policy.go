@@ -164,8 +164,23 @@ func newFelix(cx *compiler) *felix {
 		l := PodLabels(p)
 		f.weps = append(f.weps, wep{ip: a.String(), addr: a, ns: p.Namespace, sa: l[labelServiceAccount], labels: l})
 	}
-	// By address; pods that share one (an invalid cluster) keep their order.
-	slices.SortStableFunc(f.weps, func(a, b wep) int { return a.addr.Compare(b.addr) })
+	// By address; pods that share one (an invalid cluster) keep their
+	// order. Sorting positions moves less than a stable sort of the weps.
+	order := make([]int32, len(f.weps))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := f.weps[a].addr.Compare(f.weps[b].addr); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	sorted := make([]wep, len(f.weps))
+	for i, j := range order {
+		sorted[i] = f.weps[j]
+	}
+	f.weps = sorted
 	for _, np := range cx.c.NetworkPolicies {
 		f.policies = append(f.policies, k8sPolicy(np))
 	}
