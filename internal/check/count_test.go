@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"math/rand"
+	"regexp"
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,5 +57,87 @@ func TestCountSelectedIsTheScan(t *testing.T) {
 		if got := x.countSelected(sel, scope, scopeKey(policyNS, e)); got != want {
 			t.Fatalf("%q in %q (policy namespace %q): %d, want %d", e.Selector, e.NamespaceSelector, policyNS, got, want)
 		}
+	}
+}
+
+// TestPolicySrcDstEndpointsAreTheScan compares the Windows endpoints
+// HYB055 counts per policy (by namespace, scopes read once per namespace)
+// with a scan of every Windows pod against the policy's scope.
+func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	c := &model.Cluster{}
+	for _, ns := range []string{"a", "b", "c"} {
+		c.Namespaces = append(c.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"team": []string{"x", "y"}[r.Intn(2)]}}})
+	}
+	for i, os := range []string{"windows", "windows", "linux"} {
+		c.Nodes = append(c.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("n", i), Labels: map[string]string{"kubernetes.io/os": os}}})
+	}
+	for i := 0; i < 300; i++ {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: []string{"a", "b", "c", "gone"}[r.Intn(4)], Name: fmt.Sprint("p", i),
+			Labels: map[string]string{"app": fmt.Sprint(r.Intn(4))}}}
+		p.Spec.NodeName = fmt.Sprint("n", r.Intn(3))
+		p.Spec.HostNetwork = r.Intn(8) == 0
+		if r.Intn(8) > 0 {
+			p.Status.PodIP = fmt.Sprintf("10.0.%d.%d", i/256, i%256)
+		}
+		c.Pods = append(c.Pods, p)
+	}
+	sels := []string{"all()", "app == '1'", "has(app) && app != '2'"}
+	nsSels := []string{"", "all()", "team == 'x'", "projectcalico.org/name == 'b'"}
+	rule := calico.Rule{Action: "Allow", Source: calico.EntityRule{Selector: "app == '0'"}, Destination: calico.EntityRule{Selector: "app == '3'"}}
+	type want struct {
+		key   model.Key
+		scope policyScope
+		sel   string
+	}
+	var wants []want
+	for i := 0; i < 60; i++ {
+		spec := calico.PolicySpec{Selector: sels[r.Intn(len(sels))], Ingress: []calico.Rule{rule}}
+		if i%2 == 0 {
+			ns := []string{"a", "b", "c", "gone"}[r.Intn(4)]
+			c.CalicoPolicies = append(c.CalicoPolicies, &calico.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprint("np", i)}, Spec: spec})
+			wants = append(wants, want{model.Key{Group: groupCalico, Kind: "NetworkPolicy", Namespace: ns, Name: fmt.Sprint("np", i)}, policyScope{namespace: ns}, spec.Selector})
+			continue
+		}
+		spec.NamespaceSelector = nsSels[r.Intn(len(nsSels))]
+		scope := policyScope{}
+		if spec.NamespaceSelector != "" {
+			s, err := selector.Parse(spec.NamespaceSelector)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scope.nsSel = s
+		}
+		c.GlobalNetworkPolicies = append(c.GlobalNetworkPolicies, &calico.GlobalNetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("gnp", i)}, Spec: spec})
+		wants = append(wants, want{model.Key{Group: groupCalico, Kind: "GlobalNetworkPolicy", Name: fmt.Sprint("gnp", i)}, scope, spec.Selector})
+	}
+	x := NewContext(c, false, nil)
+	got := map[model.Key]int{}
+	re := regexp.MustCompile(`applies to (\d+) Windows endpoint`)
+	for _, f := range rulePolicySelectors.Check(x) {
+		m := re.FindStringSubmatch(f.Message)
+		if m == nil {
+			t.Fatalf("finding without a count: %s", f.Message)
+		}
+		got[f.Object], _ = strconv.Atoi(m[1])
+	}
+	found := 0
+	for _, w := range wants {
+		sel, _ := selector.Parse(w.sel)
+		n := 0
+		for _, p := range c.Pods {
+			if p.Spec.NodeName != "n2" && !p.Spec.HostNetwork && p.Status.PodIP != "" && x.inScope(w.scope, p) && sel.Evaluate(calicoPodLabels(p)) {
+				n++
+			}
+		}
+		if got[w.key] != n {
+			t.Errorf("%s %s (selector %q): %d endpoints, the scan finds %d", w.key.Kind, w.key.Name, w.sel, got[w.key], n)
+		}
+		if n > 0 {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Fatal("no policy applies to a Windows endpoint: the test checks nothing")
 	}
 }

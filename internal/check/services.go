@@ -512,10 +512,18 @@ source addresses × destination addresses.`,
 		sort.Slice(winPods, func(i, j int) bool {
 			return winPods[i].Namespace+"/"+winPods[i].Name < winPods[j].Namespace+"/"+winPods[j].Name
 		})
-		// Their Calico labels, made once rather than per policy.
+		// Their Calico labels, made once rather than per policy, and their
+		// positions by namespace: a policy's scope is read per namespace,
+		// not per pod.
 		winLabels := make([]map[string]string, len(winPods))
+		winByNS := map[string][]int{}
+		var winNS []string
 		for i, wp := range winPods {
 			winLabels[i] = calicoPodLabels(wp)
+			if _, ok := winByNS[wp.Namespace]; !ok {
+				winNS = append(winNS, wp.Namespace)
+			}
+			winByNS[wp.Namespace] = append(winByNS[wp.Namespace], i)
 		}
 		var out []Finding
 		for _, p := range pols {
@@ -545,9 +553,19 @@ source addresses × destination addresses.`,
 				}
 			}
 			endpoints := 0
-			for i, wp := range winPods {
-				if x.inScope(scope, wp) && sel.Evaluate(winLabels[i]) {
-					endpoints++
+			for _, ns := range winNS {
+				switch {
+				case scope.nsSel != nil:
+					if o := x.Namespace(ns); o == nil || !scope.nsSel.Evaluate(calicoNamespaceLabels(o)) {
+						continue
+					}
+				case scope.namespace != "" && scope.namespace != ns:
+					continue
+				}
+				for _, i := range winByNS[ns] {
+					if sel.Evaluate(winLabels[i]) {
+						endpoints++
+					}
 				}
 			}
 			if endpoints == 0 {
