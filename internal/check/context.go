@@ -116,7 +116,9 @@ func (w *workload) field(rest string) string {
 type index struct {
 	nodes        map[string]*corev1.Node
 	windowsNodes []*corev1.Node
-	hasWindows   bool
+	// onWindows names the Windows nodes (a pod's node, read once per pod).
+	onWindows  map[string]bool
+	hasWindows bool
 	hosts        map[string]*hybrid.Host
 	namespaces   map[string]*corev1.Namespace
 	podsByNode   map[string][]*corev1.Pod
@@ -168,6 +170,10 @@ func buildIndex(c *model.Cluster) *index {
 		ix.nodes[n.Name] = n
 		if isWindowsNode(n) {
 			ix.windowsNodes = append(ix.windowsNodes, n)
+			if ix.onWindows == nil {
+				ix.onWindows = map[string]bool{}
+			}
+			ix.onWindows[n.Name] = true
 			ix.hasWindows = true
 		}
 	}
@@ -291,7 +297,7 @@ func (ix *index) indexWorkloads(c *model.Cluster) {
 			add(w)
 		}
 		w.Pods = append(w.Pods, p)
-		if n := ix.nodes[p.Spec.NodeName]; n != nil && isWindowsNode(n) {
+		if ix.onWindows[p.Spec.NodeName] {
 			w.onWindows = true
 		}
 	}

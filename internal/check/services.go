@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -509,9 +508,6 @@ source addresses × destination addresses.`,
 		if len(winPods) == 0 {
 			return nil
 		}
-		sort.Slice(winPods, func(i, j int) bool {
-			return winPods[i].Namespace+"/"+winPods[i].Name < winPods[j].Namespace+"/"+winPods[j].Name
-		})
 		// Their Calico labels, made once rather than per policy, and their
 		// positions by namespace: a policy's scope is read per namespace,
 		// not per pod.
