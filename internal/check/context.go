@@ -117,19 +117,19 @@ type index struct {
 	nodes        map[string]*corev1.Node
 	windowsNodes []*corev1.Node
 	// onWindows names the Windows nodes (a pod's node, read once per pod).
-	onWindows  map[string]bool
-	hasWindows bool
-	hosts        map[string]*hybrid.Host
-	namespaces   map[string]*corev1.Namespace
-	podsByNode   map[string][]*corev1.Pod
-	runtimes     map[string]*nodev1.RuntimeClass
-	configMaps   map[nsName]*corev1.ConfigMap
-	services     map[nsName]*corev1.Service
-	endpoints    map[nsName][]endpoint
-	workloads    []*workload
-	byWorkload   map[model.Key]*workload
-	podWorkload  map[model.Key]*workload // built on first use
-	daemonSets   map[nsName]*appsv1.DaemonSet
+	onWindows   map[string]bool
+	hasWindows  bool
+	hosts       map[string]*hybrid.Host
+	namespaces  map[string]*corev1.Namespace
+	podsByNode  map[string][]*corev1.Pod
+	runtimes    map[string]*nodev1.RuntimeClass
+	configMaps  map[nsName]*corev1.ConfigMap
+	services    map[nsName]*corev1.Service
+	endpoints   map[nsName][]endpoint
+	workloads   []*workload
+	byWorkload  map[model.Key]*workload
+	podWorkload map[model.Key]*workload // built on first use
+	daemonSets  map[nsName]*appsv1.DaemonSet
 	// firstOfKind is the observed object of each group and kind that comes
 	// first in the input (the singletons: ClusterConfiguration, Cluster).
 	firstOfKind map[[2]string]model.Key

@@ -106,7 +106,7 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scope.nsSel = s
+			scope.nsSel, scope.nsText = s, spec.NamespaceSelector
 		}
 		c.GlobalNetworkPolicies = append(c.GlobalNetworkPolicies, &calico.GlobalNetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("gnp", i)}, Spec: spec})
 		wants = append(wants, want{model.Key{Group: groupCalico, Kind: "GlobalNetworkPolicy", Name: fmt.Sprint("gnp", i)}, scope, spec.Selector})

@@ -377,6 +377,7 @@ func calicoNamespaceLabels(ns *corev1.Namespace) map[string]string {
 type policyScope struct {
 	namespace string // "" for all
 	nsSel     selector.Selector
+	nsText    string // nsSel's text (selects)
 }
 
 func (x *Context) inScope(s policyScope, p *corev1.Pod) bool {
@@ -408,7 +409,7 @@ func (x *Context) countSelected(sel selector.Selector, scope policyScope, key st
 	case scope.nsSel != nil:
 		// inScope reads only the pod's namespace.
 		for ns := range cp.pods {
-			if o := x.Namespace(ns); o != nil && scope.nsSel.Evaluate(calicoNamespaceLabels(o)) {
+			if x.selects(scope.nsText, scope.nsSel, ns) {
 				count(ns)
 			}
 		}
@@ -430,6 +431,32 @@ type calicoPodSet struct {
 	pods   map[string][]*corev1.Pod
 	byNS   map[string][]map[string]string
 	counts map[string]int
+	// nsSel remembers, per namespace selector, the namespaces it selects:
+	// rules repeat a few selectors over every namespace.
+	nsSel map[string]map[string]bool
+}
+
+// selects reports whether the namespace selector (by its text) selects
+// namespace ns, evaluated once per selector and namespace; a namespace
+// the cluster does not hold is selected by none.
+func (x *Context) selects(text string, sel selector.Selector, ns string) bool {
+	if text == "" {
+		o := x.Namespace(ns)
+		return o != nil && sel.Evaluate(calicoNamespaceLabels(o))
+	}
+	cp := x.calicoPods()
+	m, ok := cp.nsSel[text]
+	if !ok {
+		m = map[string]bool{}
+		cp.nsSel[text] = m
+	}
+	in, ok := m[ns]
+	if !ok {
+		o := x.Namespace(ns)
+		in = o != nil && sel.Evaluate(calicoNamespaceLabels(o))
+		m[ns] = in
+	}
+	return in
 }
 
 func (cp *calicoPodSet) labels(ns string) []map[string]string {
@@ -445,7 +472,7 @@ func (cp *calicoPodSet) labels(ns string) []map[string]string {
 
 func (x *Context) calicoPods() *calicoPodSet {
 	x.calicoOnce.Do(func() {
-		x.calico = &calicoPodSet{pods: map[string][]*corev1.Pod{}, byNS: map[string][]map[string]string{}, counts: map[string]int{}}
+		x.calico = &calicoPodSet{pods: map[string][]*corev1.Pod{}, byNS: map[string][]map[string]string{}, counts: map[string]int{}, nsSel: map[string]map[string]bool{}}
 		for _, p := range x.Cluster.Pods {
 			if p.Spec.HostNetwork || p.Status.PodIP == "" {
 				continue
@@ -467,7 +494,7 @@ func scopeKey(policyNS string, e calico.EntityRule) string {
 func ruleScope(policyNS string, e calico.EntityRule) (policyScope, error) {
 	if e.NamespaceSelector != "" {
 		sel, err := selector.Parse(e.NamespaceSelector)
-		return policyScope{nsSel: sel}, err
+		return policyScope{nsSel: sel, nsText: e.NamespaceSelector}, err
 	}
 	return policyScope{namespace: policyNS}, nil
 }
@@ -545,14 +572,14 @@ source addresses × destination addresses.`,
 			scope := policyScope{namespace: p.ns}
 			if p.spec.NamespaceSelector != "" {
 				if ns, err := selector.Parse(p.spec.NamespaceSelector); err == nil {
-					scope = policyScope{nsSel: ns}
+					scope = policyScope{nsSel: ns, nsText: p.spec.NamespaceSelector}
 				}
 			}
 			endpoints := 0
 			for _, ns := range winNS {
 				switch {
 				case scope.nsSel != nil:
-					if o := x.Namespace(ns); o == nil || !scope.nsSel.Evaluate(calicoNamespaceLabels(o)) {
+					if !x.selects(scope.nsText, scope.nsSel, ns) {
 						continue
 					}
 				case scope.namespace != "" && scope.namespace != ns:
