@@ -68,6 +68,16 @@ type felix struct {
 	members   map[memberKey][]string
 	// joined holds the address lists ruleACLs has written, by the list.
 	joined map[joinKey]string
+	// dirs holds each direction's rules by what decides them (dirKey):
+	// endpoints selected by the same policies share them.
+	dirs map[string]*dirRules
+}
+
+// dirRules are one direction's ACLs of an endpoint, after flattening and
+// priorities, with their report; shared, never changed.
+type dirRules struct {
+	acls   []ACL
+	report []ACLSource
 }
 
 // memberKey is what decides an IP set's members (see addresses).
@@ -495,49 +505,18 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 	}
 	profiles := []string{"kns." + p.Namespace, "ksa." + p.Namespace + "." + sa}
 	cands := f.candidates(w.ns)
+	var in, out *dirRules
 	for _, inbound := range []bool{true, false} {
-		dir := "Out"
+		d := f.dirRules(w, cands, profiles, p.Namespace, inbound)
 		if inbound {
-			dir = "In"
-		}
-		var tiers [][]ACL
-		var tierReports [][]ACLSource
-		defaultApplies := false
-		for _, tier := range f.tiers {
-			var sets []*polSet
-			for _, ps := range cands {
-				if ps.tier != tier || !f.appliesTo(ps, w) {
-					continue
-				}
-				if (inbound && ps.ingress) || (!inbound && ps.egress) {
-					sets = append(sets, ps)
-				}
-			}
-			if len(sets) == 0 {
-				continue
-			}
-			if tier == defaultTier {
-				defaultApplies = true
-			}
-			rules, rep := f.policySetRules(sets, inbound, true)
-			tiers = append(tiers, rules)
-			tierReports = append(tierReports, rep)
-		}
-		if len(tiers) == 0 || !defaultApplies {
-			rules, rep := f.profileRules(profiles, p.Namespace, inbound)
-			tiers = append(tiers, rules)
-			tierReports = append(tierReports, rep)
-		}
-		flat := flattenTiers(tiers)
-		rewritePriorities(flat)
-		acls = append(acls, flat...)
-		for _, rep := range tierReports {
-			report = append(report, rep...)
-		}
-		if len(tiers) > 1 {
-			report = append(report, ACLSource{Source: "flattened tiers", Direction: dir, Rules: len(flat)})
+			in = d
+		} else {
+			out = d
 		}
 	}
+	acls = slices.Grow(acls, len(in.acls)+len(out.acls)+2)
+	acls = append(append(acls, in.acls...), out.acls...)
+	report = append(append(report, in.report...), out.report...)
 	// Host-scope allows (endpoint_mgr.go NewHostRule): priority 0 on HNS
 	// builds with AclNoHostRulePriority (1803 and later).
 	for _, d := range []string{"In", "Out"} {
@@ -550,6 +529,76 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 		}
 	}
 	return acls, report, warns
+}
+
+// dirRules is one direction of an endpoint's ACLs: the tiers of the
+// policies that apply to it, or its profiles when no default-tier policy
+// does, flattened (flattener.go) with their priorities rewritten. What
+// decides them (the policies per tier, the profiles) is the key: they are
+// made once per key.
+func (f *felix) dirRules(w wep, cands []*polSet, profiles []string, ns string, inbound bool) *dirRules {
+	dir := "Out"
+	if inbound {
+		dir = "In"
+	}
+	var key strings.Builder
+	key.WriteString(dir)
+	var chosen [][]*polSet
+	defaultApplies := false
+	for _, tier := range f.tiers {
+		var sets []*polSet
+		for _, ps := range cands {
+			if ps.tier != tier || !f.appliesTo(ps, w) {
+				continue
+			}
+			if (inbound && ps.ingress) || (!inbound && ps.egress) {
+				sets = append(sets, ps)
+			}
+		}
+		if len(sets) == 0 {
+			continue
+		}
+		if tier == defaultTier {
+			defaultApplies = true
+		}
+		chosen = append(chosen, sets)
+		key.WriteString("\x00" + tier)
+		for _, ps := range sets {
+			key.WriteString("\x01" + ps.id)
+		}
+	}
+	useProfiles := len(chosen) == 0 || !defaultApplies
+	if useProfiles {
+		key.WriteString("\x02" + ns + "\x00" + strings.Join(profiles, "\x00"))
+	}
+	if d, ok := f.dirs[key.String()]; ok {
+		return d
+	}
+	var tiers [][]ACL
+	var tierReports [][]ACLSource
+	for _, sets := range chosen {
+		rules, rep := f.policySetRules(sets, inbound, true)
+		tiers = append(tiers, rules)
+		tierReports = append(tierReports, rep)
+	}
+	if useProfiles {
+		rules, rep := f.profileRules(profiles, ns, inbound)
+		tiers = append(tiers, rules)
+		tierReports = append(tierReports, rep)
+	}
+	d := &dirRules{acls: flattenTiers(tiers)}
+	rewritePriorities(d.acls)
+	for _, rep := range tierReports {
+		d.report = append(d.report, rep...)
+	}
+	if len(tiers) > 1 {
+		d.report = append(d.report, ACLSource{Source: "flattened tiers", Direction: dir, Rules: len(d.acls)})
+	}
+	if f.dirs == nil {
+		f.dirs = map[string]*dirRules{}
+	}
+	f.dirs[key.String()] = d
+	return d
 }
 
 // tierNames lists the tiers in use, the default tier last (Calico's default
