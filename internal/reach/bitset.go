@@ -31,6 +31,25 @@ func (b bitset) reset(n int) bitset {
 	return b
 }
 
+// each calls fn with every element, ascending.
+func (b bitset) each(fn func(i int)) {
+	for i, w := range b {
+		for w != 0 {
+			fn(i*64 + bits.TrailingZeros64(w))
+			w &= w - 1
+		}
+	}
+}
+
+// count is the number of elements.
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
 // list is the elements, ascending.
 func (b bitset) list() []int {
 	var out []int

@@ -33,11 +33,14 @@ type worker struct {
 	// may copy (rowFrom); col is the column being filled.
 	copyable []bool
 	col      int
-	deny     map[denyKey]int32
-	clsDeny  map[clsDenyKey]int32
-	denyTab  [][denyWays]denyEntry // by class id × direction
-	acl      map[aclKey]int32
-	misc     map[string]int32
+	// diffJ and diffC collect a copied row's differences (rowFrom).
+	diffJ   []int32
+	diffC   []Cell
+	deny    map[denyKey]int32
+	clsDeny map[clsDenyKey]int32
+	denyTab [][denyWays]denyEntry // by class id × direction
+	acl     map[aclKey]int32
+	misc    map[string]int32
 }
 
 type subKey struct {

@@ -535,6 +535,13 @@ func (an *analyzer) matrix() *Matrix {
 					}
 					clear(copyable)
 					wk.row(&m.Sources[i], m.Destinations, r.cells, copyable)
+					n := 0
+					for _, ok := range copyable {
+						if !ok {
+							n++
+						}
+					}
+					nonCopy[i] = make([]int32, 0, n)
 					for j, ok := range copyable {
 						if !ok {
 							nonCopy[i] = append(nonCopy[i], int32(j))

@@ -2,6 +2,7 @@ package reach
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -112,18 +113,23 @@ func (w *worker) rowFrom(src *Source, cols []Destination, r *row, ti int, t *Sou
 	for _, j := range w.an.podCols[a.id] {
 		todo.set(int(j))
 	}
-	for _, id := range w.unlike.list() {
+	w.unlike.each(func(id int) {
 		for _, j := range w.an.podCols[id] {
 			todo.set(int(j))
 		}
-	}
-	for _, j := range todo.list() {
+	})
+	// The cells are computed into the worker's buffer and the row keeps
+	// exactly the ones that differ.
+	w.diffJ, w.diffC = w.diffJ[:0], w.diffC[:0]
+	todo.each(func(j int) {
 		c := w.cell(src, &cols[j])
 		if c != r.copied(tmpl[j]) {
-			r.diffCols = append(r.diffCols, int32(j))
-			r.diffCells = append(r.diffCells, c)
+			w.diffJ = append(w.diffJ, int32(j))
+			w.diffC = append(w.diffC, c)
 		}
-	}
+	})
+	r.diffCols = slices.Clone(w.diffJ)
+	r.diffCells = slices.Clone(w.diffC)
 }
 
 // indexPodCols lists, per class, the pod columns it is the destination of
