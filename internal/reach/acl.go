@@ -225,12 +225,6 @@ func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
 	return an.acls[ip]
 }
 
-// loadACLs compiles the HNS ACLs of the Windows pod endpoints with the
-// addresses, node by node. What Felix programs on an endpoint does not
-// depend on Services, so the nodes are compiled without them, and only
-// their pod endpoints (windows.Compiler.Endpoints): memory holds the ACLs
-// asked for, not every Windows node. The tests compare them with the
-// trace engine's.
 // startACLCompiler makes the Windows compiler that loadACLs reads ACLs
 // from, on another core while the classes are built: it reads the
 // cluster only. Services (kube-proxy's load balancers) do not change an
@@ -241,19 +235,24 @@ func (an *analyzer) startACLCompiler() {
 	go func() {
 		cc := *an.c
 		cc.Services, cc.EndpointSlices = nil, nil
-		x, err := windows.NewCompiler(&cc)
-		if err != nil {
-			x = nil
-		}
+		// A cluster the compiler refuses has no endpoint ACLs to read:
+		// loadACLs then loads none (nil on error).
+		x, _ := windows.NewCompiler(&cc)
 		done <- x
 	}()
 	an.aclCompiler = sync.OnceValue(func() *windows.Compiler { return <-done })
 }
 
+// loadACLs compiles the HNS ACLs of the Windows pod endpoints with the
+// addresses, node by node. What Felix programs on an endpoint does not
+// depend on Services, so the nodes are compiled without them, and only
+// their pod endpoints (windows.Compiler.Endpoints): memory holds the ACLs
+// asked for, not every Windows node. The tests compare them with the
+// trace engine's.
 func (an *analyzer) loadACLs(ips []netip.Addr) {
 	an.aclMu.Lock()
 	defer an.aclMu.Unlock()
-	an.aclc = an.aclCompiler()
+	aclc := an.aclCompiler()
 	byNode := map[int][]netip.Addr{}
 	var order []int
 	for _, ip := range ips {
@@ -274,7 +273,7 @@ func (an *analyzer) loadACLs(ips []netip.Addr) {
 			}
 		}
 	}
-	if an.aclc == nil {
+	if aclc == nil {
 		return
 	}
 	k8s := map[string]*corev1.Node{}
@@ -282,7 +281,7 @@ func (an *analyzer) loadACLs(ips []netip.Addr) {
 		k8s[n.Name] = n
 	}
 	for _, ni := range order {
-		eps, err := an.aclc.Endpoints(k8s[an.nodes[ni].name])
+		eps, err := aclc.Endpoints(k8s[an.nodes[ni].name])
 		if err != nil {
 			continue
 		}

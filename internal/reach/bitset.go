@@ -41,23 +41,9 @@ func (b bitset) each(fn func(i int)) {
 	}
 }
 
-// count is the number of elements.
-func (b bitset) count() int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
 // list is the elements, ascending.
 func (b bitset) list() []int {
 	var out []int
-	for i, w := range b {
-		for w != 0 {
-			out = append(out, i*64+bits.TrailingZeros64(w))
-			w &= w - 1
-		}
-	}
+	b.each(func(i int) { out = append(out, i) })
 	return out
 }

@@ -281,7 +281,6 @@ type analyzer struct {
 	wnViews     map[int]map[svcPortKey]*svcView
 
 	aclMu sync.Mutex
-	aclc  *windows.Compiler
 	// aclCompiler waits for the compiler startACLCompiler makes.
 	aclCompiler func() *windows.Compiler
 	acls        map[netip.Addr]*endpointACLs
@@ -535,18 +534,7 @@ func (an *analyzer) matrix() *Matrix {
 					}
 					clear(copyable)
 					wk.row(&m.Sources[i], m.Destinations, r.cells, copyable)
-					n := 0
-					for _, ok := range copyable {
-						if !ok {
-							n++
-						}
-					}
-					nonCopy[i] = make([]int32, 0, n)
-					for j, ok := range copyable {
-						if !ok {
-							nonCopy[i] = append(nonCopy[i], int32(j))
-						}
-					}
+					nonCopy[i] = unmarked(copyable)
 				}
 			}()
 		}
@@ -578,6 +566,24 @@ func (an *analyzer) matrix() *Matrix {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d host-network pods are their nodes' host network, not rows or columns (--nodes adds node rows)", hostNet))
 	}
 	return m
+}
+
+// unmarked lists the columns a template row could not mark copyable, in
+// a slice of their exact number (it is kept for the matrix's lifetime).
+func unmarked(copyable []bool) []int32 {
+	n := 0
+	for _, ok := range copyable {
+		if !ok {
+			n++
+		}
+	}
+	out := make([]int32, 0, n)
+	for j, ok := range copyable {
+		if !ok {
+			out = append(out, int32(j))
+		}
+	}
+	return out
 }
 
 func (an *analyzer) classSource(c *class) Source {
