@@ -155,6 +155,7 @@ func isWindowsNode(n *corev1.Node) bool {
 func buildIndex(c *model.Cluster) *index {
 	ix := &index{
 		nodes:       make(map[string]*corev1.Node, len(c.Nodes)),
+		onWindows:   map[string]bool{},
 		hosts:       map[string]*hybrid.Host{},
 		namespaces:  make(map[string]*corev1.Namespace, len(c.Namespaces)),
 		podsByNode:  make(map[string][]*corev1.Pod, len(c.Nodes)),
@@ -170,9 +171,6 @@ func buildIndex(c *model.Cluster) *index {
 		ix.nodes[n.Name] = n
 		if isWindowsNode(n) {
 			ix.windowsNodes = append(ix.windowsNodes, n)
-			if ix.onWindows == nil {
-				ix.onWindows = map[string]bool{}
-			}
 			ix.onWindows[n.Name] = true
 			ix.hasWindows = true
 		}

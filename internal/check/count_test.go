@@ -50,7 +50,7 @@ func TestCountSelectedIsTheScan(t *testing.T) {
 		}
 		want := 0
 		for _, p := range c.Pods {
-			if !p.Spec.HostNetwork && p.Status.PodIP != "" && x.inScope(scope, p) && sel.Evaluate(calicoPodLabels(p)) {
+			if !p.Spec.HostNetwork && p.Status.PodIP != "" && inScope(x, scope, p) && sel.Evaluate(calicoPodLabels(p)) {
 				want++
 			}
 		}
@@ -126,7 +126,7 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 		sel, _ := selector.Parse(w.sel)
 		n := 0
 		for _, p := range c.Pods {
-			if p.Spec.NodeName != "n2" && !p.Spec.HostNetwork && p.Status.PodIP != "" && x.inScope(w.scope, p) && sel.Evaluate(calicoPodLabels(p)) {
+			if p.Spec.NodeName != "n2" && !p.Spec.HostNetwork && p.Status.PodIP != "" && inScope(x, w.scope, p) && sel.Evaluate(calicoPodLabels(p)) {
 				n++
 			}
 		}
@@ -140,4 +140,15 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 	if found == 0 {
 		t.Fatal("no policy applies to a Windows endpoint: the test checks nothing")
 	}
+}
+
+// inScope is the per-pod reading of a policy scope the tests hold the
+// rules' per-namespace reading (Context.holds) to: the namespace
+// selector evaluated on the pod's namespace each time.
+func inScope(x *Context, s policyScope, p *corev1.Pod) bool {
+	if s.nsSel != nil {
+		ns := x.Namespace(p.Namespace)
+		return ns != nil && s.nsSel.Evaluate(calicoNamespaceLabels(ns))
+	}
+	return s.namespace == "" || s.namespace == p.Namespace
 }

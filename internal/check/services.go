@@ -377,15 +377,36 @@ func calicoNamespaceLabels(ns *corev1.Namespace) map[string]string {
 type policyScope struct {
 	namespace string // "" for all
 	nsSel     selector.Selector
-	nsText    string // nsSel's text (selects)
+	nsText    string // nsSel's text (holds)
 }
 
-func (x *Context) inScope(s policyScope, p *corev1.Pod) bool {
-	if s.nsSel != nil {
-		ns := x.Namespace(p.Namespace)
-		return ns != nil && s.nsSel.Evaluate(calicoNamespaceLabels(ns))
+// holds reports whether the scope holds the pods of namespace ns. A
+// namespace selector reads only the namespace's labels: it is evaluated
+// once per selector and namespace (a namespace the cluster does not hold
+// is selected by none).
+func (x *Context) holds(s policyScope, ns string) bool {
+	if s.nsSel == nil {
+		return s.namespace == "" || s.namespace == ns
 	}
-	return s.namespace == "" || s.namespace == p.Namespace
+	selected := func() bool {
+		o := x.Namespace(ns)
+		return o != nil && s.nsSel.Evaluate(calicoNamespaceLabels(o))
+	}
+	if s.nsText == "" {
+		return selected()
+	}
+	cp := x.calicoPods()
+	m, ok := cp.nsSel[s.nsText]
+	if !ok {
+		m = map[string]bool{}
+		cp.nsSel[s.nsText] = m
+	}
+	in, ok := m[ns]
+	if !ok {
+		in = selected()
+		m[ns] = in
+	}
+	return in
 }
 
 // countSelected counts the pods on the pod network a selector selects.
@@ -407,9 +428,8 @@ func (x *Context) countSelected(sel selector.Selector, scope policyScope, key st
 	}
 	switch {
 	case scope.nsSel != nil:
-		// inScope reads only the pod's namespace.
 		for ns := range cp.pods {
-			if x.selects(scope.nsText, scope.nsSel, ns) {
+			if x.holds(scope, ns) {
 				count(ns)
 			}
 		}
@@ -431,32 +451,9 @@ type calicoPodSet struct {
 	pods   map[string][]*corev1.Pod
 	byNS   map[string][]map[string]string
 	counts map[string]int
-	// nsSel remembers, per namespace selector, the namespaces it selects:
-	// rules repeat a few selectors over every namespace.
+	// nsSel remembers, per namespace selector, the namespaces it selects
+	// (holds): rules repeat a few selectors over every namespace.
 	nsSel map[string]map[string]bool
-}
-
-// selects reports whether the namespace selector (by its text) selects
-// namespace ns, evaluated once per selector and namespace; a namespace
-// the cluster does not hold is selected by none.
-func (x *Context) selects(text string, sel selector.Selector, ns string) bool {
-	if text == "" {
-		o := x.Namespace(ns)
-		return o != nil && sel.Evaluate(calicoNamespaceLabels(o))
-	}
-	cp := x.calicoPods()
-	m, ok := cp.nsSel[text]
-	if !ok {
-		m = map[string]bool{}
-		cp.nsSel[text] = m
-	}
-	in, ok := m[ns]
-	if !ok {
-		o := x.Namespace(ns)
-		in = o != nil && sel.Evaluate(calicoNamespaceLabels(o))
-		m[ns] = in
-	}
-	return in
 }
 
 func (cp *calicoPodSet) labels(ns string) []map[string]string {
@@ -577,12 +574,7 @@ source addresses × destination addresses.`,
 			}
 			endpoints := 0
 			for _, ns := range winNS {
-				switch {
-				case scope.nsSel != nil:
-					if !x.selects(scope.nsText, scope.nsSel, ns) {
-						continue
-					}
-				case scope.namespace != "" && scope.namespace != ns:
+				if !x.holds(scope, ns) {
 					continue
 				}
 				for _, i := range winByNS[ns] {
