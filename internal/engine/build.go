@@ -259,18 +259,10 @@ func sortObjs[T metav1.Object](s []T) {
 		o        T
 	}
 	ks := make([]keyed, len(s))
-	sorted := true
 	for i, o := range s {
 		ks[i] = keyed{o.GetNamespace(), o.GetName(), i, o}
-		if i > 0 && sorted {
-			p := &ks[i-1]
-			sorted = p.ns < ks[i].ns || p.ns == ks[i].ns && p.name <= ks[i].name
-		}
 	}
-	if sorted {
-		return
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
+	cmp := func(a, b keyed) int {
 		if c := strings.Compare(a.ns, b.ns); c != 0 {
 			return c
 		}
@@ -278,7 +270,11 @@ func sortObjs[T metav1.Object](s []T) {
 			return c
 		}
 		return a.i - b.i
-	})
+	}
+	if slices.IsSortedFunc(ks, cmp) {
+		return
+	}
+	slices.SortFunc(ks, cmp)
 	for i := range ks {
 		s[i] = ks[i].o
 	}

@@ -266,17 +266,18 @@ func mode(s string) string {
 // sortPods orders pods by creation: creationTimestamp, then pod IP (Calico
 // IPAM hands out a block's addresses in request order), then name.
 func sortPods(ps []*corev1.Pod) {
-	// The addresses are parsed once, not per comparison, and the position
-	// is the last key: a stable order from a sort with fewer moves.
+	// The keys are made once, not per comparison, and the position is the
+	// last key: a stable order from a sort with fewer moves.
 	type keyed struct {
 		p    *corev1.Pod
 		addr netip.Addr
+		name string // namespace/name
 		i    int
 	}
 	ks := make([]keyed, len(ps))
 	for i, p := range ps {
 		a, _ := netip.ParseAddr(p.Status.PodIP)
-		ks[i] = keyed{p, a, i}
+		ks[i] = keyed{p, a, p.Namespace + "/" + p.Name, i}
 	}
 	slices.SortFunc(ks, func(x, y keyed) int {
 		a, b := x.p, y.p
@@ -289,7 +290,7 @@ func sortPods(ps []*corev1.Pod) {
 		if c := x.addr.Compare(y.addr); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name); c != 0 {
+		if c := strings.Compare(x.name, y.name); c != 0 {
 			return c
 		}
 		return x.i - y.i

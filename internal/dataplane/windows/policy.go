@@ -505,15 +505,8 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 	}
 	profiles := []string{"kns." + p.Namespace, "ksa." + p.Namespace + "." + sa}
 	cands := f.candidates(w.ns)
-	var in, out *dirRules
-	for _, inbound := range []bool{true, false} {
-		d := f.dirRules(w, cands, profiles, p.Namespace, inbound)
-		if inbound {
-			in = d
-		} else {
-			out = d
-		}
-	}
+	in := f.dirRules(w, cands, profiles, p.Namespace, true)
+	out := f.dirRules(w, cands, profiles, p.Namespace, false)
 	acls = slices.Grow(acls, len(in.acls)+len(out.acls)+2)
 	acls = append(append(acls, in.acls...), out.acls...)
 	report = append(append(report, in.report...), out.report...)
@@ -562,14 +555,21 @@ func (f *felix) dirRules(w wep, cands []*polSet, profiles []string, ns string, i
 			defaultApplies = true
 		}
 		chosen = append(chosen, sets)
-		key.WriteString("\x00" + tier)
+		key.WriteByte(0)
+		key.WriteString(tier)
 		for _, ps := range sets {
-			key.WriteString("\x01" + ps.id)
+			key.WriteByte(1)
+			key.WriteString(ps.id)
 		}
 	}
 	useProfiles := len(chosen) == 0 || !defaultApplies
 	if useProfiles {
-		key.WriteString("\x02" + ns + "\x00" + strings.Join(profiles, "\x00"))
+		key.WriteByte(2)
+		key.WriteString(ns)
+		for _, pr := range profiles {
+			key.WriteByte(0)
+			key.WriteString(pr)
+		}
 	}
 	if d, ok := f.dirs[key.String()]; ok {
 		return d
