@@ -4,19 +4,25 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-// docs/commands.md is generated from the command tree; this keeps it current.
-func TestTheCommandReferenceIsGeneratedFromTheBinary(t *testing.T) {
+func renderDocs() []byte {
 	var buf bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &buf, ErrOut: &buf}
 	writeDocs(&buf, NewRootCmd(streams))
+	return buf.Bytes()
+}
+
+// docs/commands.md is generated from the command tree; this keeps it current.
+func TestTheCommandReferenceIsGeneratedFromTheBinary(t *testing.T) {
+	got := renderDocs()
 	path := filepath.Join("..", "..", "docs", "commands.md")
 	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -25,7 +31,60 @@ func TestTheCommandReferenceIsGeneratedFromTheBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("docs/commands.md is stale: run go run ./cmd/kubectl-hybrid docs > docs/commands.md\n%s", lineDiff(string(want), buf.String()))
+	if !bytes.Equal(want, got) {
+		t.Errorf("docs/commands.md is stale: run go run ./cmd/kubectl-hybrid docs > docs/commands.md\n%s", lineDiff(string(want), string(got)))
+	}
+}
+
+func TestTheCommandReferenceIsTheSameWhateverTheHomeDirectory(t *testing.T) {
+	for _, home := range []string{"/root", "/home/someone", t.TempDir()} {
+		t.Run(home, func(t *testing.T) {
+			t.Setenv("HOME", home)
+			got := string(renderDocs())
+			if strings.Contains(got, home+"/") {
+				t.Errorf("the reference names the home directory %s", home)
+			}
+			if !strings.Contains(got, `(default "$HOME/.kube/cache")`) {
+				t.Errorf("the reference does not show --cache-dir's default as $HOME/.kube/cache")
+			}
+		})
+	}
+}
+
+func TestRenderingTheReferenceLeavesTheRealDefaultsInPlace(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	var buf bytes.Buffer
+	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &buf, ErrOut: &buf}
+	root := NewRootCmd(streams)
+	writeDocs(&buf, root)
+	get, _, err := root.Find([]string{"get"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := get.Flags().Lookup("cache-dir")
+	if f == nil {
+		t.Fatal("get has no --cache-dir flag")
+	}
+	if want := filepath.Join(home, ".kube", "cache"); f.DefValue != want {
+		t.Errorf("after rendering, --cache-dir's default is %q, want %q", f.DefValue, want)
+	}
+}
+
+func TestPortablePathReplacesOnlyAWholeLeadingDirectory(t *testing.T) {
+	for _, c := range []struct{ name, v, dir, want string }{
+		{"the directory itself", "/home/a", "/home/a", "$HOME"},
+		{"a path below it", "/home/a/.kube/cache", "/home/a", "$HOME/.kube/cache"},
+		{"a sibling that shares the prefix", "/home/ab/x", "/home/a", "/home/ab/x"},
+		{"a trailing slash on the directory", "/home/a/x", "/home/a/", "$HOME/x"},
+		{"the root directory is never replaced", "/etc/x", "/", "/etc/x"},
+		{"an empty directory is never replaced", "x", "", "x"},
+		{"a value that is not a path", "default", "/home/a", "default"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := portablePath(c.v, c.dir, "$HOME"); got != c.want {
+				t.Errorf("portablePath(%q, %q) = %q, want %q", c.v, c.dir, got, c.want)
+			}
+		})
 	}
 }

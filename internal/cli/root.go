@@ -83,7 +83,10 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 func Execute(streams genericiooptions.IOStreams, args []string) int {
 	root := NewRootCmd(streams)
 	if strings.HasPrefix(filepath.Base(commandName()), "kubectl-") {
-		root.Use = "kubectl hybrid"
+		// Run as a kubectl plugin: help and usage say "kubectl hybrid …"
+		// while the command's own name stays one word, so cobra still
+		// finds subcommands and completions by it.
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl hybrid"}
 	}
 	root.SetArgs(args)
 	err := root.Execute()
