@@ -86,7 +86,8 @@ func (b *builder) unmatchedCalicoNodes() {
 // (projectcalico.org/IPv4Address) when the nodes agree on one, else a
 // network inferred from the nodes' InternalIPs, which the notes call an
 // assumption. No gateway is ever inferred: without one the nodes have no
-// default route.
+// default route, which the notes say unless a Cluster kind (whose gateway
+// is optional) describes the network.
 func (b *builder) nodeNetwork() {
 	c := b.c
 	stated := b.in.stated
@@ -109,7 +110,7 @@ func (b *builder) nodeNetwork() {
 			b.note(model.Assumption, model.Key{}, "node network %s is inferred: no input states it, and it is the narrowest network (at most /%d) holding every Node's InternalIP; %s", p, inferredNetworkBits, how)
 		}
 	}
-	if c.Network.Gateway == "" {
+	if c.Network.Gateway == "" && b.in.cluster == nil {
 		b.note(model.Assumption, model.Key{}, "the node network's gateway is not stated: nodes get no default route; state it with --node-gateway or a Cluster kind's spec.network.gateway")
 	}
 }
