@@ -77,7 +77,7 @@ func TestPlainLinuxNodesReachEveryOtherNodesBlockThroughItsVTEP(t *testing.T) {
 	c, nodes := plain(t)
 	type peer struct {
 		block, tunnel, host netip.Addr
-		bits               int
+		bits                int
 	}
 	peers := map[string]peer{}
 	for _, b := range c.IPAMBlocks {
