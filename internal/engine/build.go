@@ -193,13 +193,15 @@ func (b *builder) nodes() error {
 		}
 	}
 	c.Nodes = out
-	if b.in.cluster != nil {
+	if b.in.cluster != nil && len(b.in.cluster.Spec.Hosts) > 0 {
 		c.Hosts = append([]hybrid.Host(nil), b.in.cluster.Spec.Hosts...)
-		c.Network = b.in.cluster.Spec.Network
 	} else {
 		for _, h := range b.hosts {
 			c.Hosts = append(c.Hosts, h.Host)
 		}
+	}
+	if b.in.cluster != nil {
+		c.Network = b.in.cluster.Spec.Network
 	}
 	b.nodeNetwork()
 	b.unmatchedCalicoNodes()

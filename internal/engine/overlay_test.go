@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -289,6 +290,13 @@ func TestTheNodeNetworkIsStatedRecordedOrInferred(t *testing.T) {
 			assumptions: []string{"gateway is not stated"},
 		},
 		{
+			name: "a Cluster kind with only spec.network states it for plain Nodes",
+			cluster: func(t *testing.T) *model.Cluster {
+				return plainWith(t, networkOnlyCluster, nil)
+			},
+			cidr: "10.20.0.0/23", gw: "10.20.0.1", lnx01: "10.20.0.21/23",
+		},
+		{
 			name:    "the lab's Cluster kind states it",
 			cluster: func(t *testing.T) *model.Cluster { return buildLab(t) },
 			cidr:    "192.168.10.0/24", gw: "192.168.10.1",
@@ -316,5 +324,33 @@ func TestTheNodeNetworkIsStatedRecordedOrInferred(t *testing.T) {
 				t.Errorf("lnx-01 %s = %q, want %q", annoIPv4, got, tt.lnx01)
 			}
 		})
+	}
+}
+
+const networkOnlyCluster = `apiVersion: hybrid.kubectl-hybrid.io/v1alpha1
+kind: Cluster
+metadata:
+  name: plain
+spec:
+  network:
+    cidr: 10.20.0.0/23
+    gateway: 10.20.0.1
+`
+
+func TestAClusterKindWithoutHostsKeepsThePlainNodesAsTheHosts(t *testing.T) {
+	plain := buildFiles(t, examplesPlain)
+	withNet := plainWith(t, networkOnlyCluster, nil)
+	if got, want := blocksByNode(withNet), blocksByNode(plain); !reflect.DeepEqual(got, want) {
+		t.Errorf("blocks %v, want the plain Nodes' %v", got, want)
+	}
+	if got, want := names(withNet.Nodes), names(plain.Nodes); !reflect.DeepEqual(got, want) {
+		t.Errorf("nodes %v, want %v", got, want)
+	}
+	var hosts []string
+	for _, h := range withNet.Hosts {
+		hosts = append(hosts, h.Name+"/"+h.Address)
+	}
+	if want := []string{"cp-01/10.20.0.11", "lnx-01/10.20.0.21", "lnx-02/10.20.0.22", "win-01/10.20.0.31"}; !reflect.DeepEqual(hosts, want) {
+		t.Errorf("hosts %v, want %v", hosts, want)
 	}
 }
