@@ -100,6 +100,7 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"a node network that is no cidr", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--node-network", "10.20.0.0", "--", "ip", "route"}},
 		{"routes of every plain node", []string{"get", "routes", "-f", "../../examples/plain"}},
 		{"trace across plain linux nodes", []string{"trace", "-n", "web", "pod/nginx-cffbb69fd-cl8gg", "pod/nginx-cffbb69fd-gcxrz", "--port", "80", "-f", "../../examples/plain"}},
+		{"hns networks of the plain windows node", []string{"exec", "node/win-01", "-f", "../../examples/plain", "--", "Get-HnsNetwork | Select-Object Name, Type, @{n='Subnet';e={$_.Subnets.AddressPrefix}}, @{n='Gateway';e={$_.Subnets.GatewayAddress}}, ManagementIP | Format-Table"}},
 		{"trace from the plain windows node to a linux pod", []string{"trace", "node/win-01", "pod/web/nginx-cffbb69fd-gcxrz", "--port", "80", "-f", "../../examples/plain"}},
 	}
 	for _, tc := range cases {
