@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -352,5 +354,58 @@ func TestAClusterKindWithoutHostsKeepsThePlainNodesAsTheHosts(t *testing.T) {
 	}
 	if want := []string{"cp-01/10.20.0.11", "lnx-01/10.20.0.21", "lnx-02/10.20.0.22", "win-01/10.20.0.31"}; !reflect.DeepEqual(hosts, want) {
 		t.Errorf("hosts %v, want %v", hosts, want)
+	}
+}
+
+// observedTunnelBlock is lnx-01's block as `kubectl get ipamblocks -o yaml`
+// shows it when calico-node took ordinal 5 for the tunnel (the first
+// ordinals were held when it started).
+func observedTunnelBlock() (*calico.IPAMBlock, *calico.BlockAffinity) {
+	const cidr = "10.244.185.0/24"
+	aff := "host:lnx-01"
+	handle := "vxlan-tunnel-addr-lnx-01"
+	zero := 0
+	b := &calico.IPAMBlock{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "crd.projectcalico.org/v1", Kind: "IPAMBlock"},
+		ObjectMeta: metav1.ObjectMeta{Name: "10-244-185-0-24"},
+		Spec: calico.IPAMBlockSpec{
+			CIDR: cidr, Affinity: &aff, StrictAffinity: true,
+			Allocations: make([]*int, 256),
+			Attributes: []calico.AllocationAttribute{{HandleID: &handle,
+				ActiveOwnerAttrs: map[string]string{"node": "lnx-01", "type": "vxlanTunnelAddress"}}},
+		},
+	}
+	b.Spec.Allocations[5] = &zero
+	for i := 0; i < 256; i++ {
+		if i != 5 {
+			b.Spec.Unallocated = append(b.Spec.Unallocated, i)
+		}
+	}
+	a := &calico.BlockAffinity{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "crd.projectcalico.org/v1", Kind: "BlockAffinity"},
+		ObjectMeta: metav1.ObjectMeta{Name: "lnx-01-10-244-185-0-24"},
+		Spec:       calico.BlockAffinitySpec{State: "confirmed", Node: "lnx-01", CIDR: cidr},
+	}
+	return b, a
+}
+
+func TestATunnelAddressHeldInAnObservedIPAMBlockIsTheNodes(t *testing.T) {
+	s := snapshot(t, false, examplesPlain)
+	b, a := observedTunnelBlock()
+	s.Objects = append(s.Objects,
+		&model.Object{Key: model.Key{Group: calico.Group, Kind: "IPAMBlock", Name: b.Name}, Typed: b, Origin: model.Origin{File: "ipamblocks.yaml"}},
+		&model.Object{Key: model.Key{Group: calico.Group, Kind: "BlockAffinity", Name: a.Name}, Typed: a, Origin: model.Origin{File: "blockaffinities.yaml"}})
+	c := build(t, s)
+	n := findNode(t, c, "lnx-01")
+	if got := n.Annotations[annoTunnel]; got != "10.244.185.5" {
+		t.Errorf("%s = %q, want the block's tunnel allocation 10.244.185.5", annoTunnel, got)
+	}
+	for _, p := range podsOn(c, "lnx-01") {
+		if p.Status.PodIP == "10.244.185.5" {
+			t.Errorf("pod %s/%s holds the tunnel address", p.Namespace, p.Name)
+		}
+	}
+	if got := blocksByNode(c)["lnx-01"]; !reflect.DeepEqual(got, []string{"10.244.185.0/24"}) {
+		t.Errorf("lnx-01 holds %v, want only its observed block", got)
 	}
 }
