@@ -98,6 +98,7 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"vxlan link on a plain linux node", []string{"exec", "node/lnx-02", "-f", "../../examples/plain", "--", "ip", "-d", "link", "show", "vxlan.calico"}},
 		{"ip route on a plain node with the node network stated", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--node-network", "10.20.0.0/16", "--node-gateway", "10.20.0.1", "--", "ip", "route"}},
 		{"a node network that is no cidr", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--node-network", "10.20.0.0", "--", "ip", "route"}},
+		{"a node gateway outside the node network", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--node-network", "10.20.0.0/24", "--node-gateway", "10.30.0.1", "--", "ip", "route"}},
 		{"routes of every plain node", []string{"get", "routes", "-f", "../../examples/plain"}},
 		{"trace across plain linux nodes", []string{"trace", "-n", "web", "pod/nginx-cffbb69fd-cl8gg", "pod/nginx-cffbb69fd-gcxrz", "--port", "80", "-f", "../../examples/plain"}},
 		{"hns networks of the plain windows node", []string{"exec", "node/win-01", "-f", "../../examples/plain", "--", "Get-HnsNetwork | Select-Object Name, Type, @{n='Subnet';e={$_.Subnets.AddressPrefix}}, @{n='Gateway';e={$_.Subnets.GatewayAddress}}, ManagementIP | Format-Table"}},

@@ -59,6 +59,11 @@ func (o *InputOptions) Validate() error {
 		if err != nil || !a.Is4() {
 			return usageError("--node-gateway %q: give an IPv4 address such as 10.20.0.1", o.NodeGateway)
 		}
+		// The kernel refuses a default route whose gateway is off-link
+		// ("Nexthop has invalid gateway").
+		if p, err := netip.ParsePrefix(o.NodeNetwork); err == nil && !p.Contains(a) {
+			return usageError("--node-gateway %s is outside --node-network %s", o.NodeGateway, o.NodeNetwork)
+		}
 	}
 	return nil
 }
