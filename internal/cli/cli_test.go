@@ -90,6 +90,19 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"main cluster routes before the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "--", "ip", "route"}},
 		{"main cluster routes after the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "-f", "../../examples/what-if/main-cluster-migrated.yaml", "--", "ip", "route"}},
 		{"exec without a command", []string{"exec", "node/k8s-lab-node-2", "--lab"}},
+		// Plain Kubernetes objects, no Cluster kind: the overlay Calico
+		// would program, with the node network inferred and said so.
+		{"ip route on a plain linux node", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--", "ip", "route"}},
+		{"ip neigh on a plain linux node", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--", "ip", "neigh", "show", "dev", "vxlan.calico"}},
+		{"bridge fdb on a plain linux node", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--", "bridge", "fdb", "show", "dev", "vxlan.calico"}},
+		{"vxlan link on a plain linux node", []string{"exec", "node/lnx-02", "-f", "../../examples/plain", "--", "ip", "-d", "link", "show", "vxlan.calico"}},
+		{"ip route on a plain node with the node network stated", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--node-network", "10.20.0.0/16", "--node-gateway", "10.20.0.1", "--", "ip", "route"}},
+		{"a node network that is no cidr", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--node-network", "10.20.0.0", "--", "ip", "route"}},
+		{"a node gateway outside the node network", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--node-network", "10.20.0.0/24", "--node-gateway", "10.30.0.1", "--", "ip", "route"}},
+		{"routes of every plain node", []string{"get", "routes", "-f", "../../examples/plain"}},
+		{"trace across plain linux nodes", []string{"trace", "-n", "web", "pod/nginx-cffbb69fd-cl8gg", "pod/nginx-cffbb69fd-gcxrz", "--port", "80", "-f", "../../examples/plain"}},
+		{"hns networks of the plain windows node", []string{"exec", "node/win-01", "-f", "../../examples/plain", "--", "Get-HnsNetwork | Select-Object Name, Type, @{n='Subnet';e={$_.Subnets.AddressPrefix}}, @{n='Gateway';e={$_.Subnets.GatewayAddress}}, ManagementIP | Format-Table"}},
+		{"trace from the plain windows node to a linux pod", []string{"trace", "node/win-01", "pod/web/nginx-cffbb69fd-gcxrz", "--port", "80", "-f", "../../examples/plain"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

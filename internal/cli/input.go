@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net/netip"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -17,6 +18,11 @@ import (
 type InputOptions struct {
 	Filenames []string
 	Lab       bool
+	// NodeNetwork and NodeGateway state the node network where no Cluster
+	// kind does (plain Nodes, a live cluster); they win over the Cluster
+	// kind's spec.network.
+	NodeNetwork string
+	NodeGateway string
 	// Kube are kubectl's connection flags (--kubeconfig, --context, …),
 	// used when neither -f nor --lab is given.
 	Kube *genericclioptions.ConfigFlags
@@ -28,6 +34,10 @@ func (o *InputOptions) AddFlags(fs *pflag.FlagSet) {
 		"File, directory (read recursively) or - for stdin with the cluster's manifests; repeatable")
 	fs.BoolVar(&o.Lab, "lab", false,
 		"Use the built-in lab cluster of the seed articles; with -f, the files add to or replace its objects")
+	fs.StringVar(&o.NodeNetwork, "node-network", "",
+		"CIDR of the network the nodes share (e.g. 10.20.0.0/24); without it and without a Cluster kind it is inferred from the Nodes' InternalIPs")
+	fs.StringVar(&o.NodeGateway, "node-gateway", "",
+		"The node network's gateway, the nodes' default route; without it and without a Cluster kind the nodes have no default route")
 	o.Kube = newKubeFlags()
 	o.Kube.AddFlags(fs)
 }
@@ -35,9 +45,28 @@ func (o *InputOptions) AddFlags(fs *pflag.FlagSet) {
 // Live reports whether the input is the cluster of the kubeconfig.
 func (o *InputOptions) Live() bool { return len(o.Filenames) == 0 && !o.Lab }
 
-// Validate has nothing to check: without -f and --lab the input is the
-// kubeconfig's cluster (readLive says so when there is none).
-func (o *InputOptions) Validate() error { return nil }
+// Validate checks the node network flags; without -f and --lab the input
+// is the kubeconfig's cluster (readLive says so when there is none).
+func (o *InputOptions) Validate() error {
+	if o.NodeNetwork != "" {
+		p, err := netip.ParsePrefix(o.NodeNetwork)
+		if err != nil || !p.Addr().Is4() {
+			return usageError("--node-network %q: give an IPv4 CIDR such as 10.20.0.0/24", o.NodeNetwork)
+		}
+	}
+	if o.NodeGateway != "" {
+		a, err := netip.ParseAddr(o.NodeGateway)
+		if err != nil || !a.Is4() {
+			return usageError("--node-gateway %q: give an IPv4 address such as 10.20.0.1", o.NodeGateway)
+		}
+		// The kernel refuses a default route whose gateway is off-link
+		// ("Nexthop has invalid gateway").
+		if p, err := netip.ParsePrefix(o.NodeNetwork); err == nil && !p.Contains(a) {
+			return usageError("--node-gateway %s is outside --node-network %s", o.NodeGateway, o.NodeNetwork)
+		}
+	}
+	return nil
+}
 
 // Build loads the input and builds the twin. Loader warnings and objects the
 // API server would reject are reported on stderr; building goes on without
@@ -58,13 +87,25 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 	for _, w := range snap.Warnings {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
 	}
+	snap.Network.CIDR, snap.Network.Gateway = o.NodeNetwork, o.NodeGateway
 	// The snapshot is not read again: the twin takes its objects.
 	c, err := engine.BuildOwned(snap)
 	if err != nil {
 		return nil, err
 	}
 	reportRejections(streams.ErrOut, c)
+	reportAssumptions(streams.ErrOut, c)
 	return c, nil
+}
+
+// reportAssumptions says which facts the answers rest on that no input
+// stated (the node network inferred from the nodes' addresses).
+func reportAssumptions(w io.Writer, c *model.Cluster) {
+	for _, n := range c.Notes {
+		if n.Severity == model.Assumption {
+			fmt.Fprintf(w, "Note: %s\n", n.Message)
+		}
+	}
 }
 
 func reportRejections(w io.Writer, c *model.Cluster) {

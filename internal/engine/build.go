@@ -15,6 +15,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -40,6 +41,8 @@ type builder struct {
 	rcIdx   map[string]*nodev1.RuntimeClass
 	// hostIdx is the position in hosts by name (the first of a name).
 	hostIdx map[string]int
+	// calicoNodes are the Calico Node resources by Kubernetes node name.
+	calicoNodes map[string]*calico.Node
 }
 
 // Build derives the cluster from the snapshot, which it leaves as it was.
@@ -66,6 +69,9 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 		b.version = cc.KubernetesVersion
 	}
 	b.ref = newestTimestamp(in)
+	// Calico's Node resources are the Nodes' annotations under the
+	// Kubernetes datastore: read before the hosts are read back from them.
+	b.observeCalicoNodes()
 	if b.hosts, err = planHosts(in); err != nil {
 		return nil, err
 	}
@@ -165,6 +171,7 @@ func (b *builder) nodes() error {
 			continue
 		}
 		n := deriveNode(h, kc, b.version)
+		b.applyCalicoNode(n)
 		if n.CreationTimestamp.IsZero() {
 			n.CreationTimestamp = b.ref
 		}
@@ -186,14 +193,18 @@ func (b *builder) nodes() error {
 		}
 	}
 	c.Nodes = out
-	if b.in.cluster != nil {
+	if b.in.cluster != nil && len(b.in.cluster.Spec.Hosts) > 0 {
 		c.Hosts = append([]hybrid.Host(nil), b.in.cluster.Spec.Hosts...)
-		c.Network = b.in.cluster.Spec.Network
 	} else {
 		for _, h := range b.hosts {
 			c.Hosts = append(c.Hosts, h.Host)
 		}
 	}
+	if b.in.cluster != nil {
+		c.Network = b.in.cluster.Spec.Network
+	}
+	b.nodeNetwork()
+	b.unmatchedCalicoNodes()
 	return nil
 }
 
@@ -246,6 +257,7 @@ func (b *builder) sort() {
 	sortObjs(c.IPPools)
 	sortObjs(c.IPAMBlocks)
 	sortObjs(c.BlockAffinities)
+	sortObjs(c.CalicoNodes)
 }
 
 // sortObjs orders objects by namespace and name, stably.

@@ -35,6 +35,8 @@ type input struct {
 	clusterOrigin  model.Origin
 	// v1CRDs: Calico objects came as crd.projectcalico.org/v1.
 	v1CRDs bool
+	// stated is the node network as the command line states it.
+	stated hybrid.Network
 }
 
 // collect sorts the snapshot's typed objects into a Cluster of observed
@@ -50,6 +52,7 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 			},
 		},
 		kubeletPatches: map[string][]byte{},
+		stated:         s.Network,
 	}
 	c := in.c
 	for _, o := range s.Objects {
@@ -134,6 +137,8 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 			c.CalicoPolicies = append(c.CalicoPolicies, keepJSON(own, t))
 		case *calico.GlobalNetworkPolicy:
 			c.GlobalNetworkPolicies = append(c.GlobalNetworkPolicies, keepJSON(own, t))
+		case *calico.Node:
+			c.CalicoNodes = append(c.CalicoNodes, keepJSON(own, t))
 		default:
 			c.NotModeled = append(c.NotModeled, o)
 		}

@@ -43,16 +43,17 @@ type plannedHost struct {
 }
 
 // planHosts decides which machines join, in which order and with which
-// kubeadm documents: from the Cluster kind when given, else from the observed
-// Node objects (a live cluster or `kubectl get nodes -o yaml`), ordered by
-// creationTimestamp then name.
+// kubeadm documents: from the Cluster kind's hosts when it lists any, else
+// from the observed Node objects (a live cluster or `kubectl get nodes -o
+// yaml`), ordered by creationTimestamp then name. A Cluster kind without
+// hosts only describes the node network.
 func planHosts(in *input) ([]plannedHost, error) {
 	c := in.c
 	observed := map[string]*corev1.Node{}
 	for _, n := range c.Nodes {
 		observed[n.Name] = n
 	}
-	if in.cluster == nil {
+	if in.cluster == nil || len(in.cluster.Spec.Hosts) == 0 {
 		nodes := append([]*corev1.Node(nil), c.Nodes...)
 		sort.SliceStable(nodes, func(i, j int) bool {
 			ti, tj := nodes[i].CreationTimestamp, nodes[j].CreationTimestamp

@@ -119,13 +119,18 @@ func (b *builder) network() error {
 
 // tunnel records the node's VXLAN tunnel address and VTEP MAC as Calico
 // annotates the Node (libcalico-go k8s conversion: projectcalico.org/*).
+// What a Node records (itself or through a Calico Node resource) wins; an
+// observed Node gets what it lacks, marked derived, as calico-node would
+// have written it.
 func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
-	observed := b.hostByName(n.Name) != nil && b.hostByName(n.Name).observed != nil
 	if a, ok := parseAddr(n.Annotations[annoVXLANAddr]); ok && !isWindows(n) {
 		err := m.AssignIP(ipam.AssignIPArgs{IP: a, Handle: ipam.VXLANTunnelHandle(n.Name),
 			Attrs: map[string]string{ipam.AttrNode: n.Name, ipam.AttrType: ipam.AttrTypeVXLAN}, Host: n.Name, Use: ipam.UseTunnel})
 		if err != nil {
 			b.note(model.Warning, keyOf(n), "observed VXLAN tunnel address %s does not fit Calico IPAM: %v", a, err)
+		}
+		if addr, ok := b.ipv4Address(n); ok {
+			b.fillAnnotation(n, annoIPv4Address, addr)
 		}
 		return
 	}
@@ -134,17 +139,17 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 		b.note(model.Warning, keyOf(n), "calico-node cannot start: %v", err)
 		return
 	}
-	if observed {
-		return // observed nodes keep their annotations as they are
-	}
-	if n.Annotations == nil {
-		n.Annotations = map[string]string{}
-	}
-	if pfx := b.nodePrefix(); pfx > 0 {
-		n.Annotations[annoIPv4Address] = fmt.Sprintf("%s/%d", addrOf(n), pfx)
+	if addr, ok := b.ipv4Address(n); ok {
+		b.fillAnnotation(n, annoIPv4Address, addr)
 	}
 	if a.IsValid() {
-		n.Annotations[annoVXLANAddr] = a.String()
+		b.fillAnnotation(n, annoVXLANAddr, a.String())
+	}
+	if b.c.Observed(keyOf(n)) {
+		return // an observed Node's VTEP MAC is what it records
+	}
+	if _, ok := n.Annotations[annoVXLANMAC]; ok {
+		return // recorded by a Calico Node resource
 	}
 	if isWindows(n) {
 		// On Windows the VTEP is the HNS network's distributed router port;
@@ -174,14 +179,6 @@ func (b *builder) joinOrder() []*corev1.Node {
 		}
 	}
 	return out
-}
-
-// nodePrefix is the node network's prefix length, for projectcalico.org/IPv4Address.
-func (b *builder) nodePrefix() int {
-	if p, err := netip.ParsePrefix(b.c.Network.CIDR); err == nil {
-		return p.Bits()
-	}
-	return 0
 }
 
 // calicoRuns reports whether Calico's node agent runs on the node: an

@@ -88,6 +88,11 @@ func checkFields(typed any) *problem {
 		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
 	case *calico.IPAMBlock:
 		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
+	case *calico.Node:
+		if b := t.Spec.BGP; b != nil {
+			c.check(parsePath("spec.bgp.ipv4Address"), b.IPv4Address, aCIDR)
+		}
+		c.check(parsePath("spec.ipv4VXLANTunnelAddr"), t.Spec.IPv4VXLANTunnelAddr, anAddress)
 	case *calico.BlockAffinity:
 		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
 	case *operator.Installation:

@@ -70,6 +70,11 @@ func TestBadInput(t *testing.T) {
 			want:  `testdata/bad/cluster-bad-cidr.yaml:7 (document 1): Cluster lab: spec.network.cidr: "192.168.10.0/33" is not a CIDR`,
 		},
 		{
+			name:  "a bad tunnel address in a Calico Node names the field",
+			files: []string{"testdata/bad/calico-node-bad-tunnel.yaml"},
+			want:  `testdata/bad/calico-node-bad-tunnel.yaml:9 (document 1): Node lnx-01: spec.ipv4VXLANTunnelAddr: "10.244.185.256" is not an IP address`,
+		},
+		{
 			name:  "a bad host address in the Cluster kind names the host",
 			files: []string{"testdata/bad/cluster-bad-address.yaml"},
 			want:  `testdata/bad/cluster-bad-address.yaml:15 (document 1): Cluster lab: spec.hosts[1].address: "192.168.10.300" is not an IP address`,

@@ -52,6 +52,9 @@ type Cluster struct {
 	BGPConfigs            []*calico.BGPConfiguration
 	CalicoPolicies        []*calico.NetworkPolicy
 	GlobalNetworkPolicies []*calico.GlobalNetworkPolicy
+	// CalicoNodes are Calico Node resources as given (calicoctl's view);
+	// their fields also land on the Nodes as projectcalico.org annotations.
+	CalicoNodes []*calico.Node
 
 	// Rejected are objects the API server would refuse, with its message.
 	Rejected []Rejection
@@ -96,10 +99,13 @@ type Rejection struct {
 // Severity of a Note.
 type Severity string
 
-// Note severities.
+// Note severities. An Assumption is a fact the input does not state that
+// the twin inferred (the node network from the nodes' addresses); every
+// command says so, since answers rest on it.
 const (
-	Info    Severity = "info"
-	Warning Severity = "warning"
+	Info       Severity = "info"
+	Warning    Severity = "warning"
+	Assumption Severity = "assumption"
 )
 
 // Note is something the model says about its own result.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 )
 
 // Origin says where an object came from.
@@ -69,4 +71,8 @@ type Snapshot struct {
 	Objects []*Object
 	// Warnings are non-fatal notes from loading (kinds not modeled, …).
 	Warnings []string
+	// Network holds the node-network facts stated on the command line
+	// (--node-network, --node-gateway); a field set here wins over the
+	// Cluster kind's.
+	Network hybrid.Network
 }

@@ -421,6 +421,9 @@ func (w *walker) firewall(nd *node, src netip.Addr, proto Proto, port int) (bool
 			}
 		}
 	}
+	if len(w.e.c.Network.Firewall) == 0 {
+		return true, "no input states firewall rules (a Cluster kind's spec.network.firewall): the traffic is assumed to pass"
+	}
 	return true, "no firewall rule matches; the Cluster kind lets unmatched traffic through"
 }
 

@@ -237,6 +237,87 @@ type EntityRule struct {
 	} `json:"serviceAccounts,omitempty"`
 }
 
+// Node is calico-node's record of a host (projectcalico.org/v3 Node, as
+// `calicoctl get nodes -o yaml` prints it). Under the Kubernetes datastore
+// it is not stored on its own: its fields are the Kubernetes Node's
+// projectcalico.org/* annotations (libcalico-go
+// lib/backend/k8s/resources/node.go), so the twin reads it as observed
+// annotations of the Node of the same name.
+type Node struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              NodeSpec `json:"spec,omitempty"`
+	// Status (WireGuard key, pod CIDRs) is kept as given, not modeled.
+	Status map[string]any `json:"status,omitempty"`
+}
+
+// NodeSpec is the part of Calico's NodeSpec the twin reads
+// (api/pkg/apis/projectcalico/v3/node.go).
+type NodeSpec struct {
+	BGP *NodeBGPSpec `json:"bgp,omitempty"`
+	// IPv4VXLANTunnelAddr is the address calico-node gave vxlan.calico
+	// (Linux) or the HNS network's gateway (Windows).
+	IPv4VXLANTunnelAddr string `json:"ipv4VXLANTunnelAddr,omitempty"`
+	// VXLANTunnelMACAddr is the VTEP's MAC when the node recorded one.
+	VXLANTunnelMACAddr   string        `json:"vxlanTunnelMACAddr,omitempty"`
+	IPv6VXLANTunnelAddr  string        `json:"ipv6VXLANTunnelAddr,omitempty"`
+	VXLANTunnelMACAddrV6 string        `json:"vxlanTunnelMACAddrV6,omitempty"`
+	Addresses            []NodeAddress `json:"addresses,omitempty"`
+	OrchRefs             []OrchRef     `json:"orchRefs,omitempty"`
+	InterfaceName        string        `json:"interfaceName,omitempty"`
+	// Wireguard is kept as given; the twin does not model WireGuard.
+	Wireguard map[string]any `json:"wireguard,omitempty"`
+}
+
+// NodeBGPSpec: IPv4Address is the autodetected address with its subnet's
+// prefix length (the projectcalico.org/IPv4Address annotation).
+type NodeBGPSpec struct {
+	ASNumber                *uint32 `json:"asNumber,omitempty"`
+	IPv4Address             string  `json:"ipv4Address,omitempty"`
+	IPv6Address             string  `json:"ipv6Address,omitempty"`
+	IPv4IPIPTunnelAddr      string  `json:"ipv4IPIPTunnelAddr,omitempty"`
+	RouteReflectorClusterID string  `json:"routeReflectorClusterID,omitempty"`
+}
+
+// NodeAddress is one of the node's addresses; Type is CalicoNodeIP,
+// InternalIP or ExternalIP.
+type NodeAddress struct {
+	Address string `json:"address"`
+	Type    string `json:"type,omitempty"`
+}
+
+// OrchRef names the node in an orchestrator (k8s).
+type OrchRef struct {
+	NodeName     string `json:"nodeName,omitempty"`
+	Orchestrator string `json:"orchestrator"`
+}
+
+// KubernetesNodeName is the Kubernetes Node the Calico Node stands for:
+// its k8s orchestrator reference, else its own name (calico-node names it
+// after the host, which kubeadm also does).
+func (n *Node) KubernetesNodeName() string {
+	for _, r := range n.Spec.OrchRefs {
+		if r.Orchestrator == "k8s" && r.NodeName != "" {
+			return r.NodeName
+		}
+	}
+	return n.Name
+}
+
+// IPv4Address is the address calico-node autodetected, with its prefix
+// length: spec.bgp.ipv4Address, else the CalicoNodeIP address.
+func (n *Node) IPv4Address() string {
+	if n.Spec.BGP != nil && n.Spec.BGP.IPv4Address != "" {
+		return n.Spec.BGP.IPv4Address
+	}
+	for _, a := range n.Spec.Addresses {
+		if a.Type == "CalicoNodeIP" && !strings.Contains(a.Address, ":") {
+			return a.Address
+		}
+	}
+	return ""
+}
+
 // Kinds lists the Calico kinds the loader decodes.
 func Kinds() []meta.Kind {
 	vs := []string{"v3"}
@@ -254,5 +335,15 @@ func Kinds() []meta.Kind {
 		k("BGPConfiguration", false, func() any { return &BGPConfiguration{} }),
 		k("NetworkPolicy", true, func() any { return &NetworkPolicy{} }),
 		k("GlobalNetworkPolicy", false, func() any { return &GlobalNetworkPolicy{} }),
+	}
+}
+
+// FileKinds lists the Calico kinds read from files only. Calico's Node is
+// what `calicoctl get nodes -o yaml` prints; from a live cluster the same
+// facts arrive as the Kubernetes Nodes' annotations (Kubernetes datastore),
+// so the live reader has nothing more to list.
+func FileKinds() []meta.Kind {
+	return []meta.Kind{
+		{Group: Group, Versions: []string{"v3"}, Kind: "Node", New: func() any { return &Node{} }},
 	}
 }

@@ -58,20 +58,28 @@ func builtin() []meta.Kind {
 var (
 	once  sync.Once
 	all   []meta.Kind
+	files []meta.Kind
 	index map[schema.GroupKind]meta.Kind
 )
 
 func build() {
 	all = append(builtin(), calico.Kinds()...)
 	all = append(all, operator.Kinds()...)
-	index = make(map[schema.GroupKind]meta.Kind, len(all))
-	for _, k := range all {
+	files = calico.FileKinds()
+	index = make(map[schema.GroupKind]meta.Kind, len(all)+len(files))
+	for _, k := range append(append([]meta.Kind(nil), all...), files...) {
 		index[k.GroupKind()] = k
 	}
 }
 
-// All returns every registered kind.
+// All returns every registered kind that a cluster's API serves and the
+// live reader lists.
 func All() []meta.Kind { once.Do(build); return all }
+
+// FileOnly returns the kinds decoded from files but not listed from a live
+// cluster, whose API gives the same facts in other objects (Calico's Node
+// is the Kubernetes Node's projectcalico.org annotations).
+func FileOnly() []meta.Kind { once.Do(build); return files }
 
 // Lookup finds the kind for a document's apiVersion and kind. ok is false for
 // a kind the twin does not model, or for a version of it the twin does not

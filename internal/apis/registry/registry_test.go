@@ -19,6 +19,8 @@ func TestLookupFindsEveryKindTheTwinDecodes(t *testing.T) {
 		{"the operator's installation", "operator.tigera.io/v1", "Installation", true, false},
 		{"kubeadm v1beta4 join", "kubeadm.k8s.io/v1beta4", "JoinConfiguration", true, false},
 		{"kubeadm v1beta3 still read", "kubeadm.k8s.io/v1beta3", "ClusterConfiguration", true, false},
+		{"calicoctl's node", "projectcalico.org/v3", "Node", true, false},
+		{"a calico node from the v1 CRD group", "crd.projectcalico.org/v1", "Node", true, false},
 		{"the project's own cluster kind", "hybrid.kubectl-hybrid.io/v1alpha1", "Cluster", true, false},
 		{"an unknown kind is not modeled", "cert-manager.io/v1", "Certificate", false, false},
 		{"a known kind at an unknown version is not modeled", "apps/v1beta2", "Deployment", false, false},
@@ -42,7 +44,7 @@ func TestLookupFindsEveryKindTheTwinDecodes(t *testing.T) {
 
 func TestEveryRegisteredKindIsUnique(t *testing.T) {
 	seen := map[string]bool{}
-	for _, k := range All() {
+	for _, k := range append(All(), FileOnly()...) {
 		key := k.Group + "/" + k.Kind
 		if seen[key] {
 			t.Errorf("%s registered twice", key)
