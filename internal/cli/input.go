@@ -43,6 +43,14 @@ func (o *InputOptions) Validate() error { return nil }
 // API server would reject are reported on stderr; building goes on without
 // them.
 func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster, error) {
+	c, _, err := o.BuildUnread(streams)
+	return c, err
+}
+
+// BuildUnread is Build that also returns the kinds a live read could not
+// list (model.Snapshot.Unread), for commands that must not judge a cluster
+// they only partly saw.
+func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.Cluster, []model.UnreadKind, error) {
 	var snap *model.Snapshot
 	var err error
 	if o.Live() {
@@ -53,18 +61,19 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In, DropRaw: true})
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, w := range snap.Warnings {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
 	}
+	unread := snap.Unread
 	// The snapshot is not read again: the twin takes its objects.
 	c, err := engine.BuildOwned(snap)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reportRejections(streams.ErrOut, c)
-	return c, nil
+	return c, unread, nil
 }
 
 func reportRejections(w io.Writer, c *model.Cluster) {
