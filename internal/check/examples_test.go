@@ -107,6 +107,7 @@ func TestOutputsMatchTheirGoldenFiles(t *testing.T) {
 	// Run from the repository root so that files are named as CI names them.
 	t.Chdir(filepath.Join("..", ".."))
 	main := build(t, false, "examples/main-cluster")
+	skipped := build(t, true, "internal/check/testdata/HYB056/fail.yaml")
 	cases := []struct {
 		name string
 		rep  *Report
@@ -115,6 +116,7 @@ func TestOutputsMatchTheirGoldenFiles(t *testing.T) {
 		{"main-cluster", mustRun(t, main, Options{ExpectWindows: true})},
 		{"no-cluster", mustRun(t, emptyCluster(t), Options{ExpectWindows: true})},
 		{"lab-installation-unread", mustRun(t, labCluster, Options{Unread: []model.UnreadKind{installationForbidden}})},
+		{"policy-rule-skipped-on-windows", mustRun(t, skipped, Options{Only: []string{"HYB056"}})},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

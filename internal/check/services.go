@@ -14,7 +14,7 @@ import (
 
 // Services, DNS names and policies as Windows nodes see them.
 func serviceRules() []Rule {
-	return []Rule{ruleBackendLimit, ruleETPLocalDSR, ruleSessionAffinity, ruleDottedNames, ruleCoreDNSOneNode, rulePolicySelectors}
+	return []Rule{ruleBackendLimit, ruleETPLocalDSR, ruleSessionAffinity, ruleDottedNames, ruleCoreDNSOneNode, rulePolicySelectors, rulePolicyWindowsSkips}
 }
 
 func svcKey(s *corev1.Service) model.Key {

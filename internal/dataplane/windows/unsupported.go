@@ -51,6 +51,8 @@ func windowsSkip(r crule) string {
 type Unsupported struct {
 	// Field is the rule's path in the policy: "spec.ingress[0]".
 	Field string
+	// Action is the rule's action, lower case ("allow" for a NetworkPolicy).
+	Action string
 	// Reasons are windowsSkip's reasons for the Calico rules the rule makes
 	// (a NetworkPolicy rule becomes one per protocol and peer), each once.
 	Reasons []string
@@ -96,7 +98,9 @@ func UnsupportedCalicoRules(spec calicoapi.PolicySpec) []Unsupported {
 
 func appendUnsupported(out []Unsupported, field string, rules []crule) []Unsupported {
 	var reasons []string
+	action := ""
 	for _, r := range rules {
+		action = r.action
 		if why := windowsSkip(r); why != "" && !containsStr(reasons, why) {
 			reasons = append(reasons, why)
 		}
@@ -104,5 +108,8 @@ func appendUnsupported(out []Unsupported, field string, rules []crule) []Unsuppo
 	if len(reasons) == 0 {
 		return out
 	}
-	return append(out, Unsupported{Field: field, Reasons: reasons})
+	if action == "" {
+		action = "allow" // Calico's default action
+	}
+	return append(out, Unsupported{Field: field, Action: action, Reasons: reasons})
 }

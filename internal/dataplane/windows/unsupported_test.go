@@ -2,6 +2,7 @@ package windows
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,19 +28,19 @@ func TestNetworkPolicyRulesFelixOnWindowsSkips(t *testing.T) {
 		}, nil},
 		{"a named port is skipped", networkingv1.NetworkPolicySpec{
 			Ingress: []networkingv1.NetworkPolicyIngressRule{{}, {Ports: []networkingv1.NetworkPolicyPort{{Port: &named}}}},
-		}, []Unsupported{{Field: "spec.ingress[1]", Reasons: []string{SkipNamedPort}}}},
+		}, []Unsupported{{Field: "spec.ingress[1]", Action: "allow", Reasons: []string{SkipNamedPort}}}},
 		{"an ipBlock's except is a negative match", networkingv1.NetworkPolicySpec{
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
 			Egress: []networkingv1.NetworkPolicyEgressRule{{To: []networkingv1.NetworkPolicyPeer{
 				{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16"}}}}}},
-		}, []Unsupported{{Field: "spec.egress[0]", Reasons: []string{SkipNegative}}}},
+		}, []Unsupported{{Field: "spec.egress[0]", Action: "allow", Reasons: []string{SkipNegative}}}},
 		{"one rule with both gives each reason once", networkingv1.NetworkPolicySpec{
 			Ingress: []networkingv1.NetworkPolicyIngressRule{{
 				From: []networkingv1.NetworkPolicyPeer{
 					{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16"}}},
 					{IPBlock: &networkingv1.IPBlock{CIDR: "10.2.0.0/16", Except: []string{"10.2.1.0/24"}}}},
 				Ports: []networkingv1.NetworkPolicyPort{{Port: &named}}}},
-		}, []Unsupported{{Field: "spec.ingress[0]", Reasons: []string{SkipNegative}}}},
+		}, []Unsupported{{Field: "spec.ingress[0]", Action: "allow", Reasons: []string{SkipNegative}}}},
 		{"egress rules of an ingress-only policy do not apply", networkingv1.NetworkPolicySpec{
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 			Egress:      []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{{Port: &named}}}},
@@ -74,7 +75,7 @@ func TestCalicoRulesFelixOnWindowsSkips(t *testing.T) {
 	for _, tc := range skippedCalicoRules {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := calicoapi.PolicySpec{Selector: "all()", Ingress: []calicoapi.Rule{{Action: "Allow"}, tc.rule}}
-			want := []Unsupported{{Field: "spec.ingress[1]", Reasons: []string{tc.want}}}
+			want := []Unsupported{{Field: "spec.ingress[1]", Action: strings.ToLower(tc.rule.Action), Reasons: []string{tc.want}}}
 			if got := UnsupportedCalicoRules(spec); !reflect.DeepEqual(got, want) {
 				t.Errorf("got %+v, want %+v", got, want)
 			}
