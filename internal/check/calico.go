@@ -182,6 +182,7 @@ var ruleEncapsulation = Rule{
 	ID: "HYB001", Name: "pool-encapsulation", Severity: Error, Blocker: true,
 	Title:    "IP pool encapsulation is not VXLAN or None",
 	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org"},
+	Needs:    []Need{{kindInstallation, kindIPPool}},
 	Description: `Calico for Windows supports VXLAN without cross-subnet, or no encapsulation with BGP; it
 has no IPIP at all. With windowsDataplane: HNS the operator refuses any other IPv4 pool
 encapsulation ("IPv4 IPPool encapsulation VXLANCrossSubnet is not supported by Calico for
@@ -230,6 +231,7 @@ var ruleBGPWithVXLAN = Rule{
 	ID: "HYB002", Name: "bgp-with-vxlan", Severity: Error, Blocker: true,
 	Title:    "BGP is enabled together with VXLAN",
 	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org"},
+	Needs:    needInstallation,
 	Description: `Calico for Windows with VXLAN requires BGP to be disabled. calicoNetwork.bgp is a setting of
 the whole cluster and the encapsulation belongs to the pool all nodes share, so a cluster cannot
 keep BIRD for its Linux nodes and VXLAN for Windows ones: with BGP on, the operator renders
@@ -263,7 +265,8 @@ Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for
 var ruleStrictAffinity = Rule{
 	ID: "HYB003", Name: "strict-affinity", Severity: Error, Blocker: true,
 	Title:    "IPAM strictAffinity is false",
-	Examines: []string{"IPAMConfiguration.projectcalico.org", "Installation.operator.tigera.io"},
+	Examines: []string{"IPAMConfiguration.projectcalico.org", "Installation.operator.tigera.io", "IPPool.projectcalico.org"},
+	Needs:    []Need{needCalico},
 	Description: `A Windows node holds exactly one block and takes the whole block as local to its HNS network:
 an address another node borrowed from it is unreachable. Calico IPAM on Windows therefore
 refuses to assign addresses while strictAffinity is false ("global strict affinity should not be
@@ -298,6 +301,7 @@ var ruleWindowsDataplane = Rule{
 	ID: "HYB004", Name: "windows-dataplane", Severity: Error, Blocker: true,
 	Title:    "Installation has no Windows dataplane",
 	Examines: []string{"Installation.operator.tigera.io"},
+	Needs:    needInstallation,
 	Description: `Until calicoNetwork.windowsDataplane is HNS the operator does not serve Windows nodes: it
 renders no calico-node-windows DaemonSet, so a Windows node never gets a CNI configuration and
 stays NotReady ("cni plugin not initialized"). The field changes nothing on Linux nodes.`,
@@ -338,6 +342,7 @@ var ruleServiceCIDRsMissing = Rule{
 	ID: "HYB005", Name: "service-cidrs-missing", Severity: Error, Blocker: true,
 	Title:    "Installation has no serviceCIDRs",
 	Examines: []string{"Installation.operator.tigera.io", "ClusterConfiguration.kubeadm.k8s.io"},
+	Needs:    needInstallation,
 	Description: `Calico for Windows cannot learn the service network from the API, yet the Windows CNI plugin
 needs it: it is an exception of the OutBoundNAT policy on every pod endpoint, so that traffic to
 Services leaves with the pod's address. With Calico CNI and windowsDataplane set the operator
@@ -362,7 +367,8 @@ Calico CNI on Windows").`,
 var ruleServiceCIDRsMismatch = Rule{
 	ID: "HYB006", Name: "service-cidrs-mismatch", Severity: Error, Blocker: true,
 	Title:    "Installation serviceCIDRs differ from kubeadm's serviceSubnet",
-	Examines: []string{"Installation.operator.tigera.io", "ClusterConfiguration.kubeadm.k8s.io"},
+	Examines: []string{"Installation.operator.tigera.io", "ClusterConfiguration.kubeadm.k8s.io", "InitConfiguration.kubeadm.k8s.io"},
+	Needs:    []Need{{kindInstallation}, {kindKubeadmCC, kindKubeadmInit}},
 	Description: `The Windows CNI plugin excludes spec.serviceCIDRs from OutBoundNAT. If they do not cover the
 service network kube-apiserver allocates from (kubeadm's networking.serviceSubnet), traffic from
 Windows pods to Services is source-NATed to the node's address, and policies that select the
@@ -424,6 +430,7 @@ var ruleServicesEndpointMissing = Rule{
 	ID: "HYB007", Name: "services-endpoint-missing", Severity: Error, Blocker: true,
 	Title:    "ConfigMap kubernetes-services-endpoint is missing or incomplete",
 	Examines: []string{"ConfigMap", "Installation.operator.tigera.io"},
+	Needs:    needInstallation,
 	Description: `On a Windows node calico-node-windows runs in the host network and starts before kube-proxy
 has programmed any Service; a Windows host cannot reach ClusterIPs anyway. The operator therefore
 hands Calico the API server's real address from tigera-operator/kubernetes-services-endpoint
@@ -470,7 +477,8 @@ address too.`,
 var ruleServicesEndpointInvalid = Rule{
 	ID: "HYB008", Name: "services-endpoint-invalid", Severity: Error, Blocker: true,
 	Title:    "kubernetes-services-endpoint does not point at the API server directly",
-	Examines: []string{"ConfigMap", "ClusterConfiguration.kubeadm.k8s.io", "InitConfiguration.kubeadm.k8s.io", "Cluster.hybrid.kubectl-hybrid.io"},
+	Examines: []string{"ConfigMap", "ClusterConfiguration.kubeadm.k8s.io", "InitConfiguration.kubeadm.k8s.io", "Cluster.hybrid.kubectl-hybrid.io", "Installation.operator.tigera.io"},
+	Needs:    needInstallation,
 	Description: `The ConfigMap exists to bypass Services: a ClusterIP (or the kubernetes.default name) as
 KUBERNETES_SERVICE_HOST brings back exactly the dependency it removes, and a port other than the
 API server's fails to connect. The host must be the API server's name or address as nodes reach
@@ -596,6 +604,7 @@ var ruleIPv6 = Rule{
 	ID: "HYB011", Name: "ipv6-dual-stack", Severity: Error, Blocker: true,
 	Title:    "IPv6 or dual stack with Windows nodes",
 	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org", "ClusterConfiguration.kubeadm.k8s.io"},
+	Needs:    []Need{{kindInstallation, kindIPPool, kindKubeadmCC}},
 	Description: `Calico for Windows supports IPv4 only, and kube-proxy refuses dual stack on overlay networks
 ("Winoverlay does not support dual-stack"). A cluster that will have Windows nodes must be
 single-stack IPv4: no IPv6 pool, and IPv4-only pod and service subnets in kubeadm (which cannot
@@ -639,6 +648,7 @@ var ruleLinuxOnlyFeatures = Rule{
 	ID: "HYB012", Name: "linux-only-dataplane-features", Severity: Warning,
 	Title:    "WireGuard or eBPF enabled in a cluster with Windows nodes",
 	Examines: []string{"FelixConfiguration.projectcalico.org", "Installation.operator.tigera.io"},
+	Needs:    []Need{{kindFelixConfig, kindInstallation}},
 	Description: `WireGuard encryption and the eBPF dataplane are Linux kernel features; Calico for Windows lists
 both as not supported. Windows nodes do not take part: traffic to and from Windows pods is not
 encrypted, and what the eBPF dataplane replaces on Linux (kube-proxy, iptables/nftables) still
@@ -677,6 +687,7 @@ var ruleTigeraStatus = Rule{
 	ID: "HYB013", Name: "tigerastatus-degraded", Severity: Error,
 	Title:    "The Tigera operator reports a component Degraded",
 	Examines: []string{"TigeraStatus.operator.tigera.io", "Installation.operator.tigera.io"},
+	Needs:    []Need{{kindTigeraStatus}},
 	Description: `The operator writes why it stopped into the component's TigeraStatus: an Installation it
 refuses, a missing ConfigMap, strictAffinity, Typha that cannot scale. While a component is
 Degraded its objects are not (re)rendered; calico-windows Degraded means no calico-node-windows.`,
@@ -703,7 +714,8 @@ Degraded its objects are not (re)rendered; calico-windows Degraded means no cali
 var ruleTypha = Rule{
 	ID: "HYB014", Name: "typha-linux-nodes", Severity: Error,
 	Title:    "Too few Linux nodes for the Typha replicas the operator wants",
-	Examines: []string{"Node", "Deployment.apps"},
+	Examines: []string{"Node", "Deployment.apps", "Installation.operator.tigera.io"},
+	Needs:    needInstallation,
 	Description: `The operator scales Typha by the number of schedulable nodes, Windows nodes included (their
 Felix connects to Typha too), but Typha runs only on Linux nodes, one replica per node. When
 there are fewer schedulable Linux nodes than replicas, the autoscaler fails ("not enough linux
@@ -735,6 +747,7 @@ var ruleCalicoNodeWindows = Rule{
 	ID: "HYB015", Name: "calico-node-windows-missing", Severity: Error,
 	Title:    "No calico-node-windows pod on a Windows node",
 	Examines: []string{"Node", "DaemonSet.apps", "TigeraStatus.operator.tigera.io", "Installation.operator.tigera.io"},
+	Needs:    needInstallation,
 	Description: `calico-node-windows (HostProcess containers felix and node, init containers uninstall-calico
 and install-cni) creates the Calico HNS network and writes the CNI configuration. Without its pod
 a Windows node stays NotReady ("cni plugin not initialized"), kube-proxy-windows waits for the
@@ -844,7 +857,8 @@ func calicoAtLeast(have, want string) bool {
 var ruleWindowsVersion = Rule{
 	ID: "HYB016", Name: "windows-version-unsupported", Severity: Warning,
 	Title:    "Windows Server build outside Calico for Windows' supported list",
-	Examines: []string{"Node", "Installation.operator.tigera.io"},
+	Examines: []string{"Node", "Installation.operator.tigera.io", "IPAMConfiguration.projectcalico.org", "IPPool.projectcalico.org"},
+	Needs:    []Need{needCalico, {kindNode}},
 	Description: `Calico for Windows' requirements list Windows Server 1809/2019 (build 17763.1432 or later) and
 2022 (20348.169 or later); VXLAN needs 17763 or later. Windows Server 2025 (26100) is not on the
 list although Kubernetes supports it: seed 000 runs it with Calico 3.33.0, but Calico does not

@@ -55,6 +55,7 @@ type jsonRule struct {
 	Severity    Severity    `json:"severity"`
 	Blocker     bool        `json:"windowsReadinessBlocker"`
 	Examines    []string    `json:"examines"`
+	Needs       []Need      `json:"needs,omitempty"`
 	Description string      `json:"description"`
 	Remediation string      `json:"remediation"`
 	References  []Reference `json:"references"`
@@ -64,7 +65,7 @@ func writeRulesJSON(w io.Writer, rules []*Rule) error {
 	out := []jsonRule{}
 	for _, r := range rules {
 		out = append(out, jsonRule{ID: r.ID, Name: r.Name, Title: r.Title, Severity: r.Severity, Blocker: r.Blocker,
-			Examines: r.Examines, Description: unwrap(r.Description), Remediation: r.Remediation, References: r.References})
+			Examines: r.Examines, Needs: r.Needs, Description: unwrap(r.Description), Remediation: r.Remediation, References: r.References})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -93,7 +94,15 @@ manifests, and after joining a node.
   cluster has Windows nodes, lists Windows hosts in its Cluster kind, or is run
   with ` + "`--expect-windows`" + `; otherwise they report warnings.
 - **Exit code**: 0 when no finding reaches ` + "`--fail-on`" + ` (default ` + "`error`" + `), 1 when one
-  does, 2 for bad input or usage.
+  does, 2 for bad input or usage, 4 when no finding does but the run is
+  incomplete: the input holds no cluster, or a kind a selected rule examines
+  could not be read from the live cluster.
+- **Not run**: a rule whose input is missing is not run and is listed, with
+  the cause, instead of passing on nothing: every rule when the input holds
+  no cluster; the rules examining a kind the live cluster did not give (not
+  allowed to list it, or no such CRD); the rules whose *Needs* the input
+  lacks (no Installation among the manifests). Only the first two make the
+  run incomplete; ` + "`--skip`" + ` the rules you know cannot run to make it complete.
 - **Suppression**: the annotation ` + "`" + SkipAnnotation + `: "HYB033,HYB046"` + "`" + ` on an object
   suppresses those rules for it and for what derives from it (a Deployment's
   pods, the Installation's rendered objects). IDs or names, separated by commas
@@ -120,6 +129,13 @@ manifests, and after joining a node.
 			fmt.Fprintf(&b, "- Severity: %s\n", r.Severity)
 		}
 		fmt.Fprintf(&b, "- Examines: %s\n", strings.Join(quoteAll(r.Examines), ", "))
+		if len(r.Needs) > 0 {
+			var needs []string
+			for _, n := range r.Needs {
+				needs = append(needs, orList(quoteAll(n)))
+			}
+			fmt.Fprintf(&b, "- Needs (not run without): %s\n", strings.Join(needs, "; "))
+		}
 		fmt.Fprintf(&b, "- Examples: [internal/check/testdata/%s/](../internal/check/testdata/%s/)\n\n", r.ID, r.ID)
 		b.WriteString(r.Description + "\n")
 		if r.Remediation != "" {

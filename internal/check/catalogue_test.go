@@ -26,6 +26,10 @@ func TestTheRegistryRejectsMalformedAndDuplicateRules(t *testing.T) {
 		{"a name that is not kebab-case is refused", []Rule{ok("HYB901", "Not_Kebab")}, "kebab-case"},
 		{"a rule without a Check function is refused", []Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: Error}}, "no Check"},
 		{"a rule with an unknown severity is refused", []Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: "fatal", Check: ok("HYB901", "a").Check}}, "severity"},
+		{"a rule needing a kind it examines registers", []Rule{needing(ok("HYB901", "a"), []string{kindNode}, Need{kindNode})}, ""},
+		{"a rule needing a kind it does not examine is refused", []Rule{needing(ok("HYB901", "a"), []string{"Pod"}, Need{kindNode})}, "does not list it in Examines"},
+		{"a rule needing a kind no need can test is refused", []Rule{needing(ok("HYB901", "a"), []string{"Pod"}, Need{"Pod"})}, "not a kind a rule may need"},
+		{"a rule with an empty need is refused", []Rule{needing(ok("HYB901", "a"), []string{"Pod"}, Need{})}, "empty need"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,6 +44,67 @@ func TestTheRegistryRejectsMalformedAndDuplicateRules(t *testing.T) {
 				t.Fatalf("NewRegistry error = %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func needing(r Rule, examines []string, needs ...Need) Rule {
+	r.Examines, r.Needs = examines, needs
+	return r
+}
+
+// TestARuleFindsNothingWhereItsNeedsAreUnmet: a rule is reported as not
+// run when the input lacks what it needs, so a need must be a condition
+// of every finding. Every rule runs, needs ignored, on each example alone
+// and layered on the lab; where it finds something, its needs are met.
+func TestARuleFindsNothingWhereItsNeedsAreUnmet(t *testing.T) {
+	reg, _ := Default()
+	type input struct {
+		lab   bool
+		files []string
+	}
+	inputs := []input{
+		{false, []string{filepath.Join("..", "..", "examples", "main-cluster")}},
+		{false, []string{filepath.Join("..", "..", "examples", "plain")}},
+		{false, []string{filepath.Join("..", "..", "examples", "bad-pod.yaml")}},
+	}
+	for _, r := range reg.Rules() {
+		if ex, err := findExample(r.ID, "fail"); err == nil {
+			inputs = append(inputs, input{false, ex.files}, input{true, ex.files})
+		}
+	}
+	// Inputs that hold one alternative of a need and not the others.
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"pool-without-installation.yaml": "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata: {name: p}\nspec: {cidr: 10.0.0.0/16, ipipMode: Always}\n",
+		"init-without-cluster-configuration.yaml": "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nlocalAPIEndpoint: {advertiseAddress: 192.168.1.10}\n---\n" +
+			"apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata: {name: default}\nspec: {serviceCIDRs: [10.0.0.0/16]}\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{false, []string{path}})
+	}
+	checked := 0
+	for _, in := range inputs {
+		files, lab := in.files, in.lab
+		// Some examples only make sense on the lab (a Cluster kind naming
+		// its InitConfiguration): alone they are bad input, skipped.
+		if c, err := tryBuild(lab, files...); err == nil {
+			x := NewContext(c, true, nil)
+			for _, r := range reg.Rules() {
+				if len(r.Needs) == 0 || len(r.Check(x)) == 0 {
+					continue
+				}
+				checked++
+				if why, _ := whyNotRun(r, x, false, false, nil); why != "" {
+					t.Errorf("%s finds something in %v (lab %v), yet its needs are unmet: %s", r.ID, files, lab, why)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d rule runs with needs found something: the test proves little", checked)
 	}
 }
 

@@ -205,6 +205,7 @@ var ruleKubeProxyWindowsMissing = Rule{
 	ID: "HYB047", Name: "kube-proxy-windows-missing", Severity: Error,
 	Title:    "No kube-proxy runs on a Windows node",
 	Examines: []string{"DaemonSet.apps", "Pod", "Node"},
+	Needs:    needNodes,
 	Description: `kubeadm's kube-proxy DaemonSet is Linux-only (nodeSelector kubernetes.io/os: linux, a Linux
 image). A Windows node needs its own kube-proxy in a HostProcess pod, in winkernel (kernelspace)
 mode, creating HNS load balancers for Services; without it Windows pods reach no Service, not

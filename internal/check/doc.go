@@ -14,6 +14,14 @@
 // workload, endpoints by Service, ...) are built once per run, so nothing
 // is quadratic in pods or nodes.
 //
+// A rule never passes on input it did not get. Run leaves a rule out, and
+// Report.NotRun lists it under its cause, when the input holds no cluster,
+// when a kind it examines could not be read (a live read refused or not
+// served it: Options.Unread), or when the input lacks what it declares it
+// needs (Rule.Needs: no Installation among the manifests). The first two
+// make the report Incomplete, which the command turns into its own exit
+// code.
+//
 // Windows readiness blockers (Rule.Blocker) are errors when the cluster has
 // Windows nodes or plans them (a Windows host in the Cluster kind, or
 // Options.ExpectWindows), and warnings otherwise.

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // TestEveryRuleFiresOnItsFailingExampleAndNotOnItsPassingOne layers each
@@ -104,12 +107,16 @@ func TestOutputsMatchTheirGoldenFiles(t *testing.T) {
 	// Run from the repository root so that files are named as CI names them.
 	t.Chdir(filepath.Join("..", ".."))
 	main := build(t, false, "examples/main-cluster")
+	skipped := build(t, true, "internal/check/testdata/HYB056/fail.yaml")
 	cases := []struct {
 		name string
 		rep  *Report
 	}{
 		{"lab", mustRun(t, labCluster, Options{})},
 		{"main-cluster", mustRun(t, main, Options{ExpectWindows: true})},
+		{"no-cluster", mustRun(t, emptyCluster(t), Options{ExpectWindows: true})},
+		{"lab-installation-unread", mustRun(t, labCluster, Options{Unread: []model.UnreadKind{installationForbidden}})},
+		{"policy-rule-skipped-on-windows", mustRun(t, skipped, Options{Only: []string{"HYB056"}})},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -347,5 +354,82 @@ func TestTheKubeconfigTrapNamesTheSecondFile(t *testing.T) {
 	slices.Sort(fields)
 	if !slices.Equal(fields, want) {
 		t.Errorf("fields %v, want %v", fields, want)
+	}
+}
+
+var installationForbidden = model.UnreadKind{Group: "operator.tigera.io", Kind: "Installation",
+	Reason: `installations.operator.tigera.io is forbidden: User "ci" cannot list resource "installations" in API group "operator.tigera.io" at the cluster scope`}
+
+// emptyCluster is the twin of an empty input (an empty directory, a server
+// that served nothing).
+func emptyCluster(t *testing.T) *model.Cluster {
+	t.Helper()
+	c, err := engine.Build(&model.Snapshot{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestRulesThatCannotRunAreListedByCause(t *testing.T) {
+	lab := build(t, true)
+	pod := build(t, false, filepath.Join("..", "..", "examples", "bad-pod.yaml"))
+	serviceAccounts := model.UnreadKind{Kind: "ServiceAccount", Reason: "forbidden"}
+	cases := []struct {
+		name       string
+		c          *model.Cluster
+		opts       Options
+		incomplete bool
+		// cause and the rules it holds (a prefix of them when few are named).
+		cause string
+		rules []string
+	}{
+		{"an empty input holds no cluster and no rule judges it", emptyCluster(t), Options{ExpectWindows: true}, true,
+			"the input holds no cluster", []string{"HYB001", "HYB002", "HYB003"}},
+		{"kubeconfig files alone are not an empty input", emptyCluster(t), Options{KubeconfigsOnly: true}, false,
+			"only kubeconfig files were given", []string{"HYB001", "HYB002", "HYB003"}},
+		{"an unread Installation stops the rules that examine it", lab, Options{Unread: []model.UnreadKind{installationForbidden}}, true,
+			"Installation.operator.tigera.io was not read: " + installationForbidden.Reason, []string{"HYB001", "HYB002", "HYB003", "HYB004"}},
+		{"an unread kind no selected rule examines leaves the run complete", lab, Options{Unread: []model.UnreadKind{serviceAccounts}}, false,
+			"no kubeconfig files (--kubeconfig-files) in the input", []string{"HYB070"}},
+		{"skipping the rules that examine an unread kind leaves the run complete", lab,
+			Options{Only: []string{"HYB020", "HYB045"}, Unread: []model.UnreadKind{installationForbidden}}, false, "", nil},
+		{"manifests without an Installation leave its rules out without a fault", pod, Options{}, false,
+			"no Installation.operator.tigera.io in the input", []string{"HYB002", "HYB004", "HYB005", "HYB006", "HYB007", "HYB008", "HYB014", "HYB015"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := mustRun(t, tc.c, tc.opts)
+			if rep.Incomplete() != tc.incomplete {
+				t.Errorf("Incomplete() = %v, want %v; not run: %+v", rep.Incomplete(), tc.incomplete, rep.NotRun)
+			}
+			if tc.cause == "" {
+				if len(rep.NotRun) != 0 || len(rep.Rules) != len(tc.opts.Only) {
+					t.Errorf("ran %d rules, not run %+v", len(rep.Rules), rep.NotRun)
+				}
+				return
+			}
+			var got []string
+			var fault bool
+			for _, g := range rep.NotRun {
+				if g.Cause == tc.cause {
+					got, fault = ruleIDs(g.Rules), g.Fault
+				}
+			}
+			if len(got) < len(tc.rules) || !slices.Equal(got[:len(tc.rules)], tc.rules) {
+				t.Fatalf("rules not run for %q: %v, want %v first; groups %+v", tc.cause, got, tc.rules, rep.NotRun)
+			}
+			if fault != tc.incomplete {
+				t.Errorf("fault = %v, want %v", fault, tc.incomplete)
+			}
+			for _, r := range rep.Rules {
+				if slices.Contains(got, r.ID) {
+					t.Errorf("%s both ran and did not", r.ID)
+				}
+			}
+			if reg, _ := Default(); len(rep.Rules)+rep.NotRunCount() != len(reg.Rules()) && len(tc.opts.Only) == 0 {
+				t.Errorf("%d ran and %d did not: every selected rule is one or the other", len(rep.Rules), rep.NotRunCount())
+			}
+		})
 	}
 }

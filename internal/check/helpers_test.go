@@ -33,6 +33,15 @@ func build(t testing.TB, lab bool, files ...string) *model.Cluster {
 	return c
 }
 
+// tryBuild is build that returns the error of bad input.
+func tryBuild(lab bool, files ...string) (*model.Cluster, error) {
+	snap, err := load.Load(load.Options{Lab: lab, Filenames: files})
+	if err != nil {
+		return nil, err
+	}
+	return engine.Build(snap)
+}
+
 // example is a rule's failing or passing example: testdata/<ID>/<kind>.yaml
 // or the directory testdata/<ID>/<kind>/ (for files whose name matters, like
 // kubeadm's kubeletconfiguration.yaml patch), and the kubeconfig files

@@ -82,7 +82,8 @@ type kcEntry struct {
 var ruleKubeconfigCollision = Rule{
 	ID: "HYB070", Name: "kubeconfig-name-collision", Severity: Error,
 	Title:    "Kubeconfig files define different clusters, users or contexts under one name",
-	Examines: []string{"kubeconfig files (--kubeconfig-files)"},
+	Examines: []string{KubeconfigFiles},
+	Needs:    []Need{{KubeconfigFiles}},
 	Description: `kubeadm names the entries of every cluster's admin.conf alike: cluster kubernetes, user
 kubernetes-admin, context kubernetes-admin@kubernetes. When several files are merged (KUBECONFIG
 with a list of files), the first file to set a name wins, so the "second" context silently gets

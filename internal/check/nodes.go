@@ -64,6 +64,7 @@ var ruleWindowsTaint = Rule{
 	ID: "HYB020", Name: "windows-taint-missing", Severity: Error,
 	Title:    "Windows node joined without a NoSchedule taint",
 	Examines: []string{"Node", "JoinConfiguration.kubeadm.k8s.io"},
+	Needs:    needNodes,
 	Description: `A Windows node must be tainted from its first second: between registration and a later
 kubectl taint the scheduler places anything without a nodeSelector there (a Deployment, a chart
 written for Linux), and those pods never start, because a Linux image has no Windows variant.
@@ -225,6 +226,7 @@ var ruleMaxPodsExceedsBlock = Rule{
 	ID: "HYB021", Name: "windows-maxpods-exceeds-block", Severity: Error,
 	Title:    "Windows maxPods is larger than one IPAM block can address",
 	Examines: []string{"KubeletConfiguration.kubelet.config.k8s.io", "Node", "IPPool.projectcalico.org", "IPAMBlock.projectcalico.org"},
+	Needs:    needNodes,
 	Description: `A Windows node gets exactly one block (kube-proxy on Windows supports one subnet per HNS
 network) and never borrows, and Calico reserves four of its addresses: the network address, the
 HNS gateway (.1), Calico_ep (.2) and the last address. A /26 leaves 60. With a higher maxPods the
@@ -253,6 +255,7 @@ var ruleMaxPodsDefault = Rule{
 	ID: "HYB022", Name: "windows-maxpods-default", Severity: Error,
 	Title:    "Windows maxPods left at the kubelet default of 110",
 	Examines: []string{"Node", "KubeletConfiguration.kubelet.config.k8s.io", "JoinConfiguration.kubeadm.k8s.io", "IPPool.projectcalico.org"},
+	Needs:    needNodes,
 	Description: `The kubelet's default maxPods (110) is sized for Linux nodes that can hold several blocks. A
 Windows node's single block addresses 60 pods at blockSize 26, so the 61st pod is scheduled but
 gets no address. kubeadm does not keep per-node kubelet patches in the cluster: the Windows
@@ -295,6 +298,7 @@ var ruleContainerd = Rule{
 	ID: "HYB023", Name: "windows-containerd-version", Severity: Error,
 	Title:    "Windows node runs a container runtime older than containerd 1.6",
 	Examines: []string{"Node", "Cluster.hybrid.kubectl-hybrid.io"},
+	Needs:    needNodes,
 	Description: `calico-node-windows and kube-proxy-windows are HostProcess pods, which need containerd 1.6 or
 later; Calico for Windows' operator install requires it, and Kubernetes has had no Docker
 runtime since 1.24.`,
@@ -322,6 +326,7 @@ var ruleNetBIOSName = Rule{
 	ID: "HYB024", Name: "windows-node-name-length", Severity: Warning,
 	Title:    "Windows node name is longer than 15 characters",
 	Examines: []string{"Node", "JoinConfiguration.kubeadm.k8s.io"},
+	Needs:    needNodes,
 	Description: `The node name comes from the computer name, and a Windows computer name (its NetBIOS name)
 has at most 15 characters. sig-windows-tools' StartKubelet.ps1 passes the computer name as
 --hostname-override, so a longer name in the JoinConfiguration or in the inventory does not match
@@ -381,6 +386,7 @@ var ruleNodeNotReady = Rule{
 	ID: "HYB026", Name: "node-not-ready", Severity: Error,
 	Title:    "Node is NotReady",
 	Examines: []string{"Node", "DaemonSet.apps"},
+	Needs:    needNodes,
 	Description: `A node is Ready once its kubelet reports a working runtime and network: on both OSes the CNI
 configuration exists only after the CNI's node agent ran (calico-node, calico-node-windows). A
 NotReady node keeps the not-ready taints, and nothing but DaemonSet pods lands on it.`,

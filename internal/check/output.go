@@ -52,6 +52,9 @@ func WriteText(w io.Writer, r *Report) error {
 		sev   Severity
 		title string
 	}{{Error, "Errors"}, {Warning, "Warnings"}, {Info, "Info"}}
+	if r.NoCluster {
+		fmt.Fprintf(w, "%s\n\n", noClusterText)
+	}
 	for _, g := range groups {
 		n := r.Count(g.sev)
 		if n == 0 {
@@ -66,12 +69,31 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	if len(r.Findings) == 0 {
+	switch {
+	case len(r.Findings) > 0:
+	case len(r.Rules) == 0:
+		fmt.Fprintln(w, "No rule ran.")
+	default:
 		fmt.Fprintln(w, "No findings.")
+	}
+	if len(r.Findings) == 0 {
+		if len(r.NotRun) > 0 {
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.NotRun) > 0 {
+		fmt.Fprintf(w, "Not run (%d)\n", r.NotRunCount())
+		for _, g := range r.NotRun {
+			fmt.Fprintf(w, "  %s\n    %s\n", g.Cause, listNames(ruleIDs(g.Rules), 12))
+		}
+		fmt.Fprintln(w)
 	}
 	_, err := fmt.Fprintln(w, summaryLine(r))
 	return err
 }
+
+// noClusterText heads a report whose input holds no cluster.
+const noClusterText = "The input holds no cluster: it has no object of a kind the twin models, so no rule could judge it."
 
 func writeTextFinding(w io.Writer, r *Report, f Finding) {
 	title := ""
@@ -107,9 +129,17 @@ func summaryLine(r *Report) string {
 	if r.WindowsPlanned {
 		windows = "Windows nodes present or planned"
 	}
-	return fmt.Sprintf("%s, %s, %d info (%d suppressed) from %s; %s",
+	rules := plural(len(r.Rules), "rule")
+	if n := r.NotRunCount(); n > 0 {
+		rules += fmt.Sprintf(" (%d not run)", n)
+	}
+	s := fmt.Sprintf("%s, %s, %d info (%d suppressed) from %s; %s",
 		plural(r.Count(Error), "error"), plural(r.Count(Warning), "warning"), r.Count(Info),
-		len(r.Suppressed), plural(len(r.Rules), "rule"), windows)
+		len(r.Suppressed), rules, windows)
+	if r.Incomplete() {
+		s += "; incomplete"
+	}
+	return s
 }
 
 // jsonObject is a finding's object.
@@ -146,12 +176,30 @@ type jsonSummary struct {
 	Info           int  `json:"info"`
 	Suppressed     int  `json:"suppressed"`
 	Rules          int  `json:"rules"`
+	NotRun         int  `json:"notRun"`
 	WindowsPlanned bool `json:"windowsPlanned"`
+	// Complete is false when the input holds no cluster or a kind a rule
+	// examines could not be read.
+	Complete  bool `json:"complete"`
+	NoCluster bool `json:"noCluster"`
+}
+
+type jsonNotRun struct {
+	Cause string   `json:"cause"`
+	Fault bool     `json:"fault"`
+	Rules []string `json:"rules"`
+}
+
+type jsonUnread struct {
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
 }
 
 type jsonReport struct {
 	Findings   []jsonFinding `json:"findings"`
 	Suppressed []jsonFinding `json:"suppressed"`
+	NotRun     []jsonNotRun  `json:"notRun"`
+	Unread     []jsonUnread  `json:"unread"`
 	Summary    jsonSummary   `json:"summary"`
 }
 
@@ -178,15 +226,22 @@ func toJSONFinding(r *Report, f Finding) jsonFinding {
 // WriteJSON prints the report as one JSON object: findings, suppressed
 // findings and a summary.
 func WriteJSON(w io.Writer, r *Report) error {
-	out := jsonReport{Findings: []jsonFinding{}, Suppressed: []jsonFinding{}}
+	out := jsonReport{Findings: []jsonFinding{}, Suppressed: []jsonFinding{}, NotRun: []jsonNotRun{}, Unread: []jsonUnread{}}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, toJSONFinding(r, f))
 	}
 	for _, f := range r.Suppressed {
 		out.Suppressed = append(out.Suppressed, toJSONFinding(r, f))
 	}
+	for _, g := range r.NotRun {
+		out.NotRun = append(out.NotRun, jsonNotRun{Cause: g.Cause, Fault: g.Fault, Rules: ruleIDs(g.Rules)})
+	}
+	for _, u := range r.Unread {
+		out.Unread = append(out.Unread, jsonUnread{Kind: u.String(), Reason: u.Reason})
+	}
 	out.Summary = jsonSummary{Errors: r.Count(Error), Warnings: r.Count(Warning), Info: r.Count(Info),
-		Suppressed: len(r.Suppressed), Rules: len(r.Rules), WindowsPlanned: r.WindowsPlanned}
+		Suppressed: len(r.Suppressed), Rules: len(r.Rules), NotRun: r.NotRunCount(), WindowsPlanned: r.WindowsPlanned,
+		Complete: !r.Incomplete(), NoCluster: r.NoCluster}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -201,8 +256,26 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation says whether the run judged all it was asked to; its
+// notifications name the rules that did not run and why.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level      string              `json:"level"`
+	Message    sarifText           `json:"message"`
+	Properties sarifNotRunProperty `json:"properties"`
+}
+
+type sarifNotRunProperty struct {
+	Rules []string `json:"rules"`
 }
 
 type sarifTool struct {
@@ -332,6 +405,21 @@ func WriteSARIF(w io.Writer, r *Report, opts SARIFOptions) error {
 			Properties:           sarifRuleProps{Tags: ruleTags(rule)},
 		})
 	}
+	inv := sarifInvocation{ExecutionSuccessful: !r.Incomplete()}
+	if r.NoCluster {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "error",
+			Message: sarifText{Text: noClusterText}, Properties: sarifNotRunProperty{Rules: []string{}}})
+	}
+	for _, g := range r.NotRun {
+		level := "note"
+		if g.Fault {
+			level = "error"
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: level,
+			Message:    sarifText{Text: fmt.Sprintf("%s: %s not run", g.Cause, plural(len(g.Rules), "rule"))},
+			Properties: sarifNotRunProperty{Rules: ruleIDs(g.Rules)}})
+	}
+	run.Invocations = []sarifInvocation{inv}
 	add := func(f Finding, suppressed bool) {
 		loc := f.Location
 		if loc.File == "" || loc.File == "<stdin>" {

@@ -47,6 +47,9 @@ func (r *Registry) Add(rule Rule) error {
 	case rule.Check == nil:
 		return fmt.Errorf("rule %s: no Check function", rule.ID)
 	}
+	if err := checkNeeds(&rule); err != nil {
+		return err
+	}
 	if prev, ok := r.byID[rule.ID]; ok {
 		return fmt.Errorf("rule %s (%s): duplicate ID, already used by %s", rule.ID, rule.Name, prev.Name)
 	}

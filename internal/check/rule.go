@@ -69,8 +69,14 @@ type Rule struct {
 	// or plans Windows nodes, Warning otherwise.
 	Blocker bool
 	// Examines lists the kinds the rule reads, as Kind.group
-	// ("Installation.operator.tigera.io", "Pod").
+	// ("Installation.operator.tigera.io", "Pod"). A kind the input could
+	// not give (a live read refused it) keeps the rule from running.
 	Examines []string
+	// Needs lists what the rule cannot judge without; when the input lacks
+	// one (no Installation among the manifests), the rule is reported as
+	// not run, with that cause, rather than passing on nothing. Each kind
+	// is one of Examines.
+	Needs []Need
 	// Description says what breaks and why, with the upstream fact.
 	Description string
 	// Remediation is the command or manifest change that fixes it; findings

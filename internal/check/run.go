@@ -22,6 +22,12 @@ type Options struct {
 	Kubeconfigs []*Kubeconfig
 	// Registry is the catalogue; nil means Default().
 	Registry *Registry
+	// Unread are the kinds the input could not give (a live read refused
+	// or not served them): the rules that examine one do not run.
+	Unread []model.UnreadKind
+	// KubeconfigsOnly: no cluster was given, only kubeconfig files; the
+	// rules that read the cluster do not run, and that is not a fault.
+	KubeconfigsOnly bool
 }
 
 // UnknownRuleError is an --rule or --skip value that names no rule.
@@ -35,6 +41,15 @@ func (e *UnknownRuleError) Error() string {
 type Report struct {
 	// Rules are the rules that ran, by ID.
 	Rules []*Rule
+	// NotRun are the selected rules that did not run, grouped by cause.
+	NotRun []NotRun
+	// NoCluster: a cluster was expected, but the input holds no object of
+	// a kind the twin models (an empty directory, a server that served
+	// nothing).
+	NoCluster bool
+	// Unread are the kinds the input could not give that a selected rule
+	// examines.
+	Unread []model.UnreadKind
 	// Findings, most severe first, then by rule ID and object.
 	Findings []Finding
 	// Suppressed are findings the skip-checks annotation silenced.
@@ -53,6 +68,21 @@ func (r *Report) Count(s Severity) int {
 		if f.Severity == s {
 			n++
 		}
+	}
+	return n
+}
+
+// Incomplete reports whether the run could not judge what it was asked
+// to: the input holds no cluster, or a kind a selected rule examines could
+// not be read. Rules left out because the input lacks what they need (no
+// Installation in a directory of manifests) do not make a run incomplete.
+func (r *Report) Incomplete() bool { return r.NoCluster || len(r.Unread) > 0 }
+
+// NotRunCount is the number of selected rules that did not run.
+func (r *Report) NotRunCount() int {
+	n := 0
+	for _, g := range r.NotRun {
+		n += len(g.Rules)
 	}
 	return n
 }
@@ -95,8 +125,29 @@ func Run(c *model.Cluster, opts Options) (*Report, error) {
 		return nil, err
 	}
 	x := NewContext(c, opts.ExpectWindows, opts.Kubeconfigs)
-	rep := &Report{Rules: rules, WindowsPlanned: x.WindowsPlanned(), Fallback: x.fallbackOrigin()}
+	rep := &Report{WindowsPlanned: x.WindowsPlanned(), Fallback: x.fallbackOrigin()}
+	rep.NoCluster = !opts.KubeconfigsOnly && !holdsCluster(c)
+	unread := map[string]model.UnreadKind{}
+	for _, u := range opts.Unread {
+		unread[u.String()] = u
+	}
+	examined := map[string]bool{}
 	for _, rule := range rules {
+		for _, k := range rule.Examines {
+			examined[k] = true
+		}
+	}
+	for _, u := range opts.Unread {
+		if examined[u.String()] {
+			rep.Unread = append(rep.Unread, u)
+		}
+	}
+	for _, rule := range rules {
+		if why, fault := whyNotRun(rule, x, rep.NoCluster, opts.KubeconfigsOnly, unread); why != "" {
+			rep.NotRun = addNotRun(rep.NotRun, why, fault, rule)
+			continue
+		}
+		rep.Rules = append(rep.Rules, rule)
 		findings, err := runRule(rule, x)
 		if err != nil {
 			return nil, err

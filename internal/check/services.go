@@ -14,7 +14,7 @@ import (
 
 // Services, DNS names and policies as Windows nodes see them.
 func serviceRules() []Rule {
-	return []Rule{ruleBackendLimit, ruleETPLocalDSR, ruleSessionAffinity, ruleDottedNames, ruleCoreDNSOneNode, rulePolicySelectors}
+	return []Rule{ruleBackendLimit, ruleETPLocalDSR, ruleSessionAffinity, ruleDottedNames, ruleCoreDNSOneNode, rulePolicySelectors, rulePolicyWindowsSkips}
 }
 
 func svcKey(s *corev1.Service) model.Key {
@@ -46,6 +46,7 @@ var ruleBackendLimit = Rule{
 	ID: "HYB050", Name: "windows-service-backends", Severity: Warning,
 	Title:    "Service has more than 64 backends for Windows load balancers",
 	Examines: []string{"Service", "EndpointSlice.discovery.k8s.io", "Node"},
+	Needs:    needNodes,
 	Description: `kube-proxy on every Windows node programs each Service port as one HNS load balancer holding
 all its endpoints, local and remote, and the VFP rule behind it takes at most 64 destinations:
 at 65 HNS fails with "invalid number of destinations" (kubernetes/kubernetes#98680), and the
@@ -122,6 +123,7 @@ var ruleSessionAffinity = Rule{
 	ID: "HYB052", Name: "session-affinity-windows-build", Severity: Warning,
 	Title:    "sessionAffinity: ClientIP on Windows nodes older than Windows Server 2022",
 	Examines: []string{"Service", "Node"},
+	Needs:    needNodes,
 	Description: `winkernel kube-proxy implements ClientIP affinity with the HNS source-IP distribution, which
 Windows supports from Windows Server 2022 (HNS 12.0); on older nodes kube-proxy only logs
 "Session Affinity is not supported on this version of Windows" and balances every connection.`,

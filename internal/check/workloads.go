@@ -56,6 +56,7 @@ var ruleRuntimeClassNoNode = Rule{
 	ID: "HYB030", Name: "runtimeclass-no-node", Severity: Warning,
 	Title:    "Windows RuntimeClass selects no node",
 	Examines: []string{"RuntimeClass.node.k8s.io", "Node"},
+	Needs:    needNodes,
 	Description: `A Windows RuntimeClass carries the node selector its pods get: kubernetes.io/os=windows and,
 to keep process-isolated images on hosts of the same build, node.kubernetes.io/windows-build
 (10.0.26100 for Windows Server 2025 and ltsc2025 images). One class per build; a class whose

@@ -51,8 +51,16 @@ lists Windows hosts, or --expect-windows is given, and warnings otherwise.
 A finding is suppressed by the annotation kubectl-hybrid.io/skip-checks
 listing rule IDs on the object or on the object it derives from.
 
+Rules whose input is missing are not run and are listed with the cause:
+all of them when the input holds no cluster, those examining a kind the live
+cluster did not give, and those whose needs the manifests lack (no
+Installation). See docs/checks.md.
+
 Exit codes: 0 when no finding reaches --fail-on, 1 when one does, 2 for bad
-input or usage.`,
+input or usage, 3 when the cluster cannot be read, 4 when no finding reaches
+--fail-on but the check is incomplete: the input holds no cluster, or a kind
+a selected rule examines could not be read (--skip those rules to check the
+rest).`,
 		Example: `  # Before adding Windows nodes: what blocks them?
   kubectl-hybrid check -f cluster/ --expect-windows
 
@@ -143,12 +151,13 @@ func (o *CheckOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	c, err := o.buildCluster()
+	c, unread, err := o.buildCluster()
 	if err != nil {
 		return err
 	}
 	rep, err := check.Run(c, check.Options{
 		ExpectWindows: o.ExpectWindows, Only: o.Rules, Skip: o.Skip, Kubeconfigs: kubeconfigs, Registry: o.registry,
+		Unread: unread, KubeconfigsOnly: o.kubeconfigsOnly(),
 	})
 	if err != nil {
 		var ur *check.UnknownRuleError
@@ -168,19 +177,55 @@ func (o *CheckOptions) Run() error {
 	if err != nil {
 		return err
 	}
+	// A finding is a definite "no" whatever was not read; only a run that
+	// would otherwise pass is held back as incomplete.
 	if rep.Fails(o.failOn) {
 		return &exitError{code: ExitNegative}
+	}
+	if rep.Incomplete() {
+		return &exitError{code: ExitIncomplete, err: incompleteError(rep)}
 	}
 	return nil
 }
 
-// buildCluster builds the twin from -f/--lab, or an empty cluster when only
-// kubeconfig files are checked.
-func (o *CheckOptions) buildCluster() (*model.Cluster, error) {
-	if len(o.KubeconfigFiles) > 0 && o.Input.Live() {
-		return engine.Build(&model.Snapshot{})
+// incompleteError says why a run that found nothing proves nothing.
+func incompleteError(rep *check.Report) error {
+	if rep.NoCluster {
+		return errors.New("check incomplete: the input holds no cluster (no object of a kind the twin models), so no rule could judge it")
 	}
-	return o.Input.Build(o.streams)
+	var kinds []string
+	for _, u := range rep.Unread {
+		kinds = append(kinds, u.String())
+	}
+	rules := fmt.Sprintf("%d rules", notRunFaults(rep))
+	if notRunFaults(rep) == 1 {
+		rules = "1 rule"
+	}
+	return fmt.Errorf("check incomplete: %s did not run because the cluster did not give %s; --skip them to check the rest",
+		rules, strings.Join(kinds, ", "))
+}
+
+// notRunFaults counts the rules that did not run for a fault of the input.
+func notRunFaults(rep *check.Report) int {
+	n := 0
+	for _, g := range rep.NotRun {
+		if g.Fault {
+			n += len(g.Rules)
+		}
+	}
+	return n
+}
+
+func (o *CheckOptions) kubeconfigsOnly() bool { return len(o.KubeconfigFiles) > 0 && o.Input.Live() }
+
+// buildCluster builds the twin from -f/--lab, or an empty cluster when only
+// kubeconfig files are checked, with the kinds the input could not give.
+func (o *CheckOptions) buildCluster() (*model.Cluster, []model.UnreadKind, error) {
+	if o.kubeconfigsOnly() {
+		c, err := engine.Build(&model.Snapshot{})
+		return c, nil, err
+	}
+	return o.Input.BuildUnread(o.streams)
 }
 
 func (o *CheckOptions) readKubeconfigs() ([]*check.Kubeconfig, error) {

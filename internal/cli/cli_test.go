@@ -73,6 +73,7 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"check of the main cluster before migration", []string{"check", "-f", "../../examples/main-cluster", "--expect-windows", "-o", "json"}},
 		{"check of the main cluster without windows plans", []string{"check", "-f", "../../examples/main-cluster"}},
 		{"check with an unknown rule", []string{"check", "--lab", "--rule", "HYB999"}},
+		{"check of an empty directory", []string{"check", "-f", "testdata/empty", "-o", "json"}},
 		{"ip route on node-2", []string{"exec", "node/k8s-lab-node-2", "--lab", "--", "ip", "route"}},
 		{"ip neigh on node-1", []string{"exec", "node/k8s-lab-node-1", "--lab", "--", "ip", "neigh", "show", "dev", "vxlan.calico"}},
 		{"bridge fdb on node-1", []string{"exec", "node/k8s-lab-node-1", "--lab", "--", "bridge", "fdb", "show", "dev", "vxlan.calico"}},

@@ -72,6 +72,14 @@ func (o *InputOptions) Validate() error {
 // API server would reject are reported on stderr; building goes on without
 // them.
 func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster, error) {
+	c, _, err := o.BuildUnread(streams)
+	return c, err
+}
+
+// BuildUnread is Build that also returns the kinds a live read could not
+// list (model.Snapshot.Unread), for commands that must not judge a cluster
+// they only partly saw.
+func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.Cluster, []model.UnreadKind, error) {
 	var snap *model.Snapshot
 	var err error
 	if o.Live() {
@@ -82,20 +90,21 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In, DropRaw: true})
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, w := range snap.Warnings {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
 	}
 	snap.Network.CIDR, snap.Network.Gateway = o.NodeNetwork, o.NodeGateway
+	unread := snap.Unread
 	// The snapshot is not read again: the twin takes its objects.
 	c, err := engine.BuildOwned(snap)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reportRejections(streams.ErrOut, c)
 	reportAssumptions(streams.ErrOut, c)
-	return c, nil
+	return c, unread, nil
 }
 
 // reportAssumptions says which facts the answers rest on that no input

@@ -23,6 +23,10 @@ const (
 	ExitNegative = 1 // the command's answer is "no": findings, not delivered
 	ExitBadInput = 2 // bad input or usage: the message names file, document and line
 	ExitInternal = 3 // the live cluster is unreachable or failing, or the tool itself failed
+	// ExitIncomplete: the command could not judge what it was asked to: the
+	// input holds no cluster, or a kind it needs could not be read from the
+	// live cluster (check).
+	ExitIncomplete = 4
 )
 
 // exitError carries an exit code chosen by a command.

@@ -8,7 +8,8 @@
 // It only ever sends GET requests: discovery of the API groups it needs, and
 // list (never watch) of the kinds it models. It never reads Secrets. A kind
 // it may not list (403) or that the server does not serve (a CRD that is not
-// installed) is skipped with a warning in Snapshot.Warnings.
+// installed) is skipped with a warning in Snapshot.Warnings and named, with
+// why, in Snapshot.Unread.
 package live
 
 import (
@@ -129,9 +130,12 @@ type reader struct {
 	// served caches discovery: nil for a group version the server does not
 	// serve.
 	served map[string]*metav1.APIResourceList
-	snap   *model.Snapshot
-	keys   map[model.Key]model.Origin
-	prog   *progress
+	// refused holds the server's message for a group version whose
+	// discovery it refused (Snapshot.Unread's reason).
+	refused map[string]string
+	snap    *model.Snapshot
+	keys    map[model.Key]model.Origin
+	prog    *progress
 }
 
 func read(ctx context.Context, host string, disc discoverer, dyn dynamic.Interface, opts Options) (*model.Snapshot, error) {
@@ -140,10 +144,11 @@ func read(ctx context.Context, host string, disc discoverer, dyn dynamic.Interfa
 	}
 	r := &reader{
 		host: host, disc: disc, dyn: dyn, opts: opts,
-		served: map[string]*metav1.APIResourceList{},
-		snap:   &model.Snapshot{},
-		keys:   map[model.Key]model.Origin{},
-		prog:   &progress{w: opts.Progress},
+		served:  map[string]*metav1.APIResourceList{},
+		refused: map[string]string{},
+		snap:    &model.Snapshot{},
+		keys:    map[model.Key]model.Origin{},
+		prog:    &progress{w: opts.Progress},
 	}
 	defer r.prog.done()
 	var absent []string
@@ -158,10 +163,17 @@ func read(ctx context.Context, host string, disc discoverer, dyn dynamic.Interfa
 		if !ok {
 			if !t.Optional {
 				absent = append(absent, t.Label)
+				r.unread(t, r.whyNot(t))
 			}
 			continue
 		}
-		if err := r.list(ctx, gvr, kind); err != nil {
+		err = r.list(ctx, gvr, kind)
+		var skip *skipError
+		switch {
+		case errors.As(err, &skip):
+			r.warnf("not read: %s: %s", skip.what, skip.reason)
+			r.unread(t, skip.reason)
+		case err != nil:
 			return nil, err
 		}
 	}
@@ -169,6 +181,38 @@ func read(ctx context.Context, host string, disc discoverer, dyn dynamic.Interfa
 		r.warnf("not read, the server does not serve them (no such API or CRD): %s", strings.Join(absent, ", "))
 	}
 	return r.snap, nil
+}
+
+// notServed is why a kind the server does not serve was not read.
+const notServed = "the server does not serve it (no such API or CRD)"
+
+// skipError is a kind list refused (403) or not served (404): the kind is
+// skipped, the read goes on.
+type skipError struct{ what, reason string }
+
+func (e *skipError) Error() string { return e.what + ": " + e.reason }
+
+// whyNot is why none of t's choices was served: the first refused
+// discovery, else notServed.
+func (r *reader) whyNot(t Target) string {
+	for _, c := range t.Choices {
+		if why, ok := r.refused[c.GroupVersion().String()]; ok {
+			return why
+		}
+	}
+	return notServed
+}
+
+// unread records a kind the read skips; for the ConfigMaps, also the
+// kubeadm configuration they hold (EmbeddedConfig).
+func (r *reader) unread(t Target, reason string) {
+	c := t.Choices[0]
+	r.snap.Unread = append(r.snap.Unread, model.UnreadKind{Group: c.Group, Kind: c.Kind, Reason: reason})
+	if c.Group == "" && c.Kind == "ConfigMap" {
+		for _, k := range [][2]string{{"kubeadm.k8s.io", "ClusterConfiguration"}, {"kubelet.config.k8s.io", "KubeletConfiguration"}, {"kubeproxy.config.k8s.io", "KubeProxyConfiguration"}} {
+			r.snap.Unread = append(r.snap.Unread, model.UnreadKind{Group: k[0], Kind: k[1], Reason: "kept in a ConfigMap, and ConfigMaps were not read"})
+		}
+	}
 }
 
 // Target is one kind the reader lists: the first of Choices the server
@@ -288,6 +332,7 @@ func (r *reader) resolve(t Target) (schema.GroupVersionResource, string, bool, e
 				// Refused, or an aggregated API (Calico's API server) that is
 				// down: try the next choice.
 				r.warnf("not read: discovery of %s: %s", gv, statusMessage(err))
+				r.refused[gv] = "discovery of " + gv + ": " + statusMessage(err)
 				list = nil
 			default:
 				return schema.GroupVersionResource{}, "", false, r.fail("discovery of "+gv, err)
@@ -331,11 +376,9 @@ func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind
 		if err != nil {
 			switch {
 			case apierrors.IsForbidden(err):
-				r.warnf("not read: %s: %s", what, statusMessage(err))
-				return nil
+				return &skipError{what: what, reason: statusMessage(err)}
 			case apierrors.IsNotFound(err):
-				r.warnf("not read: %s: the server does not serve it (no such API or CRD)", what)
-				return nil
+				return &skipError{what: what, reason: notServed}
 			case apierrors.IsResourceExpired(err) && opts.Continue != "":
 				// The continue token outlived etcd's compaction: read the
 				// whole kind again in one request, as client-go's pager does.

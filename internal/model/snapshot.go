@@ -75,4 +75,27 @@ type Snapshot struct {
 	// (--node-network, --node-gateway); a field set here wins over the
 	// Cluster kind's.
 	Network hybrid.Network
+	// Unread are the kinds a live read could not list (refused, or not
+	// served by the server); always empty for files. Their absence from
+	// Objects says nothing about the cluster.
+	Unread []UnreadKind
+}
+
+// UnreadKind is a kind the input could not give, and why.
+type UnreadKind struct {
+	// Group and Kind as the twin registers them ("operator.tigera.io",
+	// "Installation"; Calico's under projectcalico.org whichever API
+	// served them).
+	Group, Kind string
+	// Reason is the server's answer: "forbidden: …", "the server does not
+	// serve it (no such API or CRD)".
+	Reason string
+}
+
+// String is "Kind.group", or "Kind" for the core group.
+func (u UnreadKind) String() string {
+	if u.Group == "" {
+		return u.Kind
+	}
+	return u.Kind + "." + u.Group
 }

@@ -755,24 +755,17 @@ func (f *felix) build(ps *polSet) {
 }
 
 // ruleACLs is policysets.go protoRuleToHnsRules: unsupported matches skip
-// the rule; source and destination become Remote/Local addresses by
-// direction; every address and port list is cut into chunks of 4000 and one
-// ACL is emitted per combination of local-address, local-port,
-// remote-address and remote-port chunk. The reason is "" when the rule
-// converts (a rule that is a no-op yields no ACL and no reason).
+// the rule (windowsSkip); source and destination become Remote/Local
+// addresses by direction; every address and port list is cut into chunks
+// of 4000 and one ACL is emitted per combination of local-address,
+// local-port, remote-address and remote-port chunk. The reason is "" when
+// the rule converts (a rule that is a no-op yields no ACL and no reason).
 func (f *felix) ruleACLs(ps *polSet, r crule, ruleID string, inbound bool) ([]ACL, string) {
-	switch {
-	case r.ipVersion == 6:
-		return nil, "IPv6 rule"
-	case r.notProtocol || r.notICMP || len(r.src.notNets) > 0 || len(r.dst.notNets) > 0 ||
-		r.src.notSelector != "" || r.dst.notSelector != "" || r.src.notPorts || r.dst.notPorts:
-		return nil, "negative match"
-	case r.icmp:
-		return nil, "ICMP type/code match"
-	case namedPorts(r.src.ports) || namedPorts(r.dst.ports):
-		return nil, "named port"
-	case r.src.saSelector != "" || r.dst.saSelector != "":
-		return nil, "serviceAccounts.selector (not modeled)"
+	if why := windowsSkip(r); why != "" {
+		return nil, why
+	}
+	if r.src.saSelector != "" || r.dst.saSelector != "" {
+		return nil, skipSASelector
 	}
 	acl := ACL{Action: "Block", Direction: "Out", Protocol: protocolAny, RuleType: "Switch", Priority: policyBasePriority}
 	if inbound {
@@ -785,10 +778,8 @@ func (f *felix) ruleACLs(ps *polSet, r crule, ruleID string, inbound bool) ([]AC
 		acl.Action = "Block"
 	case "pass", "next-tier":
 		acl.Action = actionPass
-	case "log":
-		return nil, "log action"
 	default:
-		return nil, "unknown action " + r.action
+		return nil, skipUnknownAct + r.action
 	}
 	if r.protocol != nil {
 		acl.Protocol = protocolNumber(*r.protocol)
