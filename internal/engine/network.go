@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -135,6 +136,7 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 		return
 	}
 	if observed {
+		b.windowsVTEP(n)
 		return // observed nodes keep their annotations as they are
 	}
 	if n.Annotations == nil {
@@ -147,14 +149,40 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 		n.Annotations[annoVXLANAddr] = a.String()
 	}
 	if isWindows(n) {
-		// On Windows the VTEP is the HNS network's distributed router port;
-		// calico-node-windows records its MAC, which only the host knows.
 		if h := b.hostByName(n.Name); h != nil && h.Observed.VXLANTunnelMAC != "" {
 			n.Annotations[annoVXLANMAC] = h.Observed.VXLANTunnelMAC
-		} else {
-			b.note(model.Info, keyOf(n), "the Windows VTEP MAC (the DrPort adapter's) is not observed; give hosts[].observed.vxlanTunnelMAC")
 		}
+		b.windowsVTEP(n)
 	}
+}
+
+// windowsVTEP gives a Windows node with a VXLAN tunnel address and no
+// recorded VTEP MAC its placeholder MAC, once, so that every view (Felix's
+// routes and neighbours on the other nodes, the node's own HNS network and
+// adapters) sees the same VTEP. calico-node-windows records the DrPort
+// adapter's MAC as projectcalico.org/VXLANTunnelMACAddr when it creates the
+// Calico network (cni-plugin/pkg/dataplane/windows/dataplane_windows.go
+// EnsureVXLANTunnelAddr); HNS picks that MAC, so the twin cannot derive it.
+func (b *builder) windowsVTEP(n *corev1.Node) {
+	if !isWindows(n) || n.Annotations[annoVXLANAddr] == "" || n.Annotations[annoVXLANMAC] != "" {
+		return
+	}
+	mac := WindowsVTEPPlaceholder(n.Name)
+	n.Annotations[annoVXLANMAC] = mac
+	n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] = "placeholder: the DrPort adapter's MAC is not observed"
+	if b.c.Observed(keyOf(n)) {
+		b.c.MarkDerived(keyOf(n), "metadata.annotations["+annoVXLANMAC+"]")
+	}
+	b.note(model.Info, keyOf(n), "the Windows VTEP MAC (the DrPort adapter's) is not observed: %s is a placeholder every node uses until the join records the real one (give hosts[].observed.vxlanTunnelMAC)", mac)
+}
+
+// WindowsVTEPPlaceholder is the placeholder VTEP MAC of a Windows node whose
+// DrPort adapter's MAC is not observed: in Hyper-V's 00:15:5d range, the
+// rest from SHA-1 of the node name. Only the engine writes it (windowsVTEP);
+// every view reads the node's annotation.
+func WindowsVTEPPlaceholder(node string) string {
+	sum := sha1.Sum([]byte("drport/" + node))
+	return net.HardwareAddr{0x00, 0x15, 0x5d, sum[0], sum[1], sum[2]}.String()
 }
 
 // joinOrder is every node in the order it joined: the planned hosts first,
