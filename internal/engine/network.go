@@ -122,6 +122,10 @@ func (b *builder) network() error {
 // annotates the Node (libcalico-go k8s conversion: projectcalico.org/*).
 func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 	observed := b.hostByName(n.Name) != nil && b.hostByName(n.Name).observed != nil
+	// An observed Node that records its tunnel address but no MAC is a
+	// calico-node-windows that has not published its VTEP: kept as it is
+	// (check HYB071). One whose address the engine derives gets the placeholder.
+	hadAddr := n.Annotations[annoVXLANAddr] != ""
 	if a, ok := parseAddr(n.Annotations[annoVXLANAddr]); ok && !isWindows(n) {
 		err := m.AssignIP(ipam.AssignIPArgs{IP: a, Handle: ipam.VXLANTunnelHandle(n.Name),
 			Attrs: map[string]string{ipam.AttrNode: n.Name, ipam.AttrType: ipam.AttrTypeVXLAN}, Host: n.Name, Use: ipam.UseTunnel})
@@ -136,7 +140,9 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 		return
 	}
 	if observed {
-		b.windowsVTEP(n)
+		if !hadAddr {
+			b.windowsVTEP(n)
+		}
 		return // observed nodes keep their annotations as they are
 	}
 	if n.Annotations == nil {
