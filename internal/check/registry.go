@@ -83,6 +83,7 @@ func builtinRules() []Rule {
 		daemonSetRules(),
 		serviceRules(),
 		firewallRules(),
+		windowsPeerRules(),
 		kubeconfigRules(),
 	} {
 		all = append(all, area...)
