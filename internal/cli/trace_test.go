@@ -112,6 +112,7 @@ func TestTraceAndExecMatchTheirGoldenFiles(t *testing.T) {
 		{"trace the aspnetapp service from a win-1 pod to a win-2 backend", []string{"trace", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "svc/aspnetapp", "--lab", "-f", secondWindows}},
 		{"exec ping from a win-1 pod to a win-2 pod", []string{"exec", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "--lab", "-f", secondWindows, "--", "ping", "-n", "2", "172.21.81.131"}},
 		{"exec curl.exe from a win-1 pod to a win-2 pod", []string{"exec", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "--lab", "-f", secondWindows, "--", "curl.exe", "-s", "-o", "NUL", "-w", `%{remote_ip} %{http_code}\n`, "http://172.21.81.131:8080/"}},
+		{"trace to a windows node that has not published its vtep", []string{"trace", "-n", "demo", "deploy/hello", "svc/win-demo/aspnetapp", "--lab", "-f", "../check/testdata/HYB071/fail.yaml"}},
 		{"trace a ping blocked between the windows hosts", []string{"trace", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "pod/aspnetapp-769559d8ff-szxbc", "--proto", "icmp", "--lab", "-f", "../check/testdata/HYB072/fail", "-f", secondWindows + "/aspnetapp.yaml"}},
 	}
 	for _, tc := range cases {

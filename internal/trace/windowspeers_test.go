@@ -198,3 +198,29 @@ func podsOn(e *Engine, node string) []string {
 	}
 	return out
 }
+
+func TestAWindowsNodeThatHasNotPublishedItsVTEPGetsNoPodTraffic(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "check", "testdata", "HYB071", "fail.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := buildWith(t, string(b))
+	cases := []struct {
+		name, src, dst, ns string
+		proto              Proto
+	}{
+		{"a Linux pod's ping", "deploy/hello", "pod/win-demo/aspnetapp-769559d8ff-dkp9z", "demo", ICMP},
+		{"a Linux pod's connection through the Service", "deploy/hello", "svc/win-demo/aspnetapp", "demo", TCP},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := traceOf(t, e, tc.src, tc.dst, tc.ns, tc.proto, 0)
+			if r.Delivered {
+				t.Fatal("delivered, though the node's neighbours address it with a MAC its DrPort does not have")
+			}
+			if r.AtNode != "k8s-lab-win-1" || !strings.Contains(r.Reason, "the DrPort's MAC is 00:15:5d:eb:90:ae") || !strings.Contains(r.Fix, "HYB071") {
+				t.Errorf("dropped at %s %s: %s (fix %q)", r.AtNode, r.AtComp, r.Reason, r.Fix)
+			}
+		})
+	}
+}
