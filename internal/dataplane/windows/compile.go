@@ -453,7 +453,10 @@ func (nb *nodeBuild) drMAC() string {
 
 // remoteSubnetRoutes are the RemoteSubnetRoute policies Felix's
 // vxlanManager adds (felix/dataplane/windows/vxlan_mgr.go): one per remote
-// VXLAN block whose node has a VTEP, {DestinationPrefix: block,
+// VXLAN block whose node has a VTEP, other Windows nodes' included (the
+// manager keeps every VXLANTunnelEndpointUpdate but its own node's, and the
+// calc graph's VXLAN resolver sends one for every node with a tunnel
+// address, felix/calc/vxlan_resolver.go), {DestinationPrefix: block,
 // ProviderAddress: the node's address, DistributedRouterMacAddress: its VTEP
 // MAC with ':' replaced by '-', IsolationId: the VNI}.
 //
