@@ -417,21 +417,20 @@ func (w *walker) winRoute(nd *node, pkt packet, from *windows.Endpoint, fromPod 
 			if pa.IsValid() && pa != nd.ip {
 				// The remote endpoint maps the address to its PA; the frame
 				// still goes to the remote subnet's distributed router.
-				w.winEncap(nd, pkt, pa, routeDRMAC(nd, pkt.dst), fmt.Sprintf("kube-proxy's remote endpoint %s (PA %s)", shortID(ep.ID), pa), fromPod != nil)
+				drMAC := ""
+				if r := remoteRoute(nd, pkt.dst); r != nil {
+					drMAC = r.DistributedRouterMacAddress
+				}
+				w.winEncap(nd, pkt, pa, drMAC, fmt.Sprintf("kube-proxy's remote endpoint %s (PA %s)", shortID(ep.ID), pa), fromPod != nil)
 				return
 			}
 		}
 	}
 	if net := calicoNetwork(nd); net != nil {
-		for _, p := range net.Policies {
-			if p.Type != windows.PolicyRemoteSubnetRoute {
-				continue
-			}
-			if pr, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && pr.Contains(pkt.dst) {
-				w.winEncap(nd, pkt, addr(p.ProviderAddress), p.DistributedRouterMacAddress,
-					fmt.Sprintf("RemoteSubnetRoute %s → PA %s, DR MAC %s (%s)", p.DestinationPrefix, p.ProviderAddress, p.DistributedRouterMacAddress, p.Node), fromPod != nil)
-				return
-			}
+		if p := remoteRoute(nd, pkt.dst); p != nil {
+			w.winEncap(nd, pkt, addr(p.ProviderAddress), p.DistributedRouterMacAddress,
+				fmt.Sprintf("RemoteSubnetRoute %s → PA %s, DR MAC %s (%s)", p.DestinationPrefix, p.ProviderAddress, p.DistributedRouterMacAddress, p.Node), fromPod != nil)
+			return
 		}
 		if pr, err := netip.ParsePrefix(net.Subnets[0].AddressPrefix); err == nil && pr.Contains(pkt.dst) {
 			w.end(Dropped, nd.name, "vSwitch", "drop", pkt, Drop, fmt.Sprintf("%s is in this node's subnet %s but no HNS endpoint has it", pkt.dst, pr))
@@ -450,20 +449,23 @@ func (w *walker) winRoute(nd *node, pkt packet, from *windows.Endpoint, fromPod 
 	w.arriveNodeNet(nd.name, next, pkt)
 }
 
-// routeDRMAC is the DistributedRouterMacAddress of the RemoteSubnetRoute
-// covering a, "" when none does.
-func routeDRMAC(nd *node, a netip.Addr) string {
-	if net := calicoNetwork(nd); net != nil {
-		for _, p := range net.Policies {
-			if p.Type != windows.PolicyRemoteSubnetRoute {
-				continue
-			}
-			if pr, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && pr.Contains(a) {
-				return p.DistributedRouterMacAddress
-			}
+// remoteRoute is the Calico network's first RemoteSubnetRoute covering a,
+// or nil.
+func remoteRoute(nd *node, a netip.Addr) *windows.NetworkPolicy {
+	net := calicoNetwork(nd)
+	if net == nil {
+		return nil
+	}
+	for i := range net.Policies {
+		p := &net.Policies[i]
+		if p.Type != windows.PolicyRemoteSubnetRoute {
+			continue
+		}
+		if pr, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && pr.Contains(a) {
+			return p
 		}
 	}
-	return ""
+	return nil
 }
 
 func orStr(a, b string) string {
