@@ -23,6 +23,8 @@ var calicoWindowsVXLAN = Reference{Title: "Calico: Windows dataplane, VTEP MAC r
 	URL: "https://github.com/projectcalico/calico/blob/master/cni-plugin/pkg/dataplane/windows/dataplane_windows.go"}
 var felixWindowsVXLAN = Reference{Title: "Calico Felix: Windows VXLAN manager, one RemoteSubnetRoute per remote block with a VTEP (felix/dataplane/windows/vxlan_mgr.go)",
 	URL: "https://github.com/projectcalico/calico/blob/master/felix/dataplane/windows/vxlan_mgr.go"}
+var windowsFirewallPrecedence = Reference{Title: "Windows Firewall rule actions: block rules take precedence over allow rules ([MS-FASP] FW_RULE_ACTION)",
+	URL: "https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-fasp/702e3c23-c9d8-43db-8380-b4c670dd7f7d"}
 var felixVXLANResolver = Reference{Title: "Calico Felix: VXLAN resolver, a node's VTEP MAC or the one derived from its name (felix/calc/vxlan_resolver.go)",
 	URL: "https://github.com/projectcalico/calico/blob/master/felix/calc/vxlan_resolver.go"}
 
@@ -96,7 +98,7 @@ the other Windows host drops pod-to-pod traffic and every Service connection who
 the load balancer picks on the other node (a Service spread over both answers only part of
 the time). Linux-to-Windows flows are HYB060's.`,
 	Remediation: `Allow UDP 4789 from every Windows node's address on every Windows node (New-NetFirewallRule -Direction Inbound -Protocol UDP -LocalPort 4789 -RemoteAddress <node network> -Action Allow), and in the hypervisor's firewall`,
-	References:  []Reference{felixWindowsVXLAN, calicoRequirements},
+	References:  []Reference{felixWindowsVXLAN, windowsFirewallPrecedence, calicoRequirements},
 	Check: func(x *Context) []Finding {
 		var wins []hybrid.Host
 		for _, h := range x.Cluster.Hosts {
