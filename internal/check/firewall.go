@@ -130,6 +130,28 @@ func (x *Context) blockedFlows(proto string, port int32, srcs, dsts []hybrid.Hos
 	return out
 }
 
+// withoutWindowsPeers drops Windows sources from flows to a Windows host:
+// VXLAN between two Windows hosts is HYB072's.
+func withoutWindowsPeers(x *Context, flows []blockedFlow) []blockedFlow {
+	isWin := func(name string) bool { h := x.Host(name); return h != nil && h.OS == hybrid.OSWindows }
+	out := flows[:0]
+	for _, f := range flows {
+		if isWin(f.dst) {
+			var srcs []string
+			for _, s := range f.srcs {
+				if !isWin(s) {
+					srcs = append(srcs, s)
+				}
+			}
+			f.srcs = srcs
+		}
+		if len(f.srcs) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // controlPlaneHosts are the hosts whose nodes carry the control-plane label.
 func (x *Context) controlPlaneHosts() []hybrid.Host {
 	var out []hybrid.Host
@@ -192,7 +214,7 @@ encapsulates always or Windows nodes are planned, warning otherwise.`,
 		}
 		hosts := x.Cluster.Hosts
 		from := x.Cluster.Network.CIDR
-		return x.flowFindings(x.blockedFlows("UDP", 4789, hosts, hosts), "UDP 4789 (VXLAN)", sev, func(f blockedFlow) string {
+		return x.flowFindings(withoutWindowsPeers(x, x.blockedFlows("UDP", 4789, hosts, hosts)), "UDP 4789 (VXLAN)", sev, func(f blockedFlow) string {
 			return allowRule("UDP", 4789, from) + " for " + f.dst
 		})
 	},

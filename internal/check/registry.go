@@ -86,6 +86,7 @@ func builtinRules() []Rule {
 		daemonSetRules(),
 		serviceRules(),
 		firewallRules(),
+		windowsPeerRules(),
 		kubeconfigRules(),
 	} {
 		all = append(all, area...)

@@ -43,6 +43,9 @@ func goldenFile(t *testing.T, name, got string) {
 
 func lineDiff(want, got string) string { return golden.Diff(want, got) }
 
+// secondWindows is the what-if with a second Windows node.
+const secondWindows = "../../examples/what-if/second-windows-node"
+
 func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 	cases := []struct {
 		name string
@@ -104,6 +107,16 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"trace across plain linux nodes", []string{"trace", "-n", "web", "pod/nginx-cffbb69fd-cl8gg", "pod/nginx-cffbb69fd-gcxrz", "--port", "80", "-f", "../../examples/plain"}},
 		{"hns networks of the plain windows node", []string{"exec", "node/win-01", "-f", "../../examples/plain", "--", "Get-HnsNetwork | Select-Object Name, Type, @{n='Subnet';e={$_.Subnets.AddressPrefix}}, @{n='Gateway';e={$_.Subnets.GatewayAddress}}, ManagementIP | Format-Table"}},
 		{"trace from the plain windows node to a linux pod", []string{"trace", "node/win-01", "pod/web/nginx-cffbb69fd-gcxrz", "--port", "80", "-f", "../../examples/plain"}},
+		// A second Windows node joined without an observed VTEP MAC: every
+		// view shows the one placeholder MAC.
+		{"second windows node lab walkthrough", []string{"lab", "-f", secondWindows}},
+		{"second windows node ip neigh on node-1", []string{"exec", "node/k8s-lab-node-1", "--lab", "-f", secondWindows, "--", "ip", "neigh", "show", "dev", "vxlan.calico"}},
+		{"second windows node bridge fdb on node-1", []string{"exec", "node/k8s-lab-node-1", "--lab", "-f", secondWindows, "--", "bridge", "fdb", "show", "dev", "vxlan.calico"}},
+		{"second windows node hns networks of win-1 as json", []string{"get", "hnsnetworks", "--node", "k8s-lab-win-1", "-o", "json", "--lab", "-f", secondWindows}},
+		{"second windows node remote subnet routes on win-1", []string{"exec", "node/k8s-lab-win-1", "--lab", "-f", secondWindows, "--", "Get-HnsNetwork | Where-Object Name -eq Calico | Select-Object -ExpandProperty Policies | Format-List"}},
+		{"second windows node get-netadapter on win-2", []string{"exec", "node/k8s-lab-win-2", "--lab", "-f", secondWindows, "--", "Get-NetAdapter"}},
+		{"second windows node hns endpoints of win-1", []string{"get", "hnsendpoints", "--node", "k8s-lab-win-1", "--lab", "-f", secondWindows}},
+		{"second windows node check", []string{"check", "--lab", "-f", secondWindows}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

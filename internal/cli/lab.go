@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -103,6 +104,9 @@ func writeWalkthrough(w io.Writer, c *model.Cluster, now time.Time) error {
 		mac := n.Annotations["projectcalico.org/VXLANTunnelMACAddr"]
 		if mac == "" && n.Labels["kubernetes.io/os"] == "linux" {
 			mac = engine.VTEPMAC(n.Name)
+		}
+		if mac != "" && n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] != "" {
+			mac += " (placeholder, not observed)"
 		}
 		pods := n.Status.Allocatable.Pods()
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Labels["kubernetes.io/os"], internalIP(n.Status.Addresses),

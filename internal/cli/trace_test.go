@@ -106,6 +106,14 @@ func TestTraceAndExecMatchTheirGoldenFiles(t *testing.T) {
 		{"exec curl.exe on the windows node to a clusterip", []string{"exec", "node/k8s-lab-win-1", "--lab", "--", "curl.exe", "http://10.102.98.171"}},
 		{"exec a command the image lacks", []string{"exec", "-n", "win-demo", "deploy/aspnetapp", "--lab", "--", "nslookup", "hello"}},
 		{"exec a command the twin does not emulate in pods", []string{"exec", "-n", "demo", "deploy/hello", "--lab", "--", "ls", "/"}},
+		// Between pods on two Windows nodes (examples/what-if/second-windows-node).
+		{"trace a ping from a win-1 pod to a win-2 pod", []string{"trace", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "pod/aspnetapp-769559d8ff-szxbc", "--proto", "icmp", "--lab", "-f", secondWindows}},
+		{"trace tcp from a win-1 pod to a win-2 pod", []string{"trace", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "pod/aspnetapp-769559d8ff-szxbc", "--port", "8080", "--lab", "-f", secondWindows}},
+		{"trace the aspnetapp service from a win-1 pod to a win-2 backend", []string{"trace", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "svc/aspnetapp", "--lab", "-f", secondWindows}},
+		{"exec ping from a win-1 pod to a win-2 pod", []string{"exec", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "--lab", "-f", secondWindows, "--", "ping", "-n", "2", "172.21.81.131"}},
+		{"exec curl.exe from a win-1 pod to a win-2 pod", []string{"exec", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "--lab", "-f", secondWindows, "--", "curl.exe", "-s", "-o", "NUL", "-w", `%{remote_ip} %{http_code}\n`, "http://172.21.81.131:8080/"}},
+		{"trace to a windows node that has not published its vtep", []string{"trace", "-n", "demo", "deploy/hello", "svc/win-demo/aspnetapp", "--lab", "-f", "../check/testdata/HYB071/fail.yaml"}},
+		{"trace a ping blocked between the windows hosts", []string{"trace", "-n", "win-demo", "pod/aspnetapp-769559d8ff-vk445", "pod/aspnetapp-769559d8ff-szxbc", "--proto", "icmp", "--lab", "-f", "../check/testdata/HYB072/fail", "-f", secondWindows + "/aspnetapp.yaml"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

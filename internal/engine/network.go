@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -123,6 +124,10 @@ func (b *builder) network() error {
 // observed Node gets what it lacks, marked derived, as calico-node would
 // have written it.
 func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
+	// An observed Node that records its tunnel address but no MAC is a
+	// calico-node-windows that has not published its VTEP: kept as it is
+	// (check HYB071). One whose address the engine derives gets the placeholder.
+	hadAddr := n.Annotations[annoVXLANAddr] != ""
 	if a, ok := parseAddr(n.Annotations[annoVXLANAddr]); ok && !isWindows(n) {
 		err := m.AssignIP(ipam.AssignIPArgs{IP: a, Handle: ipam.VXLANTunnelHandle(n.Name),
 			Attrs: map[string]string{ipam.AttrNode: n.Name, ipam.AttrType: ipam.AttrTypeVXLAN}, Host: n.Name, Use: ipam.UseTunnel})
@@ -145,21 +150,51 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 	if a.IsValid() {
 		b.fillAnnotation(n, annoVXLANAddr, a.String())
 	}
-	if b.c.Observed(keyOf(n)) {
-		return // an observed Node's VTEP MAC is what it records
-	}
 	if _, ok := n.Annotations[annoVXLANMAC]; ok {
-		return // recorded by a Calico Node resource
+		return // recorded by the Node or a Calico Node resource
 	}
-	if isWindows(n) {
-		// On Windows the VTEP is the HNS network's distributed router port;
-		// calico-node-windows records its MAC, which only the host knows.
-		if h := b.hostByName(n.Name); h != nil && h.Observed.VXLANTunnelMAC != "" {
-			n.Annotations[annoVXLANMAC] = h.Observed.VXLANTunnelMAC
-		} else {
-			b.note(model.Info, keyOf(n), "the Windows VTEP MAC (the DrPort adapter's) is not observed; give hosts[].observed.vxlanTunnelMAC")
-		}
+	if !isWindows(n) {
+		return // Felix derives a Linux VTEP's MAC from the node name
 	}
+	if hadAddr && b.c.Observed(keyOf(n)) {
+		return // a tunnel address without its MAC: not published (HYB071)
+	}
+	// On Windows the VTEP is the HNS network's distributed router port;
+	// calico-node-windows records its MAC, which only the host knows.
+	if h := b.hostByName(n.Name); h != nil && h.Observed.VXLANTunnelMAC != "" {
+		n.Annotations[annoVXLANMAC] = h.Observed.VXLANTunnelMAC
+		return
+	}
+	b.windowsVTEP(n)
+}
+
+// windowsVTEP gives a Windows node with a VXLAN tunnel address and no
+// recorded VTEP MAC its placeholder MAC, once, so that every view (Felix's
+// routes and neighbours on the other nodes, the node's own HNS network and
+// adapters) sees the same VTEP. calico-node-windows records the DrPort
+// adapter's MAC as projectcalico.org/VXLANTunnelMACAddr when it creates the
+// Calico network (cni-plugin/pkg/dataplane/windows/dataplane_windows.go
+// EnsureVXLANTunnelAddr); HNS picks that MAC, so the twin cannot derive it.
+func (b *builder) windowsVTEP(n *corev1.Node) {
+	if !isWindows(n) || n.Annotations[annoVXLANAddr] == "" || n.Annotations[annoVXLANMAC] != "" {
+		return
+	}
+	mac := WindowsVTEPPlaceholder(n.Name)
+	n.Annotations[annoVXLANMAC] = mac
+	n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] = "placeholder: the DrPort adapter's MAC is not observed"
+	if b.c.Observed(keyOf(n)) {
+		b.c.MarkDerived(keyOf(n), "metadata.annotations["+annoVXLANMAC+"]")
+	}
+	b.note(model.Info, keyOf(n), "the Windows VTEP MAC (the DrPort adapter's) is not observed: %s is a placeholder every node uses until the join records the real one (give hosts[].observed.vxlanTunnelMAC)", mac)
+}
+
+// WindowsVTEPPlaceholder is the placeholder VTEP MAC of a Windows node whose
+// DrPort adapter's MAC is not observed: in Hyper-V's 00:15:5d range, the
+// rest from SHA-1 of the node name. Only the engine writes it (windowsVTEP);
+// every view reads the node's annotation.
+func WindowsVTEPPlaceholder(node string) string {
+	sum := sha1.Sum([]byte("drport/" + node))
+	return net.HardwareAddr{0x00, 0x15, 0x5d, sum[0], sum[1], sum[2]}.String()
 }
 
 // joinOrder is every node in the order it joined: the planned hosts first,

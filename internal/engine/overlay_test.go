@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -68,8 +70,18 @@ func TestPlainNodesGetTheTunnelAddressCalicoNodeAllocates(t *testing.T) {
 					t.Errorf("%s is not marked derived on the observed Node", a)
 				}
 			}
-			if _, ok := n.Annotations[annoMAC]; ok {
-				t.Errorf("a VTEP MAC %q was recorded; only calico-node's own record gives one", n.Annotations[annoMAC])
+			// A Linux VTEP's MAC is Felix's to derive from the name; a
+			// Windows one (the DrPort's) only the host knows, so the node
+			// whose tunnel address the engine derived gets the one
+			// placeholder, marked as such and as derived.
+			mac, ok := n.Annotations[annoMAC]
+			switch {
+			case tt.ordinal == 0 && ok:
+				t.Errorf("a VTEP MAC %q was recorded on a Linux node; Felix derives it from the name", mac)
+			case tt.ordinal == 1 && mac != engine.WindowsVTEPPlaceholder(tt.node):
+				t.Errorf("the Windows VTEP MAC is %q, want the placeholder %s", mac, engine.WindowsVTEPPlaceholder(tt.node))
+			case tt.ordinal == 1 && (n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] == "" || !c.Derived(k, derivedAnno+annoMAC+"]")):
+				t.Errorf("the Windows placeholder VTEP MAC is not marked as a placeholder and derived")
 			}
 		})
 	}

@@ -413,6 +413,47 @@ func TestWindowsHostsJoinWithTheirTaintAndPatch(t *testing.T) {
 	}
 }
 
+func TestWindowsHostsObserveNothingLikeAFreshJoin(t *testing.T) {
+	cases := []struct {
+		name  string
+		plain bool
+	}{
+		{"the Cluster kind's Windows hosts get the twin's placeholder", false},
+		{"plain Windows Nodes carry the MAC calico-node-windows recorded", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := generate(t, with(small, func(o *Options) { o.PlainNodes, o.ObservedIPs = tc.plain, true }))
+			_, c := build(t, dir)
+			wins := 0
+			for _, h := range c.Hosts {
+				if h.OS == "windows" && !tc.plain && (h.Observed.VXLANTunnelMAC != "" || h.Observed.DrPortName != "") {
+					t.Errorf("host %s observes VTEP MAC %q and DrPort %q", h.Name, h.Observed.VXLANTunnelMAC, h.Observed.DrPortName)
+				}
+			}
+			for _, n := range c.Nodes {
+				if n.Labels["kubernetes.io/os"] != "windows" {
+					continue
+				}
+				wins++
+				mac := n.Annotations["projectcalico.org/VXLANTunnelMACAddr"]
+				placeholder := n.Annotations["hybrid.kubectl-hybrid.io/vxlan-tunnel-mac"] != ""
+				switch {
+				case mac == "":
+					t.Errorf("node %s has no VTEP MAC", n.Name)
+				case tc.plain == placeholder:
+					t.Errorf("node %s: VTEP MAC %s marked as a placeholder: %v", n.Name, mac, placeholder)
+				case !tc.plain && mac != engine.WindowsVTEPPlaceholder(n.Name):
+					t.Errorf("node %s: VTEP MAC %s, want the placeholder %s", n.Name, mac, engine.WindowsVTEPPlaceholder(n.Name))
+				}
+			}
+			if wins != small.WindowsNodes {
+				t.Errorf("%d Windows nodes, want %d", wins, small.WindowsNodes)
+			}
+		})
+	}
+}
+
 func TestGetPrintsTheGeneratedCluster(t *testing.T) {
 	dir, _ := generate(t, with(small, func(o *Options) { o.ObservedIPs = true }))
 	_, c := build(t, dir)

@@ -72,8 +72,10 @@ func (p *plan) clusterKind() *hybrid.Cluster {
 			host.NIC = hybrid.NIC{Name: "Ethernet", MAC: h.nicMAC, MTU: 1500}
 			host.Join = h.name
 			host.Patches = []string{kubeletPatch}
-			host.Observed.VXLANTunnelMAC = h.vtepMAC
-			host.Observed.DrPortName = h.drPort
+			// Like a fresh join, nothing is observed on the Windows host:
+			// the DrPort adapter's MAC (the node's VTEP) and GUID are known
+			// only once calico-node-windows has created the Calico network,
+			// so the twin gives the node its placeholder VTEP MAC.
 		} else {
 			host.OSImage, host.KernelVersion = linuxOSImage, linuxKernel
 			host.NIC = hybrid.NIC{Name: "ens18", MTU: 1500}

@@ -48,7 +48,9 @@ type host struct {
 	cpu, memory  string
 	podCIDR      string
 	// Calico, when the plan runs IPAM: the VXLAN tunnel address and, on
-	// Windows, the DrPort adapter's MAC (the VTEP) and GUID.
+	// Windows, the DrPort adapter's MAC (the VTEP) and GUID. Only plain Node
+	// objects carry the MAC (as calico-node-windows recorded it); the
+	// Cluster kind's Windows hosts observe neither, like a fresh join.
 	tunnel          netip.Addr
 	vtepMAC, drPort string
 	nicMAC          string

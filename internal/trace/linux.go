@@ -354,7 +354,7 @@ func (w *walker) vxlanOut(nd *node, pkt packet, r linux.Route) {
 		return
 	}
 	after := pkt
-	after.outer = &Outer{Src: l.VXLAN.Local.String(), Dst: dst.String(), DstPort: l.VXLAN.DstPort, VNI: l.VXLAN.VNI, InnerMTU: l.MTU}
+	after.outer = &Outer{Src: l.VXLAN.Local.String(), Dst: dst.String(), DstPort: l.VXLAN.DstPort, VNI: l.VXLAN.VNI, InnerMTU: l.MTU, vtepMAC: fmtMAC(mac)}
 	w.add(nd.name, "vxlan.calico", "encapsulate", pkt, &after, Pass,
 		fmt.Sprintf("gateway %s has lladdr %s (ip neigh), which the FDB sends to %s (%s); VNI %d, UDP %d, MTU %d for the inner packet",
 			r.Via, fmtMAC(mac), dst, peer, l.VXLAN.VNI, l.VXLAN.DstPort, l.MTU), 0)

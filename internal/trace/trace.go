@@ -378,6 +378,8 @@ func fixFor(res *Result) string {
 		return "run kube-proxy on the Windows node with --enable-dsr=true, or use externalTrafficPolicy: Cluster"
 	case strings.Contains(comp, "ACL_ENDPOINT_LAYER") && strings.Contains(r, "does not program every rule"):
 		return "rewrite the NetworkPolicy rule in a form Calico programs on Windows: plain CIDRs without except, numeric ports"
+	case strings.Contains(r, "the VTEP MAC the sender"):
+		return "have calico-node on the destination node record its VTEP MAC (projectcalico.org/VXLANTunnelMACAddr: the DrPort adapter's MAC on Windows), or give the observed one; kubectl-hybrid check reports it as HYB071"
 	case strings.Contains(comp, "egress") || strings.Contains(comp, "_OUT"):
 		return "allow the connection in an egress rule of a NetworkPolicy selecting the source pod (" + firstDenied(r) + ")"
 	case strings.Contains(comp, "ingress") || strings.Contains(comp, "_IN"):

@@ -120,6 +120,10 @@ type Outer struct {
 	DstPort  int    `json:"dstPort"`
 	VNI      int    `json:"vni"`
 	InnerMTU int    `json:"innerMTU,omitempty"`
+	// vtepMAC is the inner frame's destination MAC, the peer VTEP's as the
+	// sender knows it (lower case, colons); "" when the trace does not know
+	// it (VFP's remote-endpoint encapsulation).
+	vtepMAC string
 }
 
 func (h Header) String() string {

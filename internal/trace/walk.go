@@ -469,6 +469,13 @@ func (w *walker) vxlanIn(nd *node, pkt packet) {
 			w.end(Dropped, nd.name, "VFP external port", "drop", pkt, Drop, fmt.Sprintf("VNI %d does not match the network's VSID %d", o.VNI, vsid))
 			return
 		}
+		// The vSwitch delivers the inner frame to the port with its
+		// destination MAC: the DrPort routes into the network; a MAC no
+		// port has goes nowhere.
+		if dr := strings.ToLower(strings.ReplaceAll(net.DrMacAddress, "-", ":")); o.vtepMAC != "" && dr != "" && o.vtepMAC != dr {
+			w.end(Dropped, nd.name, "VFP external port", "drop", pkt, Drop, fmt.Sprintf("the inner frame is addressed to %s, the VTEP MAC the sender %s has for this node, but the DrPort's MAC is %s: the node's VTEP (projectcalico.org/VXLANTunnelMACAddr) is not the one published", o.vtepMAC, o.Src, dr))
+			return
+		}
 		w.add(nd.name, "VFP external port (vSwitch "+externalSwitch(nd)+")", "decapsulate", pkt, &inner, Pass,
 			fmt.Sprintf("VNET decapsulation: VSID %d is the HNS network %q (%s)", vsid, net.Name, net.Subnets[0].AddressPrefix), costWire+costVFP)
 		w.winFromNetwork(nd, inner)
@@ -481,6 +488,12 @@ func (w *walker) vxlanIn(nd *node, pkt packet) {
 	}
 	if l.VXLAN.VNI != o.VNI || l.VXLAN.DstPort != o.DstPort {
 		w.end(Dropped, nd.name, "vxlan.calico", "drop", pkt, Drop, fmt.Sprintf("vxlan.calico is VNI %d port %d; the datagram is VNI %d port %d", l.VXLAN.VNI, l.VXLAN.DstPort, o.VNI, o.DstPort))
+		return
+	}
+	// The kernel marks a frame for another MAC PACKET_OTHERHOST
+	// (eth_type_trans) and IP drops it (net/ipv4/ip_input.c ip_rcv_core).
+	if own := fmtMAC(l.MAC); o.vtepMAC != "" && len(l.MAC) > 0 && o.vtepMAC != own {
+		w.end(Dropped, nd.name, "vxlan.calico", "drop", pkt, Drop, fmt.Sprintf("the inner frame is addressed to %s, the VTEP MAC the sender %s has for this node, but vxlan.calico's MAC is %s", o.vtepMAC, o.Src, own))
 		return
 	}
 	w.add(nd.name, "vxlan.calico", "decapsulate", pkt, &inner, Pass, fmt.Sprintf("VNI %d; the inner packet enters the host from vxlan.calico", o.VNI), costWire)

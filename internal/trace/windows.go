@@ -415,21 +415,22 @@ func (w *walker) winRoute(nd *node, pkt packet, from *windows.Endpoint, fromPod 
 			// pod traffic (the host's own packets leave through its NIC).
 			pa := paOf(ep)
 			if pa.IsValid() && pa != nd.ip {
-				w.winEncap(nd, pkt, pa, fmt.Sprintf("kube-proxy's remote endpoint %s (PA %s)", shortID(ep.ID), pa), fromPod != nil)
+				// The remote endpoint maps the address to its PA; the frame
+				// still goes to the remote subnet's distributed router.
+				drMAC := ""
+				if r := remoteRoute(nd, pkt.dst); r != nil {
+					drMAC = r.DistributedRouterMacAddress
+				}
+				w.winEncap(nd, pkt, pa, drMAC, fmt.Sprintf("kube-proxy's remote endpoint %s (PA %s)", shortID(ep.ID), pa), fromPod != nil)
 				return
 			}
 		}
 	}
 	if net := calicoNetwork(nd); net != nil {
-		for _, p := range net.Policies {
-			if p.Type != windows.PolicyRemoteSubnetRoute {
-				continue
-			}
-			if pr, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && pr.Contains(pkt.dst) {
-				w.winEncap(nd, pkt, addr(p.ProviderAddress),
-					fmt.Sprintf("RemoteSubnetRoute %s → PA %s, DR MAC %s (%s)", p.DestinationPrefix, p.ProviderAddress, p.DistributedRouterMacAddress, p.Node), fromPod != nil)
-				return
-			}
+		if p := remoteRoute(nd, pkt.dst); p != nil {
+			w.winEncap(nd, pkt, addr(p.ProviderAddress), p.DistributedRouterMacAddress,
+				fmt.Sprintf("RemoteSubnetRoute %s → PA %s, DR MAC %s (%s)", p.DestinationPrefix, p.ProviderAddress, p.DistributedRouterMacAddress, p.Node), fromPod != nil)
+			return
 		}
 		if pr, err := netip.ParsePrefix(net.Subnets[0].AddressPrefix); err == nil && pr.Contains(pkt.dst) {
 			w.end(Dropped, nd.name, "vSwitch", "drop", pkt, Drop, fmt.Sprintf("%s is in this node's subnet %s but no HNS endpoint has it", pkt.dst, pr))
@@ -446,6 +447,25 @@ func (w *walker) winRoute(nd *node, pkt packet, from *windows.Endpoint, fromPod 
 	}
 	w.add(nd.name, "vSwitch external port ("+nicName(w.e, nd)+")", "transmit", pkt, nil, Pass, "out of the host's NIC to "+next.String(), costWire)
 	w.arriveNodeNet(nd.name, next, pkt)
+}
+
+// remoteRoute is the Calico network's first RemoteSubnetRoute covering a,
+// or nil.
+func remoteRoute(nd *node, a netip.Addr) *windows.NetworkPolicy {
+	net := calicoNetwork(nd)
+	if net == nil {
+		return nil
+	}
+	for i := range net.Policies {
+		p := &net.Policies[i]
+		if p.Type != windows.PolicyRemoteSubnetRoute {
+			continue
+		}
+		if pr, err := netip.ParsePrefix(p.DestinationPrefix); err == nil && pr.Contains(a) {
+			return p
+		}
+	}
+	return nil
 }
 
 func orStr(a, b string) string {
@@ -465,8 +485,9 @@ func paOf(ep *windows.Endpoint) netip.Addr {
 }
 
 // winEncap is VFP's VNET_ENCAP_LAYER: VXLAN to the provider address with
-// the network's VSID.
-func (w *walker) winEncap(nd *node, pkt packet, pa netip.Addr, why string, fromPod bool) {
+// the network's VSID; drMAC is the route's DistributedRouterMacAddress, the
+// inner frame's destination ("" when not known).
+func (w *walker) winEncap(nd *node, pkt packet, pa netip.Addr, drMAC, why string, fromPod bool) {
 	net := calicoNetwork(nd)
 	vsid := 4096
 	if net != nil {
@@ -477,7 +498,8 @@ func (w *walker) winEncap(nd *node, pkt packet, pa netip.Addr, why string, fromP
 		mtu = m
 	}
 	after := pkt
-	after.outer = &Outer{Src: nd.ip.String(), Dst: pa.String(), DstPort: 4789, VNI: vsid, InnerMTU: mtu - 50}
+	after.outer = &Outer{Src: nd.ip.String(), Dst: pa.String(), DstPort: 4789, VNI: vsid, InnerMTU: mtu - 50,
+		vtepMAC: strings.ToLower(strings.ReplaceAll(drMAC, "-", ":"))}
 	w.add(nd.name, "VFP VNET_ENCAP_LAYER", "encapsulate", pkt, &after, Pass,
 		fmt.Sprintf("%s; VSID %d, UDP 4789 (the only VXLAN port Windows supports), encap overhead 50", why, vsid), costVFP)
 	if fromPod && !w.reply {

@@ -11,6 +11,13 @@ const (
 	Version = "v1alpha1"
 )
 
+// VTEPMACPlaceholderAnnotation marks a Node whose
+// projectcalico.org/VXLANTunnelMACAddr the twin wrote as a placeholder: a
+// Windows node's VTEP MAC is its DrPort adapter's, which HNS picks when
+// calico-node-windows creates the Calico network and no algorithm derives.
+// The value says so; every view reads the one placeholder MAC.
+const VTEPMACPlaceholderAnnotation = Group + "/vxlan-tunnel-mac"
+
 // OS names as kubernetes.io/os spells them.
 const (
 	OSLinux   = "linux"

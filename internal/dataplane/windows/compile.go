@@ -433,23 +433,30 @@ func (nb *nodeBuild) calicoNetwork() bool {
 
 // drMAC is the DrPort adapter's MAC as HNS prints DrMacAddress: the node's
 // observed VTEP MAC (Calico records the DrPort's MAC as the node's
-// VXLANTunnelMACAddr, dataplane_windows.go EnsureVXLANTunnelAddr).
+// VXLANTunnelMACAddr, dataplane_windows.go EnsureVXLANTunnelAddr), or the
+// placeholder the engine wrote there, which every other node's view uses too.
 func (nb *nodeBuild) drMAC() string {
 	mac := nb.n.Annotations[annoVXLANMAC]
 	if nb.h != nil && nb.h.Observed.VXLANTunnelMAC != "" {
 		mac = nb.h.Observed.VXLANTunnelMAC
 	}
 	if m := windowsMAC(mac, true); m != "" {
+		if nb.n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] != "" {
+			nb.out.Notes = append(nb.out.Notes, fmt.Sprintf("the DrPort adapter's MAC is not observed (hosts[].observed.vxlanTunnelMAC); %s is the node's placeholder VTEP MAC, which every node uses", m))
+		}
 		return m
 	}
 	m := standInMAC(nb.n.Name + "/drport")
-	nb.out.Notes = append(nb.out.Notes, fmt.Sprintf("the DrPort adapter's MAC is not observed (hosts[].observed.vxlanTunnelMAC); %s is a stand-in", m))
+	nb.out.Notes = append(nb.out.Notes, fmt.Sprintf("the DrPort adapter's MAC is not observed and the node records no VTEP MAC; %s is a stand-in that no other node knows", m))
 	return m
 }
 
 // remoteSubnetRoutes are the RemoteSubnetRoute policies Felix's
 // vxlanManager adds (felix/dataplane/windows/vxlan_mgr.go): one per remote
-// VXLAN block whose node has a VTEP, {DestinationPrefix: block,
+// VXLAN block whose node has a VTEP, other Windows nodes' included (the
+// manager keeps every VXLANTunnelEndpointUpdate but its own node's, and the
+// calc graph's VXLAN resolver sends one for every node with a tunnel
+// address, felix/calc/vxlan_resolver.go), {DestinationPrefix: block,
 // ProviderAddress: the node's address, DistributedRouterMacAddress: its VTEP
 // MAC with ':' replaced by '-', IsolationId: the VNI}.
 //
@@ -543,9 +550,12 @@ func sortRemoteSubnetRoutes(rs []NetworkPolicy) {
 }
 
 // vtepMAC is the VTEP MAC Felix's VXLAN resolver uses for a node: the
-// projectcalico.org/VXLANTunnelMACAddr annotation, else (Linux) the MAC
-// Felix derives from the node name. A node without a VXLAN tunnel address
-// has no VTEP.
+// projectcalico.org/VXLANTunnelMACAddr annotation, else the MAC Felix
+// derives from the node name, for Windows nodes too (felix/calc/
+// vxlan_resolver.go vtepMACForHost does not look at the OS): a Windows node
+// that has not recorded its DrPort's MAC is routed to with a MAC that is not
+// its DrPort's (check HYB071). A node without a VXLAN tunnel address has no
+// VTEP.
 func (cx *compiler) vtepMAC(n *corev1.Node) (string, bool) {
 	if n.Annotations[annoVXLANAddr] == "" {
 		return "", false
@@ -555,9 +565,6 @@ func (cx *compiler) vtepMAC(n *corev1.Node) (string, bool) {
 	}
 	if h := cx.hosts[n.Name]; h != nil && h.Observed.VXLANTunnelMAC != "" {
 		return strings.ToLower(h.Observed.VXLANTunnelMAC), true
-	}
-	if n.Labels[labelOS] == hybrid.OSWindows {
-		return "", false
 	}
 	return vtepMACForHost(n.Name), true
 }
