@@ -1,0 +1,380 @@
+package load
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/validate"
+)
+
+// Validation says what Load does with an object the API server would
+// refuse and with fields no kind declares. The modes are kubectl's
+// --validate values, with "warn" the default (see the README).
+type Validation int
+
+const (
+	// ValidateWarn refuses objects the API server would refuse and warns
+	// about unknown fields.
+	ValidateWarn Validation = iota
+	// ValidateStrict also refuses unknown fields (the API server's Strict
+	// field validation).
+	ValidateStrict
+	// ValidateIgnore keeps every object, with a warning for each refusal
+	// and unknown field.
+	ValidateIgnore
+)
+
+// ParseValidation reads a --validate value as kubectl does: strict (or
+// true), warn, ignore (or false).
+func ParseValidation(s string) (Validation, bool) {
+	switch strings.ToLower(s) {
+	case "warn":
+		return ValidateWarn, true
+	case "strict", "true":
+		return ValidateStrict, true
+	case "ignore", "false":
+		return ValidateIgnore, true
+	}
+	return 0, false
+}
+
+// maxRefusals caps the refusals listed in one error.
+const maxRefusals = 20
+
+// validator collects, in input order, what the API server would say about
+// the objects of one Load.
+type validator struct {
+	mode Validation
+
+	mu      sync.Mutex
+	pending map[*model.Object][]finding // found while building, in parallel
+	// lines locates the fields of Services and IPPools, for the checks
+	// across objects that run once everything is read.
+	lines map[*model.Object]func(fieldPath) int
+
+	refused  []*Error
+	warnings []string
+}
+
+func newValidator(mode Validation) *validator {
+	return &validator{mode: mode, pending: map[*model.Object][]finding{}, lines: map[*model.Object]func(fieldPath) int{}}
+}
+
+// emitted records what was found in o, now that o comes in input order.
+func (v *validator) emitted(o *model.Object) {
+	v.mu.Lock()
+	found := v.pending[o]
+	delete(v.pending, o)
+	v.mu.Unlock()
+	for _, f := range found {
+		v.report(f.err, f.unknown)
+	}
+}
+
+// report files one finding by the mode.
+func (v *validator) report(e *Error, unknownField bool) {
+	switch {
+	case v.mode == ValidateIgnore:
+		v.warnings = append(v.warnings, e.Error()+" (kept: validation is off)")
+	case unknownField && v.mode == ValidateWarn:
+		v.warnings = append(v.warnings, e.Error())
+	default:
+		v.refused = append(v.refused, e)
+	}
+}
+
+// finding is one thing found in an object.
+type finding struct {
+	err     *Error
+	unknown bool // an unknown field, not a refusal
+}
+
+// check runs the per-object checks on a built object; c locates its fields.
+func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label string, unknown []unknownField) {
+	v := d.val
+	var found []finding
+	for _, u := range unknown {
+		msg := "unknown field " + strconv.Quote(u.path.dotted())
+		if u.caseOf != "" {
+			msg += " (field names are case-sensitive: " + strconv.Quote(u.caseOf) + " is declared; the value is dropped)"
+		}
+		found = append(found, finding{d.errorAt(c.lineOf(u.path), label, "%s", msg), true})
+	}
+	for _, e := range sortRuns(validate.Object(obj.Typed, k)) {
+		found = append(found, finding{d.errorAt(errorLine(c.lineOf, e), label, "%s", e.Error()), false})
+	}
+	switch obj.Typed.(type) {
+	case *corev1.Service, *calico.IPPool:
+		lineOf := c.lineOf
+		v.mu.Lock()
+		v.lines[obj] = lineOf
+		v.mu.Unlock()
+	}
+	if len(found) == 0 {
+		return
+	}
+	v.mu.Lock()
+	v.pending[obj] = found
+	v.mu.Unlock()
+}
+
+// finish runs the checks across objects on the loaded snapshot and returns
+// the refusals as one error.
+func (v *validator) finish(snap *model.Snapshot) error {
+	nodePorts := validate.DefaultNodePorts
+	var pools []validate.Pool
+	var poolObjs []*model.Object
+	for _, o := range snap.Objects {
+		switch t := o.Typed.(type) {
+		case *kubeadm.ClusterConfiguration:
+			for _, a := range t.APIServer.ExtraArgs {
+				if a.Name == "service-node-port-range" {
+					if r, err := utilnet.ParsePortRange(a.Value); err == nil {
+						nodePorts = *r
+					}
+				}
+			}
+		case *calico.IPPool:
+			pools = append(pools, validate.Pool{Name: t.Name, CIDR: t.Spec.CIDR})
+			poolObjs = append(poolObjs, o)
+		}
+	}
+	for _, o := range snap.Objects {
+		if svc, ok := o.Typed.(*corev1.Service); ok {
+			v.across(o, validate.NodePorts(svc, nodePorts))
+		}
+	}
+	for i, errs := range validate.PoolOverlaps(pools) {
+		v.across(poolObjs[i], errs)
+	}
+	snap.Warnings = append(snap.Warnings, v.warnings...)
+	if len(v.refused) == 0 {
+		return nil
+	}
+	return Refusals(v.refused)
+}
+
+func (v *validator) across(o *model.Object, errs field.ErrorList) {
+	for _, e := range errs {
+		line := o.Origin.Line
+		if lineOf := v.lines[o]; lineOf != nil {
+			line = errorLine(lineOf, e)
+		}
+		v.report(&Error{File: o.Origin.File, Doc: o.Origin.Doc, Line: line, Object: keyLabel(o.Key), Msg: e.Error()}, false)
+	}
+}
+
+// Refusals are the objects of an input the API server would refuse, one
+// *Error per refused field, in input order.
+type Refusals []*Error
+
+func (r Refusals) Error() string {
+	var b strings.Builder
+	for i, e := range r {
+		if i == maxRefusals {
+			b.WriteString("\n… and " + strconv.Itoa(len(r)-i) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap gives the *Error values to errors.As (IsBadInput).
+func (r Refusals) Unwrap() []error {
+	out := make([]error, len(r))
+	for i, e := range r {
+		out[i] = e
+	}
+	return out
+}
+
+// errorLine is the line of a field error: of the offending key when the
+// error is about a map key (labels, annotations, selectors' matchLabels),
+// else of the field.
+func errorLine(lineOf func(fieldPath) int, e *field.Error) int {
+	p := pathOfField(e.Field)
+	if s, ok := e.BadValue.(string); ok && len(p) > 0 {
+		switch p[len(p)-1].key {
+		case "labels", "annotations", "matchLabels":
+			if l := lineOf(p.with(keyElem(s))); l > 0 {
+				return l
+			}
+		}
+	}
+	return lineOf(p)
+}
+
+// pathOfField reads a field.Path string: spec.ports[0].port, metadata.labels[key].
+func pathOfField(s string) fieldPath {
+	var p fieldPath
+	for _, part := range strings.Split(s, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		if name != "" {
+			p = append(p, keyElem(name))
+		}
+		for rest != "" {
+			sub, after, ok := strings.Cut(rest, "]")
+			if !ok {
+				break
+			}
+			if i, err := strconv.Atoi(sub); err == nil && i >= 0 {
+				p = append(p, indexElem(i))
+			} else {
+				p = append(p, keyElem(sub))
+			}
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+	return p
+}
+
+// sortRuns orders errors of one field among themselves (labels and
+// annotations come from maps, in no order) and keeps the fields' order.
+func sortRuns(errs field.ErrorList) field.ErrorList {
+	for i := 0; i < len(errs); {
+		j := i + 1
+		for j < len(errs) && errs[j].Field == errs[i].Field {
+			j++
+		}
+		run := errs[i:j]
+		sort.SliceStable(run, func(a, b int) bool { return run[a].Error() < run[b].Error() })
+		i = j
+	}
+	return errs
+}
+
+// unknownField is a key of the document that its kind does not declare.
+type unknownField struct {
+	path fieldPath
+	// caseOf is the declared field it matches but for case: encoding/json
+	// would fill that field, the API server (which decodes case-sensitively,
+	// sigs.k8s.io/json) drops the key.
+	caseOf string
+}
+
+// dotted is the path as the API server's strict decoding names it:
+// spec.ports[0].foo.
+func (p fieldPath) dotted() string {
+	var b strings.Builder
+	for i, e := range p {
+		if e.isIndex() {
+			b.WriteString("[" + strconv.Itoa(e.index) + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.key)
+	}
+	return b.String()
+}
+
+// unknownFields lists the keys of m that t does not declare, as
+// sigs.k8s.io/json's DisallowUnknownFields finds them on the API server, by
+// walking m along t (a second, strict decode would cost as much as the load
+// itself). The twin's own renderings of Calico, the operator and kubeadm
+// hold only the fields it models, so inside those only keys that differ
+// from a declared field by case are reported: the others may be real
+// upstream fields.
+func unknownFields(t reflect.Type, m map[string]any) []unknownField {
+	var out []unknownField
+	walkUnknown(t, m, nil, &out, 0)
+	return out
+}
+
+var (
+	rawMessage = reflect.TypeFor[json.RawMessage]()
+	ownPrefix  = "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/"
+	ownFull    = ownPrefix + "hybrid" // the twin's own Cluster kind: all its fields are declared
+)
+
+func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth int) {
+	if depth > 64 || v == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessage || depth > 0 && (reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler)) {
+		return // a value that decodes itself (quantities, times, int-or-string)
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		fields := jsonFields(t)
+		partial := strings.HasPrefix(t.PkgPath(), ownPrefix) && t.PkgPath() != ownFull
+		for _, k := range sortedKeys(m) {
+			if ft, ok := fields[k]; ok {
+				walkUnknown(ft, m[k], p.with(keyElem(k)), out, depth+1)
+				continue
+			}
+			caseOf := ""
+			for name := range fields {
+				if strings.EqualFold(name, k) {
+					caseOf = name
+					break
+				}
+			}
+			if partial && caseOf == "" {
+				continue
+			}
+			*out = append(*out, unknownField{path: p.with(keyElem(k)), caseOf: caseOf})
+		}
+	case reflect.Slice, reflect.Array:
+		s, ok := v.([]any)
+		if !ok {
+			return
+		}
+		for i, e := range s {
+			walkUnknown(t.Elem(), e, p.with(indexElem(i)), out, depth+1)
+		}
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for _, k := range sortedKeys(m) {
+			walkUnknown(t.Elem(), m[k], p.with(keyElem(k)), out, depth+1)
+		}
+	}
+}
+
+// dropCaseVariants removes from m the keys that encoding/json would read
+// into a field of another case, so that the typed object holds what the API
+// server would store. It reports whether it removed any.
+func dropCaseVariants(m map[string]any, unknown []unknownField) bool {
+	dropped := false
+	for _, u := range unknown {
+		if u.caseOf == "" || len(u.path) == 0 {
+			continue
+		}
+		parent, ok := valueAt(m, u.path[:len(u.path)-1])
+		if !ok {
+			continue
+		}
+		if pm, ok := parent.(map[string]any); ok {
+			delete(pm, u.path[len(u.path)-1].key)
+			dropped = true
+		}
+	}
+	return dropped
+}
