@@ -91,6 +91,20 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 		return ExitOK
 	}
 	code := exitCode(err)
+	var refusals *load.Refusals
+	if errors.As(err, &refusals) {
+		for _, w := range refusals.Warnings {
+			fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
+		}
+		// One refused field a line, each a message of its own.
+		for _, line := range strings.Split(refusals.Error(), "\n") {
+			if !strings.HasPrefix(line, "…") {
+				line = "error: " + line
+			}
+			fmt.Fprintln(streams.ErrOut, line)
+		}
+		return code
+	}
 	if msg := err.Error(); msg != "" {
 		if !strings.HasPrefix(msg, "error: ") && !strings.HasPrefix(msg, "Error from server") && !strings.HasPrefix(msg, "The ") && !strings.HasPrefix(msg, "command terminated") {
 			msg = "error: " + msg

@@ -159,11 +159,11 @@ func (v *validator) finish(snap *model.Snapshot) error {
 	for i, errs := range validate.PoolOverlaps(pools) {
 		v.across(poolObjs[i], errs)
 	}
-	snap.Warnings = append(snap.Warnings, v.warnings...)
 	if len(v.refused) == 0 {
+		snap.Warnings = append(snap.Warnings, v.warnings...)
 		return nil
 	}
-	return Refusals(v.refused)
+	return &Refusals{Errors: v.refused, Warnings: append(snap.Warnings, v.warnings...)}
 }
 
 func (v *validator) across(o *model.Object, errs field.ErrorList) {
@@ -177,14 +177,18 @@ func (v *validator) across(o *model.Object, errs field.ErrorList) {
 }
 
 // Refusals are the objects of an input the API server would refuse, one
-// *Error per refused field, in input order.
-type Refusals []*Error
+// *Error per refused field in input order, with the warnings found on the
+// way (Load returns no snapshot to hold them).
+type Refusals struct {
+	Errors   []*Error
+	Warnings []string
+}
 
-func (r Refusals) Error() string {
+func (r *Refusals) Error() string {
 	var b strings.Builder
-	for i, e := range r {
+	for i, e := range r.Errors {
 		if i == maxRefusals {
-			b.WriteString("\n… and " + strconv.Itoa(len(r)-i) + " more")
+			b.WriteString("\n… and " + strconv.Itoa(len(r.Errors)-i) + " more")
 			break
 		}
 		if i > 0 {
@@ -196,9 +200,9 @@ func (r Refusals) Error() string {
 }
 
 // Unwrap gives the *Error values to errors.As (IsBadInput).
-func (r Refusals) Unwrap() []error {
-	out := make([]error, len(r))
-	for i, e := range r {
+func (r *Refusals) Unwrap() []error {
+	out := make([]error, len(r.Errors))
+	for i, e := range r.Errors {
 		out[i] = e
 	}
 	return out
