@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // Exit codes, documented in the README.
@@ -81,6 +82,14 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 // Execute runs the command line and returns the process exit code. Errors
 // are printed once, as "error: …" the way kubectl prints them.
 func Execute(streams genericiooptions.IOStreams, args []string) int {
+	// Text is escaped on its way out; JSON and YAML printers take the
+	// writer underneath (textsafe.Raw).
+	out, errOut := textsafe.NewWriter(streams.Out), textsafe.NewWriter(streams.ErrOut)
+	streams.Out, streams.ErrOut = out, errOut
+	defer func() {
+		_ = out.Flush()
+		_ = errOut.Flush()
+	}()
 	root := NewRootCmd(streams)
 	if strings.HasPrefix(filepath.Base(commandName()), "kubectl-") {
 		root.Use = "kubectl hybrid"
