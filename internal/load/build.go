@@ -40,6 +40,19 @@ func (c *candidate) lineOf(p fieldPath) int {
 	return c.line
 }
 
+// lineNear is the line of p, or of the nearest field above it that the
+// document has (metadata for a missing metadata.name).
+func (c *candidate) lineNear(p fieldPath) int {
+	if c.loc != nil {
+		for n := len(p); n > 0; n-- {
+			if l := c.loc.line(p[:n]); l > 0 {
+				return l
+			}
+		}
+	}
+	return c.line
+}
+
 // fieldProblem turns a problem into the error for the object.
 func (d *decoder) fieldProblem(c *candidate, label string, p *problem) *Error {
 	line := p.line

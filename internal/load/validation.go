@@ -113,11 +113,11 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 		found = append(found, finding{d.errorAt(c.lineOf(u.path), label, "%s", msg), true})
 	}
 	for _, e := range sortRuns(validate.Object(obj.Typed, k)) {
-		found = append(found, finding{d.errorAt(errorLine(c.lineOf, e), label, "%s", e.Error()), false})
+		found = append(found, finding{d.errorAt(errorLine(c.lineNear, e), label, "%s", e.Error()), false})
 	}
 	switch obj.Typed.(type) {
 	case *corev1.Service, *calico.IPPool:
-		lineOf := c.lineOf
+		lineOf := c.lineNear
 		v.mu.Lock()
 		v.lines[obj] = lineOf
 		v.mu.Unlock()
