@@ -3,7 +3,6 @@ package load
 import (
 	"encoding/json"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/validate"
 )
@@ -112,7 +112,7 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 		}
 		found = append(found, finding{d.errorAt(c.lineOf(u.path), label, "%s", msg), true})
 	}
-	for _, e := range sortRuns(validate.Object(obj.Typed, k)) {
+	for _, e := range validate.Object(obj.Typed, k) {
 		found = append(found, finding{d.errorAt(errorLine(c.lineNear, e), label, "%s", e.Error()), false})
 	}
 	switch obj.Typed.(type) {
@@ -134,8 +134,17 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 // the refusals as one error.
 func (v *validator) finish(snap *model.Snapshot) error {
 	nodePorts := validate.DefaultNodePorts
+	// The operator's pools exist before any applied by hand.
 	var pools []validate.Pool
 	var poolObjs []*model.Object
+	for _, o := range snap.Objects {
+		if inst, ok := o.Typed.(*operator.Installation); ok && inst.Spec.CalicoNetwork != nil {
+			for _, p := range inst.Spec.CalicoNetwork.IPPools {
+				pools = append(pools, validate.Pool{Name: p.Name, CIDR: p.CIDR, Managed: true})
+				poolObjs = append(poolObjs, o)
+			}
+		}
+	}
 	for _, o := range snap.Objects {
 		switch t := o.Typed.(type) {
 		case *kubeadm.ClusterConfiguration:
@@ -246,21 +255,6 @@ func pathOfField(s string) fieldPath {
 		}
 	}
 	return p
-}
-
-// sortRuns orders errors of one field among themselves (labels and
-// annotations come from maps, in no order) and keeps the fields' order.
-func sortRuns(errs field.ErrorList) field.ErrorList {
-	for i := 0; i < len(errs); {
-		j := i + 1
-		for j < len(errs) && errs[j].Field == errs[i].Field {
-			j++
-		}
-		run := errs[i:j]
-		sort.SliceStable(run, func(a, b int) bool { return run[a].Error() < run[b].Error() })
-		i = j
-	}
-	return errs
 }
 
 // unknownField is a key of the document that its kind does not declare.

@@ -79,12 +79,17 @@ var (
 type Pool struct {
 	Name string
 	CIDR string
+	// Managed marks a pool the Tigera operator creates from the
+	// Installation's spec.calicoNetwork.ipPools. Its errors are the
+	// operator's to report. Unnamed (Name ""), the operator names it; an
+	// IPPool with its CIDR is then that same pool as a dump shows it.
+	Managed bool
 }
 
 // PoolOverlaps returns, for each pool, the error Calico gives when it is
 // created while the pools before it exist: its CIDR overlaps another's
 // (libcalico-go lib/clientv3/ippool.go). The result is indexed like pools;
-// pools whose CIDR does not parse are skipped.
+// pools whose CIDR does not parse, and managed pools, get none.
 func PoolOverlaps(pools []Pool) []field.ErrorList {
 	out := make([]field.ErrorList, len(pools))
 	prefixes := make([]netip.Prefix, len(pools))
@@ -92,13 +97,24 @@ func PoolOverlaps(pools []Pool) []field.ErrorList {
 		prefixes[i], _ = netip.ParsePrefix(p.CIDR)
 	}
 	for i, p := range pools {
-		if !prefixes[i].IsValid() {
+		if !prefixes[i].IsValid() || p.Managed {
 			continue
 		}
+		reported := map[string]bool{}
 		for j := 0; j < i; j++ {
-			if prefixes[j].IsValid() && pools[j].Name != p.Name && prefixes[j].Overlaps(prefixes[i]) {
+			q := pools[j]
+			if q.Name != "" && reported[q.Name] {
+				continue // the operator's pool and the same pool in a dump
+			}
+			same := q.Name == p.Name || q.Managed && q.Name == "" && prefixes[j].Masked() == prefixes[i].Masked()
+			if prefixes[j].IsValid() && !same && prefixes[j].Overlaps(prefixes[i]) {
+				other := q.Name
+				if other == "" {
+					other = "the Installation's pool"
+				}
+				reported[q.Name] = true
 				out[i] = append(out[i], field.Invalid(field.NewPath("spec", "cidr"), p.CIDR,
-					fmt.Sprintf("IPPool(%s) CIDR overlaps with IPPool(%s) CIDR %s", p.Name, pools[j].Name, pools[j].CIDR)))
+					fmt.Sprintf("IPPool(%s) CIDR overlaps with IPPool(%s) CIDR %s", p.Name, other, q.CIDR)))
 			}
 		}
 	}

@@ -13,6 +13,7 @@
 package validate
 
 import (
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -66,7 +67,7 @@ func Object(typed any, k meta.Kind) field.ErrorList {
 	case *calico.GlobalNetworkPolicy:
 		errs = append(errs, calicoPolicySpec(&t.Spec, spec)...)
 	}
-	return errs
+	return sortRuns(errs)
 }
 
 // nameRule is the name rule of typed's kind, nil for kinds that are not API
@@ -118,3 +119,22 @@ func objectMeta(acc metav1.Object, namespaced bool, nameFn apivalidation.Validat
 type clusterScoped struct{ metav1.Object }
 
 func (clusterScoped) GetNamespace() string { return "" }
+
+// sortRuns orders the errors about one map (labels, annotations,
+// matchLabels), which upstream finds in map order, by their text; the
+// other errors keep upstream's order.
+func sortRuns(errs field.ErrorList) field.ErrorList {
+	for i := 0; i < len(errs); {
+		j := i + 1
+		for j < len(errs) && errs[j].Field == errs[i].Field {
+			j++
+		}
+		f := errs[i].Field
+		if strings.HasSuffix(f, "labels") || strings.HasSuffix(f, "annotations") || strings.HasSuffix(f, "matchLabels") {
+			run := errs[i:j]
+			sort.SliceStable(run, func(a, b int) bool { return run[a].Error() < run[b].Error() })
+		}
+		i = j
+	}
+	return errs
+}

@@ -85,12 +85,12 @@ apiVersion: v1
 kind: Service
 metadata: {name: a.b}
 spec: {ports: [{port: 80}]}`, []string{`metadata.name: Invalid value: "a.b": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
-		{"an invalid label key and value are refused", `
+		{"an invalid label key and value are refused, in a fixed order", `
 apiVersion: v1
 kind: Pod
 metadata: {name: p, labels: {"bad key": "x", app: "no spaces"}}`, []string{
-			`metadata.labels: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
-			`metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`}},
+			`metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+			`metadata.labels: Invalid value: "no spaces": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`}},
 		{"a namespace in a pod's namespace field must be a DNS label", `
 apiVersion: v1
 kind: Pod
@@ -339,6 +339,25 @@ func TestOverlappingPoolsAreRefusedAfterTheFirst(t *testing.T) {
 		if strings.Join(g, "\n") != strings.Join(want[i], "\n") {
 			t.Errorf("pool %d: got %q, want %q", i, g, want[i])
 		}
+	}
+}
+
+func TestAPoolOverlappingTheOperatorsPoolIsRefusedButTheOperatorsOwnIsNot(t *testing.T) {
+	got := PoolOverlaps([]Pool{
+		{Name: "default-ipv4-ippool", CIDR: "172.21.0.0/16", Managed: true},
+		{Name: "", CIDR: "10.10.0.0/16", Managed: true},
+		{Name: "default-ipv4-ippool", CIDR: "172.21.0.0/16"}, // the operator's pool in a dump
+		{Name: "extra", CIDR: "172.21.0.0/17"},
+		{Name: "10-10-0-0-16", CIDR: "10.10.0.0/16"}, // the unnamed one, as the operator named it
+		{Name: "other", CIDR: "10.0.0.0/8", Managed: true},
+	})
+	for i, want := range []int{0, 0, 0, 1, 0, 0} {
+		if len(got[i]) != want {
+			t.Errorf("pool %d: %d errors %v, want %d", i, len(got[i]), got[i], want)
+		}
+	}
+	if len(got[3]) == 1 && !strings.Contains(got[3][0].Error(), "IPPool(extra) CIDR overlaps with IPPool(default-ipv4-ippool) CIDR 172.21.0.0/16") {
+		t.Errorf("message %q", got[3][0].Error())
 	}
 }
 
