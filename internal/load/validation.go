@@ -3,6 +3,7 @@ package load
 import (
 	"encoding/json"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -292,7 +293,11 @@ func (p fieldPath) dotted() string {
 // upstream fields.
 func unknownFields(t reflect.Type, m map[string]any) []unknownField {
 	var out []unknownField
-	walkUnknown(t, m, nil, &out, 0)
+	walkUnknown(t, m, make(fieldPath, 0, 16), &out, 0)
+	if len(out) > 1 {
+		// Maps are walked in no order.
+		sort.Slice(out, func(i, j int) bool { return out[i].path.dotted() < out[j].path.dotted() })
+	}
 	return out
 }
 
@@ -302,6 +307,29 @@ var (
 	ownFull    = ownPrefix + "hybrid" // the twin's own Cluster kind: all its fields are declared
 )
 
+// walkInfo is what walkUnknown needs of a type, computed once.
+type walkInfo struct {
+	self    bool // decodes itself (quantities, times, int-or-string)
+	partial bool // one of the twin's renderings of another project's kind
+}
+
+var walkInfos sync.Map // reflect.Type → walkInfo
+
+func infoOf(t reflect.Type) walkInfo {
+	if w, ok := walkInfos.Load(t); ok {
+		return w.(walkInfo)
+	}
+	pt := reflect.PointerTo(t)
+	w := walkInfo{
+		self:    t == rawMessage || pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler),
+		partial: strings.HasPrefix(t.PkgPath(), ownPrefix) && t.PkgPath() != ownFull,
+	}
+	walkInfos.Store(t, w)
+	return w
+}
+
+// walkUnknown walks v along t; p is a stack the callee may append to and
+// that out's entries copy.
 func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth int) {
 	if depth > 64 || v == nil {
 		return
@@ -309,8 +337,9 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == rawMessage || depth > 0 && (reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler)) {
-		return // a value that decodes itself (quantities, times, int-or-string)
+	info := infoOf(t)
+	if depth > 0 && info.self {
+		return
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -319,10 +348,9 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 			return
 		}
 		fields := jsonFields(t)
-		partial := strings.HasPrefix(t.PkgPath(), ownPrefix) && t.PkgPath() != ownFull
-		for _, k := range sortedKeys(m) {
+		for k, val := range m {
 			if ft, ok := fields[k]; ok {
-				walkUnknown(ft, m[k], p.with(keyElem(k)), out, depth+1)
+				walkUnknown(ft, val, append(p, keyElem(k)), out, depth+1)
 				continue
 			}
 			caseOf := ""
@@ -332,7 +360,7 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 					break
 				}
 			}
-			if partial && caseOf == "" {
+			if info.partial && caseOf == "" {
 				continue
 			}
 			*out = append(*out, unknownField{path: p.with(keyElem(k)), caseOf: caseOf})
@@ -343,15 +371,15 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 			return
 		}
 		for i, e := range s {
-			walkUnknown(t.Elem(), e, p.with(indexElem(i)), out, depth+1)
+			walkUnknown(t.Elem(), e, append(p, indexElem(i)), out, depth+1)
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
 			return
 		}
-		for _, k := range sortedKeys(m) {
-			walkUnknown(t.Elem(), m[k], p.with(keyElem(k)), out, depth+1)
+		for k, val := range m {
+			walkUnknown(t.Elem(), val, append(p, keyElem(k)), out, depth+1)
 		}
 	}
 }

@@ -272,3 +272,19 @@ func TestRefusalsGolden(t *testing.T) {
 	}
 	golden.Check(t, "testdata/refused/messages.golden", b.String())
 }
+
+// BenchmarkDecodeChecked10000Pods is BenchmarkDecode10000Pods with the
+// checks Load makes (unknown fields and the API server's validation).
+func BenchmarkDecodeChecked10000Pods(b *testing.B) {
+	text := pods(10_000)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		val := newValidator(ValidateWarn)
+		err := decodeChecked(bytes.NewReader(text), "pods.yaml", func(*model.Object) error { n++; return nil }, fastListMin, val)
+		if err != nil || n != 10_000 || len(val.refused)+len(val.warnings) != 0 {
+			b.Fatalf("%d objects, %v, %d findings", n, err, len(val.refused)+len(val.warnings))
+		}
+	}
+}
