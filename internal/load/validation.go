@@ -234,25 +234,33 @@ func errorLine(lineOf func(fieldPath) int, e *field.Error) int {
 	return lineOf(p)
 }
 
-// pathOfField reads a field.Path string: spec.ports[0].port, metadata.labels[key].
+// pathOfField reads a field.Path string: spec.ports[0].port,
+// metadata.labels[key.with.dots] (a subscript runs to the first "]").
 func pathOfField(s string) fieldPath {
 	var p fieldPath
-	for _, part := range strings.Split(s, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		if name != "" {
-			p = append(p, keyElem(name))
-		}
-		for rest != "" {
-			sub, after, ok := strings.Cut(rest, "]")
-			if !ok {
-				break
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '.':
+			i++
+		case '[':
+			j := strings.IndexByte(s[i+1:], ']')
+			if j < 0 {
+				return append(p, keyElem(s[i+1:]))
 			}
-			if i, err := strconv.Atoi(sub); err == nil && i >= 0 {
-				p = append(p, indexElem(i))
+			sub := s[i+1 : i+1+j]
+			if n, err := strconv.Atoi(sub); err == nil && n >= 0 && strconv.Itoa(n) == sub {
+				p = append(p, indexElem(n))
 			} else {
 				p = append(p, keyElem(sub))
 			}
-			rest = strings.TrimPrefix(after, "[")
+			i += j + 2
+		default:
+			j := strings.IndexAny(s[i:], ".[")
+			if j < 0 {
+				j = len(s) - i
+			}
+			p = append(p, keyElem(s[i:i+j]))
+			i += j
 		}
 	}
 	return p

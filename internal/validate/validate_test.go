@@ -114,6 +114,32 @@ kind: ClusterConfiguration`, nil},
 	})
 }
 
+func TestAnnotationsLargerThan256KiBAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		size int
+		want string
+	}{
+		{"annotations of 256 KiB are accepted", 262144 - len("a"), ""},
+		{"annotations one byte over 256 KiB are refused", 262144 - len("a") + 1, "metadata.annotations: Too long: may not be more than 262144 bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cm := &corev1.ConfigMap{}
+			cm.Name = "big"
+			cm.Namespace = "default"
+			cm.Annotations = map[string]string{"a": strings.Repeat("x", c.size)}
+			k, _ := registry.Lookup("v1", "ConfigMap")
+			var got []string
+			for _, e := range Object(cm, k) {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
 func TestServicePortsFollowTheAPIServer(t *testing.T) {
 	run(t, []rule{
 		{"a service with named ports is accepted", `
