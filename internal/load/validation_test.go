@@ -319,3 +319,19 @@ func FuzzPathOfField(f *testing.F) {
 		}
 	})
 }
+
+func TestAListOfRefusalsIsCutAfterTwenty(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 25; i++ {
+		b.WriteString("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad" + itoa(i) + "}\n")
+	}
+	_, err := loadStdin(b.String(), ValidateWarn)
+	var r *Refusals
+	if !errors.As(err, &r) || len(r.Errors) != 25 {
+		t.Fatalf("got %v", err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 21 || lines[20] != "… and 5 more" {
+		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+}
