@@ -116,11 +116,9 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 	for _, e := range validate.Object(obj.Typed, k) {
 		found = append(found, finding{d.errorAt(errorLine(c.lineNear, e), label, "%s", e.Error()), false})
 	}
-	switch obj.Typed.(type) {
-	case *corev1.Service, *calico.IPPool:
-		lineOf := c.lineNear
+	if needsLines(obj.Typed) {
 		v.mu.Lock()
-		v.lines[obj] = lineOf
+		v.lines[obj] = c.lineNear // holds the object's parsed document
 		v.mu.Unlock()
 	}
 	if len(found) == 0 {
@@ -129,6 +127,22 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 	v.mu.Lock()
 	v.pending[obj] = found
 	v.mu.Unlock()
+}
+
+// needsLines reports whether the checks across objects may name a field
+// of typed: an IPPool's CIDR, a Service's node ports.
+func needsLines(typed any) bool {
+	switch t := typed.(type) {
+	case *calico.IPPool:
+		return true
+	case *corev1.Service:
+		for _, p := range t.Spec.Ports {
+			if p.NodePort != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // finish runs the checks across objects on the loaded snapshot and returns
