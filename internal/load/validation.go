@@ -80,19 +80,21 @@ func (v *validator) emitted(o *model.Object) {
 	delete(v.pending, o)
 	v.mu.Unlock()
 	for _, f := range found {
-		v.report(f.err, f.unknown)
+		v.report(f)
 	}
 }
 
 // report files one finding by the mode.
-func (v *validator) report(e *Error, unknownField bool) {
+func (v *validator) report(f finding) {
 	switch {
 	case v.mode == ValidateIgnore:
-		v.warnings = append(v.warnings, e.Error()+" (kept: validation is off)")
-	case unknownField && v.mode == ValidateWarn:
-		v.warnings = append(v.warnings, e.Error())
+		v.warnings = append(v.warnings, f.err.Error()+" (kept: validation is off)")
+	case f.bypassed:
+		v.warnings = append(v.warnings, f.err.Error()+" (Calico's API server refuses this; a crd.projectcalico.org object is stored without its checks)")
+	case f.unknown && v.mode == ValidateWarn:
+		v.warnings = append(v.warnings, f.err.Error())
 	default:
-		v.refused = append(v.refused, e)
+		v.refused = append(v.refused, f.err)
 	}
 }
 
@@ -100,6 +102,19 @@ func (v *validator) report(e *Error, unknownField bool) {
 type finding struct {
 	err     *Error
 	unknown bool // an unknown field, not a refusal
+	// bypassed is a check of Calico's API server (libcalico-go) on an
+	// object written to Calico's CRDs directly, which only the CRD schema
+	// checks: a warning.
+	bypassed bool
+}
+
+// crdGroup is the group of Calico's CRDs behind projectcalico.org/v3.
+const crdGroup = "crd.projectcalico.org"
+
+// calicoCheck reports whether e is one of Calico's own checks of an object
+// of Calico's kinds (its spec; names are the API server's).
+func calicoCheck(obj *model.Object, e *field.Error) bool {
+	return obj.GVK.Group == crdGroup && strings.HasPrefix(e.Field, "spec.")
 }
 
 // check runs the per-object checks on a built object; c locates its fields.
@@ -111,10 +126,10 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 		if u.caseOf != "" {
 			msg += " (field names are case-sensitive: " + strconv.Quote(u.caseOf) + " is declared; the value is dropped)"
 		}
-		found = append(found, finding{d.errorAt(c.lineOf(u.path), label, "%s", msg), true})
+		found = append(found, finding{err: d.errorAt(c.lineOf(u.path), label, "%s", msg), unknown: true})
 	}
 	for _, e := range validate.Object(obj.Typed, k) {
-		found = append(found, finding{d.errorAt(errorLine(c.lineNear, e), label, "%s", e.Error()), false})
+		found = append(found, finding{err: d.errorAt(errorLine(c.lineNear, e), label, "%s", e.Error()), bypassed: calicoCheck(obj, e)})
 	}
 	if needsLines(obj.Typed) {
 		v.mu.Lock()
@@ -196,7 +211,8 @@ func (v *validator) across(o *model.Object, errs field.ErrorList) {
 		if lineOf := v.lines[o]; lineOf != nil {
 			line = errorLine(lineOf, e)
 		}
-		v.report(&Error{File: o.Origin.File, Doc: o.Origin.Doc, Line: line, Object: keyLabel(o.Key), Msg: e.Error()}, false)
+		err := &Error{File: o.Origin.File, Doc: o.Origin.Doc, Line: line, Object: keyLabel(o.Key), Msg: e.Error()}
+		v.report(finding{err: err, bypassed: calicoCheck(o, e)})
 	}
 }
 

@@ -335,3 +335,32 @@ func TestAListOfRefusalsIsCutAfterTwenty(t *testing.T) {
 		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }
+
+func TestCalicoChecksOnCRDObjectsAreWarnings(t *testing.T) {
+	text := `apiVersion: crd.projectcalico.org/v1
+kind: IPPool
+metadata: {name: a}
+spec: {cidr: 10.0.0.0/16, blockSize: 40}
+---
+apiVersion: crd.projectcalico.org/v1
+kind: IPPool
+metadata: {name: b}
+spec: {cidr: 10.0.0.0/8}
+`
+	s, err := loadStdin(text, ValidateWarn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"<stdin>:4 (document 1): IPPool a: spec.blockSize: Invalid value: 40: IPv4 block size must be between 20 and 32 (Calico's API server refuses this; a crd.projectcalico.org object is stored without its checks)",
+		`<stdin>:9 (document 2): IPPool b: spec.cidr: Invalid value: "10.0.0.0/8": IPPool(b) CIDR overlaps with IPPool(a) CIDR 10.0.0.0/16 (Calico's API server refuses this; a crd.projectcalico.org object is stored without its checks)`,
+	}
+	if strings.Join(s.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings\n got: %q\nwant: %q", s.Warnings, want)
+	}
+	// The name is the API server's check, made for CRDs too.
+	_, err = loadStdin("apiVersion: crd.projectcalico.org/v1\nkind: IPPool\nmetadata: {name: A_B}\nspec: {cidr: 10.0.0.0/16}\n", ValidateWarn)
+	if err == nil || !strings.Contains(err.Error(), "metadata.name: Invalid value") {
+		t.Errorf("got %v", err)
+	}
+}
