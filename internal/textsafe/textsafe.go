@@ -104,6 +104,12 @@ type Writer struct {
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 func (w *Writer) Write(p []byte) (int, error) {
+	if len(w.held) == 0 && plainASCII(p) {
+		if _, err := w.w.Write(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	in := p
 	if len(w.held) > 0 {
 		in = append(w.held, p...)
@@ -115,6 +121,17 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// plainASCII reports whether p is printable ASCII, newlines and tabs: the
+// common case, written as it is.
+func plainASCII(p []byte) bool {
+	for _, c := range p {
+		if c >= 0x7f || c < 0x20 && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // Flush writes a held incomplete rune, escaped.
