@@ -10,6 +10,11 @@
 // of the twin; the few modeled here are written after them, each citing its
 // upstream function. Name, label, annotation and selector rules come from
 // k8s.io/apimachinery itself.
+//
+// Not here: a pod's spec (package admission checks it, and a refused pod is
+// reported without stopping the build, as kubectl apply reports it), and
+// the fields of the kinds the twin reads but does not check (EndpointSlice,
+// ConfigMap data, RuntimeClass, CertificateSigningRequest beyond names).
 package validate
 
 import (
