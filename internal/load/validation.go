@@ -323,12 +323,13 @@ func (p fieldPath) dotted() string {
 }
 
 // unknownFields lists the keys of m that t does not declare, as
-// sigs.k8s.io/json's DisallowUnknownFields finds them on the API server, by
-// walking m along t (a second, strict decode would cost as much as the load
-// itself). The twin's own renderings of Calico, the operator and kubeadm
-// hold only the fields it models, so inside those only keys that differ
-// from a declared field by case are reported: the others may be real
-// upstream fields.
+// sigs.k8s.io/json's DisallowUnknownFields finds them on the API server.
+// The twin's own renderings of Calico, the operator and kubeadm hold only
+// the fields it models, so inside those only keys that differ from a
+// declared field by case are reported: the others may be real upstream
+// fields. That exception, and the cost of a second, strict decode of every
+// object, are why m is walked along t here rather than decoded with
+// sigs.k8s.io/json.UnmarshalStrict.
 func unknownFields(t reflect.Type, m map[string]any) []unknownField {
 	var out []unknownField
 	walkUnknown(t, m, make(fieldPath, 0, 16), &out, 0)
