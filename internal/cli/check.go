@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // CheckOptions is `kubectl-hybrid check`.
@@ -168,9 +169,9 @@ func (o *CheckOptions) Run() error {
 	}
 	switch o.Output {
 	case check.OutputJSON:
-		err = check.WriteJSON(out, rep)
+		err = check.WriteJSON(textsafe.Raw(out), rep)
 	case check.OutputSARIF:
-		err = check.WriteSARIF(out, rep, check.SARIFOptions{ToolVersion: version()})
+		err = check.WriteSARIF(textsafe.Raw(out), rep, check.SARIFOptions{ToolVersion: version()})
 	default:
 		err = check.WriteText(out, rep)
 	}

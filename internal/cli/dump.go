@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/live"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // DumpOptions is `kubectl-hybrid dump`: write what a live read gives, so that
@@ -105,7 +106,7 @@ func writeList(w interface{ Write([]byte) (int, error) }, snap *model.Snapshot, 
 	if err != nil {
 		return fmt.Errorf("writing the dump: %w", err)
 	}
-	_, err = w.Write(out)
+	_, err = textsafe.Raw(w).Write(out)
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // GenOptions is `kubectl-hybrid gen`.
@@ -124,7 +125,8 @@ func (o *GenOptions) Run() error {
 	if o.OutputDir != "" {
 		sum, err = gen.WriteDir(o.OutputDir, o.Gen)
 	} else {
-		w := bufio.NewWriterSize(o.streams.Out, 256<<10)
+		// Manifests are data (and many): not through the text escaper.
+		w := bufio.NewWriterSize(textsafe.Raw(o.streams.Out), 256<<10)
 		sum, err = gen.Generate(o.Gen, gen.Outputs{Main: w})
 		if ferr := w.Flush(); err == nil {
 			err = ferr

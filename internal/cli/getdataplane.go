@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // dataplaneKinds are what get shows from the compiled node dataplanes
@@ -108,7 +109,7 @@ func getDataplane(w io.Writer, c *model.Cluster, kind, node, output string) erro
 	}
 	switch output {
 	case "json":
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(textsafe.Raw(w))
 		enc.SetIndent("", "    ")
 		if objs == nil {
 			objs = []any{}

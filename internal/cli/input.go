@@ -23,12 +23,16 @@ type InputOptions struct {
 	// kind's spec.network.
 	NodeNetwork string
 	NodeGateway string
+	// Validation is --validate: warn (the default), strict (or true),
+	// ignore (or false).
+	Validation string
+	validation load.Validation
 	// Kube are kubectl's connection flags (--kubeconfig, --context, …),
 	// used when neither -f nor --lab is given.
 	Kube *genericclioptions.ConfigFlags
 }
 
-// AddFlags registers -f/--filename and --lab.
+// AddFlags registers -f/--filename, --lab and --validate.
 func (o *InputOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&o.Filenames, "filename", "f", nil,
 		"File, directory (read recursively) or - for stdin with the cluster's manifests; repeatable")
@@ -38,6 +42,11 @@ func (o *InputOptions) AddFlags(fs *pflag.FlagSet) {
 		"CIDR of the network the nodes share (e.g. 10.20.0.0/24); without it and without a Cluster kind it is inferred from the Nodes' InternalIPs")
 	fs.StringVar(&o.NodeGateway, "node-gateway", "",
 		"The node network's gateway, the nodes' default route; without it and without a Cluster kind the nodes have no default route")
+	fs.StringVar(&o.Validation, "validate", "warn",
+		"What to do with objects the API server would refuse and with unknown fields: "+
+			"warn (refuse such objects with exit 2, warn about unknown fields), "+
+			"strict or true (unknown fields are refused too), "+
+			"ignore or false (keep everything, with a warning for each)")
 	o.Kube = newKubeFlags()
 	o.Kube.AddFlags(fs)
 }
@@ -45,8 +54,9 @@ func (o *InputOptions) AddFlags(fs *pflag.FlagSet) {
 // Live reports whether the input is the cluster of the kubeconfig.
 func (o *InputOptions) Live() bool { return len(o.Filenames) == 0 && !o.Lab }
 
-// Validate checks the node network flags; without -f and --lab the input
-// is the kubeconfig's cluster (readLive says so when there is none).
+// Validate checks the node network flags and reads --validate; without
+// -f and --lab the input is the kubeconfig's cluster (readLive says so
+// when there is none).
 func (o *InputOptions) Validate() error {
 	if o.NodeNetwork != "" {
 		p, err := netip.ParsePrefix(o.NodeNetwork)
@@ -65,6 +75,14 @@ func (o *InputOptions) Validate() error {
 			return usageError("--node-gateway %s is outside --node-network %s", o.NodeGateway, o.NodeNetwork)
 		}
 	}
+	if o.Validation == "" {
+		return nil // options built in code: the default
+	}
+	v, ok := load.ParseValidation(o.Validation)
+	if !ok {
+		return usageError("--validate %q: use warn, strict (or true) or ignore (or false)", o.Validation)
+	}
+	o.validation = v
 	return nil
 }
 
@@ -87,7 +105,7 @@ func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.C
 	} else {
 		// DropRaw: the twin is built from the typed objects; the generic
 		// copies would double the snapshot's memory.
-		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In, DropRaw: true})
+		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In, DropRaw: true, Validation: o.validation})
 	}
 	if err != nil {
 		return nil, nil, err

@@ -5,6 +5,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -165,9 +166,9 @@ func (o *ReachOptions) Run() error {
 	}
 	switch o.Output {
 	case "json":
-		return m.WriteJSON(o.streams.Out)
+		return m.WriteJSON(textsafe.Raw(o.streams.Out))
 	case "csv":
-		return m.WriteCSV(o.streams.Out)
+		return m.WriteCSV(textsafe.Raw(o.streams.Out))
 	}
 	return m.WriteText(o.streams.Out)
 }

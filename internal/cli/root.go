@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // Exit codes, documented in the README.
@@ -85,6 +86,14 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 // Execute runs the command line and returns the process exit code. Errors
 // are printed once, as "error: …" the way kubectl prints them.
 func Execute(streams genericiooptions.IOStreams, args []string) int {
+	// Text is escaped on its way out; JSON and YAML printers take the
+	// writer underneath (textsafe.Raw).
+	out, errOut := textsafe.NewWriter(streams.Out), textsafe.NewWriter(streams.ErrOut)
+	streams.Out, streams.ErrOut = out, errOut
+	defer func() {
+		_ = out.Flush()
+		_ = errOut.Flush()
+	}()
 	root := NewRootCmd(streams)
 	if strings.HasPrefix(filepath.Base(commandName()), "kubectl-") {
 		// Run as a kubectl plugin: help and usage say "kubectl hybrid …"
@@ -98,6 +107,20 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 		return ExitOK
 	}
 	code := exitCode(err)
+	var refusals *load.Refusals
+	if errors.As(err, &refusals) {
+		for _, w := range refusals.Warnings {
+			fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
+		}
+		// One refused field a line, each a message of its own.
+		for _, line := range strings.Split(refusals.Error(), "\n") {
+			if !strings.HasPrefix(line, "…") {
+				line = "error: " + line
+			}
+			fmt.Fprintln(streams.ErrOut, line)
+		}
+		return code
+	}
 	if msg := err.Error(); msg != "" {
 		if !strings.HasPrefix(msg, "error: ") && !strings.HasPrefix(msg, "Error from server") && !strings.HasPrefix(msg, "The ") && !strings.HasPrefix(msg, "command terminated") {
 			msg = "error: " + msg

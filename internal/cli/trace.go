@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -111,7 +112,7 @@ func (o *TraceOptions) Run() error {
 	}
 	res := e.Trace(src, dst, o.proto, port)
 	if o.Output == "json" {
-		err = res.WriteJSON(o.streams.Out)
+		err = res.WriteJSON(textsafe.Raw(o.streams.Out))
 	} else {
 		err = res.WriteText(o.streams.Out)
 	}

@@ -2,6 +2,7 @@ package load
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,6 +35,19 @@ func (c *candidate) lineOf(p fieldPath) int {
 	if c.loc != nil && len(p) > 0 {
 		if l := c.loc.line(p); l > 0 {
 			return l
+		}
+	}
+	return c.line
+}
+
+// lineNear is the line of p, or of the nearest field above it that the
+// document has (metadata for a missing metadata.name).
+func (c *candidate) lineNear(p fieldPath) int {
+	if c.loc != nil {
+		for n := len(p); n > 0; n-- {
+			if l := c.loc.line(p[:n]); l > 0 {
+				return l
+			}
 		}
 	}
 	return c.line
@@ -132,7 +146,18 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 	obj.Key = model.Key{Group: k.Group, Kind: canonicalKind(k), Namespace: namespace, Name: name}
 	label := objectLabel(kind, namespace, name)
 
+	typed := k.New()
 	text := c.jsonText
+	var unknown []unknownField
+	if d.val != nil {
+		unknown = unknownFields(reflect.TypeOf(typed), m)
+		if dropCaseVariants(m, unknown) {
+			// Items of a JSON list are built in parallel: not into jsonBuf.
+			if text, err = marshalGeneric(nil, m); err != nil {
+				return nil, d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+			}
+		}
+	}
 	if text == nil {
 		// marshalGeneric is json.Marshal without reflection, into a buffer
 		// the decoder reuses: json.Unmarshal's Unmarshalers copy what they
@@ -142,7 +167,6 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 		}
 		d.jsonBuf = text[:0]
 	}
-	typed := k.New()
 	if err := json.Unmarshal(text, typed); err != nil {
 		p := typeProblem(err, text, m, typed)
 		return nil, d.fieldProblem(&c, label, p)
@@ -157,6 +181,9 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 		return nil, d.fieldProblem(&c, label, p)
 	}
 	obj.Typed = typed
+	if d.val != nil {
+		d.check(&c, obj, k, label, unknown)
+	}
 	return obj, nil
 }
 

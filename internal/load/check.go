@@ -122,6 +122,13 @@ func checkFields(typed any) *problem {
 				c.check(parsePath("spec.clusterIPs").with(indexElem(i)), ip, anAddress)
 			}
 		}
+	case *corev1.Node:
+		// The API server stores any string; the twin routes to these.
+		for i, a := range t.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP || a.Type == corev1.NodeExternalIP {
+				c.check(parsePath("status.addresses").with(indexElem(i), keyElem("address")), a.Address, anAddress)
+			}
+		}
 	case *corev1.Pod:
 		c.check(parsePath("status.podIP"), t.Status.PodIP, anAddress)
 		for i, ip := range t.Status.PodIPs {

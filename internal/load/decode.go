@@ -30,10 +30,25 @@ func Decode(r io.Reader, file string, fn func(*model.Object) error) error {
 }
 
 func decode(r io.Reader, file string, fn func(*model.Object) error, fastMin int) error {
+	return decodeChecked(r, file, fn, fastMin, nil)
+}
+
+// decodeChecked is decode with val, when not nil, checking each object as
+// the API server would.
+func decodeChecked(r io.Reader, file string, fn func(*model.Object) error, fastMin int, val *validator) error {
 	if file == "" {
 		file = "<input>"
 	}
-	d := &decoder{file: file, emit: fn, fastMin: fastMin, keys: map[string]string{}}
+	d := &decoder{file: file, emit: fn, fastMin: fastMin, keys: map[string]string{}, val: val}
+	if val != nil {
+		d.emit = func(o *model.Object) error {
+			if err := fn(o); err != nil {
+				return err
+			}
+			val.emitted(o)
+			return nil
+		}
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, utf8BOM) {
 		_, _ = br.Discard(3)
@@ -100,6 +115,8 @@ type decoder struct {
 	jsonBuf []byte
 	// itemBatch, when set, replaces itemBatchSize (tests).
 	itemBatch int
+	// val checks objects as the API server would (nil: not at all).
+	val *validator
 }
 
 func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {

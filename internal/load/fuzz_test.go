@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,8 +41,19 @@ func FuzzLoad(f *testing.F) {
 			if !IsBadInput(err) {
 				t.Fatalf("error is not bad input: %#v", err)
 			}
-			if strings.ContainsAny(err.Error(), "\r\n") {
-				t.Fatalf("error is not one line: %q", err.Error())
+			msgs := []string{err.Error()}
+			var r *Refusals
+			if errors.As(err, &r) {
+				msgs = msgs[:0]
+				for _, e := range r.Errors {
+					msgs = append(msgs, e.Error())
+				}
+				msgs = append(msgs, r.Warnings...)
+			}
+			for _, m := range msgs {
+				if strings.ContainsAny(m, "\r\n") {
+					t.Fatalf("error is not one line: %q", m)
+				}
 			}
 			return
 		}
@@ -60,19 +72,25 @@ func FuzzListSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		run := func(fastMin int) ([]*model.Object, string) {
 			var objs []*model.Object
-			err := decode(bytes.NewReader(data), "f.yaml", func(o *model.Object) error {
+			val := newValidator(ValidateWarn)
+			err := decodeChecked(bytes.NewReader(data), "f.yaml", func(o *model.Object) error {
 				objs = append(objs, o)
 				return nil
-			}, fastMin)
+			}, fastMin, val)
 			if err != nil {
 				return nil, err.Error()
 			}
-			return objs, ""
+			// What validation finds is the same either way too.
+			found := append([]string(nil), val.warnings...)
+			for _, e := range val.refused {
+				found = append(found, e.Error())
+			}
+			return objs, strings.Join(found, "\n")
 		}
 		whole, werr := run(len(data) + 1)
 		split, serr := run(0)
 		if werr != serr {
-			t.Fatalf("errors differ:\nwhole: %s\nsplit: %s", werr, serr)
+			t.Fatalf("errors or findings differ:\nwhole: %s\nsplit: %s", werr, serr)
 		}
 		if !reflect.DeepEqual(whole, split) {
 			t.Fatalf("objects differ:\nwhole: %q\nsplit: %q", summary(whole), summary(split))

@@ -35,6 +35,9 @@ type Options struct {
 	// file as written, see engine.patchDocument), keep theirs. For commands
 	// that only build the twin; dump and other re-emitters need Raw.
 	DropRaw bool
+	// Validation is what becomes of objects the API server would refuse
+	// and of unknown fields (ValidateWarn by default).
+	Validation Validation
 }
 
 // StdinName is the Origin.File of objects read from stdin.
@@ -96,8 +99,9 @@ func Load(opts Options) (*model.Snapshot, error) {
 
 func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 	b := &builder{index: map[model.Key]int{}, dropRaw: opts.DropRaw}
+	val := newValidator(opts.Validation)
 	if opts.Lab {
-		if err := loadFS(labFS, LabPrefix, b.add(fromLab)); err != nil {
+		if err := loadFS(labFS, LabPrefix, b.add(fromLab), val); err != nil {
 			return nil, err
 		}
 	}
@@ -108,12 +112,12 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 			if r == nil {
 				r = os.Stdin
 			}
-			if err := Decode(r, StdinName, add); err != nil {
+			if err := decodeChecked(r, StdinName, add, fastListMin, val); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := loadPath(name, add); err != nil {
+		if err := loadPath(name, add, val); err != nil {
 			return nil, err
 		}
 	}
@@ -122,6 +126,9 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 			b.snap.Warnings = append(b.snap.Warnings, fmt.Sprintf("%s: kind %s (%s) is not modeled; kept as-is",
 				o.Origin, printable(o.GVK.Kind), printable(o.GVK.GroupVersion().String())))
 		}
+	}
+	if err := val.finish(&b.snap); err != nil {
+		return nil, err
 	}
 	return &b.snap, nil
 }
@@ -136,7 +143,7 @@ func isManifest(name string) bool {
 }
 
 // loadFS reads the manifests at the root of fsys in lexical order.
-func loadFS(fsys fs.FS, prefix string, add func(*model.Object) error) error {
+func loadFS(fsys fs.FS, prefix string, add func(*model.Object) error, val *validator) error {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return readError(prefix, err)
@@ -146,7 +153,7 @@ func loadFS(fsys fs.FS, prefix string, add func(*model.Object) error) error {
 		if e.IsDir() || !isManifest(e.Name()) {
 			continue
 		}
-		if err := decodeFile(func() (io.ReadCloser, error) { return fsys.Open(e.Name()) }, prefix+e.Name(), add); err != nil {
+		if err := decodeFile(func() (io.ReadCloser, error) { return fsys.Open(e.Name()) }, prefix+e.Name(), add, val); err != nil {
 			return err
 		}
 	}
@@ -154,13 +161,13 @@ func loadFS(fsys fs.FS, prefix string, add func(*model.Object) error) error {
 }
 
 // loadPath reads a file, or a directory recursively.
-func loadPath(name string, add func(*model.Object) error) error {
+func loadPath(name string, add func(*model.Object) error, val *validator) error {
 	fi, err := os.Stat(name)
 	if err != nil {
 		return readError(name, err)
 	}
 	if !fi.IsDir() {
-		return decodeFile(func() (io.ReadCloser, error) { return os.Open(name) }, name, add)
+		return decodeFile(func() (io.ReadCloser, error) { return os.Open(name) }, name, add, val)
 	}
 	root := name
 	if lfi, err := os.Lstat(name); err == nil && lfi.Mode()&fs.ModeSymlink != 0 {
@@ -173,15 +180,15 @@ func loadPath(name string, add func(*model.Object) error) error {
 		if d.IsDir() || !isManifest(path) {
 			return nil
 		}
-		return decodeFile(func() (io.ReadCloser, error) { return os.Open(path) }, path, add)
+		return decodeFile(func() (io.ReadCloser, error) { return os.Open(path) }, path, add, val)
 	})
 }
 
-func decodeFile(open func() (io.ReadCloser, error), name string, add func(*model.Object) error) error {
+func decodeFile(open func() (io.ReadCloser, error), name string, add func(*model.Object) error, val *validator) error {
 	f, err := open()
 	if err != nil {
 		return readError(name, err)
 	}
 	defer f.Close()
-	return Decode(f, name, add)
+	return decodeChecked(f, name, add, fastListMin, val)
 }

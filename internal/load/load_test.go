@@ -308,12 +308,16 @@ metadata:
   namespace: demo
 spec:
   replicas: 2
+  selector: {matchLabels: {app: hello}}
+  template: {metadata: {labels: {app: hello}}}
 `)},
 	"z.yaml": {Data: []byte(`apiVersion: v1
 kind: Service
 metadata:
   name: hello
   namespace: demo
+spec:
+  ports: [{port: 80}]
 `)},
 	"README.md": {Data: []byte("not read")},
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // Output formats (kubectl -o).
@@ -63,6 +64,9 @@ type Group struct {
 // name prints kind.group/name lines.
 func Print(w io.Writer, groups []Group, opts Options) (bool, error) {
 	tw := &trackingWriter{w: w}
+	if opts.Output == OutputJSON || opts.Output == OutputYAML {
+		tw.w = textsafe.Raw(w) // data, escaped by its own rules
+	}
 	var err error
 	switch opts.Output {
 	case OutputTable, OutputWide:

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // WindowsReservedHandle is the IPAM handle Calico for Windows holds the
@@ -190,6 +191,11 @@ func Table(k Kind, objs []any, now time.Time) (*metav1.Table, error) {
 		cells, err := rowCells(k, o, now, allocatable)
 		if err != nil {
 			return nil, err
+		}
+		for i, c := range cells {
+			if s, ok := c.(string); ok {
+				cells[i] = textsafe.Escape(s) // before the columns are aligned
+			}
 		}
 		t.Rows = append(t.Rows, metav1.TableRow{Cells: cells, Object: runtime.RawExtension{Object: rowObject(k, o)}})
 	}

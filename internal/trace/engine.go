@@ -385,6 +385,9 @@ func contains(list []string, s string) bool {
 // address (a pod's, a node's, or one outside the cluster).
 func (e *Engine) ParseSource(s, ns string) (Source, error) {
 	if a, err := netip.ParseAddr(s); err == nil {
+		if what := e.notUnicast(a); what != "" {
+			return Source{}, inputErr("source %s is %s, not a unicast address: a trace follows one connection between two hosts", s, what)
+		}
 		if !a.Is4() {
 			return Source{}, inputErr("source %s: the twin models IPv4 only", s)
 		}
@@ -429,11 +432,41 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 		if nd == nil {
 			return Source{}, inputErr("Error from server (NotFound): nodes %q not found", name)
 		}
+		if !nd.ip.IsValid() {
+			return Source{}, inputErr("source node %s has no InternalIP address (status.addresses)", nd.name)
+		}
 		return Source{Kind: "node", Node: nd.name, Addr: nd.ip}, nil
 	case isSvcKind(kind):
 		return Source{}, inputErr("source %q: a Service sends nothing; trace from a pod, a node or an address", s)
 	}
 	return Source{}, inputErr("source %q: use pod/NAME, deploy/NAME, node/NAME or an IP address", s)
+}
+
+// notUnicast says what kind of address a is when it does not name one
+// host: unspecified, multicast, the limited broadcast, or the broadcast
+// address of the node network (RFC 919, RFC 1112); "" for unicast.
+func (e *Engine) notUnicast(a netip.Addr) string {
+	switch {
+	case a.IsUnspecified():
+		return "the unspecified address"
+	case a.IsMulticast():
+		return "a multicast address"
+	case a == limitedBroadcast:
+		return "the limited broadcast address"
+	case e.nodeNet.IsValid() && e.nodeNet.Addr().Is4() && e.nodeNet.Bits() < 31 && a == lastAddr(e.nodeNet):
+		return "the broadcast address of the node network " + e.nodeNet.String()
+	}
+	return ""
+}
+
+var limitedBroadcast = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+
+// lastAddr is the highest address of an IPv4 prefix.
+func lastAddr(p netip.Prefix) netip.Addr {
+	b := p.Masked().Addr().As4()
+	host := uint32(1)<<(32-p.Bits()) - 1
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) | host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
 func podStatus(p *corev1.Pod) string {
@@ -452,6 +485,9 @@ func podStatus(p *corev1.Pod) string {
 func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 	t := Target{Given: s}
 	if a, err := netip.ParseAddr(s); err == nil {
+		if what := e.notUnicast(a); what != "" {
+			return t, inputErr("destination %s is %s, not a unicast address: a trace follows one connection between two hosts", s, what)
+		}
 		t.Kind, t.Addr = "ip", a
 		if !a.Is4() {
 			return t, nil // walked to a "no IPv6" verdict
@@ -486,6 +522,9 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 			nd := e.nodes[name]
 			if nd == nil {
 				return t, inputErr("Error from server (NotFound): nodes %q not found", name)
+			}
+			if !nd.ip.IsValid() {
+				return t, inputErr("destination node %s has no InternalIP address (status.addresses)", nd.name)
 			}
 			t.Kind, t.Node, t.Addr = "node", nd.name, nd.ip
 			return t, nil

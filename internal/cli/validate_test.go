@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// evilPod is a pod whose name holds an ESC sequence and a right-to-left
+// override.
+const evilPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: "evil\u202egpj\u001b[2J"
+  namespace: default
+spec:
+  nodeName: k8s-lab-node-1
+  containers: [{name: c, image: busybox}]
+`
+
+func TestValidationAndEscapingMatchTheirGoldenFiles(t *testing.T) {
+	const refused = "../load/testdata/refused/objects.yaml"
+	const unknown = "../load/testdata/refused/unknown.json"
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"objects the api server would refuse", "", []string{"get", "pods", "-A", "--lab", "-f", refused}},
+		{"objects the api server would refuse kept with validate false", "", []string{"get", "ippools", "--lab", "-f", refused, "--validate=false"}},
+		{"unknown fields warn by default", "", []string{"get", "ippools", "--lab", "-f", unknown}},
+		{"unknown fields refused with validate strict", "", []string{"get", "ippools", "--lab", "-f", unknown, "--validate", "strict"}},
+		{"an unknown validate value", "", []string{"get", "pods", "--lab", "--validate", "maybe"}},
+		{"a name with control characters in a table", evilPod, []string{"get", "pods", "--lab", "-f", "-", "--validate=ignore"}},
+		{"a name with control characters refused", evilPod, []string{"get", "pods", "--lab", "-f", "-"}},
+		{"a trace to the limited broadcast address", "", []string{"trace", "deploy/hello", "255.255.255.255", "-n", "demo", "--lab"}},
+		{"a trace to a multicast address", "", []string{"trace", "node/k8s-lab-node-1", "224.0.0.1", "--lab"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, tc.stdin, tc.args...)
+			got := fmt.Sprintf("$ kubectl-hybrid %s\n%s--- stderr\n%s--- exit %d\n", strings.Join(tc.args, " "), out, errOut, code)
+			goldenFile(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
+		})
+	}
+}
+
+func TestJSONOutputKeepsNamesAsData(t *testing.T) {
+	out, _, code := run(t, evilPod, "get", "pod", "evil\u202egpj\x1b[2J", "--lab", "-f", "-", "--validate=false", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	// encoding/json writes ESC as \u001b and the override as itself.
+	if !strings.Contains(out, `"name": "evil`+"\u202e"+`gpj\u001b[2J"`) {
+		t.Errorf("the name is not the data:\n%s", out)
+	}
+}

@@ -1,0 +1,445 @@
+package load
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/validate"
+)
+
+// Validation says what Load does with an object the API server would
+// refuse and with fields no kind declares. The modes are kubectl's
+// --validate values, with "warn" the default (see the README).
+type Validation int
+
+const (
+	// ValidateWarn refuses objects the API server would refuse and warns
+	// about unknown fields.
+	ValidateWarn Validation = iota
+	// ValidateStrict also refuses unknown fields (the API server's Strict
+	// field validation).
+	ValidateStrict
+	// ValidateIgnore keeps every object, with a warning for each refusal
+	// and unknown field.
+	ValidateIgnore
+)
+
+// ParseValidation reads a --validate value as kubectl does: strict (or
+// true), warn, ignore (or false).
+func ParseValidation(s string) (Validation, bool) {
+	switch strings.ToLower(s) {
+	case "warn":
+		return ValidateWarn, true
+	case "strict", "true":
+		return ValidateStrict, true
+	case "ignore", "false":
+		return ValidateIgnore, true
+	}
+	return 0, false
+}
+
+// maxRefusals caps the refusals listed in one error.
+const maxRefusals = 20
+
+// validator collects, in input order, what the API server would say about
+// the objects of one Load.
+type validator struct {
+	mode Validation
+
+	mu      sync.Mutex
+	pending map[*model.Object][]finding // found while building, in parallel
+	// lines locates the fields of Services and IPPools, for the checks
+	// across objects that run once everything is read.
+	lines map[*model.Object]func(fieldPath) int
+
+	refused  []*Error
+	warnings []string
+}
+
+func newValidator(mode Validation) *validator {
+	return &validator{mode: mode, pending: map[*model.Object][]finding{}, lines: map[*model.Object]func(fieldPath) int{}}
+}
+
+// emitted records what was found in o, now that o comes in input order.
+func (v *validator) emitted(o *model.Object) {
+	v.mu.Lock()
+	found := v.pending[o]
+	delete(v.pending, o)
+	v.mu.Unlock()
+	for _, f := range found {
+		v.report(f)
+	}
+}
+
+// report files one finding by the mode.
+func (v *validator) report(f finding) {
+	switch {
+	case v.mode == ValidateIgnore:
+		v.warnings = append(v.warnings, f.err.Error()+" (kept: validation is off)")
+	case f.bypassed:
+		v.warnings = append(v.warnings, f.err.Error()+" (Calico's API server refuses this; a crd.projectcalico.org object is stored without its checks)")
+	case f.unknown && v.mode == ValidateWarn:
+		v.warnings = append(v.warnings, f.err.Error())
+	default:
+		v.refused = append(v.refused, f.err)
+	}
+}
+
+// finding is one thing found in an object.
+type finding struct {
+	err     *Error
+	unknown bool // an unknown field, not a refusal
+	// bypassed is a check of Calico's API server (libcalico-go) on an
+	// object written to Calico's CRDs directly, which only the CRD schema
+	// checks: a warning.
+	bypassed bool
+}
+
+// crdGroup is the group of Calico's CRDs behind projectcalico.org/v3.
+const crdGroup = "crd.projectcalico.org"
+
+// calicoCheck reports whether e is one of Calico's own checks of an object
+// of Calico's kinds (its spec; names are the API server's).
+func calicoCheck(obj *model.Object, e *field.Error) bool {
+	return obj.GVK.Group == crdGroup && strings.HasPrefix(e.Field, "spec.")
+}
+
+// check runs the per-object checks on a built object; c locates its fields.
+func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label string, unknown []unknownField) {
+	v := d.val
+	var found []finding
+	for _, u := range unknown {
+		msg := "unknown field " + strconv.Quote(u.path.dotted())
+		if u.caseOf != "" {
+			msg += " (field names are case-sensitive: " + strconv.Quote(u.caseOf) + " is declared; the value is dropped)"
+		}
+		found = append(found, finding{err: d.errorAt(c.lineOf(u.path), label, "%s", msg), unknown: true})
+	}
+	for _, e := range validate.Object(obj.Typed, k) {
+		found = append(found, finding{err: d.errorAt(errorLine(c.lineNear, e), label, "%s", e.Error()), bypassed: calicoCheck(obj, e)})
+	}
+	if needsLines(obj.Typed) {
+		v.mu.Lock()
+		v.lines[obj] = c.lineNear // holds the object's parsed document
+		v.mu.Unlock()
+	}
+	if len(found) == 0 {
+		return
+	}
+	v.mu.Lock()
+	v.pending[obj] = found
+	v.mu.Unlock()
+}
+
+// needsLines reports whether the checks across objects may name a field
+// of typed: an IPPool's CIDR, a Service's node ports.
+func needsLines(typed any) bool {
+	switch t := typed.(type) {
+	case *calico.IPPool:
+		return true
+	case *corev1.Service:
+		for _, p := range t.Spec.Ports {
+			if p.NodePort != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finish runs the checks across objects on the loaded snapshot and returns
+// the refusals as one error.
+func (v *validator) finish(snap *model.Snapshot) error {
+	nodePorts := validate.DefaultNodePorts
+	// The operator's pools exist before any applied by hand.
+	var pools []validate.Pool
+	var poolObjs []*model.Object
+	for _, o := range snap.Objects {
+		if inst, ok := o.Typed.(*operator.Installation); ok && inst.Spec.CalicoNetwork != nil {
+			for _, p := range inst.Spec.CalicoNetwork.IPPools {
+				pools = append(pools, validate.Pool{Name: p.Name, CIDR: p.CIDR, Managed: true})
+				poolObjs = append(poolObjs, o)
+			}
+		}
+	}
+	for _, o := range snap.Objects {
+		switch t := o.Typed.(type) {
+		case *kubeadm.ClusterConfiguration:
+			for _, a := range t.APIServer.ExtraArgs {
+				if a.Name == "service-node-port-range" {
+					if r, err := utilnet.ParsePortRange(a.Value); err == nil {
+						nodePorts = *r
+					}
+				}
+			}
+		case *calico.IPPool:
+			pools = append(pools, validate.Pool{Name: t.Name, CIDR: t.Spec.CIDR})
+			poolObjs = append(poolObjs, o)
+		}
+	}
+	for _, o := range snap.Objects {
+		if svc, ok := o.Typed.(*corev1.Service); ok {
+			v.across(o, validate.NodePorts(svc, nodePorts))
+		}
+	}
+	for i, errs := range validate.PoolOverlaps(pools) {
+		v.across(poolObjs[i], errs)
+	}
+	if len(v.refused) == 0 {
+		snap.Warnings = append(snap.Warnings, v.warnings...)
+		return nil
+	}
+	return &Refusals{Errors: v.refused, Warnings: append(snap.Warnings, v.warnings...)}
+}
+
+func (v *validator) across(o *model.Object, errs field.ErrorList) {
+	for _, e := range errs {
+		line := o.Origin.Line
+		if lineOf := v.lines[o]; lineOf != nil {
+			line = errorLine(lineOf, e)
+		}
+		err := &Error{File: o.Origin.File, Doc: o.Origin.Doc, Line: line, Object: keyLabel(o.Key), Msg: e.Error()}
+		v.report(finding{err: err, bypassed: calicoCheck(o, e)})
+	}
+}
+
+// Refusals are the objects of an input the API server would refuse, one
+// *Error per refused field in input order, with the warnings found on the
+// way (Load returns no snapshot to hold them).
+type Refusals struct {
+	Errors   []*Error
+	Warnings []string
+}
+
+func (r *Refusals) Error() string {
+	var b strings.Builder
+	for i, e := range r.Errors {
+		if i == maxRefusals {
+			b.WriteString("\n… and " + strconv.Itoa(len(r.Errors)-i) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap gives the *Error values to errors.As (IsBadInput).
+func (r *Refusals) Unwrap() []error {
+	out := make([]error, len(r.Errors))
+	for i, e := range r.Errors {
+		out[i] = e
+	}
+	return out
+}
+
+// errorLine is the line of a field error: of the offending key when the
+// error is about a map key (labels, annotations, selectors' matchLabels),
+// else of the field.
+func errorLine(lineOf func(fieldPath) int, e *field.Error) int {
+	p := pathOfField(e.Field)
+	if s, ok := e.BadValue.(string); ok && len(p) > 0 {
+		switch p[len(p)-1].key {
+		case "labels", "annotations", "matchLabels":
+			if l := lineOf(p.with(keyElem(s))); l > 0 {
+				return l
+			}
+		}
+	}
+	return lineOf(p)
+}
+
+// pathOfField reads a field.Path string: spec.ports[0].port,
+// metadata.labels[key.with.dots] (a subscript runs to the first "]").
+func pathOfField(s string) fieldPath {
+	var p fieldPath
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '.':
+			i++
+		case '[':
+			j := strings.IndexByte(s[i+1:], ']')
+			if j < 0 {
+				return append(p, keyElem(s[i+1:]))
+			}
+			sub := s[i+1 : i+1+j]
+			if n, err := strconv.Atoi(sub); err == nil && n >= 0 && strconv.Itoa(n) == sub {
+				p = append(p, indexElem(n))
+			} else {
+				p = append(p, keyElem(sub))
+			}
+			i += j + 2
+		default:
+			j := strings.IndexAny(s[i:], ".[")
+			if j < 0 {
+				j = len(s) - i
+			}
+			p = append(p, keyElem(s[i:i+j]))
+			i += j
+		}
+	}
+	return p
+}
+
+// unknownField is a key of the document that its kind does not declare.
+type unknownField struct {
+	path fieldPath
+	// caseOf is the declared field it matches but for case: encoding/json
+	// would fill that field, the API server (which decodes case-sensitively,
+	// sigs.k8s.io/json) drops the key.
+	caseOf string
+}
+
+// dotted is the path as the API server's strict decoding names it:
+// spec.ports[0].foo.
+func (p fieldPath) dotted() string {
+	var b strings.Builder
+	for i, e := range p {
+		if e.isIndex() {
+			b.WriteString("[" + strconv.Itoa(e.index) + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.key)
+	}
+	return b.String()
+}
+
+// unknownFields lists the keys of m that t does not declare, as
+// sigs.k8s.io/json's DisallowUnknownFields finds them on the API server.
+// The twin's own renderings of Calico, the operator and kubeadm hold only
+// the fields it models, so inside those only keys that differ from a
+// declared field by case are reported: the others may be real upstream
+// fields. That exception, and the cost of a second, strict decode of every
+// object, are why m is walked along t here rather than decoded with
+// sigs.k8s.io/json.UnmarshalStrict.
+func unknownFields(t reflect.Type, m map[string]any) []unknownField {
+	var out []unknownField
+	walkUnknown(t, m, make(fieldPath, 0, 16), &out, 0)
+	if len(out) > 1 {
+		// Maps are walked in no order.
+		sort.Slice(out, func(i, j int) bool { return out[i].path.dotted() < out[j].path.dotted() })
+	}
+	return out
+}
+
+var (
+	rawMessage = reflect.TypeFor[json.RawMessage]()
+	ownPrefix  = "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/"
+	ownFull    = ownPrefix + "hybrid" // the twin's own Cluster kind: all its fields are declared
+)
+
+// walkInfo is what walkUnknown needs of a type, computed once.
+type walkInfo struct {
+	self    bool // decodes itself (quantities, times, int-or-string)
+	partial bool // one of the twin's renderings of another project's kind
+}
+
+var walkInfos sync.Map // reflect.Type → walkInfo
+
+func infoOf(t reflect.Type) walkInfo {
+	if w, ok := walkInfos.Load(t); ok {
+		return w.(walkInfo)
+	}
+	pt := reflect.PointerTo(t)
+	w := walkInfo{
+		self:    t == rawMessage || pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler),
+		partial: strings.HasPrefix(t.PkgPath(), ownPrefix) && t.PkgPath() != ownFull,
+	}
+	walkInfos.Store(t, w)
+	return w
+}
+
+// walkUnknown walks v along t; p is a stack the callee may append to and
+// that out's entries copy.
+func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth int) {
+	if depth > 64 || v == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	info := infoOf(t)
+	if depth > 0 && info.self {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		fields := jsonFields(t)
+		for k, val := range m {
+			if ft, ok := fields[k]; ok {
+				walkUnknown(ft, val, append(p, keyElem(k)), out, depth+1)
+				continue
+			}
+			caseOf := ""
+			for name := range fields {
+				if strings.EqualFold(name, k) {
+					caseOf = name
+					break
+				}
+			}
+			if info.partial && caseOf == "" {
+				continue
+			}
+			*out = append(*out, unknownField{path: p.with(keyElem(k)), caseOf: caseOf})
+		}
+	case reflect.Slice, reflect.Array:
+		s, ok := v.([]any)
+		if !ok {
+			return
+		}
+		for i, e := range s {
+			walkUnknown(t.Elem(), e, append(p, indexElem(i)), out, depth+1)
+		}
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, val := range m {
+			walkUnknown(t.Elem(), val, append(p, keyElem(k)), out, depth+1)
+		}
+	}
+}
+
+// dropCaseVariants removes from m the keys that encoding/json would read
+// into a field of another case, so that the typed object holds what the API
+// server would store. It reports whether it removed any.
+func dropCaseVariants(m map[string]any, unknown []unknownField) bool {
+	dropped := false
+	for _, u := range unknown {
+		if u.caseOf == "" || len(u.path) == 0 {
+			continue
+		}
+		parent, ok := valueAt(m, u.path[:len(u.path)-1])
+		if !ok {
+			continue
+		}
+		if pm, ok := parent.(map[string]any); ok {
+			delete(pm, u.path[len(u.path)-1].key)
+			dropped = true
+		}
+	}
+	return dropped
+}
