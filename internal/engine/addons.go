@@ -19,6 +19,7 @@ import (
 const (
 	annoIPv4Address = "projectcalico.org/IPv4Address"
 	annoVXLANAddr   = "projectcalico.org/IPv4VXLANTunnelAddr"
+	annoIPIPAddr    = "projectcalico.org/IPv4IPIPTunnelAddr"
 	annoVXLANMAC    = "projectcalico.org/VXLANTunnelMACAddr"
 )
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -52,13 +54,31 @@ func (b *builder) network() error {
 		}
 		return nil
 	}
+	// A pool calico-kube-controllers marks Allocatable=False (it overlaps
+	// an older pool) is not used by IPAM (ipam.Allocatable).
+	allocatable := ipam.Allocatable(c.IPPools)
 	var pools []ipam.Pool
 	for _, p := range c.IPPools {
 		pp, err := ipam.PoolFromCalico(p)
 		if err != nil {
 			return errorAt(c.Origins[poolKey(p.Name)], "%v", err)
 		}
+		if ok, known := allocatable[p.Name]; known && !ok && !p.Spec.Disabled {
+			pp.Unallocatable = true
+			b.note(model.Warning, poolKey(p.Name), "IP pool %s (%s) overlaps an older pool: calico-kube-controllers sets its Allocatable condition to False and Calico IPAM assigns nothing from it (a node whose tunnel address would come from it gets none)", p.Name, p.Spec.CIDR)
+		}
 		pools = append(pools, pp)
+	}
+	// Each claim is stamped with the node's join time (joinClock), which
+	// decides whether a later node may reclaim an empty block
+	// (ipam_block_reader_writer.go findUsableBlock); new pods come at the
+	// reference time.
+	order := b.joinOrder()
+	joinedAt := map[string]time.Time{}
+	var last time.Time
+	for i, n := range order {
+		last = joinClock(n.CreationTimestamp.Time, last, i)
+		joinedAt[n.Name] = last
 	}
 	cfg := ipam.ConfigFrom(c.IPAMConfig)
 	cfg.Now = b.ref.Time
@@ -81,17 +101,33 @@ func (b *builder) network() error {
 		if !ok || !inPools(pools, a) {
 			continue
 		}
+		if t, ok := joinedAt[p.Spec.NodeName]; ok {
+			m.SetNow(t) // the block was claimed when the node joined
+		}
 		if err := m.AssignObserved(p.Spec.NodeName, a, ipam.PodHandle(containerID(p)), ipam.PodAttrs(p.Spec.NodeName, p.Namespace, p.Name)); err != nil {
 			b.note(model.Warning, keyOf(p), "observed address %s does not fit Calico IPAM: %v", a, err)
 		}
 	}
-	// calico-node startup on each node, in join order: the VXLAN tunnel
-	// address (claiming the node's first block) on Linux, the block with the
-	// Windows reservations on Windows (node/pkg/allocateip, startup_windows.go).
-	for _, n := range b.joinOrder() {
+	// calico-node startup on each node, in join order, at its join time:
+	// the tunnel addresses (the first claims the node's first block) on
+	// Linux, the block with the Windows reservations on Windows
+	// (node/pkg/allocateip, startup_windows.go).
+	for _, n := range order {
+		m.SetNow(joinedAt[n.Name])
 		if b.calicoRuns(n) {
 			b.tunnel(m, n)
 		}
+	}
+	if last.Before(b.ref.Time) {
+		last = b.ref.Time
+	}
+	m.SetNow(last)
+	// What the observed addresses leave free below the highest one was
+	// released before: reused last.
+	m.SettleObserved()
+	nsByName := map[string]*corev1.Namespace{}
+	for _, ns := range c.Namespaces {
+		nsByName[ns.Name] = ns
 	}
 	// Every other pod on the pod network, in creation order.
 	for _, p := range c.Pods {
@@ -103,7 +139,12 @@ func (b *builder) network() error {
 			b.sandboxFailed(p, "plugin type=\"calico\" failed (add): stat /var/lib/calico/nodename: no such file or directory: check that the calico/node container is running and has mounted /var/lib/calico/")
 			continue
 		}
-		a, err := m.AssignPod(p.Spec.NodeName, ipam.PodHandle(containerID(p)), ipam.PodAttrs(p.Spec.NodeName, p.Namespace, p.Name))
+		req := ipam.PodRequest{Node: p.Spec.NodeName, Handle: ipam.PodHandle(containerID(p)),
+			Attrs: ipam.PodAttrs(p.Spec.NodeName, p.Namespace, p.Name), PodAnnotations: p.Annotations}
+		if ns := nsByName[p.Namespace]; ns != nil {
+			req.NamespaceLabels, req.NamespaceAnnotations = ns.Labels, ns.Annotations
+		}
+		a, err := m.AssignPodRequest(req)
 		if err != nil {
 			b.sandboxFailed(p, fmt.Sprintf("plugin type=\"calico\" failed (add): %v", err))
 			continue
@@ -118,27 +159,20 @@ func (b *builder) network() error {
 	return nil
 }
 
-// tunnel records the node's VXLAN tunnel address and VTEP MAC as Calico
+// tunnel records the node's tunnel addresses and VTEP MAC as Calico
 // annotates the Node (libcalico-go k8s conversion: projectcalico.org/*).
-// What a Node records (itself or through a Calico Node resource) wins; an
-// observed Node gets what it lacks, marked derived, as calico-node would
-// have written it.
+// What a Node records (itself or through a Calico Node resource) is kept
+// while calico-node would keep it; an observed Node gets what it lacks,
+// marked derived, as calico-node would have written it.
 func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
+	if !isWindows(n) {
+		b.linuxTunnels(m, n)
+		return
+	}
 	// An observed Node that records its tunnel address but no MAC is a
 	// calico-node-windows that has not published its VTEP: kept as it is
 	// (check HYB071). One whose address the engine derives gets the placeholder.
 	hadAddr := n.Annotations[annoVXLANAddr] != ""
-	if a, ok := parseAddr(n.Annotations[annoVXLANAddr]); ok && !isWindows(n) {
-		err := m.AssignIP(ipam.AssignIPArgs{IP: a, Handle: ipam.VXLANTunnelHandle(n.Name),
-			Attrs: map[string]string{ipam.AttrNode: n.Name, ipam.AttrType: ipam.AttrTypeVXLAN}, Host: n.Name, Use: ipam.UseTunnel})
-		if err != nil {
-			b.note(model.Warning, keyOf(n), "observed VXLAN tunnel address %s does not fit Calico IPAM: %v", a, err)
-		}
-		if addr, ok := b.ipv4Address(n); ok {
-			b.fillAnnotation(n, annoIPv4Address, addr)
-		}
-		return
-	}
 	a, err := m.VXLANTunnelAddress(n.Name)
 	if err != nil {
 		b.note(model.Warning, keyOf(n), "calico-node cannot start: %v", err)
@@ -153,9 +187,6 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 	if _, ok := n.Annotations[annoVXLANMAC]; ok {
 		return // recorded by the Node or a Calico Node resource
 	}
-	if !isWindows(n) {
-		return // Felix derives a Linux VTEP's MAC from the node name
-	}
 	if hadAddr && b.c.Observed(keyOf(n)) {
 		return // a tunnel address without its MAC: not published (HYB071)
 	}
@@ -166,6 +197,84 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 		return
 	}
 	b.windowsVTEP(n)
+}
+
+// tunnelAnnotation is the Node annotation of each tunnel type
+// (libcalico-go lib/backend/k8s/resources/node.go).
+var tunnelAnnotation = map[string]string{ipam.AttrTypeIPIP: annoIPIPAddr, ipam.AttrTypeVXLAN: annoVXLANAddr}
+
+// linuxTunnels is calico-node's tunnel address reconciliation on a Linux
+// node (node/pkg/allocateip/allocateip.go reconcileTunnelAddrs): IPIP then
+// VXLAN, each kept, (re)assigned or removed. An address the Node records
+// is first entered in IPAM as calico-node's allocation, which is what a
+// real cluster's IPAM holds for it.
+func (b *builder) linuxTunnels(m *ipam.IPAM, n *corev1.Node) {
+	if addr, ok := b.ipv4Address(n); ok {
+		b.fillAnnotation(n, annoIPv4Address, addr)
+	}
+	for _, typ := range ipam.TunnelTypes {
+		key := tunnelAnnotation[typ]
+		cur, had := parseAddr(n.Annotations[key])
+		var recordErr error
+		if had {
+			recordErr = m.AssignIP(ipam.AssignIPArgs{IP: cur, Handle: ipam.TunnelHandle(n.Name, typ),
+				Attrs: map[string]string{ipam.AttrNode: n.Name, ipam.AttrType: typ}, Host: n.Name, Use: ipam.UseTunnel})
+		}
+		a, err := m.TunnelAddress(n.Name, typ, cur)
+		if err != nil {
+			b.note(model.Warning, keyOf(n), "calico-node cannot start: %v", err)
+			return
+		}
+		switch {
+		case !had && a.IsValid():
+			b.fillAnnotation(n, key, a.String())
+		case had && a == cur:
+		case had && !a.IsValid():
+			delete(n.Annotations, key)
+			b.markDerived(n, key)
+			b.note(model.Info, keyOf(n), "no enabled IP pool selecting the node has %s encapsulation: calico-node releases the tunnel address %s and removes %s", tunnelMode(typ), cur, key)
+		case had:
+			why := "it is not in an enabled IP pool with " + tunnelMode(typ) + " encapsulation that selects the node"
+			if recordErr != nil && !strings.Contains(recordErr.Error(), "not in a configured pool") {
+				why = "IPAM holds it for something else (" + recordErr.Error() + ")"
+			}
+			n.Annotations[key] = a.String()
+			b.markDerived(n, key)
+			b.note(model.Info, keyOf(n), "calico-node moves the %s tunnel address from %s to %s and updates %s: %s (allocateip.go ensureHostTunnelAddress)", tunnelMode(typ), cur, a, key, why)
+		}
+	}
+}
+
+func tunnelMode(typ string) string {
+	if typ == ipam.AttrTypeIPIP {
+		return "IPIP"
+	}
+	return "VXLAN"
+}
+
+// markDerived marks an observed Node's annotation as the engine's.
+func (b *builder) markDerived(n *corev1.Node, key string) {
+	if k := keyOf(n); b.c.Observed(k) {
+		b.c.MarkDerived(k, "metadata.annotations["+key+"]")
+	}
+}
+
+// joinClock is when calico-node on the i-th node to join (in join order)
+// claims its block: its Node's creationTimestamp, and never before the
+// previous node's claim plus ipam.EmptyBlockMinReclaimAge. A kubeadm join,
+// the kubelet's TLS bootstrap and the calico-node image pull on the next
+// host take longer than that minute; Nodes the input gives the same
+// creation time (derived ones get the reference time) still join one
+// after another.
+func joinClock(created, last time.Time, i int) time.Time {
+	if i == 0 {
+		return created
+	}
+	next := last.Add(ipam.EmptyBlockMinReclaimAge)
+	if created.After(next) {
+		return created
+	}
+	return next
 }
 
 // windowsVTEP gives a Windows node with a VXLAN tunnel address and no

@@ -40,16 +40,16 @@ func TestObservedPodAddressesAreKept(t *testing.T) {
 	}
 }
 
-func TestDerivedPodsTakeTheLowestFreeOrdinal(t *testing.T) {
+func TestDerivedPodsComeAfterTheAddressesHistoryReleased(t *testing.T) {
 	// k8s-lab-node-2's block 172.21.172.0/26 starts with every ordinal
 	// unallocated, in order. The observed addresses .2 (csi-node-driver),
 	// .3 (coredns) and .4 (hello) are recorded first; calico-node's tunnel
-	// auto-assign then takes the first unallocated ordinal, .0. A new pod
-	// takes the next, .1, and the one after it .5. (Ordinals released in the
-	// past would go to the end of the list, but an offline model has no
-	// such history.)
+	// auto-assign then takes the first unallocated ordinal, .0. .1 is free
+	// below addresses in use: it was handed out and released, and a release
+	// goes to the end of the free list (ipam_block.go release), so new pods
+	// take .5 and .6.
 	c := buildLab(t, "testdata/pinned-to-node-2.yaml")
-	for name, want := range map[string]string{"pin-a": "172.21.172.1", "pin-b": "172.21.172.5"} {
+	for name, want := range map[string]string{"pin-a": "172.21.172.5", "pin-b": "172.21.172.6"} {
 		p := findPod(t, c, "default", name)
 		if p.Spec.NodeName != "k8s-lab-node-2" || p.Status.PodIP != want {
 			t.Errorf("%s: %s on %s, want %s on k8s-lab-node-2", name, p.Status.PodIP, p.Spec.NodeName, want)
@@ -58,8 +58,8 @@ func TestDerivedPodsTakeTheLowestFreeOrdinal(t *testing.T) {
 	if got := findNode(t, c, "k8s-lab-node-2").Annotations["projectcalico.org/IPv4VXLANTunnelAddr"]; got != "172.21.172.0" {
 		t.Errorf("node-2 tunnel %s, want 172.21.172.0", got)
 	}
-	// On k8s-lab-node-1 the derived csi-node-driver pod is the first pod:
-	// .0 is the tunnel, so it gets .1.
+	// On k8s-lab-node-1 .0 is the tunnel and hello holds .25: .1 to .24 were
+	// released, so the derived csi-node-driver pod gets .26.
 	lab := buildLab(t)
 	var csi []*corev1.Pod
 	for _, p := range podsWithPrefix(lab, "calico-system", "csi-node-driver-") {
@@ -67,7 +67,7 @@ func TestDerivedPodsTakeTheLowestFreeOrdinal(t *testing.T) {
 			csi = append(csi, p)
 		}
 	}
-	if len(csi) != 1 || csi[0].Status.PodIP != "172.21.211.1" {
+	if len(csi) != 1 || csi[0].Status.PodIP != "172.21.211.26" {
 		t.Fatalf("csi-node-driver on node-1: %v", podSummary(lab))
 	}
 	if k := podKey("calico-system", csi[0].Name); lab.Observed(k) {
@@ -79,10 +79,11 @@ func TestObservedStubWithoutAddressGetsADerivedOne(t *testing.T) {
 	c := buildLab(t, "testdata/hello-3-replicas.yaml", "testdata/hello-stub-without-ip.yaml")
 	k := podKey("demo", "hello-55fb8f8684-q7x2k")
 	p := findPod(t, c, "demo", k.Name)
-	// node-1: .0 tunnel, .1 the derived csi-node-driver pod (DaemonSet pods
-	// come first), .25 observed hello; the stub takes .2.
-	if p.Status.PodIP != "172.21.211.2" || p.Spec.NodeName != "k8s-lab-node-1" {
-		t.Errorf("stub %s on %s, want 172.21.211.2 on k8s-lab-node-1", p.Status.PodIP, p.Spec.NodeName)
+	// node-1: .0 tunnel, .25 observed hello (.1 to .24 released, so last),
+	// .26 the derived csi-node-driver pod (DaemonSet pods come first); the
+	// stub takes .27.
+	if p.Status.PodIP != "172.21.211.27" || p.Spec.NodeName != "k8s-lab-node-1" {
+		t.Errorf("stub %s on %s, want 172.21.211.27 on k8s-lab-node-1", p.Status.PodIP, p.Spec.NodeName)
 	}
 	if !c.Observed(k) || !c.Derived(k, "status.podIP") {
 		t.Errorf("observed %v, podIP derived %v; want an observed pod with a derived address", c.Observed(k), c.Derived(k, "status.podIP"))

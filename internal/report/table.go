@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
@@ -784,63 +785,21 @@ func ipPoolCells(p *calico.IPPool, now time.Time, allocatable map[string]string)
 		stringCell(allocatable[p.Name]), crdAge(now, p.CreationTimestamp), blockSize, sel}
 }
 
-// poolAllocatable derives each pool's Allocatable condition the way
-// calico-kube-controllers' IP pool controller sets it: False for a disabled
-// or terminating pool, False for a pool whose CIDR overlaps a pool placed
-// before it (older first, then by name), True otherwise.
+// poolAllocatable is each pool's Allocatable condition as
+// calico-kube-controllers sets it (ipam.Allocatable), as kubectl prints it.
 func poolAllocatable(objs []any) map[string]string {
-	type entry struct {
-		pool   *calico.IPPool
-		prefix netip.Prefix
-		ok     bool
-	}
-	var pools []entry
+	var pools []*calico.IPPool
 	for _, o := range objs {
 		if p, ok := o.(*calico.IPPool); ok {
-			pr, err := netip.ParsePrefix(p.Spec.CIDR)
-			pools = append(pools, entry{pool: p, prefix: pr.Masked(), ok: err == nil})
+			pools = append(pools, p)
 		}
 	}
-	sort.SliceStable(pools, func(i, j int) bool {
-		a, b := pools[i].pool, pools[j].pool
-		ta, tb := a.DeletionTimestamp != nil, b.DeletionTimestamp != nil
-		if ta != tb {
-			return ta // terminating pools are placed first
-		}
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
-		}
-		return a.Name < b.Name
-	})
 	out := map[string]string{}
-	var placed []netip.Prefix
-	for _, e := range pools {
-		p := e.pool
-		if !e.ok {
-			continue // the controller skips pools it cannot parse
+	for name, ok := range ipam.Allocatable(pools) {
+		out[name] = "False"
+		if ok {
+			out[name] = "True"
 		}
-		if p.Spec.Disabled {
-			out[p.Name] = "False"
-			continue
-		}
-		if p.DeletionTimestamp != nil {
-			out[p.Name] = "False"
-			placed = append(placed, e.prefix)
-			continue
-		}
-		overlaps := false
-		for _, q := range placed {
-			if q.Overlaps(e.prefix) {
-				overlaps = true
-				break
-			}
-		}
-		if overlaps {
-			out[p.Name] = "False"
-			continue
-		}
-		out[p.Name] = "True"
-		placed = append(placed, e.prefix)
 	}
 	return out
 }

@@ -26,6 +26,7 @@ func ipPoolSpec(s *calico.IPPoolSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, calicoSelector(s.NodeSelector, p.Child("nodeSelector"))...)
+	errs = append(errs, calicoSelector(s.NamespaceSelector, p.Child("namespaceSelector"))...)
 	cp := p.Child("cidr")
 	if s.CIDR == "" {
 		return append(errs, field.Required(cp, ""))

@@ -33,16 +33,19 @@ type IPPool struct {
 
 // IPPoolSpec is an IPPool's configuration.
 type IPPoolSpec struct {
-	CIDR             string   `json:"cidr"`
-	VXLANMode        string   `json:"vxlanMode,omitempty"`
-	IPIPMode         string   `json:"ipipMode,omitempty"`
-	NATOutgoing      bool     `json:"natOutgoing,omitempty"`
-	Disabled         bool     `json:"disabled,omitempty"`
-	DisableBGPExport bool     `json:"disableBGPExport,omitempty"`
-	BlockSize        int      `json:"blockSize,omitempty"`
-	NodeSelector     string   `json:"nodeSelector,omitempty"`
-	AllowedUses      []string `json:"allowedUses,omitempty"`
-	AssignmentMode   string   `json:"assignmentMode,omitempty"`
+	CIDR             string `json:"cidr"`
+	VXLANMode        string `json:"vxlanMode,omitempty"`
+	IPIPMode         string `json:"ipipMode,omitempty"`
+	NATOutgoing      bool   `json:"natOutgoing,omitempty"`
+	Disabled         bool   `json:"disabled,omitempty"`
+	DisableBGPExport bool   `json:"disableBGPExport,omitempty"`
+	BlockSize        int    `json:"blockSize,omitempty"`
+	NodeSelector     string `json:"nodeSelector,omitempty"`
+	// NamespaceSelector limits the pool to pods of the namespaces it
+	// selects (projectcalico.org/v3 IPPoolSpec).
+	NamespaceSelector string   `json:"namespaceSelector,omitempty"`
+	AllowedUses       []string `json:"allowedUses,omitempty"`
+	AssignmentMode    string   `json:"assignmentMode,omitempty"`
 }
 
 // IPAMConfiguration is the cluster-wide IPAM setting (named "default").

@@ -36,6 +36,9 @@ type AutoAssignArgs struct {
 	// OS is the operating system of the calling process (upstream's
 	// runtime.GOOS, detectOS); "windows" enforces strict affinity.
 	OS string
+	// NamespaceLabels are the labels of the pod's namespace, for pools with
+	// a namespaceSelector; nil for requests without a namespace.
+	NamespaceLabels map[string]string
 }
 
 // Assignments is libcalico-go's IPAMAssignments.
@@ -125,7 +128,7 @@ func (m *IPAM) AutoAssign(a AutoAssignArgs) (*Assignments, error) {
 	if err != nil {
 		return nil, err
 	}
-	pools, affBlocks, err := m.prepareAffinityBlocksForHost(a.Pools, version, a.Host, a.Reserved, a.Use)
+	pools, affBlocks, err := m.prepareAffinityBlocksForHost(a.Pools, version, a.Host, a.Reserved, a.Use, a.NamespaceLabels)
 	if err != nil {
 		return nil, err
 	}
@@ -479,10 +482,12 @@ func maxPrefixLen(version int, r *HostReservedAttr) (int, error) {
 }
 
 // determinePools returns the pools a request may use and all enabled pools
-// (ipam.go determinePools). Note the upstream quirk kept here: pools whose
-// block size is too small for the reservation only matter when all of them
-// are; otherwise they still qualify.
-func (m *IPAM) determinePools(requested []netip.Prefix, version int, node Node, maxPrefix int) ([]*pool, []*pool, error) {
+// (ipam.go determinePools): requested pools unconditionally, else the
+// Automatic pools that select both the node and the namespace. Note the
+// upstream quirk kept here: pools whose block size is too small for the
+// reservation only matter when all of them are; otherwise they still
+// qualify.
+func (m *IPAM) determinePools(requested []netip.Prefix, version int, node Node, nsLabels map[string]string, maxPrefix int) ([]*pool, []*pool, error) {
 	enabled := m.enabledPools(version)
 	qualified := 0
 	for _, p := range enabled {
@@ -505,7 +510,7 @@ func (m *IPAM) determinePools(requested []netip.Prefix, version int, node Node, 
 		return out, enabled, nil
 	}
 	for _, p := range enabled {
-		if p.AssignmentMode != "Automatic" || !p.selectsNode(node.Labels) {
+		if p.AssignmentMode != "Automatic" || !p.selectsNode(node.Labels) || !p.selectsNamespace(nsLabels) {
 			continue
 		}
 		out = append(out, p)
@@ -516,7 +521,7 @@ func (m *IPAM) determinePools(requested []netip.Prefix, version int, node Node, 
 // prepareAffinityBlocksForHost returns the pools the request may use and
 // the host's affine blocks inside them, releasing empty affine blocks of
 // pools that no longer select the node (ipam.go).
-func (m *IPAM) prepareAffinityBlocksForHost(requested []netip.Prefix, version int, host string, rsvd *HostReservedAttr, use string) ([]*pool, []netip.Prefix, error) {
+func (m *IPAM) prepareAffinityBlocksForHost(requested []netip.Prefix, version int, host string, rsvd *HostReservedAttr, use string, nsLabels map[string]string) ([]*pool, []netip.Prefix, error) {
 	node, err := m.node(host)
 	if err != nil {
 		return nil, nil, err
@@ -525,7 +530,7 @@ func (m *IPAM) prepareAffinityBlocksForHost(requested []netip.Prefix, version in
 	if err != nil {
 		return nil, nil, err
 	}
-	selecting, all, err := m.determinePools(requested, version, node, maxPrefix)
+	selecting, all, err := m.determinePools(requested, version, node, nsLabels, maxPrefix)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -624,7 +629,7 @@ func (m *IPAM) EnsureBlock(a BlockArgs) (netip.Prefix, error) {
 	if err != nil {
 		return netip.Prefix{}, err
 	}
-	pools, aff, err := m.prepareAffinityBlocksForHost(a.Pools, 4, a.Host, a.Reserved, UseWorkload)
+	pools, aff, err := m.prepareAffinityBlocksForHost(a.Pools, 4, a.Host, a.Reserved, UseWorkload, nil)
 	if err != nil {
 		return netip.Prefix{}, err
 	}

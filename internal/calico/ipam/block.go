@@ -313,6 +313,26 @@ func (b *block) release(addrs []netip.Addr, now time.Time, cooldown int) []netip
 	return skipped
 }
 
+// deferGaps moves the free ordinals below the highest allocated one (the
+// Windows reservation aside) behind the others, keeping each group's order.
+func (b *block) deferGaps() {
+	hi := -1
+	for o, a := range b.allocations {
+		if a != nil && !b.isReserved(*a) {
+			hi = o
+		}
+	}
+	var gaps, rest []int
+	for _, o := range b.unallocated {
+		if o < hi {
+			gaps = append(gaps, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	b.unallocated = append(rest, gaps...)
+}
+
 // releaseByHandle frees every ordinal held by the handle
 // (ipam_block.go releaseByHandle).
 func (b *block) releaseByHandle(handle string, now time.Time, cooldown int) int {

@@ -17,10 +17,13 @@
 //   - node/pkg/allocateip/allocateip.go and
 //     node/pkg/lifecycle/startup/startup_windows.go (VXLANTunnelAddress).
 //
-// Not modelled: IPReservation resources, IPAMHandle objects, KubeVirt
-// address persistence, namespace selectors on pools, LoadBalancer
-// ("virtual") affinities, concurrent writers (every datastore write
-// succeeds first time).
+// Not modelled: IPReservation resources (upstream skips their ranges when
+// handing out addresses; the model does not), IPAMHandle objects, KubeVirt
+// address persistence, LoadBalancer ("virtual") affinities, concurrent
+// writers (every datastore write succeeds first time). The walk over pools
+// of one-address blocks (/32, /128) is seeded from the wall clock upstream,
+// so which block such a pool hands out is not predictable (see
+// Config.SmallBlockSeed).
 //
 // Time: nothing reads the wall clock. The model keeps a logical clock that
 // starts at Config.Now and moves only with Advance; it stamps affinity
@@ -69,10 +72,18 @@ type Pool struct {
 	// 122 (IPv6), the projectcalico.org/v3 defaults.
 	BlockSize    int
 	NodeSelector string // "" selects every node, like all()
-	Disabled     bool
-	// VXLANMode (Always, CrossSubnet, Never or "") decides whether nodes get
-	// a VXLAN tunnel address from this pool.
+	// NamespaceSelector ("" selects every namespace) is matched against the
+	// labels of the pod's namespace (lib/ipam/pools.go SelectsNamespace).
+	NamespaceSelector string
+	Disabled          bool
+	// Unallocatable is the Allocatable=False condition calico-kube-controllers
+	// sets on a pool that overlaps an older one: GetEnabledPools skips it
+	// (lib/clientv3/client.go filterIPPool).
+	Unallocatable bool
+	// VXLANMode and IPIPMode (Always, CrossSubnet, Never or "") decide
+	// whether nodes get a VXLAN or an IPIP tunnel address from this pool.
 	VXLANMode string
+	IPIPMode  string
 	// AllowedUses defaults to Workload and Tunnel.
 	AllowedUses []string
 	// AssignmentMode Automatic (default) or Manual; Manual pools are only
@@ -88,7 +99,8 @@ func PoolFromCalico(p *calico.IPPool) (Pool, error) {
 	}
 	return Pool{
 		Name: p.Name, CIDR: cidr, BlockSize: p.Spec.BlockSize, NodeSelector: p.Spec.NodeSelector,
-		Disabled: p.Spec.Disabled, VXLANMode: p.Spec.VXLANMode, AllowedUses: p.Spec.AllowedUses,
+		NamespaceSelector: p.Spec.NamespaceSelector, Disabled: p.Spec.Disabled,
+		VXLANMode: p.Spec.VXLANMode, IPIPMode: p.Spec.IPIPMode, AllowedUses: p.Spec.AllowedUses,
 		AssignmentMode: p.Spec.AssignmentMode,
 	}, nil
 }
@@ -96,6 +108,7 @@ func PoolFromCalico(p *calico.IPPool) (Pool, error) {
 type pool struct {
 	Pool
 	sel       selector.Selector
+	nsSel     selector.Selector
 	numBlocks *big.Int
 	blockSpan *big.Int // addresses per block
 }
@@ -112,6 +125,19 @@ func (p *pool) allows(use string) bool { return slices.Contains(p.AllowedUses, u
 // selectsNode evaluates the pool's nodeSelector against the node's labels
 // (libcalico-go lib/ipam/pools.go SelectsNode).
 func (p *pool) selectsNode(labels map[string]string) bool { return p.sel.Evaluate(labels) }
+
+// selectsNamespace evaluates the pool's namespaceSelector against the
+// namespace's labels; a request without a namespace (tunnel addresses) is
+// evaluated against no labels (lib/ipam/pools.go SelectsNamespace).
+func (p *pool) selectsNamespace(labels map[string]string) bool {
+	if p.NamespaceSelector == "" {
+		return true
+	}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	return p.nsSel.Evaluate(labels)
+}
 
 // Config is the cluster's IPAMConfiguration plus the model's own knobs.
 type Config struct {
@@ -189,12 +215,18 @@ type IPAM struct {
 	// collection and deleted blocks are not removed), so readers still
 	// check each block and find exactly what a scan of all blocks finds.
 	byHandle map[string]map[netip.Prefix]struct{}
+
+	// loaded holds the blocks read from IPAMBlock objects; inferred those
+	// the model built from observed pod addresses alone (AssignObserved),
+	// whose free list SettleObserved reorders.
+	loaded, inferred map[netip.Prefix]bool
 }
 
 // New builds a model over the given pools (enabled and disabled).
 func New(pools []Pool, cfg Config) (*IPAM, error) {
 	m := &IPAM{cfg: cfg, now: cfg.Now, nodes: map[string]Node{}, blocks: map[netip.Prefix]*block{}, affs: map[affKey]*affinity{},
-		affsByHost: map[string]map[netip.Prefix]struct{}{}, byHandle: map[string]map[netip.Prefix]struct{}{}}
+		affsByHost: map[string]map[netip.Prefix]struct{}{}, byHandle: map[string]map[netip.Prefix]struct{}{},
+		loaded: map[netip.Prefix]bool{}, inferred: map[netip.Prefix]bool{}}
 	for _, p := range pools {
 		pp, err := newPool(p)
 		if err != nil {
@@ -240,9 +272,14 @@ func newPool(p Pool) (*pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("IP pool %q: nodeSelector %q: %w", p.Name, p.NodeSelector, err)
 	}
+	nsSel, err := selector.Parse(p.NamespaceSelector)
+	if err != nil {
+		return nil, fmt.Errorf("IP pool %q: namespaceSelector %q: %w", p.Name, p.NamespaceSelector, err)
+	}
 	return &pool{
 		Pool:      p,
 		sel:       sel,
+		nsSel:     nsSel,
 		numBlocks: pow2(p.BlockSize - p.CIDR.Bits()),
 		blockSpan: pow2(bits - p.BlockSize),
 	}, nil
@@ -264,6 +301,11 @@ func (m *IPAM) Now() time.Time { return m.now }
 // recently claimed empty blocks reclaimable (EmptyBlockMinReclaimAge).
 func (m *IPAM) Advance(d time.Duration) { m.now = m.now.Add(d) }
 
+// SetNow sets the logical clock. A caller replaying a cluster's history
+// (observed addresses, then node joins, then new pods) sets it to when
+// each step happened, so that claim times follow the join order.
+func (m *IPAM) SetNow(t time.Time) { m.now = t }
+
 func (m *IPAM) node(host string) (Node, error) {
 	n, ok := m.nodes[host]
 	if !ok {
@@ -282,11 +324,13 @@ func (m *IPAM) ipamConfig(os string) (Config, error) {
 	return m.cfg, nil
 }
 
-// enabledPools of one IP version, in name order.
+// enabledPools of one IP version, in name order: GetEnabledPools, which
+// skips disabled pools and those whose Allocatable condition is False
+// (lib/clientv3/client.go filterIPPool).
 func (m *IPAM) enabledPools(version int) []*pool {
 	var out []*pool
 	for _, p := range m.pools {
-		if !p.Disabled && p.version() == version {
+		if !p.Disabled && !p.Unallocatable && p.version() == version {
 			out = append(out, p)
 		}
 	}

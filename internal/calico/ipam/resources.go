@@ -36,6 +36,7 @@ func (m *IPAM) Load(blocks []*calico.IPAMBlock, affinities []*calico.BlockAffini
 			return err
 		}
 		m.blocks[b.cidr] = b
+		m.loaded[b.cidr] = true
 		for _, a := range b.attrs {
 			m.noteHandle(a.handle, b.cidr)
 		}
