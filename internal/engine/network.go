@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
@@ -108,36 +109,15 @@ func (b *builder) network() error {
 			b.note(model.Warning, keyOf(p), "observed address %s does not fit Calico IPAM: %v", a, err)
 		}
 	}
-	// calico-node startup on each node, in join order, at its join time:
-	// the tunnel addresses (the first claims the node's first block) on
-	// Linux, the block with the Windows reservations on Windows
-	// (node/pkg/allocateip, startup_windows.go).
-	for _, n := range order {
-		m.SetNow(joinedAt[n.Name])
-		if b.calicoRuns(n) {
-			b.tunnel(m, n)
-		}
-	}
-	if last.Before(b.ref.Time) {
-		last = b.ref.Time
-	}
-	m.SetNow(last)
-	// What the observed addresses leave free below the highest one was
-	// released before: reused last.
-	m.SettleObserved()
 	nsByName := map[string]*corev1.Namespace{}
 	for _, ns := range c.Namespaces {
 		nsByName[ns.Name] = ns
 	}
-	// Every other pod on the pod network, in creation order.
-	for _, p := range c.Pods {
-		if p.Spec.HostNetwork || p.Status.PodIP != "" || p.Spec.NodeName == "" || p.Status.Phase == corev1.PodPending {
-			continue
-		}
+	assign := func(p *corev1.Pod) {
 		n := b.nodeByName(p.Spec.NodeName)
 		if n == nil || !b.calicoRuns(n) {
 			b.sandboxFailed(p, "plugin type=\"calico\" failed (add): stat /var/lib/calico/nodename: no such file or directory: check that the calico/node container is running and has mounted /var/lib/calico/")
-			continue
+			return
 		}
 		req := ipam.PodRequest{Node: p.Spec.NodeName, Handle: ipam.PodHandle(containerID(p)),
 			Attrs: ipam.PodAttrs(p.Spec.NodeName, p.Namespace, p.Name), PodAnnotations: p.Annotations}
@@ -147,16 +127,61 @@ func (b *builder) network() error {
 		a, err := m.AssignPodRequest(req)
 		if err != nil {
 			b.sandboxFailed(p, fmt.Sprintf("plugin type=\"calico\" failed (add): %v", err))
-			continue
+			return
 		}
 		p.Status.PodIP = a.String()
 		if c.Observed(keyOf(p)) {
 			c.MarkDerived(keyOf(p), "status.podIP")
 		}
 	}
+	toAssign := func(p *corev1.Pod) bool {
+		return !p.Spec.HostNetwork && p.Status.PodIP == "" && p.Spec.NodeName != "" && p.Status.Phase != corev1.PodPending
+	}
+	podsOn := map[string][]*corev1.Pod{}
+	for _, p := range c.Pods {
+		if toAssign(p) && ownedByDaemonSet(p) {
+			podsOn[p.Spec.NodeName] = append(podsOn[p.Spec.NodeName], p)
+		}
+	}
+	// calico-node startup on each node, in join order, at its join time:
+	// the tunnel addresses (the first claims the node's first block) on
+	// Linux, the block with the Windows reservations on Windows
+	// (node/pkg/allocateip, startup_windows.go). The node's DaemonSet pods
+	// come right after: the DaemonSet controller creates them as the node
+	// joins, and their sandboxes start once calico-node is up.
+	for _, n := range order {
+		m.SetNow(joinedAt[n.Name])
+		if b.calicoRuns(n) {
+			b.tunnel(m, n)
+		}
+		for _, p := range podsOn[n.Name] {
+			assign(p)
+		}
+	}
+	if last.Before(b.ref.Time) {
+		last = b.ref.Time
+	}
+	m.SetNow(last)
+	// What the observed addresses leave free below the highest one was
+	// released before: reused last.
+	m.SettleObserved()
+	// Every other pod on the pod network, in creation order.
+	for _, p := range c.Pods {
+		if toAssign(p) {
+			assign(p)
+		}
+	}
 	c.IPAMBlocks = m.Blocks()
 	c.BlockAffinities = m.Affinities()
 	return nil
+}
+
+// ownedByDaemonSet: the pod's controller is a DaemonSet.
+func ownedByDaemonSet(p *corev1.Pod) bool {
+	if r := metav1.GetControllerOf(p); r != nil {
+		return r.Kind == "DaemonSet"
+	}
+	return false
 }
 
 // tunnel records the node's tunnel addresses and VTEP MAC as Calico

@@ -58,8 +58,9 @@ func TestDerivedPodsComeAfterTheAddressesHistoryReleased(t *testing.T) {
 	if got := findNode(t, c, "k8s-lab-node-2").Annotations["projectcalico.org/IPv4VXLANTunnelAddr"]; got != "172.21.172.0" {
 		t.Errorf("node-2 tunnel %s, want 172.21.172.0", got)
 	}
-	// On k8s-lab-node-1 .0 is the tunnel and hello holds .25: .1 to .24 were
-	// released, so the derived csi-node-driver pod gets .26.
+	// On k8s-lab-node-1 the derived csi-node-driver pod is a DaemonSet pod,
+	// created as the node joined, right after calico-node took .0 for the
+	// tunnel: it gets .1, before history's releases.
 	lab := buildLab(t)
 	var csi []*corev1.Pod
 	for _, p := range podsWithPrefix(lab, "calico-system", "csi-node-driver-") {
@@ -67,7 +68,7 @@ func TestDerivedPodsComeAfterTheAddressesHistoryReleased(t *testing.T) {
 			csi = append(csi, p)
 		}
 	}
-	if len(csi) != 1 || csi[0].Status.PodIP != "172.21.211.26" {
+	if len(csi) != 1 || csi[0].Status.PodIP != "172.21.211.1" {
 		t.Fatalf("csi-node-driver on node-1: %v", podSummary(lab))
 	}
 	if k := podKey("calico-system", csi[0].Name); lab.Observed(k) {
@@ -79,11 +80,11 @@ func TestObservedStubWithoutAddressGetsADerivedOne(t *testing.T) {
 	c := buildLab(t, "testdata/hello-3-replicas.yaml", "testdata/hello-stub-without-ip.yaml")
 	k := podKey("demo", "hello-55fb8f8684-q7x2k")
 	p := findPod(t, c, "demo", k.Name)
-	// node-1: .0 tunnel, .25 observed hello (.1 to .24 released, so last),
-	// .26 the derived csi-node-driver pod (DaemonSet pods come first); the
-	// stub takes .27.
-	if p.Status.PodIP != "172.21.211.27" || p.Spec.NodeName != "k8s-lab-node-1" {
-		t.Errorf("stub %s on %s, want 172.21.211.27 on k8s-lab-node-1", p.Status.PodIP, p.Spec.NodeName)
+	// node-1: .0 tunnel, .1 the derived csi-node-driver pod (a DaemonSet
+	// pod, placed as the node joined), .25 observed hello; .2 to .24 were
+	// released before the snapshot and go last, so the stub takes .26.
+	if p.Status.PodIP != "172.21.211.26" || p.Spec.NodeName != "k8s-lab-node-1" {
+		t.Errorf("stub %s on %s, want 172.21.211.26 on k8s-lab-node-1", p.Status.PodIP, p.Spec.NodeName)
 	}
 	if !c.Observed(k) || !c.Derived(k, "status.podIP") {
 		t.Errorf("observed %v, podIP derived %v; want an observed pod with a derived address", c.Observed(k), c.Derived(k, "status.podIP"))
