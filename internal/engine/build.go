@@ -72,6 +72,9 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 	// Calico's Node resources are the Nodes' annotations under the
 	// Kubernetes datastore: read before the hosts are read back from them.
 	b.observeCalicoNodes()
+	if err := b.registeredNames(); err != nil {
+		return nil, err
+	}
 	if b.hosts, err = planHosts(in); err != nil {
 		return nil, err
 	}

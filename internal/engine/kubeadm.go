@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -78,7 +79,7 @@ func planHosts(in *input) ([]plannedHost, error) {
 		seen[h.Name] = true
 		p := plannedHost{Host: h, observed: observed[h.Name]}
 		switch {
-		case h.Join == "init" || (h.Join == "" && c.Kubeadm.Init != nil && c.Kubeadm.Init.NodeRegistration.Name == h.Name):
+		case h.Join == "init" || (h.Join == "" && c.Kubeadm.Init != nil && nodeName(c.Kubeadm.Init.NodeRegistration.Name) == h.Name):
 			if c.Kubeadm.Init == nil {
 				return nil, errorAt(in.clusterOrigin, "Cluster %s: spec.hosts[%d].join: \"init\" but no InitConfiguration was given", in.cluster.Name, i)
 			}
@@ -108,9 +109,53 @@ func planHosts(in *input) ([]plannedHost, error) {
 	return out, nil
 }
 
+// nodeName is the name a host's Node registers under: kubeadm defaults
+// nodeRegistration.name to the hostname and passes either through
+// GetHostname, which trims and lower-cases it
+// (cmd/kubeadm/app/util/config/initconfiguration.go
+// SetNodeRegistrationDynamicDefaults; k8s.io/component-helpers/node/util
+// GetHostname), as the kubelet does with its own hostname. Windows' default
+// host names are upper case (WIN-A → win-a).
+func nodeName(host string) string { return strings.ToLower(strings.TrimSpace(host)) }
+
+// registeredNames renames the Cluster kind's hosts to the names their Nodes
+// register under (nodeName), and the firewall rules' host lists with them,
+// so that everything keyed by node name (Calico's host-seeded block walk,
+// affinities, handles) sees the Node's name. A name kubeadm would refuse
+// even then (not a DNS-1123 subdomain, ValidateNodeRegistration) is an
+// input error.
+func (b *builder) registeredNames() error {
+	cl := b.in.cluster
+	if cl == nil {
+		return nil
+	}
+	for i := range cl.Spec.Hosts {
+		h := &cl.Spec.Hosts[i]
+		name := nodeName(h.Name)
+		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+			return errorAt(b.in.clusterOrigin, "Cluster %s: spec.hosts[%d].name: Invalid value: %q: kubeadm registers the Node as %q, which is not a valid node name: %s",
+				cl.Name, i, h.Name, name, strings.Join(errs, "; "))
+		}
+		if name == h.Name {
+			continue
+		}
+		b.note(model.Info, model.Key{Group: hybrid.Group, Kind: "Cluster", Name: cl.Name},
+			"host %s registers as Node %s: kubeadm and the kubelet lower-case the host name (GetHostname), and Calico keys its block walk and affinities by the Node's name", h.Name, name)
+		for r := range cl.Spec.Network.Firewall {
+			for k, hn := range cl.Spec.Network.Firewall[r].Hosts {
+				if hn == h.Name {
+					cl.Spec.Network.Firewall[r].Hosts[k] = name
+				}
+			}
+		}
+		h.Name = name
+	}
+	return nil
+}
+
 func findJoin(joins []*kubeadm.JoinConfiguration, name string) *kubeadm.JoinConfiguration {
 	for _, j := range joins {
-		if j.Name == name || j.NodeRegistration.Name == name {
+		if j.Name == name || j.NodeRegistration.Name == name || nodeName(j.NodeRegistration.Name) == nodeName(name) {
 			return j
 		}
 	}
