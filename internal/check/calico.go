@@ -185,8 +185,9 @@ var ruleEncapsulation = Rule{
 	Needs:    []Need{{kindInstallation, kindIPPool}},
 	Description: `Calico for Windows supports VXLAN without cross-subnet, or no encapsulation with BGP; it
 has no IPIP at all. With windowsDataplane: HNS the operator refuses any other IPv4 pool
-encapsulation ("IPv4 IPPool encapsulation VXLANCrossSubnet is not supported by Calico for
-Windows"); with VXLANCrossSubnet, Services of Linux pods in the Windows node's own subnet are
+encapsulation of its first IPv4 pool ("IPv4 IPPool encapsulation VXLANCrossSubnet is not
+supported by Calico for Windows"; later pools are not checked, yet Windows nodes cannot reach
+their pods either); with VXLANCrossSubnet, Services of Linux pods in the Windows node's own subnet are
 unreachable from Windows pods (projectcalico/calico#6322). The pool is shared by all nodes, so
 the change is cluster-wide: VXLAN Always, made in the Installation, which owns the pool.`,
 	Remediation: `kubectl patch installation default --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/0/encapsulation","value":"VXLAN"}]'`,
@@ -194,15 +195,27 @@ the change is cluster-wide: VXLAN Always, made in the Installation, which owns t
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		if inst := x.Cluster.Installation; inst != nil {
+			first := true // the operator validates only the first IPv4 pool
 			for i, p := range calicoNetwork(inst).IPPools {
-				enc := poolEncapsulation(inst, p)
-				if isIPv6(p.CIDR) || enc == operator.EncapVXLAN || enc == operator.EncapNone {
+				if isIPv6(p.CIDR) {
 					continue
+				}
+				isFirst := first
+				first = false
+				enc := poolEncapsulation(inst, p)
+				if enc == operator.EncapVXLAN || enc == operator.EncapNone {
+					continue
+				}
+				// tigera/operator pkg/controller/installation/validation.go
+				// checks render.GetIPv4Pool's pool only.
+				refusal := fmt.Sprintf("the operator refuses %s once windowsDataplane is HNS", enc)
+				if !isFirst {
+					refusal = "the operator accepts it (it checks only the first IPv4 pool), but Windows nodes cannot reach the pods it holds"
 				}
 				out = append(out, Finding{
 					Object: instKey(inst), Field: fmt.Sprintf("spec.calicoNetwork.ipPools[%d].encapsulation", i),
-					Message: fmt.Sprintf("IP pool %s (%s) uses encapsulation %s; Calico for Windows supports only VXLAN (no cross-subnet) or None with BGP, and the operator refuses %s once windowsDataplane is HNS",
-						p.Name, p.CIDR, enc, enc),
+					Message: fmt.Sprintf("IP pool %s (%s) uses encapsulation %s; Calico for Windows supports only VXLAN (no cross-subnet) or None with BGP, and %s",
+						p.Name, p.CIDR, enc, refusal),
 					Remediation: fmt.Sprintf(`kubectl patch installation %s --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/%d/encapsulation","value":"VXLAN"}]'`, inst.Name, i),
 				})
 			}

@@ -2,12 +2,14 @@ package check
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -148,5 +150,40 @@ func TestARulePanicIsAnErrorNotAVerdict(t *testing.T) {
 	}
 	if _, err := Run(&model.Cluster{}, Options{Registry: reg}); err == nil {
 		t.Error("a panicking rule gives no error")
+	}
+}
+
+// The operator refuses a non-VXLAN encapsulation only on the first IPv4
+// pool (tigera/operator validation.go through render.GetIPv4Pool); HYB001
+// still reports a later IPIP pool, without claiming the operator refuses it.
+func TestHYB001SaysTheOperatorRefusesOnlyTheFirstIPv4Pool(t *testing.T) {
+	inst := func(pools ...operator.IPPool) *model.Cluster {
+		i := &operator.Installation{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+		i.Spec.CalicoNetwork = &operator.CalicoNetworkSpec{IPPools: pools}
+		return &model.Cluster{Installation: i}
+	}
+	v6 := operator.IPPool{Name: "v6", CIDR: "fd00::/64", Encapsulation: operator.EncapNone}
+	vx := operator.IPPool{Name: "vx", CIDR: "172.21.0.0/16", Encapsulation: operator.EncapVXLAN}
+	ipip := operator.IPPool{Name: "ipip", CIDR: "172.22.0.0/16", Encapsulation: operator.EncapIPIP}
+	cases := []struct {
+		name    string
+		c       *model.Cluster
+		field   string
+		refuses bool
+	}{
+		{"an IPIP first pool is refused by the operator", inst(ipip, vx), "spec.calicoNetwork.ipPools[0].encapsulation", true},
+		{"an IPv6 pool before it does not count as first", inst(v6, ipip), "spec.calicoNetwork.ipPools[1].encapsulation", true},
+		{"an IPIP second pool is accepted by the operator but still reported", inst(vx, ipip), "spec.calicoNetwork.ipPools[1].encapsulation", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ruleEncapsulation.Check(NewContext(tc.c, false, nil))
+			if len(got) != 1 || got[0].Field != tc.field {
+				t.Fatalf("findings %+v, want one on %s", got, tc.field)
+			}
+			if refuses := strings.Contains(got[0].Message, "the operator refuses IPIP"); refuses != tc.refuses {
+				t.Errorf("message %q: says the operator refuses = %v, want %v", got[0].Message, refuses, tc.refuses)
+			}
+		})
 	}
 }
