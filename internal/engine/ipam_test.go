@@ -213,3 +213,26 @@ func containsPrefix(list []string, prefix string) bool {
 	}
 	return false
 }
+
+// Node deletion is not modelled (there is no deletion what-if): IPAM state
+// of a node that is not in the input is kept, and a note says what
+// calico-kube-controllers would do (node/ipam.go checkAllocations,
+// cleanupNode).
+func TestIPAMStateOfANodeNotInTheInputIsKeptWithANote(t *testing.T) {
+	c := buildLab(t, "testdata/ipam/affinity-of-a-deleted-node.yaml")
+	k := model.Key{Group: "projectcalico.org", Kind: "BlockAffinity", Name: "k8s-lab-node-9-172-21-9-0-26"}
+	notes := notesAbout(c, k)
+	if len(notes) != 1 || !strings.Contains(notes[0], "the twin does not model node deletion and keeps them") {
+		t.Errorf("notes %q", notes)
+	}
+	kept := false
+	for _, a := range c.BlockAffinities {
+		kept = kept || a.Name == k.Name
+	}
+	if !kept {
+		t.Error("the affinity is gone")
+	}
+	if n := len(notesAbout(c, model.Key{Group: "projectcalico.org", Kind: "BlockAffinity", Name: "k8s-lab-node-1-172-21-211-0-26"})); n != 0 {
+		t.Errorf("%d notes on a live node's affinity", n)
+	}
+}

@@ -93,6 +93,7 @@ func (b *builder) network() error {
 	if err := m.Load(c.IPAMBlocks, c.BlockAffinities); err != nil {
 		return errorAt(model.Origin{}, "%v", err)
 	}
+	b.noteDeletedNodes()
 	// Observed addresses first: they say which blocks history gave out.
 	for _, p := range c.Pods {
 		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" {
@@ -174,6 +175,34 @@ func (b *builder) network() error {
 	c.IPAMBlocks = m.Blocks()
 	c.BlockAffinities = m.Affinities()
 	return nil
+}
+
+// noteDeletedNodes says, for IPAM state the input holds for a node that is
+// not among its Nodes, what a real cluster would do and that the twin does
+// not: once a Node is deleted, calico-kube-controllers releases the pod and
+// tunnel addresses on it, its block affinities and its empty blocks
+// (kube-controllers/pkg/controllers/node/ipam.go checkAllocations,
+// cleanupNode). Node deletion is not modelled, so they are kept.
+func (b *builder) noteDeletedNodes() {
+	c := b.c
+	known := map[string]bool{}
+	for _, n := range c.Nodes {
+		known[n.Name] = true
+	}
+	const msg = "%s is affine to node %s, which is not a Node of the input: calico-kube-controllers releases a deleted node's addresses, block affinities and empty blocks (kube-controllers node/ipam.go checkAllocations, cleanupNode); the twin does not model node deletion and keeps them"
+	for _, a := range c.BlockAffinities {
+		if a.Spec.Node != "" && !known[a.Spec.Node] && a.Spec.Deleted != "true" {
+			b.note(model.Warning, model.Key{Group: "projectcalico.org", Kind: "BlockAffinity", Name: a.Name}, msg, "BlockAffinity "+a.Name, a.Spec.Node)
+		}
+	}
+	for _, blk := range c.IPAMBlocks {
+		if blk.Spec.Affinity == nil || blk.Spec.Deleted {
+			continue
+		}
+		if host, ok := strings.CutPrefix(*blk.Spec.Affinity, "host:"); ok && !known[host] {
+			b.note(model.Warning, model.Key{Group: "projectcalico.org", Kind: "IPAMBlock", Name: blk.Name}, msg, "IPAMBlock "+blk.Name, host)
+		}
+	}
 }
 
 // ownedByDaemonSet: the pod's controller is a DaemonSet.
