@@ -236,3 +236,25 @@ func TestIPAMStateOfANodeNotInTheInputIsKeptWithANote(t *testing.T) {
 		t.Errorf("%d notes on a live node's affinity", n)
 	}
 }
+
+// What is not modelled is said: Calico seeds the walk over one-address
+// blocks from the clock (ipam_block_reader_writer.go determineSeed), and
+// skips IPReservation ranges (ipam_block.go autoAssign).
+func TestUnpredictableAndUnmodelledIPAMInputsAreNoted(t *testing.T) {
+	c := buildLab(t, "testdata/ipam/one-address-blocks.yaml")
+	cases := []struct {
+		name string
+		key  model.Key
+		want string
+	}{
+		{"a pool of /32 blocks is not predictable", model.Key{Group: "projectcalico.org", Kind: "IPPool", Name: "singles"}, "not predictable"},
+		{"an IPReservation is not honoured", model.Key{Group: "projectcalico.org", Kind: "IPReservation", Name: "keep-out"}, "IPReservation keep-out is not modelled"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if notes := notesAbout(c, tc.key); len(notes) != 1 || !strings.Contains(notes[0], tc.want) {
+				t.Errorf("notes on %v: %q, want one saying %q", tc.key, notes, tc.want)
+			}
+		})
+	}
+}

@@ -68,7 +68,18 @@ func (b *builder) network() error {
 			pp.Unallocatable = true
 			b.note(model.Warning, poolKey(p.Name), "IP pool %s (%s) overlaps an older pool: calico-kube-controllers sets its Allocatable condition to False and Calico IPAM assigns nothing from it (a node whose tunnel address would come from it gets none)", p.Name, p.Spec.CIDR)
 		}
+		if bits := pp.CIDR.Addr().BitLen(); pp.BlockSize == bits && !p.Spec.Disabled {
+			b.note(model.Info, poolKey(p.Name), "IP pool %s has blocks of one address (/%d): Calico seeds the walk over them from the clock (ipam_block_reader_writer.go determineSeed), so which addresses nodes get is not predictable; the twin's are one possible outcome", p.Name, bits)
+		}
 		pools = append(pools, pp)
+	}
+	// IPReservations are not modelled: upstream IPAM skips the reserved
+	// addresses (ipam_block.go autoAssign's reservations filter), the twin
+	// does not.
+	for _, o := range c.NotModeled {
+		if o.GVK.Kind == "IPReservation" && strings.HasSuffix(o.GVK.Group, "projectcalico.org") {
+			b.note(model.Warning, o.Key, "IPReservation %s is not modelled: Calico IPAM hands out no address it reserves, the twin's derived addresses may fall inside it", o.Key.Name)
+		}
 	}
 	// Each claim is stamped with the node's join time (joinClock), which
 	// decides whether a later node may reclaim an empty block
