@@ -66,7 +66,11 @@ func (b *builder) network() error {
 		}
 		if ok, known := allocatable[p.Name]; known && !ok && !p.Spec.Disabled {
 			pp.Unallocatable = true
-			b.note(model.Warning, poolKey(p.Name), "IP pool %s (%s) overlaps an older pool: calico-kube-controllers sets its Allocatable condition to False and Calico IPAM assigns nothing from it (a node whose tunnel address would come from it gets none)", p.Name, p.Spec.CIDR)
+			why := "overlaps an older pool: calico-kube-controllers sets its Allocatable condition to False"
+			if p.DeletionTimestamp != nil {
+				why = "is being deleted"
+			}
+			b.note(model.Warning, poolKey(p.Name), "IP pool %s (%s) %s, and Calico IPAM assigns nothing from it (a node whose tunnel address would come from it gets none)", p.Name, p.Spec.CIDR, why)
 		}
 		if bits := pp.CIDR.Addr().BitLen(); pp.BlockSize == bits && !p.Spec.Disabled {
 			b.note(model.Info, poolKey(p.Name), "IP pool %s has blocks of one address (/%d): Calico seeds the walk over them from the clock (ipam_block_reader_writer.go determineSeed), so which addresses nodes get is not predictable; the twin's are one possible outcome", p.Name, bits)

@@ -13,9 +13,16 @@
 //     random walk over a pool's blocks, findUsableBlock, empty block reclaim,
 //     claimAffineBlock, releaseBlockAffinity.
 //   - cni-plugin/pkg/ipamplugin/ipam_plugin.go (AssignPod): what the CNI
-//     plugin asks for on Linux and on Windows.
-//   - node/pkg/allocateip/allocateip.go and
+//     plugin asks for on Linux and on Windows; cni-plugin/pkg/k8s/k8s.go and
+//     internal/pkg/utils/utils.go (AssignPodRequest): the ipv4pools and
+//     ipAddrs annotations, ResolvePools; lib/ipam/pools.go
+//     SelectsNamespace.
+//   - node/pkg/allocateip/allocateip.go (TunnelAddress: IPIP and VXLAN
+//     tunnel addresses kept, moved or removed) and
 //     node/pkg/lifecycle/startup/startup_windows.go (VXLANTunnelAddress).
+//   - kube-controllers/pkg/controllers/ippool/pool_controller.go and
+//     lib/clientv3/client.go filterIPPool (Allocatable): a pool overlapping
+//     an older one is not used.
 //
 // Not modelled: IPReservation resources (upstream skips their ranges when
 // handing out addresses; the model does not), IPAMHandle objects, KubeVirt
