@@ -258,3 +258,18 @@ func TestUnpredictableAndUnmodelledIPAMInputsAreNoted(t *testing.T) {
 		})
 	}
 }
+
+// A Node named in upper case never reaches IPAM: the API server refuses it
+// (metadata.name must be a lowercase RFC 1123 subdomain), and so does the
+// loader.
+func TestANodeNamedInUpperCaseIsRefusedAsTheAPIServerWould(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "node.yaml")
+	doc := "apiVersion: v1\nkind: Node\nmetadata:\n  name: WIN-A\n  labels:\n    kubernetes.io/os: windows\n"
+	if err := os.WriteFile(f, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := load.Load(load.Options{Filenames: []string{f}})
+	if err == nil || !strings.Contains(err.Error(), `Node WIN-A: metadata.name: Invalid value: "WIN-A": a lowercase RFC 1123 subdomain`) {
+		t.Errorf("err %v", err)
+	}
+}

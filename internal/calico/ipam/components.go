@@ -69,8 +69,9 @@ func (m *IPAM) AssignObserved(node string, addr netip.Addr, handle string, attrs
 	if err := m.AssignIP(a); err != nil {
 		return err
 	}
-	for cidr := range m.blocks {
-		if cidr.Contains(addr) && !m.loaded[cidr] {
+	// AssignIP succeeded, so an enabled pool holds addr and gives its block.
+	if p := poolFor(m.enabledPools(versionOf(netip.PrefixFrom(addr, 0))), addr); p != nil {
+		if cidr := netip.PrefixFrom(addr, p.BlockSize).Masked(); !m.loaded[cidr] {
 			m.inferred[cidr] = true
 		}
 	}
