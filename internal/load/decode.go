@@ -21,20 +21,30 @@ import (
 // (kind: List, and the *List kinds kubectl get -o yaml|json prints) are
 // flattened into their items. Empty and comment-only documents are skipped.
 // file names the stream in Origins and errors ("" is "<input>"). Errors are
-// *Error, or whatever fn returns.
+// *Error, or whatever fn returns. The default Limits apply.
 //
 // YAML is read one document at a time, so memory follows the largest
-// document, not the stream.
+// document, not the stream; blank lines cost nothing.
 func Decode(r io.Reader, file string, fn func(*model.Object) error) error {
-	return decode(r, file, fn, fastListMin)
+	return DecodeLimited(r, file, Limits{}, fn)
+}
+
+// DecodeLimited is Decode within lim (the defaults for its zero fields).
+func DecodeLimited(r io.Reader, file string, lim Limits, fn func(*model.Object) error) error {
+	return decodeWith(r, file, lim, fn, fastListMin)
 }
 
 func decode(r io.Reader, file string, fn func(*model.Object) error, fastMin int) error {
+	return decodeWith(r, file, Limits{}, fn, fastMin)
+}
+
+func decodeWith(r io.Reader, file string, lim Limits, fn func(*model.Object) error, fastMin int) error {
 	if file == "" {
 		file = "<input>"
 	}
-	d := &decoder{file: file, emit: fn, fastMin: fastMin, keys: map[string]string{}}
-	br := bufio.NewReaderSize(r, 64<<10)
+	lim = lim.withDefaults()
+	d := &decoder{file: file, emit: fn, fastMin: fastMin, keys: map[string]string{}, maxDoc: lim.Document}
+	br := bufio.NewReaderSize(newLimitReader(r, lim.Input), 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, utf8BOM) {
 		_, _ = br.Discard(3)
 	}
@@ -100,7 +110,12 @@ type decoder struct {
 	jsonBuf []byte
 	// itemBatch, when set, replaces itemBatchSize (tests).
 	itemBatch int
+	// maxDoc is Limits.Document.
+	maxDoc int64
 }
+
+// overDoc reports whether n bytes of one object's text exceed Limits.Document.
+func (d *decoder) overDoc(n int) bool { return d.maxDoc > 0 && int64(n) > d.maxDoc }
 
 func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {
 	return &Error{File: d.file, Doc: d.doc, Line: line, Object: object, Msg: fmt.Sprintf(format, args...)}
@@ -117,9 +132,19 @@ func (d *decoder) yamlStream(br *bufio.Reader) error {
 	for {
 		chunk, first, more, err := cr.next()
 		if err != nil {
+			var le *Error
+			if errors.As(err, &le) {
+				le.File = d.file
+				return le
+			}
 			return readError(d.file, err)
 		}
-		if err := d.yamlChunk(chunk, first, explicit); err != nil {
+		if len(chunk) == 0 {
+			// Blank: an empty document after "---", without a parser.
+			if explicit {
+				d.doc++
+			}
+		} else if err := d.yamlChunk(chunk, first, explicit); err != nil {
 			return err
 		}
 		if !more {
@@ -132,23 +157,62 @@ func (d *decoder) yamlStream(br *bufio.Reader) error {
 // chunkReader splits a stream at "---" lines, as kubectl's YAML reader does.
 // Other document markers ("--- !tag", "...") stay inside a chunk for the YAML
 // parser.
+//
+// Blank lines (spaces, tabs and CRs only) are held back until a content line
+// follows them: those before a chunk's first content line are dropped (the
+// chunk's first line moves on), those after its last one too when there are
+// more than blankKeep bytes of them, and those between content lines are
+// kept. Held back, they are kept exactly up to blankKeep bytes and beyond
+// that only counted (then given back as bare line ends, which keeps every
+// line number). So a stream of whitespace or of "---" lines costs neither
+// memory nor a YAML parser, whose time is many times that of a split.
 type chunkReader struct {
 	br   *bufio.Reader
 	line int // lines consumed
 	buf  []byte
+	// lines: the held-back blank lines since the chunk's last content line.
+	lines     []byte
+	nLines    int
+	linesLost bool
+	// cur: the current line's leading whitespace while it has no content.
+	cur       []byte
+	curLen    int
+	curLost   bool
+	curSpaces bool // cur holds spaces only
 }
+
+// blankKeep is how much held-back whitespace is kept exactly; a block
+// scalar that keeps its trailing blank lines (|+) keeps them up to it.
+const blankKeep = 64 << 10
 
 // next returns the next chunk (valid until the next call), the line its
 // first line has, and whether a separator ended it (so another follows).
+// The chunk is empty when it holds only blank lines.
 func (cr *chunkReader) next() ([]byte, int, bool, error) {
 	cr.buf = cr.buf[:0]
+	cr.lines, cr.nLines, cr.linesLost = cr.lines[:0], 0, false
 	first := cr.line + 1
 	for {
-		start := len(cr.buf)
+		cr.cur, cr.curLen, cr.curLost, cr.curSpaces = cr.cur[:0], 0, false, true
+		blankMark, lineStart := -1, -1 // where the held-back lines and this line start in buf
 		eof := false
 		for {
 			part, err := cr.br.ReadSlice('\n')
-			cr.buf = append(cr.buf, part...)
+			if lineStart < 0 && isBlank(part) {
+				cr.holdCur(part)
+			} else {
+				if lineStart < 0 {
+					blankMark = len(cr.buf)
+					if err := cr.release(); err != nil {
+						return nil, 0, false, err
+					}
+					lineStart = len(cr.buf)
+					if err := cr.releaseCur(); err != nil {
+						return nil, 0, false, err
+					}
+				}
+				cr.buf = append(cr.buf, part...)
+			}
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue
 			}
@@ -161,17 +225,106 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 			}
 			break
 		}
-		if len(cr.buf) == start {
-			return cr.buf, first, false, nil
+		if lineStart < 0 {
+			// A blank line, or nothing at the end of the stream.
+			if cr.curLen > 0 {
+				cr.line++
+				if len(cr.buf) == 0 {
+					first = cr.line + 1 // before any content: dropped
+				} else {
+					cr.holdLine()
+				}
+			}
+			if eof {
+				cr.keepTrailing()
+				return cr.buf, first, false, nil
+			}
+			continue
 		}
 		cr.line++
-		if isSeparator(cr.buf[start:]) {
-			cr.buf = cr.buf[:start]
+		if isSeparator(cr.buf[lineStart:]) {
+			if cr.linesLost {
+				cr.buf = cr.buf[:blankMark]
+			} else {
+				cr.buf = cr.buf[:lineStart]
+			}
 			return cr.buf, first, true, nil
 		}
 		if eof {
 			return cr.buf, first, false, nil
 		}
+	}
+}
+
+// isBlank reports whether a part of a line holds whitespace only.
+func isBlank(part []byte) bool {
+	for _, c := range part {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// holdCur holds back a blank part of the current line.
+func (cr *chunkReader) holdCur(part []byte) {
+	cr.curLen += len(part)
+	for _, c := range part {
+		if c != ' ' && c != '\n' {
+			cr.curSpaces = false
+		}
+	}
+	if cr.curLost || len(cr.cur)+len(part) > blankKeep {
+		cr.curLost = true
+		return
+	}
+	cr.cur = append(cr.cur, part...)
+}
+
+// holdLine adds the current (blank) line to the held-back lines.
+func (cr *chunkReader) holdLine() {
+	cr.nLines++
+	if cr.linesLost || cr.curLost || len(cr.lines)+len(cr.cur) > blankKeep {
+		cr.linesLost = true
+		return
+	}
+	cr.lines = append(cr.lines, cr.cur...)
+}
+
+// release gives back the held-back blank lines before a content line.
+func (cr *chunkReader) release() error {
+	if cr.nLines > 0 {
+		if cr.linesLost {
+			cr.buf = append(cr.buf, bytes.Repeat(newline, cr.nLines)...)
+		} else {
+			cr.buf = append(cr.buf, cr.lines...)
+		}
+	}
+	cr.lines, cr.nLines, cr.linesLost = cr.lines[:0], 0, false
+	return nil
+}
+
+// releaseCur gives back the current line's leading whitespace once content
+// follows it.
+func (cr *chunkReader) releaseCur() error {
+	if !cr.curLost {
+		cr.buf = append(cr.buf, cr.cur...)
+		return nil
+	}
+	if !cr.curSpaces {
+		return &Error{File: "", Line: cr.line + 1, Msg: fmt.Sprintf("more than %s of whitespace mixing tabs before the line's content", FormatBytes(blankKeep))}
+	}
+	cr.buf = append(cr.buf, bytes.Repeat([]byte{' '}, cr.curLen)...)
+	return nil
+}
+
+// keepTrailing keeps the blank lines that end the stream when they were
+// kept exactly (a |+ block scalar may end with them).
+func (cr *chunkReader) keepTrailing() {
+	if len(cr.buf) > 0 && !cr.linesLost {
+		cr.buf = append(cr.buf, cr.lines...)
 	}
 }
 
@@ -201,16 +354,26 @@ var parserProblems = map[string]bool{
 }
 
 func (d *decoder) yamlChunk(chunk []byte, first int, explicit bool) error {
-	if len(chunk) >= d.fastMin {
+	over := d.overDoc(len(chunk))
+	if len(chunk) >= d.fastMin || over {
 		saved := d.doc
 		d.doc++
-		if objs, ok := d.fastList(chunk, first); ok {
+		objs, ok, err := d.fastList(chunk, first)
+		if err != nil {
+			return err
+		}
+		if ok {
 			for _, o := range objs {
 				if err := d.emit(o); err != nil {
 					return err
 				}
 			}
 			return nil
+		}
+		if over {
+			// Parsed whole, it would be a node tree many times its size.
+			return d.errorAt(first, "", "%s; a larger List is read item by item when its items are block-style YAML, as kubectl prints them",
+				documentTooLarge("document", d.maxDoc))
 		}
 		d.doc = saved
 	}
@@ -364,7 +527,7 @@ var itemsKey = regexp.MustCompile(`^items:[ \t]*(#.*)?$`)
 // between entries, flow style, markers, a syntax or type error) makes it
 // give up, and the document is parsed whole, which gives the same objects or
 // the exact error.
-func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
+func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool, error) {
 	type entry struct{ off, line int }
 	var (
 		itemsOff, itemsEnd = -1, -1
@@ -378,7 +541,7 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 		}
 		line := bytes.TrimRight(chunk[off:next], "\r\n")
 		if bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")) || bytes.HasPrefix(line, []byte("%")) {
-			return nil, false
+			return nil, false, nil
 		}
 		switch {
 		case itemsOff < 0:
@@ -392,12 +555,12 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 			}
 			switch {
 			case sp < len(line) && line[sp] == '\t':
-				return nil, false
+				return nil, false, nil
 			case sp == len(line) || line[sp] == '#':
 				// blank or comment
 			case indent < 0:
 				if !isEntry(line, sp) {
-					return nil, false
+					return nil, false, nil
 				}
 				indent = sp
 				entries = append(entries, entry{off, ln})
@@ -408,13 +571,13 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 			case sp == 0:
 				itemsEnd = off
 			default:
-				return nil, false
+				return nil, false, nil
 			}
 		}
 		off = next
 	}
 	if len(entries) == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	if itemsEnd < 0 {
 		itemsEnd = len(chunk)
@@ -425,16 +588,16 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 	rest = append(append(rest, chunk[:itemsOff]...), chunk[itemsEnd:]...)
 	head, ok := parseOne(rest)
 	if !ok || len(head.Content) != 1 {
-		return nil, false
+		return nil, false, nil
 	}
 	root := head.Content[0]
 	if root.Kind != yaml.MappingNode || mappingValue(root, "items") != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	apiVersion, _ := scalarValue(root, "apiVersion")
 	kind, _ := scalarValue(root, "kind")
 	if !isList(apiVersion, kind, true) {
-		return nil, false
+		return nil, false, nil
 	}
 
 	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
@@ -445,21 +608,24 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 		if i+1 < len(entries) {
 			end = entries[i+1].off
 		}
+		if d.overDoc(end - e.off) {
+			return nil, false, d.errorAt(e.line, objectLabel(kind, "", ""), "items[%d]: %s", i, documentTooLarge("item", d.maxDoc))
+		}
 		n, ok := parseOne(chunk[e.off:end])
 		if !ok || len(n.Content) != 1 {
-			return nil, false
+			return nil, false, nil
 		}
 		seq := n.Content[0]
 		if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 {
-			return nil, false
+			return nil, false, nil
 		}
 		obj, err := d.yamlItem(seq.Content[0], i, e.line-1, conv, apiVersion, kind)
 		if err != nil {
-			return nil, false
+			return nil, false, nil
 		}
 		objs = append(objs, obj)
 	}
-	return objs, true
+	return objs, true, nil
 }
 
 // isEntry reports whether line has a block sequence entry ("- ") at column sp.
