@@ -131,6 +131,14 @@ func (d *decoder) yamlStream(br *bufio.Reader) error {
 	explicit := false
 	for {
 		chunk, first, more, err := cr.next()
+		if cr.seps > 0 {
+			// Empty documents, each ended by "---", came before chunk.
+			if explicit {
+				d.doc++
+			}
+			d.doc += cr.seps - 1
+			explicit = true
+		}
 		if err != nil {
 			var le *Error
 			if errors.As(err, &le) {
@@ -179,6 +187,9 @@ type chunkReader struct {
 	curLen    int
 	curLost   bool
 	curSpaces bool // cur holds spaces only
+	// seps counts the "---" lines next consumed before its chunk, each
+	// ending an empty document.
+	seps int
 }
 
 // blankKeep is how much held-back whitespace is kept exactly; a block
@@ -192,7 +203,9 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 	cr.buf = cr.buf[:0]
 	cr.lines, cr.nLines, cr.linesLost = cr.lines[:0], 0, false
 	first := cr.line + 1
+	cr.seps = 0
 	for {
+		cr.skipBlank(&first)
 		cr.cur, cr.curLen, cr.curLost, cr.curSpaces = cr.cur[:0], 0, false, true
 		blankMark, lineStart := -1, -1 // where the held-back lines and this line start in buf
 		eof := false
@@ -256,12 +269,82 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 	}
 }
 
+// skipBlank consumes the whole blank lines at the reader's position, as
+// the line loop of next would but without a call per line: it holds them
+// back, or drops them before the chunk's content, and there also consumes
+// "---" lines (counted in seps), which end empty documents.
+func (cr *chunkReader) skipBlank(first *int) {
+	for {
+		if cr.br.Buffered() == 0 {
+			if _, err := cr.br.Peek(1); err != nil {
+				return // the line loop sees the end or the error
+			}
+		}
+		b, _ := cr.br.Peek(cr.br.Buffered())
+		off := 0
+		for off < len(b) {
+			// A run of whitespace: its whole lines at once.
+			j := off
+			for j < len(b) && isSpace(b[j]) {
+				j++
+			}
+			if last := bytes.LastIndexByte(b[off:j], '\n'); last >= 0 {
+				cr.blankLines(b[off:off+last+1], first)
+				off += last + 1
+				continue
+			}
+			if j == len(b) || len(cr.buf) > 0 || b[off] != '-' {
+				break // content, or a line not all buffered
+			}
+			k := off + 3
+			if k > len(b) || string(b[off:k]) != "---" {
+				break
+			}
+			for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r') {
+				k++
+			}
+			if k == len(b) || b[k] != '\n' {
+				break
+			}
+			cr.line++
+			*first = cr.line + 1
+			cr.seps++
+			off = k + 1
+		}
+		_, _ = cr.br.Discard(off)
+		if off < len(b) {
+			// Content follows, or a line longer than what is buffered.
+			if off > 0 {
+				continue // read on: the rest of the line may be blank
+			}
+			return
+		}
+	}
+}
+
+// blankLines consumes whole blank lines: dropped before the chunk's
+// content, held back after it.
+func (cr *chunkReader) blankLines(run []byte, first *int) {
+	n := bytes.Count(run, newline)
+	cr.line += n
+	if len(cr.buf) == 0 {
+		*first = cr.line + 1
+		return
+	}
+	cr.nLines += n
+	if cr.linesLost || len(cr.lines)+len(run) > blankKeep {
+		cr.linesLost = true
+		return
+	}
+	cr.lines = append(cr.lines, run...)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // isBlank reports whether a part of a line holds whitespace only.
 func isBlank(part []byte) bool {
 	for _, c := range part {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-		default:
+		if !isSpace(c) {
 			return false
 		}
 	}
