@@ -437,7 +437,8 @@ var parserProblems = map[string]bool{
 }
 
 func (d *decoder) yamlChunk(chunk []byte, first int, explicit bool) error {
-	over := d.overDoc(len(chunk))
+	// Blank lines that end the chunk are not the object's.
+	over := d.overDoc(len(bytes.TrimRight(chunk, " \t\r\n")))
 	if len(chunk) >= d.fastMin || over {
 		saved := d.doc
 		d.doc++
