@@ -166,7 +166,7 @@ func (d *decoder) yamlStream(br *bufio.Reader) error {
 // Other document markers ("--- !tag", "...") stay inside a chunk for the YAML
 // parser.
 //
-// Blank lines (spaces, tabs and CRs only) are held back until a content line
+// Blank lines (spaces and CRs only) are held back until a content line
 // follows them: those before a chunk's first content line are dropped (the
 // chunk's first line moves on), those after its last one too when there are
 // more than blankKeep bytes of them, and those between content lines are
@@ -190,6 +190,10 @@ type chunkReader struct {
 	// seps counts the "---" lines next consumed before its chunk, each
 	// ending an empty document.
 	seps int
+	// first is the line of the chunk's first line; lead says blank lines
+	// before it were dropped.
+	first int
+	lead  bool
 }
 
 // blankKeep is how much held-back whitespace is kept exactly; a block
@@ -202,10 +206,9 @@ const blankKeep = 64 << 10
 func (cr *chunkReader) next() ([]byte, int, bool, error) {
 	cr.buf = cr.buf[:0]
 	cr.lines, cr.nLines, cr.linesLost = cr.lines[:0], 0, false
-	first := cr.line + 1
-	cr.seps = 0
+	cr.first, cr.lead, cr.seps = cr.line+1, false, 0
 	for {
-		cr.skipBlank(&first)
+		cr.skipBlank()
 		cr.cur, cr.curLen, cr.curLost, cr.curSpaces = cr.cur[:0], 0, false, true
 		blankMark, lineStart := -1, -1 // where the held-back lines and this line start in buf
 		eof := false
@@ -243,14 +246,14 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 			if cr.curLen > 0 {
 				cr.line++
 				if len(cr.buf) == 0 {
-					first = cr.line + 1 // before any content: dropped
+					cr.dropLeading()
 				} else {
 					cr.holdLine()
 				}
 			}
 			if eof {
 				cr.keepTrailing()
-				return cr.buf, first, false, nil
+				return cr.buf, cr.first, false, nil
 			}
 			continue
 		}
@@ -261,10 +264,20 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 			} else {
 				cr.buf = cr.buf[:lineStart]
 			}
-			return cr.buf, first, true, nil
+			return cr.buf, cr.first, true, nil
+		}
+		if cr.lead {
+			// One blank line stays in front of the content: yaml.v3
+			// reports some errors on a chunk's first line without a line
+			// number, or with another one than on later lines.
+			cr.buf = append(cr.buf, 0)
+			copy(cr.buf[1:], cr.buf)
+			cr.buf[0] = '\n'
+			cr.first--
+			cr.lead = false
 		}
 		if eof {
-			return cr.buf, first, false, nil
+			return cr.buf, cr.first, false, nil
 		}
 	}
 }
@@ -273,7 +286,7 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 // the line loop of next would but without a call per line: it holds them
 // back, or drops them before the chunk's content, and there also consumes
 // "---" lines (counted in seps), which end empty documents.
-func (cr *chunkReader) skipBlank(first *int) {
+func (cr *chunkReader) skipBlank() {
 	for {
 		if cr.br.Buffered() == 0 {
 			if _, err := cr.br.Peek(1); err != nil {
@@ -289,7 +302,7 @@ func (cr *chunkReader) skipBlank(first *int) {
 				j++
 			}
 			if last := bytes.LastIndexByte(b[off:j], '\n'); last >= 0 {
-				cr.blankLines(b[off:off+last+1], first)
+				cr.blankLines(b[off:off+last+1])
 				off += last + 1
 				continue
 			}
@@ -307,7 +320,7 @@ func (cr *chunkReader) skipBlank(first *int) {
 				break
 			}
 			cr.line++
-			*first = cr.line + 1
+			cr.first, cr.lead = cr.line+1, false // a new chunk
 			cr.seps++
 			off = k + 1
 		}
@@ -322,13 +335,18 @@ func (cr *chunkReader) skipBlank(first *int) {
 	}
 }
 
+// dropLeading drops the blank lines read before the chunk's content.
+func (cr *chunkReader) dropLeading() {
+	cr.first, cr.lead = cr.line+1, true
+}
+
 // blankLines consumes whole blank lines: dropped before the chunk's
 // content, held back after it.
-func (cr *chunkReader) blankLines(run []byte, first *int) {
+func (cr *chunkReader) blankLines(run []byte) {
 	n := bytes.Count(run, newline)
 	cr.line += n
 	if len(cr.buf) == 0 {
-		*first = cr.line + 1
+		cr.dropLeading()
 		return
 	}
 	cr.nLines += n
@@ -339,7 +357,10 @@ func (cr *chunkReader) blankLines(run []byte, first *int) {
 	cr.lines = append(cr.lines, run...)
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+// isSpace is what a blank line holds. Not tabs: yaml.v3 refuses a tab
+// where a line's indentation could be, even on a line with nothing else,
+// and such a line must still reach it.
+func isSpace(c byte) bool { return c == ' ' || c == '\r' || c == '\n' }
 
 // isBlank reports whether a part of a line holds whitespace only.
 func isBlank(part []byte) bool {
@@ -397,7 +418,8 @@ func (cr *chunkReader) releaseCur() error {
 		return nil
 	}
 	if !cr.curSpaces {
-		return &Error{File: "", Line: cr.line + 1, Msg: fmt.Sprintf("more than %s of whitespace mixing tabs before the line's content", FormatBytes(blankKeep))}
+		// A CR is a line break to YAML: spaces alone would join lines.
+		return &Error{File: "", Line: cr.line + 1, Msg: fmt.Sprintf("more than %s of spaces and carriage returns before the line's content", FormatBytes(blankKeep))}
 	}
 	cr.buf = append(cr.buf, bytes.Repeat([]byte{' '}, cr.curLen)...)
 	return nil
@@ -456,7 +478,8 @@ func (d *decoder) yamlChunk(chunk []byte, first int, explicit bool) error {
 		}
 		if over {
 			// Parsed whole, it would be a node tree many times its size.
-			return d.errorAt(first, "", "%s; a larger List is read item by item when its items are block-style YAML, as kubectl prints them",
+			lead := len(chunk) - len(bytes.TrimLeft(chunk, " \r\n"))
+			return d.errorAt(first+bytes.Count(chunk[:lead], newline), "", "%s; a larger List is read item by item when its items are block-style YAML, as kubectl prints them",
 				documentTooLarge("document", d.maxDoc))
 		}
 		d.doc = saved
