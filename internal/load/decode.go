@@ -302,7 +302,7 @@ func (cr *chunkReader) skipBlank() {
 				j++
 			}
 			if last := bytes.LastIndexByte(b[off:j], '\n'); last >= 0 {
-				cr.blankLines(b[off:off+last+1])
+				cr.blankLines(b[off : off+last+1])
 				off += last + 1
 				continue
 			}
