@@ -13,14 +13,18 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +51,20 @@ const DefaultPageSize = 500
 // "live:configmap/kube-system/kubeadm-config".
 const OriginPrefix = "live:"
 
+// DefaultRequestTimeout bounds each request when the rest.Config sets no
+// timeout: kubectl's --request-timeout defaults to 0, no limit at all, and a
+// server that accepts a connection and never answers would hang the read.
+// An API server answers a page of 500 objects in well under a second.
+const DefaultRequestTimeout = 30 * time.Second
+
+// DefaultReadTimeout bounds the whole read: a cluster at Kubernetes' scale
+// limits (150,000 pods) is 300 pages of pods, a few minutes at worst.
+const DefaultReadTimeout = 10 * time.Minute
+
+// DefaultMaxPageBytes bounds one response, as load.DefaultMaxInputBytes
+// bounds a file: a server that ignores limit may send a kind whole.
+const DefaultMaxPageBytes = load.DefaultMaxInputBytes
+
 // Options say how to read.
 type Options struct {
 	// Progress receives progress lines (carriage-return updated); nil is
@@ -54,6 +72,31 @@ type Options struct {
 	Progress io.Writer
 	// PageSize is the limit of each list request (DefaultPageSize when 0).
 	PageSize int64
+	// RequestTimeout bounds each request when the rest.Config has no
+	// Timeout (DefaultRequestTimeout when 0); a Timeout it has, such as
+	// kubectl's --request-timeout, wins.
+	RequestTimeout time.Duration
+	// ReadTimeout bounds the whole read (DefaultReadTimeout when 0).
+	ReadTimeout time.Duration
+	// MaxPageBytes bounds each response's body (DefaultMaxPageBytes when 0).
+	MaxPageBytes int64
+}
+
+// LimitError is a read the tool stopped: a response over
+// Options.MaxPageBytes, a list whose pages do not end, a read over
+// Options.ReadTimeout.
+type LimitError struct {
+	Host string
+	// What was being read ("pods"); "" for the read as a whole.
+	What string
+	Msg  string
+}
+
+func (e *LimitError) Error() string {
+	if e.What == "" {
+		return fmt.Sprintf("reading the cluster at %s: %s", e.Host, e.Msg)
+	}
+	return fmt.Sprintf("reading %s from the cluster at %s: %s", e.What, e.Host, e.Msg)
 }
 
 // UnreachableError is a cluster that did not answer: connection refused, a
@@ -94,6 +137,15 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // loader refuses, exactly as it would refuse it in a file), wrapped with %w.
 func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot, error) {
 	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = cmp.Or(opts.RequestTimeout, DefaultRequestTimeout)
+	}
+	opts.RequestTimeout = cfg.Timeout
+	maxPage := cmp.Or(opts.MaxPageBytes, DefaultMaxPageBytes)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &pageCap{rt: rt, max: maxPage} })
+	readTimeout := cmp.Or(opts.ReadTimeout, DefaultReadTimeout)
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
 	// One request per page, one after the other: client-go's default of 5
 	// requests a second would only slow a large cluster's read down.
 	if cfg.QPS == 0 {
@@ -113,7 +165,53 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot,
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster at %s: %w", cfg.Host, err)
 	}
-	return read(ctx, cfg.Host, disc, dyn, opts)
+	snap, err := read(ctx, cfg.Host, disc, dyn, opts)
+	// At the deadline a request may fail before the context says so
+	// (client-go's rate limiter refuses a wait past it).
+	if dl, _ := ctx.Deadline(); err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || !time.Now().Before(dl)) {
+		return nil, &LimitError{Host: cfg.Host, Msg: fmt.Sprintf("not done after %s (--read-timeout)", readTimeout)}
+	}
+	return snap, err
+}
+
+// pageCap fails a response whose body is over max bytes. It reads the body
+// itself: client-go logs a failed read of a body on stderr before returning
+// the error.
+type pageCap struct {
+	rt  http.RoundTripper
+	max int64
+}
+
+// errPageTooLarge is the failure pageCap returns; fail makes it a
+// *LimitError.
+type errPageTooLarge struct{ max int64 }
+
+func (e *errPageTooLarge) Error() string {
+	return fmt.Sprintf("a response larger than %s (--max-input-bytes)", load.FormatBytes(e.max))
+}
+
+// WrappedRoundTripper lets client-go cancel a request through pageCap.
+func (p *pageCap) WrappedRoundTripper() http.RoundTripper { return p.rt }
+
+func (p *pageCap) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := p.rt.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	if resp.ContentLength > p.max {
+		return nil, &errPageTooLarge{max: p.max}
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, p.max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > p.max {
+		return nil, &errPageTooLarge{max: p.max}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	return resp, nil
 }
 
 // discoverer is the part of client-go's discovery client the reader uses.
@@ -326,6 +424,9 @@ func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind
 	client := r.dyn.Resource(gvr)
 	opts := metav1.ListOptions{Limit: r.opts.PageSize}
 	n := 0
+	// The continue tokens given so far: a server that gives one again would
+	// page for ever (client-go's pager trusts it to end).
+	seen := map[string]bool{}
 	for {
 		page, err := client.List(ctx, opts)
 		if err != nil {
@@ -342,6 +443,7 @@ func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind
 				r.dropKind(gvr.GroupVersion().WithKind(kind))
 				opts = metav1.ListOptions{}
 				n = 0
+				clear(seen)
 				continue
 			}
 			if ctxErr := ctx.Err(); ctxErr != nil {
@@ -360,6 +462,11 @@ func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind
 		if next == "" {
 			return nil
 		}
+		if seen[next] || next == opts.Continue {
+			return &LimitError{Host: r.host, What: what, Msg: fmt.Sprintf(
+				"the server gave the continue token %q again, after %d objects of kind %s; its pages would never end", clipToken(next), n, kind)}
+		}
+		seen[next] = true
 		opts.Continue = next
 	}
 }
@@ -494,8 +601,25 @@ func (r *reader) warnf(format string, args ...any) {
 	r.snap.Warnings = append(r.snap.Warnings, fmt.Sprintf(format, args...))
 }
 
+// clipToken shortens a continue token (a base64 blob of a few hundred
+// bytes) for a message.
+func clipToken(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:40] + "…"
+}
+
 // fail classifies an error of a request.
 func (r *reader) fail(what string, err error) error {
+	var big *errPageTooLarge
+	if errors.As(err, &big) {
+		return &LimitError{Host: r.host, What: what, Msg: big.Error()}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && r.opts.RequestTimeout > 0 {
+		err = fmt.Errorf("no answer within %s (--request-timeout): %w", r.opts.RequestTimeout, err)
+	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		return &ServerError{Host: r.host, What: what, Err: err}
