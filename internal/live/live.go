@@ -33,6 +33,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -154,6 +155,9 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot,
 	if cfg.Burst == 0 {
 		cfg.Burst = 100
 	}
+	if cfg.RateLimiter == nil {
+		cfg.RateLimiter = deadlineLimiter{flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)}
+	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "kubectl-hybrid"
 	}
@@ -166,12 +170,25 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot,
 		return nil, fmt.Errorf("reading the cluster at %s: %w", cfg.Host, err)
 	}
 	snap, err := read(ctx, cfg.Host, disc, dyn, opts)
-	// At the deadline a request may fail before the context says so
-	// (client-go's rate limiter refuses a wait past it).
-	if dl, _ := ctx.Deadline(); err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || !time.Now().Before(dl)) {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, errReadDeadline) {
 		return nil, &LimitError{Host: cfg.Host, Msg: fmt.Sprintf("not done after %s (--read-timeout)", readTimeout)}
 	}
 	return snap, err
+}
+
+// deadlineLimiter is client-go's token bucket whose refusal to wait past
+// the context's deadline says it is the deadline: the rate package refuses
+// such a wait before the deadline comes, with an error of its own.
+type deadlineLimiter struct{ flowcontrol.RateLimiter }
+
+var errReadDeadline = errors.New("the read's deadline comes before the next request may be sent")
+
+func (l deadlineLimiter) Wait(ctx context.Context) error {
+	err := l.RateLimiter.Wait(ctx)
+	if _, ok := ctx.Deadline(); err != nil && ok && ctx.Err() == nil {
+		return fmt.Errorf("%w: %v", errReadDeadline, err)
+	}
+	return err
 }
 
 // pageCap fails a response whose body is over max bytes. It reads the body
