@@ -12,7 +12,7 @@ import (
 
 func TestReadLimitsAreFlagsWithClearMessages(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big.yaml")
-	if err := os.WriteFile(big, []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+strings.Repeat("a", 60)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(big, []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+strings.Repeat("a", 40)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

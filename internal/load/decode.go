@@ -127,7 +127,7 @@ func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {
 const fastListMin = 1 << 20
 
 func (d *decoder) yamlStream(br *bufio.Reader) error {
-	cr := chunkReader{br: br}
+	cr := chunkReader{br: br, maxLine: d.maxDoc}
 	explicit := false
 	for {
 		chunk, first, more, err := cr.next()
@@ -194,6 +194,8 @@ type chunkReader struct {
 	// before it were dropped.
 	first int
 	lead  bool
+	// maxLine is Limits.Document: no line of an object may be longer.
+	maxLine int64
 }
 
 // blankKeep is how much held-back whitespace is kept exactly; a block
@@ -228,6 +230,11 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 					}
 				}
 				cr.buf = append(cr.buf, part...)
+				if cr.maxLine > 0 && int64(len(cr.buf)-lineStart) > cr.maxLine {
+					// Within one object (a List whose items cannot be
+					// split is refused whole): stop before buffering on.
+					return nil, 0, false, &Error{Line: cr.line + 1, Msg: documentTooLarge("a line", cr.maxLine)}
+				}
 			}
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue

@@ -131,9 +131,14 @@ func podList(n int, jsonList bool) string {
 }
 
 func TestAnObjectOverTheDocumentCapIsRefused(t *testing.T) {
-	bigData := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  a: " + strings.Repeat("x", 300) + "\n"
+	// 300 bytes of data in lines shorter than the cap.
+	var data string
+	for _, k := range "abc" {
+		data += "    " + string(k) + ": " + strings.Repeat("x", 93) + "\n"
+	}
+	bigData := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n" + data
 	bigItem := "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: small\n" +
-		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: big\n  data:\n    a: " + strings.Repeat("x", 300) + "\n"
+		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: big\n  data:\n" + data
 	tests := []struct {
 		name string
 		in   string
@@ -143,6 +148,11 @@ func TestAnObjectOverTheDocumentCapIsRefused(t *testing.T) {
 			name: "a YAML document over the cap names its first line",
 			in:   namespaceDoc + "---\n\n\n" + bigData,
 			want: "<stdin>:8 (document 2): document larger than 256 bytes (--max-document-bytes); a larger List is read item by item when its items are block-style YAML, as kubectl prints them",
+		},
+		{
+			name: "a line over the cap stops the read where it starts",
+			in:   namespaceDoc + "---\nkind: ConfigMap\ndata: {a: " + strings.Repeat("x", 300) + "}\n",
+			want: "<stdin>:7: a line larger than 256 bytes (--max-document-bytes)",
 		},
 		{
 			name: "a JSON value over the cap",
@@ -161,7 +171,7 @@ func TestAnObjectOverTheDocumentCapIsRefused(t *testing.T) {
 		},
 		{
 			name: "a flow-style List over the cap cannot be read item by item",
-			in:   "apiVersion: v1\nkind: List\nitems: [" + strings.Repeat("{apiVersion: v1, kind: Namespace, metadata: {name: x}}, ", 5) + "]\n",
+			in:   "apiVersion: v1\nkind: List\nitems: [\n" + strings.Repeat("  {apiVersion: v1, kind: Namespace, metadata: {name: x}},\n", 5) + "]\n",
 			want: "<stdin>:1 (document 1): document larger than 256 bytes (--max-document-bytes); a larger List is read item by item when its items are block-style YAML, as kubectl prints them",
 		},
 	}
@@ -319,5 +329,14 @@ func TestBlankInputHoldsNoMemory(t *testing.T) {
 		if allocs > 20 {
 			t.Errorf("%q×%d: %v allocations", line, len(text)/len(line), allocs)
 		}
+	}
+}
+
+func TestALineLongerThanTheDocumentCapStopsTheRead(t *testing.T) {
+	// No object may hold it, so the reader stops before buffering on: an
+	// endless line of zero bytes costs the cap, not --max-input-bytes.
+	_, err := Load(Options{Filenames: []string{"-"}, Stdin: io.MultiReader(strings.NewReader("\n\n"), zeros{}), Limits: Limits{Document: 1 << 20}})
+	if want := "<stdin>:3: a line larger than 1 MiB (--max-document-bytes)"; err == nil || err.Error() != want {
+		t.Fatalf("error\n got: %v\nwant: %s", err, want)
 	}
 }
