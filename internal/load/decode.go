@@ -181,7 +181,9 @@ type chunkReader struct {
 	// lines: the held-back blank lines since the chunk's last content line.
 	lines     []byte
 	nLines    int
+	linesLen  int64 // their bytes
 	linesLost bool
+	overBlank bool // they were more than maxLine bytes
 	// cur: the current line's leading whitespace while it has no content.
 	cur       []byte
 	curLen    int
@@ -207,12 +209,13 @@ const blankKeep = 64 << 10
 // The chunk is empty when it holds only blank lines.
 func (cr *chunkReader) next() ([]byte, int, bool, error) {
 	cr.buf = cr.buf[:0]
-	cr.lines, cr.nLines, cr.linesLost = cr.lines[:0], 0, false
+	cr.lines, cr.nLines, cr.linesLen, cr.linesLost, cr.overBlank = cr.lines[:0], 0, 0, false, false
 	cr.first, cr.lead, cr.seps = cr.line+1, false, 0
 	for {
 		cr.skipBlank()
 		cr.cur, cr.curLen, cr.curLost, cr.curSpaces = cr.cur[:0], 0, false, true
 		blankMark, lineStart := -1, -1 // where the held-back lines and this line start in buf
+		blankLost := false             // the held-back lines were only counted
 		eof := false
 		for {
 			part, err := cr.br.ReadSlice('\n')
@@ -220,7 +223,7 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 				cr.holdCur(part)
 			} else {
 				if lineStart < 0 {
-					blankMark = len(cr.buf)
+					blankMark, blankLost = len(cr.buf), cr.linesLost
 					if err := cr.release(); err != nil {
 						return nil, 0, false, err
 					}
@@ -266,12 +269,15 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 		}
 		cr.line++
 		if isSeparator(cr.buf[lineStart:]) {
-			if cr.linesLost {
+			if blankLost || cr.overBlank {
 				cr.buf = cr.buf[:blankMark]
 			} else {
 				cr.buf = cr.buf[:lineStart]
 			}
 			return cr.buf, cr.first, true, nil
+		}
+		if cr.overBlank {
+			return nil, 0, false, &Error{Line: cr.line, Msg: documentTooLarge("the blank lines before this line", cr.maxLine)}
 		}
 		if cr.lead {
 			// One blank line stays in front of the content: yaml.v3
@@ -357,6 +363,7 @@ func (cr *chunkReader) blankLines(run []byte) {
 		return
 	}
 	cr.nLines += n
+	cr.linesLen += int64(len(run))
 	if cr.linesLost || len(cr.lines)+len(run) > blankKeep {
 		cr.linesLost = true
 		return
@@ -397,6 +404,7 @@ func (cr *chunkReader) holdCur(part []byte) {
 // holdLine adds the current (blank) line to the held-back lines.
 func (cr *chunkReader) holdLine() {
 	cr.nLines++
+	cr.linesLen += int64(cr.curLen)
 	if cr.linesLost || cr.curLost || len(cr.lines)+len(cr.cur) > blankKeep {
 		cr.linesLost = true
 		return
@@ -406,14 +414,18 @@ func (cr *chunkReader) holdLine() {
 
 // release gives back the held-back blank lines before a content line.
 func (cr *chunkReader) release() error {
-	if cr.nLines > 0 {
+	if cr.maxLine > 0 && cr.linesLen > cr.maxLine {
+		// More than an object may hold: next drops them before a
+		// separator and refuses them before content.
+		cr.overBlank = true
+	} else if cr.nLines > 0 {
 		if cr.linesLost {
 			cr.buf = append(cr.buf, bytes.Repeat(newline, cr.nLines)...)
 		} else {
 			cr.buf = append(cr.buf, cr.lines...)
 		}
 	}
-	cr.lines, cr.nLines, cr.linesLost = cr.lines[:0], 0, false
+	cr.lines, cr.nLines, cr.linesLen, cr.linesLost = cr.lines[:0], 0, 0, false
 	return nil
 }
 
@@ -423,6 +435,9 @@ func (cr *chunkReader) releaseCur() error {
 	if !cr.curLost {
 		cr.buf = append(cr.buf, cr.cur...)
 		return nil
+	}
+	if cr.maxLine > 0 && int64(cr.curLen) > cr.maxLine {
+		return &Error{Line: cr.line + 1, Msg: documentTooLarge("a line", cr.maxLine)}
 	}
 	if !cr.curSpaces {
 		// A CR is a line break to YAML: spaces alone would join lines.

@@ -342,3 +342,54 @@ func TestALineLongerThanTheDocumentCapStopsTheRead(t *testing.T) {
 		t.Fatalf("error\n got: %v\nwant: %s", err, want)
 	}
 }
+
+func TestBlankTextInsideAnObjectCountsTowardsTheCap(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{
+			name: "blank lines between two keys",
+			in:   "apiVersion: v1\n" + strings.Repeat("\n", 2000) + "kind: Namespace\nmetadata:\n  name: x\n",
+			want: "<stdin>:2002: the blank lines before this line larger than 1 KiB (--max-document-bytes)",
+		},
+		{
+			name: "spaces in front of a line's content",
+			in:   "\n" + strings.Repeat(" ", 100_000) + "{apiVersion: v1, kind: Namespace, metadata: {name: x}}\n",
+			want: "<stdin>:2: a line larger than 1 KiB (--max-document-bytes)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(tt.in), Limits: Limits{Document: 1 << 10}})
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error\n got: %v\nwant: %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBlankLinesEndingADocumentAreKeptUpTo64KiB(t *testing.T) {
+	// A |+ block scalar keeps the blank lines that end it; beyond 64 KiB of
+	// them the reader drops them rather than hold them, before "---" as at
+	// the end of the stream.
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  kept: |+\n    x\n"
+	for _, tt := range []struct {
+		name   string
+		blanks int
+		end    string
+		want   string
+	}{
+		{"a few before a separator are kept", 3, "---\n", "x\n\n\n\n"},
+		{"a few at the end are kept", 3, "", "x\n\n\n\n"},
+		{"many before a separator are dropped", 100_000, "---\n", "x\n"},
+		{"many at the end are dropped", 100_000, "", "x\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := DecodeDocuments(strings.NewReader(doc+strings.Repeat("\n", tt.blanks)+tt.end), "f.yaml")
+			if err != nil || len(objs) != 1 {
+				t.Fatalf("%v %d", err, len(objs))
+			}
+			if got := objs[0].Typed.(*corev1.ConfigMap).Data["kept"]; got != tt.want {
+				t.Errorf("kept %q, want %q", clip(got), tt.want)
+			}
+		})
+	}
+}
