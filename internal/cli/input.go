@@ -49,7 +49,8 @@ type ReadLimits struct {
 }
 
 // AddFlags registers --max-input-bytes and --read-timeout, and with
-// documents --max-document-bytes.
+// documents --max-document-bytes; it goes after kubectl's connection flags,
+// whose --request-timeout it describes anew.
 func (l *ReadLimits) AddFlags(fs *pflag.FlagSet, documents bool) {
 	l.MaxInput = load.DefaultMaxInputBytes
 	fs.Var(&l.MaxInput, "max-input-bytes",
@@ -58,6 +59,10 @@ func (l *ReadLimits) AddFlags(fs *pflag.FlagSet, documents bool) {
 		l.MaxDocument = load.DefaultMaxDocumentBytes
 		fs.Var(&l.MaxDocument, "max-document-bytes",
 			"Most bytes of one object's text: a YAML document, a JSON value, or one item of a List (a quantity: 64Mi)")
+	}
+	// kubectl's flag (added before) says 0 waits for ever; here it does not.
+	if f := fs.Lookup("request-timeout"); f != nil {
+		f.Usage = "How long to wait for each request to the API server (1s, 2m, 3h); 0 means " + live.DefaultRequestTimeout.String()
 	}
 	fs.DurationVar(&l.ReadTimeout, "read-timeout", live.DefaultReadTimeout,
 		"How long reading a live cluster may take in all; each request is held to --request-timeout, "+
