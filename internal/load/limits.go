@@ -28,9 +28,10 @@ type Limits struct {
 const DefaultMaxInputBytes = 512 << 20
 
 // DefaultMaxDocumentBytes is 64 MiB: kube-apiserver refuses a request body
-// over 3 MiB (its MaxRequestBodyBytes default) and etcd a value over
-// 1.5 MiB, so no object a cluster holds comes near it, while the Cluster
-// kind describing 5,000 hosts is 2.4 MB of YAML.
+// over 3 MiB (MaxRequestBodyBytes in k8s.io/apiserver pkg/server/config.go)
+// and etcd a request over 1.5 MiB (--max-request-bytes), so no object a
+// cluster holds comes near it, while the Cluster kind describing 5,000 hosts
+// is 2.4 MB of YAML.
 const DefaultMaxDocumentBytes = 64 << 20
 
 // InputFlag and DocumentFlag name the command-line flags that set the
