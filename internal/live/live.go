@@ -134,8 +134,13 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // registry order, each in the server's order (namespace, then name), with the
 // objects kubeadm's ConfigMaps embed right after their ConfigMap.
 //
-// Errors are *UnreachableError, *ServerError or *load.Error (an object the
-// loader refuses, exactly as it would refuse it in a file), wrapped with %w.
+// Each request is bounded by cfg.Timeout (Options.RequestTimeout when it
+// has none) and by Options.MaxPageBytes, the whole read by
+// Options.ReadTimeout.
+//
+// Errors are *UnreachableError, *ServerError, *LimitError or *load.Error (an
+// object the loader refuses, exactly as it would refuse it in a file),
+// wrapped with %w.
 func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.Timeout == 0 {
