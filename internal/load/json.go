@@ -90,6 +90,9 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 	})
 	listItems := itemsStart >= 0 && (text[itemsStart] == '[' || bytes.Equal(text[itemsStart:itemsEnd], []byte("null")))
 	if !isList(apiVersion, kind, listItems) {
+		if d.overDoc(len(text)) {
+			return d.errorAt(line, "", "%s", documentTooLarge("JSON value", d.maxDoc))
+		}
 		obj, err := d.jsonObject(text, line, "", "")
 		if err != nil {
 			return err
@@ -121,6 +124,13 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 			}
 			v, _ := decodeJSON(it)
 			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: expected an object, got %s", i, describe(v))
+			return false
+		}
+		if d.overDoc(len(it)) {
+			if err = batch.flush(); err != nil {
+				return false
+			}
+			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: %s", i, documentTooLarge("item", d.maxDoc))
 			return false
 		}
 		err = batch.add(it, atLine)
