@@ -89,6 +89,11 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 	if strings.HasPrefix(filepath.Base(commandName()), "kubectl-") {
 		root.Use = "kubectl hybrid"
 	}
+	return executeCmd(root, streams, args)
+}
+
+// executeCmd runs args on a command tree and prints the error.
+func executeCmd(root *cobra.Command, streams genericiooptions.IOStreams, args []string) int {
 	root.SetArgs(args)
 	err := executeRecovered(root, streams)
 	if err == nil {
@@ -119,7 +124,8 @@ func executeRecovered(root *cobra.Command, streams genericiooptions.IOStreams) (
 		if v, _ := root.PersistentFlags().GetInt("v"); v > 0 {
 			fmt.Fprintf(streams.ErrOut, "panic: %v\n\n%s\n", p.Value, p.Stack)
 		}
-		err = &exitError{code: ExitInternal, err: fmt.Errorf("%s%v; please report this bug with the command line and its input (-v=1 prints the stack)", internalErrorPrefix, p.Value)}
+		what, _, _ := strings.Cut(fmt.Sprint(p.Value), "\n")
+		err = &exitError{code: ExitInternal, err: fmt.Errorf("%s%s; please report this bug with the command line and its input (-v=1 prints the stack)", internalErrorPrefix, what)}
 	}()
 	return root.Execute()
 }
