@@ -46,6 +46,9 @@ type childResult struct {
 	timedOut bool
 }
 
+// runner runs one command line of kubectl-hybrid.
+type runner func(t testing.TB, timeout time.Duration, args ...string) childResult
+
 // runChild runs kubectl-hybrid args in a child process with no
 // kubeconfig, so that a command never reaches a real cluster.
 func runChild(t testing.TB, timeout time.Duration, args ...string) childResult {
@@ -125,7 +128,7 @@ func runCase(t *testing.T, dir string) string {
 		in = []string{"--lab", "-f", dir}
 	}
 	var b strings.Builder
-	for _, args := range caseCommands(t, dir, in) {
+	for _, args := range caseCommands(t, runChild, dir, in) {
 		r := runChild(t, commandTimeout, args...)
 		if why := r.crashed(); why != "" {
 			t.Errorf("kubectl-hybrid %s: %s", strings.Join(args, " "), why)
@@ -183,7 +186,7 @@ func normalize(s, dir string) string {
 // trace between are read from the case with get -o json; without them
 // those commands are left out. dump reads a live cluster only, so it has no
 // place here.
-func caseCommands(t *testing.T, dir string, in []string) [][]string {
+func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string {
 	with := func(args ...string) []string { return append(args, in...) }
 	cmds := [][]string{
 		with("get", "nodes", "-o", "json"),
@@ -194,7 +197,7 @@ func caseCommands(t *testing.T, dir string, in []string) [][]string {
 		with("get", "hnsendpoints"),
 		with("get", "loadbalancers"),
 	}
-	linux, win := pickNodes(t, in)
+	linux, win := pickNodes(t, run, in)
 	if linux != "" {
 		cmds = append(cmds, append(with("exec", "node/"+linux), "--", "ip", "route"))
 	}
@@ -202,7 +205,7 @@ func caseCommands(t *testing.T, dir string, in []string) [][]string {
 		cmds = append(cmds, append(with("exec", "node/"+win), "--", "hnsdiag", "list", "endpoints"))
 	}
 	cmds = append(cmds, with("check"))
-	if src, dst := pickPods(t, in, win); src != "" {
+	if src, dst := pickPods(t, run, in, win); src != "" {
 		cmds = append(cmds, with("trace", src, dst))
 		cmds = append(cmds, with("trace", src, "kubernetes.default"))
 	}
@@ -231,8 +234,8 @@ func caseCommands(t *testing.T, dir string, in []string) [][]string {
 
 // listOf reads the items of a get -o json the child printed; nil when the
 // command failed.
-func listOf(t *testing.T, args ...string) []map[string]any {
-	r := runChild(t, commandTimeout, args...)
+func listOf(t *testing.T, run runner, args ...string) []map[string]any {
+	r := run(t, commandTimeout, args...)
 	if r.code != 0 {
 		return nil
 	}
@@ -256,10 +259,10 @@ func str(m map[string]any, path ...string) string {
 }
 
 // pickNodes is the first Linux and the first Windows node by name.
-func pickNodes(t *testing.T, in []string) (linux, win string) {
+func pickNodes(t *testing.T, run runner, in []string) (linux, win string) {
 	var names []string
 	osOf := map[string]string{}
-	for _, n := range listOf(t, append([]string{"get", "nodes", "-o", "json"}, in...)...) {
+	for _, n := range listOf(t, run, append([]string{"get", "nodes", "-o", "json"}, in...)...) {
 		name := str(n, "metadata", "name")
 		names = append(names, name)
 		labels, _ := n["metadata"].(map[string]any)["labels"].(map[string]any)
@@ -281,10 +284,10 @@ func pickNodes(t *testing.T, in []string) (linux, win string) {
 // namespace and name) on the pod network with an address on a node, a
 // Windows one first — the Windows walk has more to go wrong — and the next
 // such pod.
-func pickPods(t *testing.T, in []string, win string) (src, dst string) {
+func pickPods(t *testing.T, run runner, in []string, win string) (src, dst string) {
 	type pod struct{ ref, node string }
 	var pods []pod
-	for _, p := range listOf(t, append([]string{"get", "pods", "-A", "-o", "json"}, in...)...) {
+	for _, p := range listOf(t, run, append([]string{"get", "pods", "-A", "-o", "json"}, in...)...) {
 		spec, _ := p["spec"].(map[string]any)
 		if str(p, "status", "podIP") == "" || str(p, "spec", "nodeName") == "" || spec["hostNetwork"] == true {
 			continue

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 )
 
@@ -52,7 +54,7 @@ func TestNoCommandPanicsOnMutatedExamples(t *testing.T) {
 				return
 			}
 			seed := *mutationSeed + uint64(i)
-			for c, code := range runMutant(t, ex, seed) {
+			for c, code := range runMutant(t, runChild, ex, seed) {
 				if tally[c] == nil {
 					tally[c] = &[3]int{}
 				}
@@ -67,19 +69,41 @@ func TestNoCommandPanicsOnMutatedExamples(t *testing.T) {
 }
 
 // FuzzCommandsOnMutatedExamples lets the fuzzer pick the mutations: the
-// input is the seed of the mutator and the example it mutates.
+// input is the seed of the mutator and the example it mutates. The
+// commands run in the fuzzing process, so that its coverage guides the
+// choice; Execute's recover turns a panic into exit 3, which fails, and a
+// command that does not end within the timeout fails too.
 func FuzzCommandsOnMutatedExamples(f *testing.F) {
 	for i, seed := range []uint64{1, 2, 3} {
 		f.Add(seed, uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, example uint8) {
-		runMutant(t, mutationExamples[int(example)%len(mutationExamples)], seed)
+		runMutant(t, runInProcess, mutationExamples[int(example)%len(mutationExamples)], seed)
 	})
+}
+
+// runInProcess runs kubectl-hybrid args through Execute in this process,
+// with no kubeconfig.
+func runInProcess(t testing.TB, timeout time.Duration, args ...string) childResult {
+	t.Helper()
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	done := make(chan int, 1)
+	go func() { done <- Execute(streams, args) }()
+	select {
+	case code := <-done:
+		return childResult{code: code, stdout: out.String(), stderr: errOut.String()}
+	case <-time.After(timeout):
+		// The command goes on in its goroutine; the test fails now.
+		t.Fatalf("kubectl-hybrid %s did not end within %s", strings.Join(args, " "), timeout)
+		return childResult{}
+	}
 }
 
 // runMutant mutates an example with a seed and runs every command on it;
 // it returns the exit code of each command, by its name.
-func runMutant(t *testing.T, example string, seed uint64) map[string]int {
+func runMutant(t *testing.T, run runner, example string, seed uint64) map[string]int {
 	t.Helper()
 	docs, err := readDocs(example)
 	if err != nil {
@@ -95,8 +119,8 @@ func runMutant(t *testing.T, example string, seed uint64) map[string]int {
 		t.Fatal(err)
 	}
 	codes := map[string]int{}
-	for _, args := range caseCommands(t, dir, []string{"-f", dir}) {
-		r := runChild(t, commandTimeout, args...)
+	for _, args := range caseCommands(t, run, dir, []string{"-f", dir}) {
+		r := run(t, commandTimeout, args...)
 		codes[args[0]] = max(codes[args[0]], r.code)
 		if why := r.crashed(); why != "" {
 			keep := filepath.Join(os.TempDir(), fmt.Sprintf("kubectl-hybrid-mutant-%s-%d", filepath.Base(example), seed))
