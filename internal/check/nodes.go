@@ -229,7 +229,8 @@ var ruleMaxPodsExceedsBlock = Rule{
 network) and never borrows, and Calico reserves four of its addresses: the network address, the
 HNS gateway (.1), Calico_ep (.2) and the last address. A /26 leaves 60. With a higher maxPods the
 scheduler keeps sending pods that get no address. blockSize cannot change once the pool hands
-out blocks, so lower maxPods instead.`,
+out blocks, so lower maxPods instead. A blockSize above 29 leaves no address at all: Calico IPAM
+gives a Windows node no block from such a pool, and the rule says so instead.`,
 	Remediation: maxPodsPatch(60),
 	References:  []Reference{seed000Join, seed001IPAM, calicoLimitations, k8sKubeadmPatches},
 	Check: func(x *Context) []Finding {
