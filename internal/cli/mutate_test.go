@@ -23,6 +23,7 @@ var (
 	mutants        = flag.Int("mutants", 24, "mutants per example in TestNoCommandPanicsOnMutatedExamples")
 	mutationSeed   = flag.Uint64("mutation-seed", 1, "seed of the first mutant")
 	mutationBudget = flag.Duration("mutation-budget", 45*time.Second, "time after which TestNoCommandPanicsOnMutatedExamples makes no new mutant")
+	mutationOnly   = flag.String("mutation-example", "", "mutate only the examples whose path contains this")
 )
 
 // mutationExamples are the inputs mutated: the lab (read with -f, as a
@@ -49,6 +50,9 @@ func TestNoCommandPanicsOnMutatedExamples(t *testing.T) {
 	}()
 	for i := 0; i < n; i++ {
 		for _, ex := range mutationExamples {
+			if !strings.Contains(ex, *mutationOnly) {
+				continue
+			}
 			if time.Now().After(deadline) {
 				t.Logf("mutation budget %s spent after %d mutants", *mutationBudget, ran)
 				return
@@ -245,7 +249,7 @@ func (m *mutator) mutate() string {
 	if len(m.docs) == 0 {
 		return "nothing to mutate"
 	}
-	di := m.r.IntN(len(m.docs))
+	di := m.pickDoc()
 	d := &m.docs[di]
 	switch m.r.IntN(20) {
 	case 0:
@@ -301,6 +305,29 @@ func (m *mutator) mutate() string {
 	}
 	s.set(v)
 	return fmt.Sprintf("set %s of %s to %.60v", s.path, d.file, v)
+}
+
+// pickDoc picks a file, then a document in it: a file of many small
+// documents (the observed pods) would otherwise draw most mutations, and
+// the one-document files (the Installation, the ConfigMaps) hold the
+// settings a misconfiguration is made of.
+func (m *mutator) pickDoc() int {
+	var files []string
+	seen := map[string]bool{}
+	for _, d := range m.docs {
+		if !seen[d.file] {
+			seen[d.file] = true
+			files = append(files, d.file)
+		}
+	}
+	f := files[m.r.IntN(len(files))]
+	var in []int
+	for i, d := range m.docs {
+		if d.file == f {
+			in = append(in, i)
+		}
+	}
+	return in[m.r.IntN(len(in))]
 }
 
 // someString is a string value of a random document.
