@@ -313,3 +313,37 @@ func pickPods(t *testing.T, run runner, in []string, win string) (src, dst strin
 	}
 	return "", ""
 }
+
+func TestTheHarnessCountsPanicsHangsAndExitThreeAsCrashes(t *testing.T) {
+	cases := []struct {
+		name    string
+		r       childResult
+		crashed bool
+	}{
+		{"a clean answer", childResult{code: 0}, false},
+		{"a negative answer", childResult{code: 1, stdout: "verdict: not delivered"}, false},
+		{"bad input", childResult{code: 2, stderr: "error: x.yaml:1 (document 1): kind is missing\n"}, false},
+		{"a recovered panic", childResult{code: 3, stderr: "error: " + internalErrorPrefix + "boom; please report this bug\n"}, true},
+		{"a panic the recover missed", childResult{code: 2, stderr: "panic: boom\n\ngoroutine 1 [running]:\n"}, true},
+		{"a hang", childResult{code: -1, timedOut: true}, true},
+		{"exit three without a panic", childResult{code: 3, stderr: "error: the server is unreachable\n"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.r.crashed() != ""; got != tc.crashed {
+				t.Errorf("crashed() = %q, want a crash: %v", tc.r.crashed(), tc.crashed)
+			}
+		})
+	}
+}
+
+func TestAChildRunsAsTheBinaryWithNoKubeconfig(t *testing.T) {
+	r := runChild(t, commandTimeout, "get", "pods")
+	if r.code != ExitBadInput || !strings.Contains(r.stderr, "no cluster given") {
+		t.Errorf("exit %d, stderr %q: want the message for no input at all", r.code, r.stderr)
+	}
+	r = runChild(t, commandTimeout, "version")
+	if r.code != 0 || r.stdout == "" {
+		t.Errorf("version: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
