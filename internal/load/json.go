@@ -13,6 +13,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -185,16 +186,19 @@ func (b *itemBatch) flush() error {
 	b.errs = append(b.errs[:0], make([]error, n)...)
 	workers := min(runtime.GOMAXPROCS(0), (n+63)/64)
 	var wg sync.WaitGroup
+	var crashed crash.Group
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer crashed.Recover()
 			for i := w; i < n; i += workers {
 				b.objs[i], b.errs[i] = b.d.jsonObject(b.texts[i], b.lines[i], b.listAPIVersion, b.listKind)
 			}
 		}()
 	}
 	wg.Wait()
+	crashed.Repanic()
 	var err error
 	for i := 0; i < n && err == nil; i++ {
 		if err = b.errs[i]; err == nil {
