@@ -30,7 +30,13 @@ func (nb *nodeBuild) kubeProxy() {
 		return
 	}
 	cfg := nb.kubeProxyFlags(pod)
-	if cfg.networkName != "" && !strings.EqualFold(cfg.networkName, calicoNetwork) {
+	if cfg.networkName == "" {
+		// getNetworkName (pkg/proxy/winkernel/proxier.go, NewProxier): the
+		// flag, else KUBE_NETWORK, else kube-proxy exits at start.
+		nb.out.Warnings = append(nb.out.Warnings, noNetworkName)
+		return
+	}
+	if !strings.EqualFold(cfg.networkName, calicoNetwork) {
 		nb.out.Warnings = append(nb.out.Warnings, fmt.Sprintf("kube-proxy's network %q is not the Calico HNS network: it waits for it forever", cfg.networkName))
 		return
 	}
@@ -56,6 +62,9 @@ func (nb *nodeBuild) kubeProxy() {
 	}
 }
 
+// noNetworkName is the warning of a kube-proxy that knows no HNS network.
+const noNetworkName = `kube-proxy exits at start: neither --network-name nor the KUBE_NETWORK environment variable is set ("Environment variable KUBE_NETWORK and network-flag not initialized"): no load balancers and no kube-proxy remote endpoints`
+
 // kubeProxyPod is a running kube-proxy-windows pod on the node.
 func (nb *nodeBuild) kubeProxyPod() *corev1.Pod {
 	for _, p := range nb.cx.podsByNode[nb.n.Name] {
@@ -78,13 +87,26 @@ func (nb *nodeBuild) kubeProxyPod() *corev1.Pod {
 // start.ps1 (hostprocess/calico/kube-proxy) always adds --enable-dsr=true,
 // takes --source-vip from Calico_ep's address and sets KUBE_NETWORK=Calico;
 // explicit flags in the pod override that, then the kubeadm
-// KubeProxyConfiguration's winkernel section fills the rest.
+// KubeProxyConfiguration's winkernel section fills the rest. Without
+// start.ps1 the network is --network-name, the configuration's networkName
+// or the container's KUBE_NETWORK, else none.
 func (nb *nodeBuild) kubeProxyFlags(p *corev1.Pod) kubeProxyConfig {
-	cfg := kubeProxyConfig{networkName: calicoNetwork}
+	var cfg kubeProxyConfig
 	startPS1 := false
 	var args []string
+	env := ""
 	for _, c := range p.Spec.Containers {
 		args = append(append(args, c.Command...), c.Args...)
+		for _, e := range c.Env {
+			if e.Name == "KUBE_NETWORK" {
+				env = e.Value
+				if e.ValueFrom != nil {
+					// A reference the twin does not resolve: taken to name
+					// the Calico network.
+					env = calicoNetwork
+				}
+			}
+		}
 	}
 	if p.Spec.Containers == nil {
 		// A pod stub without a spec: the lab's DaemonSet runs start.ps1.
@@ -103,7 +125,11 @@ func (nb *nodeBuild) kubeProxyFlags(p *corev1.Pod) kubeProxyConfig {
 			cfg.networkName = kc.Winkernel.NetworkName
 		}
 	}
+	if cfg.networkName == "" {
+		cfg.networkName = env
+	}
 	if startPS1 {
+		cfg.networkName = calicoNetwork
 		cfg.dsr = true
 		if nb.hostEP != nil {
 			cfg.sourceVIP = nb.hostEP.IPAddress
