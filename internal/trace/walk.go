@@ -564,7 +564,7 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 		case 10250:
 			return "the kubelet", true
 		case 10256:
-			if nd.windows && nd.w() != nil && nd.w().KubeProxy || !nd.windows && nd.lx != nil && nd.lx.HasServicePorts() {
+			if kubeProxyRuns(nd) {
 				return "kube-proxy's health server", true
 			}
 		case 6443:
@@ -575,6 +575,11 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 			if nd.controlPlane {
 				return "etcd", true
 			}
+		}
+	}
+	if proto == TCP && kubeProxyRuns(nd) {
+		if what, ok := w.healthCheckListener(nd, port); ok {
+			return what, true
 		}
 	}
 	for _, p := range w.e.podsByNode[nd.name] {
