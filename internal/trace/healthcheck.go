@@ -2,6 +2,8 @@ package trace
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -55,4 +57,33 @@ func (w *walker) healthCheckListener(nd *node, port int) (string, bool) {
 // for another service proxy.
 func notOurProxy(svc *corev1.Service, proxy string) string {
 	return fmt.Sprintf("%s/%s is labelled %s=%s: kube-proxy's informers never see it, so no kube-proxy programs it (only a proxy of that name would)", svc.Namespace, svc.Name, model.LabelServiceProxyName, proxy)
+}
+
+// missingNodePort explains a Windows node port with no HNS load balancer:
+// kube-proxy's own note on the service port (every endpoint terminating,
+// no usable endpoints), or "" when no Service has the node port.
+func (w *walker) missingNodePort(nd *node, proto Proto, port int) string {
+	if !nd.windows || nd.w() == nil || !nd.w().KubeProxy {
+		return ""
+	}
+	for _, s := range w.e.c.Services {
+		for _, sp := range s.Spec.Ports {
+			if int(sp.NodePort) != port || !strings.EqualFold(string(orTCP(sp.Protocol)), string(proto)) {
+				continue
+			}
+			name := sp.Name
+			if name == "" {
+				name = strconv.Itoa(int(sp.Port))
+			}
+			why := fmt.Sprintf("kube-proxy made no NodePort load balancer for %s/%s port %s", s.Namespace, s.Name, name)
+			if proxy, other := model.ServiceProxyName(s); other {
+				return why + ": " + notOurProxy(s, proxy)
+			}
+			if notes := nd.w().KubeProxyNotes(s.Namespace+"/"+s.Name, name); len(notes) > 0 {
+				return why + " (" + strings.Join(notes, "; ") + ")"
+			}
+			return why
+		}
+	}
+	return ""
 }

@@ -88,6 +88,8 @@ func TestKubeProxyCasesMatchTheirGoldenFiles(t *testing.T) {
 		// nftables falls back to the serving terminating endpoint for
 		// every address of the Service (CategorizeEndpoints).
 		{file: "check-to-a-draining-service", src: "pod/check", ns: "default", dst: "svc/demo/draining", port: 80},
+		// winkernel makes no NodePort load balancer for it.
+		{file: "check-to-the-draining-node-port-on-windows", src: "pod/check", ns: "default", dst: "node/k8s-lab-win-1", port: 31010},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			r := traceOf(t, e, tc.src, tc.dst, tc.ns, TCP, tc.port)

@@ -387,6 +387,8 @@ func fixFor(res *Result) string {
 		return "allow the connection in an ingress rule of a NetworkPolicy selecting the destination pod (" + firstDenied(r) + ")"
 	case strings.Contains(comp, "firewall") || strings.Contains(comp, "Firewall"):
 		return "add an Allow rule for this traffic before the blocking rule in the Cluster kind's spec.network.firewall (and on the host)"
+	case strings.Contains(r, "is terminating or not serving"):
+		return "wait for ready endpoints of the Service; run hnsdiag list loadbalancers on the node to see whether an earlier kube-proxy sync left a load balancer that still serves"
 	case strings.Contains(r, "kube-proxy's informers never see it"):
 		return "remove the label " + model.LabelServiceProxyName + " if kube-proxy is to serve the Service, or run the service proxy it names"
 	case strings.Contains(r, "no ready endpoints") || strings.Contains(r, "no usable endpoints"):

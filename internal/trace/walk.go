@@ -627,6 +627,9 @@ func (w *walker) deliverHost(nd *node, pkt packet, fromSelf bool) {
 	what, ok := w.hostListener(nd, pkt.proto, pkt.dport)
 	if !ok {
 		why := fmt.Sprintf("nothing listens on %s:%d/%s on node %s", pkt.dst, pkt.dport, pkt.proto, nd.name)
+		if np := w.missingNodePort(nd, pkt.proto, pkt.dport); np != "" {
+			why += ": " + np
+		}
 		w.end(Refused, nd.name, "host "+nd.name, "RST", pkt, Reject, why)
 		w.arrived, w.arrivedAt = pkt, pl
 		return

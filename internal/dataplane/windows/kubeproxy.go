@@ -347,3 +347,16 @@ func (nb *nodeBuild) loadBalancer(seen map[string]bool, lb *LoadBalancer, vip st
 	}
 	nb.out.lbs = append(nb.out.lbs, lb)
 }
+
+// KubeProxyNotes are kube-proxy's notes and warnings on one service port
+// ("ns/name", the port's name or number) on the node.
+func (n *Node) KubeProxyNotes(service, portName string) []string {
+	prefix := "service " + service + " port " + portName
+	var out []string
+	for _, s := range append(slices.Clone(n.Warnings), n.Notes...) {
+		if rest, ok := strings.CutPrefix(s, prefix); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
