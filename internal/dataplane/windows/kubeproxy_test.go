@@ -183,3 +183,21 @@ func TestKubeProxyWithoutANetworkNameProgramsNothing(t *testing.T) {
 		})
 	}
 }
+
+// hnsdiag lists the load balancers kube-proxy makes for the cases above:
+// the draining Service's ClusterIP one only, the external backend's on the
+// slice's port, none for the UDP port without endpoints or the Service of
+// another proxy.
+func TestHnsdiagListsTheLoadBalancersOfTheKubeProxyCases(t *testing.T) {
+	f := newFixture(1)
+	svc := f.service("demo", "draining", "10.96.0.70", corev1.ServicePort{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), NodePort: 30080, Protocol: corev1.ProtocolTCP}, 8080,
+		bk{ip: "10.0.11.5", node: "lin-1", termin: true})
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "198.51.100.2"}}
+	f.service("demo", "external-db", "10.96.0.71", tcpPort("db", 5432, intstr.FromInt32(5432)), 15432, bk{ip: "203.0.113.7", node: "elsewhere"})
+	f.service("demo", "dns", "10.96.0.73", corev1.ServicePort{Name: "dns", Port: 53, TargetPort: intstr.FromInt32(53), Protocol: corev1.ProtocolUDP}, 53, bk{ip: "10.0.11.6", node: "lin-1"})
+	f.c.EndpointSlices[len(f.c.EndpointSlices)-1].Ports[0].Protocol = nil
+	mesh := f.service("demo", "mesh", "10.96.0.74", tcpPort("http", 80, intstr.FromInt32(8080)), 8080, bk{ip: "10.0.11.7", node: "lin-1"})
+	mesh.Labels = map[string]string{"service.kubernetes.io/service-proxy-name": "other-proxy"}
+	checkGolden(t, "kube-proxy-cases", transcript(f.compile(t), "hnsdiag list loadbalancers", "Get-HnsPolicyList | ConvertTo-Json -Depth 5"))
+}
