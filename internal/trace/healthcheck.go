@@ -44,9 +44,12 @@ func (w *walker) healthCheckListener(nd *node, port int) (string, bool) {
 				}
 			}
 		}
-		answer := fmt.Sprintf("HTTP 200, %d local endpoints", local)
-		if local == 0 {
-			answer = "HTTP 503, no local endpoint"
+		answer := "HTTP 503, no local endpoint"
+		switch {
+		case local == 1:
+			answer = "HTTP 200, 1 local endpoint"
+		case local > 1:
+			answer = fmt.Sprintf("HTTP 200, %d local endpoints", local)
 		}
 		return fmt.Sprintf("kube-proxy's health check for %s/%s (healthCheckNodePort; %s)", s.Namespace, s.Name, answer), true
 	}

@@ -79,6 +79,7 @@ func TestKubeProxyCasesMatchTheirGoldenFiles(t *testing.T) {
 		{file: "aspnetapp-to-a-selector-less-service", src: "deploy/aspnetapp", ns: "win-demo", dst: "svc/win-demo/hello-external", port: 80},
 		// kube-proxy's health server answers on the healthCheckNodePort.
 		{file: "check-to-the-health-check-node-port", src: "pod/check", ns: "default", dst: "node/k8s-lab-win-1", port: 32100},
+		{file: "check-to-the-health-check-node-port-on-linux", src: "pod/check", ns: "default", dst: "node/k8s-lab-node-2", port: 32100},
 		// No kube-proxy programs a Service labelled for another proxy.
 		{file: "aspnetapp-to-a-service-of-another-proxy", src: "deploy/aspnetapp", ns: "win-demo", dst: "svc/demo/hello-mesh", port: 80},
 		{file: "check-to-a-service-of-another-proxy", src: "pod/check", ns: "default", dst: "svc/demo/hello-mesh", port: 80},

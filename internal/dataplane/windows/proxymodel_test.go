@@ -27,7 +27,9 @@ import (
 // public backends, an address in several Services, endpoints naming the
 // wrong node or none, not-ready, terminating and non-serving endpoints,
 // ITP and ETP Local, NodePorts, external and ingress IPs,
-// preserve-destination, session affinity and named target ports.
+// preserve-destination, session affinity, named target ports and target
+// ports the slices contradict, slices on two ports, slice ports without a
+// protocol, serving left unset and Services labelled for another proxy.
 func TestSharedPlansGiveWhatEachNodeComputesAlone(t *testing.T) {
 	compared := 0
 	for seed := int64(1); seed <= 150; seed++ {
