@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -101,4 +103,19 @@ func TestKubeProxyCasesMatchTheirGoldenFiles(t *testing.T) {
 			goldenFile(t, "trace-kube-proxy-"+tc.file+".txt", txt.String())
 		})
 	}
+}
+
+// kube-proxy started without a network name exits: the trace says so
+// where the Service's load balancer is missing (winkernel getNetworkName).
+func TestAWindowsKubeProxyWithoutANetworkNameLeavesServicesUnbalanced(t *testing.T) {
+	ds, err := os.ReadFile(filepath.Join("..", "check", "testdata", "HYB043", "fail.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := traceOf(t, buildWith(t, string(ds)), "deploy/aspnetapp", "svc/demo/hello", "win-demo", TCP, 80)
+	var txt strings.Builder
+	if err := r.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	goldenFile(t, "trace-kube-proxy-aspnetapp-to-hello-without-a-network-name.txt", txt.String())
 }

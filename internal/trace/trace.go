@@ -387,6 +387,8 @@ func fixFor(res *Result) string {
 		return "allow the connection in an ingress rule of a NetworkPolicy selecting the destination pod (" + firstDenied(r) + ")"
 	case strings.Contains(comp, "firewall") || strings.Contains(comp, "Firewall"):
 		return "add an Allow rule for this traffic before the blocking rule in the Cluster kind's spec.network.firewall (and on the host)"
+	case strings.Contains(r, "network-flag not initialized"):
+		return "give kube-proxy on the node its HNS network (KUBE_NETWORK=Calico or --network-name=Calico), or run it through start.ps1; kubectl-hybrid check reports it as HYB043"
 	case strings.Contains(r, "is terminating or not serving"):
 		return "wait for ready endpoints of the Service; run hnsdiag list loadbalancers on the node to see whether an earlier kube-proxy sync left a load balancer that still serves"
 	case strings.Contains(r, "kube-proxy's informers never see it"):

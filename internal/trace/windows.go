@@ -86,6 +86,8 @@ func (w *walker) winPodOut(nd *node, ep *windows.Endpoint, pod *corev1.Pod, pkt 
 		why := fmt.Sprintf("%s/%s has no such port (%s) or no usable endpoints, so kube-proxy applied no policy", svc.Namespace, svc.Name, servicePorts(svc))
 		if proxy, other := model.ServiceProxyName(svc); other {
 			why = notOurProxy(svc, proxy)
+		} else if !nd.w().KubeProxy {
+			why = nd.w().KubeProxyDown
 		}
 		w.end(Dropped, nd.name, "VFP load balancing ("+w.portName(ep)+")", "drop", pkt, Drop,
 			fmt.Sprintf("no HNS load balancer on %s for %s:%d/%s: %s", nd.name, pkt.dst, pkt.dport, pkt.proto, why))

@@ -26,22 +26,26 @@ type kubeProxyConfig struct {
 func (nb *nodeBuild) kubeProxy() {
 	pod := nb.kubeProxyPod()
 	if pod == nil {
-		nb.out.Notes = append(nb.out.Notes, "kube-proxy does not run on the node: no load balancers and no kube-proxy remote endpoints")
+		nb.out.KubeProxyDown = "kube-proxy does not run on the node: no load balancers and no kube-proxy remote endpoints"
+		nb.out.Notes = append(nb.out.Notes, nb.out.KubeProxyDown)
 		return
 	}
 	cfg := nb.kubeProxyFlags(pod)
 	if cfg.networkName == "" {
 		// getNetworkName (pkg/proxy/winkernel/proxier.go, NewProxier): the
 		// flag, else KUBE_NETWORK, else kube-proxy exits at start.
+		nb.out.KubeProxyDown = noNetworkName
 		nb.out.Warnings = append(nb.out.Warnings, noNetworkName)
 		return
 	}
 	if !strings.EqualFold(cfg.networkName, calicoNetwork) {
-		nb.out.Warnings = append(nb.out.Warnings, fmt.Sprintf("kube-proxy's network %q is not the Calico HNS network: it waits for it forever", cfg.networkName))
+		nb.out.KubeProxyDown = fmt.Sprintf("kube-proxy's network %q is not the Calico HNS network: it waits for it forever", cfg.networkName)
+		nb.out.Warnings = append(nb.out.Warnings, nb.out.KubeProxyDown)
 		return
 	}
 	if cfg.sourceVIP == "" {
-		nb.out.Warnings = append(nb.out.Warnings, "kube-proxy: source-vip flag not set (required on Overlay networks)")
+		nb.out.KubeProxyDown = "kube-proxy: source-vip flag not set (required on Overlay networks)"
+		nb.out.Warnings = append(nb.out.Warnings, nb.out.KubeProxyDown)
 		return
 	}
 	nb.out.KubeProxy, nb.out.DSR, nb.out.SourceVIP = true, cfg.dsr, cfg.sourceVIP
