@@ -149,6 +149,9 @@ func (b *builder) services() error {
 				nodePorts[p.NodePort] = true
 			}
 		}
+		if s.Spec.HealthCheckNodePort != 0 {
+			nodePorts[s.Spec.HealthCheckNodePort] = true
+		}
 	}
 	var kept []*corev1.Service
 	// Services by key, so that marking the rejected ones is not a scan of
@@ -200,9 +203,12 @@ func (b *builder) services() error {
 			if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
 				sp.TargetPort = intstr.FromInt32(sp.Port)
 			}
-			if (s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer) && sp.NodePort == 0 {
+			if needsNodePort(s) && sp.NodePort == 0 {
 				sp.NodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/"+sp.Name)
 			}
+		}
+		if needsHealthCheckNodePort(s) && s.Spec.HealthCheckNodePort == 0 {
+			s.Spec.HealthCheckNodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/health")
 		}
 		if s.Spec.SessionAffinity == "" {
 			s.Spec.SessionAffinity = corev1.ServiceAffinityNone
@@ -224,6 +230,28 @@ func (b *builder) services() error {
 	}
 	c.Services = kept
 	return nil
+}
+
+// needsNodePort: the API server allocates node ports to NodePort Services
+// and to LoadBalancer ones unless spec.allocateLoadBalancerNodePorts is
+// false (pkg/registry/core/service/storage/alloc.go
+// shouldAllocateNodePorts); a node port the user set is kept either way.
+func needsNodePort(s *corev1.Service) bool {
+	switch s.Spec.Type {
+	case corev1.ServiceTypeNodePort:
+		return true
+	case corev1.ServiceTypeLoadBalancer:
+		return s.Spec.AllocateLoadBalancerNodePorts == nil || *s.Spec.AllocateLoadBalancerNodePorts
+	}
+	return false
+}
+
+// needsHealthCheckNodePort: a LoadBalancer Service with
+// externalTrafficPolicy Local gets a healthCheckNodePort from the node port
+// range (alloc.go allocHealthCheckNodePort, apis/core/v1/helper
+// NeedsHealthCheck), whether or not it has node ports.
+func needsHealthCheckNodePort(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // allocateNodePort picks from the default range 30000-32767

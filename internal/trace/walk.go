@@ -581,7 +581,7 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 		case 10250:
 			return "the kubelet", true
 		case 10256:
-			if nd.windows && nd.w() != nil && nd.w().KubeProxy || !nd.windows && nd.lx != nil && nd.lx.HasServicePorts() {
+			if kubeProxyRuns(nd) {
 				return "kube-proxy's health server", true
 			}
 		case 6443:
@@ -592,6 +592,11 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 			if nd.controlPlane {
 				return "etcd", true
 			}
+		}
+	}
+	if proto == TCP && kubeProxyRuns(nd) {
+		if what, ok := w.healthCheckListener(nd, port); ok {
+			return what, true
 		}
 	}
 	for _, p := range w.e.podsByNode[nd.name] {
@@ -639,6 +644,9 @@ func (w *walker) deliverHost(nd *node, pkt packet, fromSelf bool) {
 	what, ok := w.hostListener(nd, pkt.proto, pkt.dport)
 	if !ok {
 		why := fmt.Sprintf("nothing listens on %s:%d/%s on node %s", pkt.dst, pkt.dport, pkt.proto, nd.name)
+		if np := w.missingNodePort(nd, pkt.proto, pkt.dport); np != "" {
+			why += ": " + np
+		}
 		w.end(Refused, nd.name, "host "+nd.name, "RST", pkt, Reject, why)
 		w.arrived, w.arrivedAt = pkt, pl
 		return
