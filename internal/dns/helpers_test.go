@@ -87,3 +87,14 @@ func fileName(s string) string {
 	r := strings.NewReplacer(" ", "_", "/", "_", ":", "", "\"", "", "'", "", ",", "")
 	return r.Replace(s) + ".txt"
 }
+
+// lookupPod is testdata/extra.yaml's busybox pod of demo with example.com
+// added to its search list.
+func lookupPod(t *testing.T, c *model.Cluster) Source {
+	t.Helper()
+	s, ok := FindPod(c, "demo", "lookup")
+	if !ok {
+		t.Fatal("no lookup pod in testdata/extra.yaml")
+	}
+	return s
+}

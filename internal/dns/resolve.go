@@ -261,6 +261,15 @@ func resolve(s *Server, c *model.Cluster, from Source, name string) Result {
 				r.Reason = a.Why
 				return r
 			}
+			if r.Resolver == ResolverGlibc && len(a.Records) > 0 {
+				// res_query.c __res_context_query: only an error rcode or
+				// an empty answer section is a failure, so an answer that
+				// holds only a CNAME ends __res_context_search; getaddrinfo
+				// then finds no address in it.
+				r.Outcome = NotFound
+				r.Reason = cand + ": the answer holds only " + onlyCNAMEs(a) + "; glibc ends the search on a non-empty answer (resolv/res_query.c __res_context_query)"
+				return r
+			}
 			last = cand + ": no address (NODATA)"
 			if r.Resolver == ResolverMusl {
 				r.Outcome, r.Reason = NotFound, last+"; musl ends the search on an answer without addresses"
@@ -285,4 +294,13 @@ func resolve(s *Server, c *model.Cluster, from Source, name string) Result {
 		r.Reason += "; LLMNR and NetBIOS fallbacks for single-label names are not modeled"
 	}
 	return r
+}
+
+// onlyCNAMEs describes an answer without addresses ("CNAME x").
+func onlyCNAMEs(a Answer) string {
+	var parts []string
+	for _, r := range a.Records {
+		parts = append(parts, TypeString(r.Type)+" "+r.Data)
+	}
+	return strings.Join(parts, ", ")
 }

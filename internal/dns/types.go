@@ -92,7 +92,9 @@ type Record struct {
 	// TTL in seconds; 0 where the twin does not know it (answers from
 	// outside the cluster).
 	TTL  uint32
-	Data string // address (A, AAAA), target (CNAME, PTR) or text (TXT)
+	// Data is the address (A, AAAA), target (CNAME, PTR), text (TXT), or
+	// "priority weight port target." (SRV, as dig prints it).
+	Data string
 }
 
 func (r Record) String() string {
@@ -129,7 +131,10 @@ type Answer struct {
 	// recursive resolver's answers do not carry it.
 	Authoritative bool
 	Records       []Record
-	Path          Path
+	// Extra is the additional section: the addresses of SRV targets
+	// (plugin/backend_lookup.go SRV).
+	Extra []Record
+	Path  Path
 	// Why says in one sentence which rule produced the answer.
 	Why string
 }
