@@ -91,7 +91,7 @@ type Record struct {
 	Type uint16
 	// TTL in seconds; 0 where the twin does not know it (answers from
 	// outside the cluster).
-	TTL  uint32
+	TTL uint32
 	// Data is the address (A, AAAA), target (CNAME, PTR), text (TXT), or
 	// "priority weight port target." (SRV, as dig prints it).
 	Data string
