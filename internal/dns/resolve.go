@@ -105,6 +105,9 @@ func (r Result) String() string {
 			b.WriteString(" (no address)")
 		}
 		fmt.Fprintf(&b, " [%s] %s\n", s.Answer.Path, s.Answer.Why)
+		if s.Answer.Cache != "" {
+			fmt.Fprintf(&b, "     cache: %s\n", s.Answer.Cache)
+		}
 	}
 	switch r.Outcome {
 	case Resolved:

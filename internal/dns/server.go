@@ -3,6 +3,7 @@ package dns
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"net/netip"
 	"sort"
 	"strings"
@@ -232,7 +233,11 @@ func (s *Server) query(name string, qtype uint16, depth int) Answer {
 		}
 	}
 	if f := blk.plugin("forward"); f != nil && len(f.Args) >= 2 && inZone(name, zoneOfKey(f.Args[0])) {
-		return s.forward(f.Args[1], name, qtype)
+		a := s.forward(f.Args[1], name, qtype)
+		if c := blk.plugin("cache"); c != nil && a.Rcode != NotModeled && a.Rcode != NoServer {
+			a.Cache = cacheMiss(c)
+		}
+		return a
 	}
 	for _, p := range blk.Plugins {
 		if !modeledPlugins[p.Name] {
@@ -903,4 +908,19 @@ func (s *Server) nsAddrs() ([]string, string) {
 		}
 	}
 	return nil, "no Service has the CoreDNS pods as endpoints, and each replica would answer its own address"
+}
+
+// cacheMiss says what the twin assumes of the cache plugin in front of
+// forward: the question was not asked in the last TTL seconds, so the
+// reply is the upstream's, with its AA bit (clear from a recursive
+// resolver). A cache hit would carry AA set (plugin/cache/item.go toMsg)
+// and a TTL counting down.
+func cacheMiss(c *directive) string {
+	ttl := "3600" // cache.go maxTTL (dnsutil.MaximumDefaultTTL)
+	if len(c.Args) > 0 {
+		if _, err := strconv.Atoi(c.Args[0]); err == nil {
+			ttl = c.Args[0]
+		}
+	}
+	return "a cache miss is assumed: the upstream's AA bit passes through, where a repeat within " + ttl + " s would come from the cache with AA set (coredns plugin/cache/item.go)"
 }

@@ -226,3 +226,25 @@ func TestVerifiedPodRecordsIgnoreFinishedPods(t *testing.T) {
 		})
 	}
 }
+
+func TestAForwardedAnswerIsTakenAsACacheMiss(t *testing.T) {
+	s := NewServer(lab(t))
+	tests := []struct {
+		name  string
+		q     string
+		aa    bool
+		cache string // substring; "" for none
+	}{
+		{"a forwarded answer keeps the upstream's clear AA bit (cache/item.go sets it only on a hit)", "k8s-lab-api.example.com", false, "repeat within 30 s"},
+		{"a forwarded NXDOMAIN is a cache miss too", "hello.demo", false, "cache miss"},
+		{"an answer of the kubernetes plugin is authoritative, cached or not", "hello.demo.svc.cluster.local", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := s.Query(tt.q, TypeA)
+			if a.Authoritative != tt.aa || !strings.Contains(a.Cache, tt.cache) || (tt.cache == "" && a.Cache != "") {
+				t.Errorf("AA %v, cache %q; want AA %v and %q", a.Authoritative, a.Cache, tt.aa, tt.cache)
+			}
+		})
+	}
+}

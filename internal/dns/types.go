@@ -137,6 +137,9 @@ type Answer struct {
 	Path  Path
 	// Why says in one sentence which rule produced the answer.
 	Why string
+	// Cache says what the twin assumes of the cache plugin for a forwarded
+	// answer ("" when no cache is in front of forward).
+	Cache string
 }
 
 // NoData reports a NOERROR answer without records of the asked type.
