@@ -3,9 +3,9 @@ package dns
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"net/netip"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
