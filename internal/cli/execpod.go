@@ -95,6 +95,11 @@ func execInPod(c *model.Cluster, kind, ns, name string, argv []string) (string, 
 		}
 		return "", fmt.Sprintf("kubectl-hybrid: %q is not emulated in pods; emulated: %s\n", word, emulatedInPods), 127, nil
 	}
+	if out.NotStarted {
+		// The runtime refused to start it: kubectl's own error, no remote
+		// exit code.
+		return "", "", 0, &exitError{code: out.Code, err: errors.New(strings.TrimSuffix(out.Stderr, "\n"))}
+	}
 	return out.Stdout, out.Stderr, out.Code, nil
 }
 

@@ -77,6 +77,6 @@
 // exit 1 for an error). nslookup.exe names its server by PTR (CoreDNS:
 // kube-dns.kube-system.svc.cluster.local; "UnKnown" without one) and appends
 // the search list even to dotted names, then tries the name as given. Nano
-// Server has no nslookup: cmd.exe's "is not recognized" error, errorlevel
-// 9009.
+// Server has no nslookup: under cmd /c, cmd.exe's "is not recognized"
+// error, errorlevel 9009; a plain exec fails in the container runtime.
 package dns

@@ -31,8 +31,10 @@ const (
 //     (networking/nslookup.c, FEATURE_NSLOOKUP_BIG);
 //   - in Windows images other than Nano Server, and on Windows nodes,
 //     nslookup.exe;
-//   - in Nano Server images, which ship no nslookup (seed 000), cmd.exe's
-//     not-found error with errorlevel 9009.
+//   - in Nano Server images, which ship no nslookup, cmd.exe's not-found
+//     error with errorlevel 9009 — what `cmd /c nslookup` prints; a plain
+//     `kubectl exec … -- nslookup` never reaches cmd.exe and fails in the
+//     container runtime instead (internal/trace).
 //
 // Anything else (Linux nodes' bind9 nslookup, images whose tools are
 // unknown, answers outside the model) gives ExitNotModeled.

@@ -88,6 +88,7 @@ func TestExecOutputsMatchTheirGoldenFiles(t *testing.T) {
 		{"aspnetapp-pings-a-bad-name", nil, "deploy/aspnetapp", "win-demo", []string{"ping", "-n", "1", "hello.demo"}},
 		{"aspnetapp-has-no-nslookup", nil, "deploy/aspnetapp", "win-demo", []string{"nslookup", "hello.demo.svc.cluster.local"}},
 		{"aspnetapp-has-no-wget", nil, "deploy/aspnetapp", "win-demo", []string{"wget", "http://hello.demo.svc.cluster.local/healthz"}},
+		{"aspnetapp-cmd-has-no-nslookup", nil, "deploy/aspnetapp", "win-demo", []string{"cmd", "/c", "nslookup", "hello.demo.svc.cluster.local"}},
 		{"aspnetapp-quoted-whole-command", nil, "deploy/aspnetapp", "win-demo", []string{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/readyz`}},
 		{"linux-node-pings-aspnetapp", nil, "node/k8s-lab-node-1", "", []string{"ping", "-c", "1", "172.21.41.6"}},
 		{"linux-node-curls-aspnetapp-service", nil, "node/k8s-lab-node-1", "", []string{"curl", "-s", "-w", `\n%{remote_ip} %{http_code}\n`, "http://10.102.98.171/Privacy"}},

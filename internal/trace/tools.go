@@ -19,6 +19,10 @@ type Output struct {
 	Stdout string
 	Stderr string
 	Code   int
+	// NotStarted: the container runtime could not start the program, so
+	// there is no remote exit code; Stderr is kubectl's error and Code its
+	// exit code.
+	NotStarted bool
 }
 
 // NotModeledError is a command the twin cannot answer; the message says
@@ -66,7 +70,9 @@ func (e *Engine) Exec(src Source, argv []string) (out Output, handled bool, err 
 	if (name == "sh" || name == "ash" || name == "bash") && len(argv) >= 3 && argv[1] == "-c" {
 		if src.Kind == "pod" {
 			prof := e.profile(src)
-			if sh := prof.Shell(); sh == workload.ShellCmd || sh == workload.ShellNone {
+			if sh := prof.Shell(); sh == workload.ShellCmd {
+				return notStartedOnWindows(), true, nil
+			} else if sh == workload.ShellNone {
 				o, c := prof.NotFound(argv[0])
 				return Output{Stderr: o, Code: c}, true, nil
 			}
@@ -78,7 +84,20 @@ func (e *Engine) Exec(src Source, argv []string) (out Output, handled bool, err 
 			return e.script(src, strings.Join(argv[2:], " "))
 		}
 	}
-	return e.command(src, argv)
+	return e.command(src, argv, false)
+}
+
+// notStartedOnWindows is what kubectl exec prints when a Windows
+// container has no such program: containerd asks hcsshim to create the
+// process and the Host Compute Service fails with ERROR_FILE_NOT_FOUND
+// (hcsshim internal/hcs/system.go CreateProcess, "hcs::System::
+// CreateProcess"; kubernetes/kubernetes#60956). No shell is involved, so
+// cmd.exe's "is not recognized" message appears only under `cmd /c`. The
+// runtime's exec ID and the container ID hcsshim names are left out (the
+// twin has none); kubectl exits 1.
+func notStartedOnWindows() Output {
+	return Output{NotStarted: true, Code: 1,
+		Stderr: fmt.Sprintf("error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec: hcs::System::CreateProcess: The system cannot find the file specified.: unknown\n")}
 }
 
 func hasOperator(s string) bool {
@@ -110,7 +129,7 @@ func (e *Engine) script(src Source, s string) (Output, bool, error) {
 		if len(words) == 0 {
 			continue
 		}
-		o, handled, err := e.command(src, words)
+		o, handled, err := e.command(src, words, true)
 		if err != nil {
 			return total, true, err
 		}
@@ -146,8 +165,9 @@ func (e *Engine) profile(src Source) workload.Profile {
 	return workload.For(src.Pod, e.nodeOS(e.nodes[src.Node]))
 }
 
-// command runs one command.
-func (e *Engine) command(src Source, argv []string) (Output, bool, error) {
+// command runs one command; viaShell tells whether a shell started it (a
+// script, cmd /c) or the container runtime itself (a plain exec).
+func (e *Engine) command(src Source, argv []string, viaShell bool) (Output, bool, error) {
 	name := strings.ToLower(baseName(argv[0]))
 	if o, c, ok := filter(argv, ""); ok && name != "" {
 		return Output{Stdout: o, Code: c}, true, nil
@@ -169,6 +189,9 @@ func (e *Engine) command(src Source, argv []string) (Output, bool, error) {
 		// curl.exe in Nano Server answers to "curl" too (PATHEXT), and
 		// Linux images have no ".exe" names.
 		if f == workload.FlavorNone || (!windowsOS && strings.HasSuffix(name, ".exe")) {
+			if !viaShell && prof.Shell() == workload.ShellCmd {
+				return notStartedOnWindows(), true, nil
+			}
 			o, c := prof.NotFound(argv[0])
 			return Output{Stderr: o, Code: c}, true, nil
 		}
