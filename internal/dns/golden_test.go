@@ -18,6 +18,7 @@ func TestGolden(t *testing.T) {
 		from    func(t *testing.T, c *model.Cluster) Source
 		resolve string   // a name for Resolve
 		nslook  []string // or nslookup arguments
+		rdn     []string // or Resolve-DnsName arguments
 	}
 	fixed := func(s Source) func(*testing.T, *model.Cluster) Source {
 		return func(*testing.T, *model.Cluster) Source { return s }
@@ -50,6 +51,13 @@ func TestGolden(t *testing.T) {
 		{name: "busybox check pod nslookup of the default NS name", from: fixed(checkPod), nslook: []string{"ns.dns.cluster.local"}},
 		{name: "busybox check pod nslookup keeps the case of the name", from: fixed(checkPod), nslook: []string{"Hello.Demo.svc.Cluster.Local"}},
 		{name: "busybox check pod nslookup of a forwarded name", from: fixed(checkPod), nslook: []string{"k8s-lab-api.example.com"}},
+		{name: "servercore pod Resolve-DnsName -Type SRV of a named port", from: fixed(servercore), rdn: []string{"-Type", "SRV", "_http._tcp.hello.demo.svc.cluster.local"}},
+		{name: "servercore pod Resolve-DnsName -Type SRV of a headless Service", extra: true, from: fixed(servercore), rdn: []string{"_http._tcp.hello-headless.demo.svc.cluster.local", "SRV"}},
+		{name: "servercore pod Resolve-DnsName of a Service name", from: fixed(servercore), rdn: []string{"hello.demo.svc.cluster.local"}},
+		{name: "servercore pod Resolve-DnsName of an ExternalName inside the zone", extra: true, from: fixed(servercore), rdn: []string{"hello-alias.demo.svc.cluster.local"}},
+		{name: "servercore pod Resolve-DnsName of an unknown Service", from: fixed(servercore), rdn: []string{"nosuch.demo.svc.cluster.local"}},
+		{name: "servercore pod Resolve-DnsName of a short name", from: fixed(servercore), rdn: []string{"aspnetapp"}},
+		{name: "Windows node Resolve-DnsName -Type SRV asking the cluster DNS", from: fixed(NodeSource("k8s-lab-win-1")), rdn: []string{"-Type", "SRV", "_http._tcp.hello.demo.svc.cluster.local", "-Server", "10.96.0.10"}},
 		{name: "Linux node resolves a Service name", from: fixed(NodeSource("k8s-lab-node-2")), resolve: "hello.demo.svc.cluster.local"},
 		{name: "Windows node resolves the router by its short name", from: fixed(NodeSource("k8s-lab-win-1")), resolve: "router"},
 	}
@@ -67,6 +75,10 @@ func TestGolden(t *testing.T) {
 					fmt.Fprintf(&b, "# /etc/resolv.conf\n%s\n", r.Config.ResolvConf())
 				}
 				b.WriteString(r.String())
+			} else if sc.rdn != nil {
+				out, errOut, exit := ResolveDNSName(c, from, sc.rdn)
+				fmt.Fprintf(&b, "PS> Resolve-DnsName %s    # in %s (image %s)\n", strings.Join(sc.rdn, " "), from, orUnknown(from.Image))
+				fmt.Fprintf(&b, "--- stdout\n%s--- stderr\n%s--- exit %d\n", out, errOut, exit)
 			} else {
 				out, errOut, exit := NSLookup(c, from, sc.nslook)
 				fmt.Fprintf(&b, "$ nslookup %s    # in %s (image %s)\n", strings.Join(sc.nslook, " "), from, orUnknown(from.Image))
