@@ -12,7 +12,7 @@ import (
 )
 
 // emulatedInPods is what exec answers in pods, for the refusal message.
-const emulatedInPods = "ping, curl, curl.exe, wget, nslookup, and sh -c scripts of them with | tail, head, grep"
+const emulatedInPods = "ping, curl, curl.exe, wget, nslookup, powershell Resolve-DnsName, and sh -c scripts of them with | tail, head, grep"
 
 // findPod resolves pod/NAME or deploy/NAME (the first running pod of the
 // Deployment, as kubectl exec deploy/NAME picks one) in a namespace.
@@ -145,7 +145,7 @@ func isClientTool(argv []string) bool {
 		}
 	}
 	switch strings.ToLower(first) {
-	case "ping", "ping.exe", "curl", "curl.exe", "wget", "nslookup", "nslookup.exe":
+	case "ping", "ping.exe", "curl", "curl.exe", "wget", "nslookup", "nslookup.exe", "resolve-dnsname":
 		return true
 	}
 	return false

@@ -197,7 +197,7 @@ type asker struct {
 
 func (k asker) ask(ns, name string, qtype uint16) Answer {
 	switch {
-	case ns != "" && ns == k.server.IP:
+	case ns != "" && (ns == k.server.IP || k.server.isPod(ns)):
 		return k.server.Query(name, qtype)
 	case ns != "" && ns == k.network.IP:
 		return k.network.Query(name, qtype)

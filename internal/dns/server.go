@@ -924,3 +924,14 @@ func cacheMiss(c *directive) string {
 	}
 	return "a cache miss is assumed: the upstream's AA bit passes through, where a repeat within " + ttl + " s would come from the cache with AA set (coredns plugin/cache/item.go)"
 }
+
+// isPod reports whether ip is a CoreDNS pod's own address, which answers
+// as the kube-dns ClusterIP does (kube-system's k8s-app=kube-dns pods).
+func (s *Server) isPod(ip string) bool {
+	for _, p := range s.pods {
+		if p.Namespace == "kube-system" && p.Labels["k8s-app"] == "kube-dns" && p.Status.PodIP == ip {
+			return true
+		}
+	}
+	return false
+}

@@ -89,6 +89,12 @@ func TestExecOutputsMatchTheirGoldenFiles(t *testing.T) {
 		{"aspnetapp-has-no-nslookup", nil, "deploy/aspnetapp", "win-demo", []string{"nslookup", "hello.demo.svc.cluster.local"}},
 		{"aspnetapp-has-no-wget", nil, "deploy/aspnetapp", "win-demo", []string{"wget", "http://hello.demo.svc.cluster.local/healthz"}},
 		{"aspnetapp-cmd-has-no-nslookup", nil, "deploy/aspnetapp", "win-demo", []string{"cmd", "/c", "nslookup", "hello.demo.svc.cluster.local"}},
+		{"aspnetapp-has-no-powershell", nil, "deploy/aspnetapp", "win-demo", []string{"powershell", "-Command", "Resolve-DnsName hello.demo.svc.cluster.local"}},
+		{"aspnetapp-cannot-exec-a-cmdlet", nil, "deploy/aspnetapp", "win-demo", []string{"Resolve-DnsName", "hello.demo.svc.cluster.local"}},
+		{"tools-resolve-dnsname-srv", []string{servercorePodYAML}, "pod/tools", "win-demo", []string{"powershell", "-Command", "Resolve-DnsName -Type SRV _http._tcp.hello.demo.svc.cluster.local"}},
+		{"tools-resolve-dnsname-a", []string{servercorePodYAML}, "pod/tools", "win-demo", []string{"powershell", "Resolve-DnsName", "hello.demo.svc.cluster.local"}},
+		{"windows-node-resolve-dnsname-srv", nil, "node/k8s-lab-win-1", "", []string{"Resolve-DnsName", "-Type", "SRV", "_http._tcp.hello.demo.svc.cluster.local", "-Server", "172.21.172.3"}},
+		{"check-nslookups-srv", nil, "pod/check", "default", []string{"nslookup", "-type=srv", "_http._tcp.hello.demo.svc.cluster.local"}},
 		{"aspnetapp-quoted-whole-command", nil, "deploy/aspnetapp", "win-demo", []string{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/readyz`}},
 		{"linux-node-pings-aspnetapp", nil, "node/k8s-lab-node-1", "", []string{"ping", "-c", "1", "172.21.41.6"}},
 		{"linux-node-curls-aspnetapp-service", nil, "node/k8s-lab-node-1", "", []string{"curl", "-s", "-w", `\n%{remote_ip} %{http_code}\n`, "http://10.102.98.171/Privacy"}},
@@ -123,3 +129,30 @@ func quoteArgs(argv []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// servercorePodYAML is a Windows Server Core pod with PowerShell, for
+// Resolve-DnsName.
+const servercorePodYAML = `apiVersion: v1
+kind: Pod
+metadata:
+  name: tools
+  namespace: win-demo
+spec:
+  os:
+    name: windows
+  nodeSelector:
+    kubernetes.io/os: windows
+  tolerations:
+    - key: os
+      operator: Equal
+      value: windows
+      effect: NoSchedule
+  securityContext:
+    runAsNonRoot: true
+    windowsOptions:
+      runAsUserName: ContainerUser
+  containers:
+    - name: tools
+      image: mcr.microsoft.com/windows/servercore:ltsc2025
+      command: ["ping", "-t", "localhost"]
+`
