@@ -16,6 +16,9 @@ const (
 	// first, then with each search domain; a name with fewer dots goes
 	// through the search list first and is tried as is last. A trailing dot
 	// means as is only.
+	// A NOERROR answer with any record, even a lone CNAME, ends the search
+	// (__res_context_query counts only an error rcode or an empty answer
+	// section as a failure).
 	ResolverGlibc = "glibc"
 	// ResolverMusl: musl's name_from_dns_search (src/network/lookup_name.c):
 	// a name with at least ndots dots, or a trailing dot, is tried as is
