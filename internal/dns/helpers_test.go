@@ -98,3 +98,22 @@ func lookupPod(t *testing.T, c *model.Cluster) Source {
 	}
 	return s
 }
+
+var (
+	verifiedOnce sync.Once
+	verifiedC    *model.Cluster
+	verifiedErr  error
+)
+
+// labVerified is the lab plus testdata/verified.yaml: kubeadm's Corefile
+// with pods verified, and two finished pods of demo.
+func labVerified(t *testing.T) *model.Cluster {
+	t.Helper()
+	verifiedOnce.Do(func() {
+		verifiedC, verifiedErr = build(load.Options{Lab: true, Filenames: []string{filepath.Join("testdata", "verified.yaml")}})
+	})
+	if verifiedErr != nil {
+		t.Fatal(verifiedErr)
+	}
+	return verifiedC
+}

@@ -1,12 +1,10 @@
 package dns
 
 import (
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -198,11 +196,7 @@ func TestAnswersKeepTheQuestionsCase(t *testing.T) {
 }
 
 func TestVerifiedPodRecordsIgnoreFinishedPods(t *testing.T) {
-	c, err := build(load.Options{Lab: true, Filenames: []string{filepath.Join("testdata", "verified.yaml")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServer(c)
+	s := NewServer(labVerified(t))
 	if s.Pods != "verified" {
 		t.Fatalf("pods %q, want verified from testdata/verified.yaml", s.Pods)
 	}
