@@ -95,6 +95,8 @@ func TestExecOutputsMatchTheirGoldenFiles(t *testing.T) {
 		{"tools-resolve-dnsname-a", []string{servercorePodYAML}, "pod/tools", "win-demo", []string{"powershell", "Resolve-DnsName", "hello.demo.svc.cluster.local"}},
 		{"windows-node-resolve-dnsname-srv", nil, "node/k8s-lab-win-1", "", []string{"Resolve-DnsName", "-Type", "SRV", "_http._tcp.hello.demo.svc.cluster.local", "-Server", "172.21.172.3"}},
 		{"check-nslookups-srv", nil, "pod/check", "default", []string{"nslookup", "-type=srv", "_http._tcp.hello.demo.svc.cluster.local"}},
+		{"lookup-wgets-a-name-an-externalname-hides", []string{deadExternalNameYAML}, "pod/lookup", "demo", []string{"wget", "-qO-", "http://router/"}},
+		{"lookup-nslookups-the-name-the-externalname-hides", []string{deadExternalNameYAML}, "pod/lookup", "demo", []string{"nslookup", "router"}},
 		{"aspnetapp-quoted-whole-command", nil, "deploy/aspnetapp", "win-demo", []string{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/readyz`}},
 		{"linux-node-pings-aspnetapp", nil, "node/k8s-lab-node-1", "", []string{"ping", "-c", "1", "172.21.41.6"}},
 		{"linux-node-curls-aspnetapp-service", nil, "node/k8s-lab-node-1", "", []string{"curl", "-s", "-w", `\n%{remote_ip} %{http_code}\n`, "http://10.102.98.171/Privacy"}},
@@ -155,4 +157,42 @@ spec:
     - name: tools
       image: mcr.microsoft.com/windows/servercore:ltsc2025
       command: ["ping", "-t", "localhost"]
+`
+
+// deadExternalNameYAML is an ExternalName Service of demo named like the
+// node network's router, pointing at a name under the TLD "invalid", and a
+// busybox pod of demo whose search list ends
+// with the node network's domain: glibc stops at router.demo.svc… and
+// never reaches router.example.com.
+const deadExternalNameYAML = `apiVersion: v1
+kind: Service
+metadata:
+  name: router
+  namespace: demo
+spec:
+  type: ExternalName
+  externalName: router.lab.invalid
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: lookup
+  namespace: demo
+spec:
+  os:
+    name: linux
+  dnsConfig:
+    searches: ["example.com"]
+  securityContext:
+    runAsNonRoot: true
+    runAsUser: 1000
+    seccompProfile:
+      type: RuntimeDefault
+  containers:
+    - name: lookup
+      image: busybox:1.37
+      securityContext:
+        allowPrivilegeEscalation: false
+        capabilities:
+          drop: ["ALL"]
 `
