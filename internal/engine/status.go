@@ -25,6 +25,9 @@ func (b *builder) podStatus() error {
 		if n == nil {
 			continue
 		}
+		if finished(p) {
+			continue
+		}
 		p.Status.HostIP = addrOf(n)
 		p.Status.HostIPs = []corev1.HostIP{{IP: p.Status.HostIP}}
 		if p.Status.PodIP != "" {
@@ -74,6 +77,49 @@ func (b *builder) podStatus() error {
 		p.Status.QOSClass = qosClass(p)
 	}
 	return nil
+}
+
+// finished fills the status of a pod the input gives as Succeeded or
+// Failed: the phase is final (the kubelet never moves a pod out of a
+// terminal phase, pkg/kubelet/status/status_manager.go), its containers
+// have terminated — "Completed" with exit code 0 for Succeeded, "Error"
+// with exit code 1 for Failed when the input does not say — and it is not
+// Ready (reason PodCompleted, pkg/kubelet/status/generate.go). An Unknown
+// phase is kept as given. It reports whether the pod was one of those.
+func finished(p *corev1.Pod) bool {
+	switch p.Status.Phase {
+	case corev1.PodSucceeded, corev1.PodFailed:
+	case corev1.PodUnknown:
+		return true
+	default:
+		return false
+	}
+	exit, reason := int32(0), "Completed"
+	if p.Status.Phase == corev1.PodFailed {
+		exit, reason = 1, "Error"
+	}
+	if p.Status.StartTime == nil {
+		t := p.CreationTimestamp
+		p.Status.StartTime = &t
+	}
+	p.Status.Conditions = []corev1.PodCondition{
+		{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse},
+		{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, Reason: "PodCompleted"},
+		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "PodCompleted"},
+		{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "PodCompleted"},
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
+	}
+	started := false
+	for _, c := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
+			Name: c.Name, Image: c.Image, Started: &started,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: exit, Reason: reason, StartedAt: p.CreationTimestamp, FinishedAt: p.CreationTimestamp,
+			}},
+		})
+	}
+	p.Status.QOSClass = qosClass(p)
+	return true
 }
 
 func boolCond(v bool) corev1.ConditionStatus {
