@@ -1,4 +1,4 @@
-.PHONY: build test docs golden lab fmt vet
+.PHONY: build test docs golden lab fmt vet fuzz
 
 build:
 	go build -o bin/kubectl-hybrid ./cmd/kubectl-hybrid
@@ -21,3 +21,8 @@ docs:
 
 golden:
 	go test ./internal/cli ./internal/report ./internal/trace ./internal/dns ./internal/check ./internal/dataplane/... -args -update
+
+# A bounded fuzzing run of every command on mutated examples
+# (docs/reliability.md).
+fuzz:
+	go test ./internal/cli -run '^$$' -fuzz FuzzCommandsOnMutatedExamples -fuzztime 60s

@@ -231,7 +231,8 @@ var ruleMaxPodsExceedsBlock = Rule{
 network) and never borrows, and Calico reserves four of its addresses: the network address, the
 HNS gateway (.1), Calico_ep (.2) and the last address. A /26 leaves 60. With a higher maxPods the
 scheduler keeps sending pods that get no address. blockSize cannot change once the pool hands
-out blocks, so lower maxPods instead.`,
+out blocks, so lower maxPods instead. A blockSize above 29 leaves no address at all: Calico IPAM
+gives a Windows node no block from such a pool, and the rule says so instead.`,
 	Remediation: maxPodsPatch(60),
 	References:  []Reference{seed000Join, seed001IPAM, calicoLimitations, k8sKubeadmPatches},
 	Check: func(x *Context) []Finding {
@@ -239,6 +240,15 @@ out blocks, so lower maxPods instead.`,
 		for _, n := range x.WindowsNodes() {
 			mp := x.maxPods(n)
 			bits, where := x.nodeBlock(n)
+			if bits != 0 && usableWindows(bits) <= 0 {
+				// Calico IPAM gives such a node no block at all
+				// (libcalico-go lib/ipam/ipam.go getMaxPrefixLen).
+				out = append(out, Finding{Object: nodeKey(n.Name), Field: "spec", Source: x.nodeSource(n.Name),
+					Remediation: "an IP pool with blockSize 29 or less selecting the Windows nodes (blockSize cannot change once the pool hands out blocks: add a new pool, move the nodes to it, then delete the old one)",
+					Message: fmt.Sprintf("Windows node %s: %s makes /%d blocks of %d address(es), no more than the 4 Calico reserves on Windows; Calico IPAM assigns such a node no block (the longest block prefix it accepts is /29)",
+						n.Name, where, bits, 1<<(32-bits))})
+				continue
+			}
 			if !mp.explicit || bits == 0 || mp.value <= usableWindows(bits) {
 				continue
 			}
@@ -267,7 +277,7 @@ node's patch directory is passed at join and again at every kubeadm upgrade node
 		for _, n := range x.WindowsNodes() {
 			mp := x.maxPods(n)
 			bits, where := x.nodeBlock(n)
-			if mp.explicit || bits == 0 || mp.value <= usableWindows(bits) {
+			if mp.explicit || bits == 0 || usableWindows(bits) <= 0 || mp.value <= usableWindows(bits) {
 				continue
 			}
 			out = append(out, Finding{Object: nodeKey(n.Name), Field: "status.allocatable.pods", Source: x.nodeSource(n.Name),

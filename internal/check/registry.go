@@ -84,6 +84,7 @@ func builtinRules() []Rule {
 		nodeRules(),
 		workloadRules(),
 		daemonSetRules(),
+		kubeProxyRules(),
 		serviceRules(),
 		firewallRules(),
 		windowsPeerRules(),

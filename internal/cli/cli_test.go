@@ -94,6 +94,8 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"main cluster routes before the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "--", "ip", "route"}},
 		{"main cluster routes after the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "-f", "../../examples/what-if/main-cluster-migrated.yaml", "--", "ip", "route"}},
 		{"exec without a command", []string{"exec", "node/k8s-lab-node-2", "--lab"}},
+		{"pods of demo with a finished job", []string{"get", "pods", "-n", "demo", "--lab", "-f", "../engine/testdata/finished-pods.yaml"}},
+		{"resolve-dnsname srv on the windows node", []string{"exec", "node/k8s-lab-win-1", "--lab", "--", "Resolve-DnsName", "-Type", "SRV", "_http._tcp.hello.demo.svc.cluster.local", "-Server", "172.21.172.3"}},
 		// Plain Kubernetes objects, no Cluster kind: the overlay Calico
 		// would program, with the node network inferred and said so.
 		{"ip route on a plain linux node", []string{"exec", "node/lnx-01", "-f", "../../examples/plain", "--", "ip", "route"}},

@@ -22,6 +22,7 @@ import (
 // `-f dump.yaml` reproduces it offline.
 type DumpOptions struct {
 	Kube    *genericclioptions.ConfigFlags
+	Limits  ReadLimits
 	Output  string
 	streams genericiooptions.IOStreams
 }
@@ -56,6 +57,7 @@ Any command run with -f on the dump gives what it gives on the live cluster.`,
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	o.Kube.AddFlags(cmd.Flags())
+	o.Limits.AddFlags(cmd.Flags(), false)
 	return cmd
 }
 
@@ -70,7 +72,7 @@ func (o *DumpOptions) Validate() error {
 
 // Run reads the cluster and writes the List.
 func (o *DumpOptions) Run() error {
-	snap, err := readLive(o.Kube, o.streams)
+	snap, err := readLive(o.Kube, o.Limits, o.streams)
 	if err != nil {
 		return err
 	}
@@ -150,7 +152,7 @@ func noCluster(kube *genericclioptions.ConfigFlags) bool {
 
 // readLive reads the cluster the kubeconfig flags point at. Progress goes to
 // stderr only when it is a terminal.
-func readLive(kube *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) (*model.Snapshot, error) {
+func readLive(kube *genericclioptions.ConfigFlags, lim ReadLimits, streams genericiooptions.IOStreams) (*model.Snapshot, error) {
 	if noCluster(kube) {
 		return nil, usageError("no cluster given: use -f FILE|DIR|- or --lab, or a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config) for a live cluster")
 	}
@@ -158,11 +160,14 @@ func readLive(kube *genericclioptions.ConfigFlags, streams genericiooptions.IOSt
 	if err != nil {
 		return nil, &exitError{code: ExitBadInput, err: fmt.Errorf("kubeconfig: %w", err)}
 	}
-	snap, err := live.Read(context.Background(), cfg, live.Options{Progress: live.ProgressWriter(streams.ErrOut)})
+	opts := lim.live()
+	opts.Progress = live.ProgressWriter(streams.ErrOut)
+	snap, err := live.Read(context.Background(), cfg, opts)
 	if err != nil {
 		var unreachable *live.UnreachableError
 		var server *live.ServerError
-		if errors.As(err, &unreachable) || errors.As(err, &server) {
+		var limit *live.LimitError
+		if errors.As(err, &unreachable) || errors.As(err, &server) || errors.As(err, &limit) {
 			return nil, &exitError{code: ExitInternal, err: err}
 		}
 		return nil, err // *load.Error: exit 2 with the object named, as for a file

@@ -35,6 +35,13 @@ ip neigh, bridge fdb and nft; on Windows nodes the HNS cmdlets, hnsdiag,
 vfpctrl, Get-NetAdapter and Get-NetFirewallRule. Commands outside that list
 are refused with the list of what is emulated.
 
+In pods and on nodes the client tools walk the twin: ping, curl, wget,
+busybox nslookup (-type=a, aaaa, cname, txt, srv, ptr), nslookup.exe, and
+Resolve-DnsName (with TTLs) on Windows nodes or under powershell.exe in images
+that have PowerShell. A program a Windows image lacks fails in the container
+runtime ("The system cannot find the file specified", exit 1) unless cmd /c
+runs it.
+
 Like kubectl exec, a command that fails prints "command terminated with exit
 code N" on stderr and kubectl-hybrid exits with N.`,
 		Example: `  kubectl-hybrid exec node/k8s-lab-node-2 --lab -- ip route

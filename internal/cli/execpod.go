@@ -12,7 +12,7 @@ import (
 )
 
 // emulatedInPods is what exec answers in pods, for the refusal message.
-const emulatedInPods = "ping, curl, curl.exe, wget, nslookup, and sh -c scripts of them with | tail, head, grep"
+const emulatedInPods = "ping, curl, curl.exe, wget, nslookup, powershell Resolve-DnsName, and sh -c scripts of them with | tail, head, grep"
 
 // findPod resolves pod/NAME or deploy/NAME (the first running pod of the
 // Deployment, as kubectl exec deploy/NAME picks one) in a namespace.
@@ -95,6 +95,11 @@ func execInPod(c *model.Cluster, kind, ns, name string, argv []string) (string, 
 		}
 		return "", fmt.Sprintf("kubectl-hybrid: %q is not emulated in pods; emulated: %s\n", word, emulatedInPods), 127, nil
 	}
+	if out.NotStarted {
+		// The runtime refused to start it: kubectl's own error, no remote
+		// exit code.
+		return "", "", 0, &exitError{code: out.Code, err: errors.New(strings.TrimSuffix(out.Stderr, "\n"))}
+	}
 	return out.Stdout, out.Stderr, out.Code, nil
 }
 
@@ -140,7 +145,7 @@ func isClientTool(argv []string) bool {
 		}
 	}
 	switch strings.ToLower(first) {
-	case "ping", "ping.exe", "curl", "curl.exe", "wget", "nslookup", "nslookup.exe":
+	case "ping", "ping.exe", "curl", "curl.exe", "wget", "nslookup", "nslookup.exe", "resolve-dnsname":
 		return true
 	}
 	return false

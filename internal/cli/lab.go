@@ -296,7 +296,7 @@ func writeVerification(w io.Writer, filenames []string, streams genericiooptions
 		}
 		fmt.Fprint(w, stdout)
 		fmt.Fprint(w, out.Stderr)
-		if out.Code != 0 {
+		if out.Code != 0 && !out.NotStarted {
 			fmt.Fprintf(w, "command terminated with exit code %d\n", out.Code)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
@@ -62,6 +63,9 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	// kubectl's log-level flag (-v=N, klog's); here a level of 1 or more
+	// adds the stack to the report of an internal error.
+	root.PersistentFlags().IntP("v", "v", 0, "Verbosity: 1 or more prints the stack trace of an internal error")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
@@ -101,8 +105,13 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 		// finds subcommands and completions by it.
 		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl hybrid"}
 	}
+	return executeCmd(root, streams, args)
+}
+
+// executeCmd runs args on a command tree and prints the error.
+func executeCmd(root *cobra.Command, streams genericiooptions.IOStreams, args []string) int {
 	root.SetArgs(args)
-	err := root.Execute()
+	err := executeRecovered(root, streams)
 	if err == nil {
 		return ExitOK
 	}
@@ -129,6 +138,31 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 	}
 	return code
 }
+
+// executeRecovered runs the command tree and turns a panic — in the
+// command or in a goroutine it started (internal/crash passes those back) —
+// into one line asking for a bug report, with the stack only at -v=1 or
+// more. A panic is a bug whatever the input: bad input has its own message
+// and exit code 2.
+func executeRecovered(root *cobra.Command, streams genericiooptions.IOStreams) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		p := crash.Recovered(r)
+		if v, _ := root.PersistentFlags().GetInt("v"); v > 0 {
+			fmt.Fprintf(streams.ErrOut, "panic: %v\n\n%s\n", p.Value, p.Stack)
+		}
+		what, _, _ := strings.Cut(fmt.Sprint(p.Value), "\n")
+		err = &exitError{code: ExitInternal, err: fmt.Errorf("%s%s; please report this bug with the command line and its input (-v=1 prints the stack)", internalErrorPrefix, what)}
+	}()
+	return root.Execute()
+}
+
+// internalErrorPrefix starts the message of a recovered panic; tests look
+// for it.
+const internalErrorPrefix = "internal error: "
 
 func exitCode(err error) int {
 	var ee *exitError

@@ -18,30 +18,49 @@
 //     the pod's spec.hostname when its spec.subdomain names the Service, else
 //     its address with dashes — for headless and ClusterIP Services alike.
 //   - _<port>._<proto>.<svc>.<ns>.svc.<zone>: as the Service name, if a port
-//     matches; A questions only (SRV is not modeled).
+//     matches. SRV questions get "0 <weight> <port> <target>." per port —
+//     the Service name for a ClusterIP Service, each ready endpoint's name
+//     for a headless one, the weight 100 split evenly — with the targets'
+//     addresses in the additional section (backend_lookup.go SRV); an
+//     ExternalName has none (NODATA).
+//   - ns.dns.<zone>: the ClusterIP of the Service in front of the CoreDNS
+//     pods, kube-dns (ns.go isDefaultNS, nsAddrs).
 //   - <a-b-c-d>.<ns>.pod.<zone>: with pods insecure the address written in
 //     the name, unchecked; verified checks a pod of the namespace has it;
-//     disabled (the plugin's default) is NXDOMAIN.
+//     disabled (the plugin's default) is NXDOMAIN. The plugin lists no
+//     Succeeded, Failed or Unknown pods (controller.go podListFunc), so
+//     verified never answers a finished pod's address.
 //   - NXDOMAIN for a missing Service, a missing namespace, a label other
-//     than svc or pod in its place, or too many labels (parse.go); NODATA for
-//     the zone apex, a bare namespace, and a name that exists without
-//     records of the asked type (an IPv4 Service asked for AAAA).
+//     than svc or pod in its place, too many labels (parse.go), and any
+//     label below an ExternalName Service (findServices, CoreDNS 1.11.0);
+//     NODATA for the zone apex, a bare namespace, and a name that exists
+//     without records of the asked type (an IPv4 Service asked for AAAA) —
+//     except TXT, which is NXDOMAIN for a name without records of any
+//     type, the apex and a bare namespace included (kubernetes.go
+//     Services, CoreDNS 1.10.1).
 //   - PTR in the reverse zones: a Service ClusterIP gives its Service name,
 //     an endpoint address its endpoint names (reverse.go); other addresses
 //     fall through to forward.
 //   - dns-version.<zone> TXT "1.1.0".
 //
-// Answers carry the AA bit and the Corefile's TTL. Names outside the zones go
-// to forward; its "/etc/resolv.conf" is the CoreDNS pods' (dnsPolicy Default
+// Answers carry the AA bit and the Corefile's TTL, and keep the question's
+// spelling: names match case-insensitively, but records are owned by the
+// name as asked and SRV targets end in the zone as asked (handler.go).
+// Names outside the zones go to forward; its "/etc/resolv.conf" is the CoreDNS pods' (dnsPolicy Default
 // on Linux nodes), so the node network's DNS server: NetworkDNS, the router
 // (the gateway of the Cluster kind), which answers the Cluster kind's
 // spec.network.dns records, NXDOMAIN for a name under a top-level domain
 // the root zone does not have (hello.demo), and NotModeled for every other
 // name — an explicit unknown, never a guess.
 //
-// The loadbalance plugin shuffles address records on every answer and the
-// cache plugin keeps forwarded answers 30 s; the twin keeps endpoint order
-// and does not age answers.
+// The loadbalance plugin shuffles address records on every answer; the twin
+// keeps endpoint order. kubeadm's cache plugin (cache 30, disabled for
+// cluster.local) keeps forwarded answers up to 30 s and answers a repeat
+// with the AA bit set (plugin/cache/item.go toMsg). The twin takes every
+// forwarded answer as a cache miss: it carries the upstream's AA bit,
+// clear from a recursive resolver, so nslookup prints "Non-authoritative
+// answer:"; Answer.Cache says so. The TTL of a forwarded answer is the
+// upstream's, capped by the cache, and not known to the twin (0).
 //
 // # Resolvers
 //
@@ -59,7 +78,9 @@
 // Resolve then walks the candidates of the source's stub resolver and lists
 // every query. glibc (Ubuntu nodes, most images): fewer than ndots dots →
 // search list first, then the name as is; ndots or more → as is first, then
-// the search list. musl (alpine and -musl images): ndots or more → as is
+// the search list; a NOERROR answer with any record ends the search, so a
+// candidate that is only a CNAME (an ExternalName to a dead target) hides
+// every later one (res_query.c __res_context_query). musl (alpine and -musl images): ndots or more → as is
 // only; NODATA or SERVFAIL ends the search. Windows: a name with any dot is
 // sent once, as is — hello.demo never becomes hello.demo.svc.cluster.local
 // (seed 001; Kubernetes docs, DNS resolution on Windows nodes) — and a name
@@ -74,9 +95,17 @@
 // a dot and never sends such a name bare, ignores ndots, asks A and AAAA,
 // prints "Server:\t\t<ns>" and "Address:\t<ns>:53", one block per reply
 // (an empty line after each, "** server can't find <name>: NXDOMAIN" and
-// exit 1 for an error). nslookup.exe names its server by PTR (CoreDNS:
+// exit 1 for an error); -type=srv prints "service = <prio> <weight> <port>
+// <target>". busybox prints no TTLs, not even with -debug, which adds each
+// query's latency (not modeled). nslookup.exe names its server by PTR (CoreDNS:
 // kube-dns.kube-system.svc.cluster.local; "UnKnown" without one) and appends
 // the search list even to dotted names, then tries the name as given. Nano
-// Server has no nslookup: cmd.exe's "is not recognized" error, errorlevel
-// 9009.
+// Server has no nslookup: under cmd /c, cmd.exe's "is not recognized"
+// error, errorlevel 9009; a plain exec fails in the container runtime.
+//
+// # Resolve-DnsName
+//
+// ResolveDNSName prints the DnsClient cmdlet's records with their TTLs:
+// answer and additional sections, a table for the first record's type and
+// lists for the others.
 package dns

@@ -87,3 +87,33 @@ func fileName(s string) string {
 	r := strings.NewReplacer(" ", "_", "/", "_", ":", "", "\"", "", "'", "", ",", "")
 	return r.Replace(s) + ".txt"
 }
+
+// lookupPod is testdata/extra.yaml's busybox pod of demo with example.com
+// added to its search list.
+func lookupPod(t *testing.T, c *model.Cluster) Source {
+	t.Helper()
+	s, ok := FindPod(c, "demo", "lookup")
+	if !ok {
+		t.Fatal("no lookup pod in testdata/extra.yaml")
+	}
+	return s
+}
+
+var (
+	verifiedOnce sync.Once
+	verifiedC    *model.Cluster
+	verifiedErr  error
+)
+
+// labVerified is the lab plus testdata/verified.yaml: kubeadm's Corefile
+// with pods verified, and two finished pods of demo.
+func labVerified(t *testing.T) *model.Cluster {
+	t.Helper()
+	verifiedOnce.Do(func() {
+		verifiedC, verifiedErr = build(load.Options{Lab: true, Filenames: []string{filepath.Join("testdata", "verified.yaml")}})
+	})
+	if verifiedErr != nil {
+		t.Fatal(verifiedErr)
+	}
+	return verifiedC
+}

@@ -31,8 +31,10 @@ const (
 //     (networking/nslookup.c, FEATURE_NSLOOKUP_BIG);
 //   - in Windows images other than Nano Server, and on Windows nodes,
 //     nslookup.exe;
-//   - in Nano Server images, which ship no nslookup (seed 000), cmd.exe's
-//     not-found error with errorlevel 9009.
+//   - in Nano Server images, which ship no nslookup, cmd.exe's not-found
+//     error with errorlevel 9009 — what `cmd /c nslookup` prints; a plain
+//     `kubectl exec … -- nslookup` never reaches cmd.exe and fails in the
+//     container runtime instead (internal/trace).
 //
 // Anything else (Linux nodes' bind9 nslookup, images whose tools are
 // unknown, answers outside the model) gives ExitNotModeled.
@@ -105,10 +107,14 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		switch opt {
 		case "type", "querytype":
 			t, ok := ParseType(val)
-			if !ok || t == TypeANY || t == TypeSOA || t == TypeNS || t == TypeMX || t == TypeSRV {
+			if !ok || t == TypeANY || t == TypeSOA || t == TypeNS || t == TypeMX {
 				return "", "not modeled: busybox nslookup -type=" + val + "\n", ExitNotModeled
 			}
 			types = append(types, t)
+		case "debug":
+			// parse_reply prints no TTL even with -debug; what -debug adds
+			// is each query's latency ("Query #0 completed in 1ms:").
+			return "", "not modeled: busybox nslookup -debug prints how long each query took, which the twin does not know; it prints no TTLs (networking/nslookup.c parse_reply)\n", ExitNotModeled
 		default:
 			return "", "not modeled: busybox nslookup option -" + opt + "\n", ExitNotModeled
 		}
@@ -148,8 +154,9 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		addWithSearch(TypeA, host)
 		addWithSearch(TypeAAAA, host)
 	} else {
-		// The applet walks its type table in order (A, AAAA, CNAME, …).
-		for _, t := range []uint16{TypeA, TypeAAAA, TypeCNAME, TypeTXT, TypePTR} {
+		// The applet walks its type table in order (qtypes[]: SOA, NS, A,
+		// AAAA, CNAME, MX, TXT, SRV, PTR, ANY).
+		for _, t := range []uint16{TypeA, TypeAAAA, TypeCNAME, TypeTXT, TypeSRV, TypePTR} {
 			for _, want := range types {
 				if want == t {
 					addWithSearch(t, host)
@@ -196,6 +203,11 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 						fmt.Fprintf(&b, "%s\tname = %s\n", r.Name, r.Data)
 					case TypeTXT:
 						fmt.Fprintf(&b, "%s\ttext = \"%s\"\n", r.Name, r.Data)
+					case TypeSRV:
+						// ns_name_uncompress writes the target without
+						// its final dot; the additional section (the
+						// targets' addresses) is not printed.
+						fmt.Fprintf(&b, "%s\tservice = %s\n", r.Name, strings.TrimSuffix(r.Data, "."))
 					}
 				}
 			}

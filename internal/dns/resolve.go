@@ -16,6 +16,9 @@ const (
 	// first, then with each search domain; a name with fewer dots goes
 	// through the search list first and is tried as is last. A trailing dot
 	// means as is only.
+	// A NOERROR answer with any record, even a lone CNAME, ends the search
+	// (__res_context_query counts only an error rcode or an empty answer
+	// section as a failure).
 	ResolverGlibc = "glibc"
 	// ResolverMusl: musl's name_from_dns_search (src/network/lookup_name.c):
 	// a name with at least ndots dots, or a trailing dot, is tried as is
@@ -105,6 +108,9 @@ func (r Result) String() string {
 			b.WriteString(" (no address)")
 		}
 		fmt.Fprintf(&b, " [%s] %s\n", s.Answer.Path, s.Answer.Why)
+		if s.Answer.Cache != "" {
+			fmt.Fprintf(&b, "     cache: %s\n", s.Answer.Cache)
+		}
 	}
 	switch r.Outcome {
 	case Resolved:
@@ -194,7 +200,7 @@ type asker struct {
 
 func (k asker) ask(ns, name string, qtype uint16) Answer {
 	switch {
-	case ns != "" && ns == k.server.IP:
+	case ns != "" && (ns == k.server.IP || k.server.isPod(ns)):
 		return k.server.Query(name, qtype)
 	case ns != "" && ns == k.network.IP:
 		return k.network.Query(name, qtype)
@@ -261,6 +267,15 @@ func resolve(s *Server, c *model.Cluster, from Source, name string) Result {
 				r.Reason = a.Why
 				return r
 			}
+			if r.Resolver == ResolverGlibc && len(a.Records) > 0 {
+				// res_query.c __res_context_query: only an error rcode or
+				// an empty answer section is a failure, so an answer that
+				// holds only a CNAME ends __res_context_search; getaddrinfo
+				// then finds no address in it.
+				r.Outcome = NotFound
+				r.Reason = cand + ": the answer holds only " + onlyCNAMEs(a) + "; glibc ends the search on a non-empty answer (resolv/res_query.c __res_context_query)"
+				return r
+			}
 			last = cand + ": no address (NODATA)"
 			if r.Resolver == ResolverMusl {
 				r.Outcome, r.Reason = NotFound, last+"; musl ends the search on an answer without addresses"
@@ -285,4 +300,13 @@ func resolve(s *Server, c *model.Cluster, from Source, name string) Result {
 		r.Reason += "; LLMNR and NetBIOS fallbacks for single-label names are not modeled"
 	}
 	return r
+}
+
+// onlyCNAMEs describes an answer without addresses ("CNAME x").
+func onlyCNAMEs(a Answer) string {
+	var parts []string
+	for _, r := range a.Records {
+		parts = append(parts, TypeString(r.Type)+" "+r.Data)
+	}
+	return strings.Join(parts, ", ")
 }

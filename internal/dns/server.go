@@ -2,8 +2,10 @@ package dns
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -145,9 +147,57 @@ func clusterDomain(c *model.Cluster) string {
 
 // Query answers one question as CoreDNS would. The name is taken as
 // absolute, with or without its trailing dot.
+//
+// The plugin matches names case-insensitively but answers with the
+// question's spelling: the zone is cut from the question as asked
+// (handler.go ServeDNS "maintain case of original query"), records are
+// owned by state.QName(), and SRV targets end in that zone.
 func (s *Server) Query(name string, qtype uint16) Answer {
 	n, _ := normalize(name)
-	return s.query(n, qtype, 0)
+	a := s.query(n, qtype, 0)
+	asked := strings.TrimSuffix(strings.TrimSpace(name), ".")
+	if a.Path != PathKubernetes || asked == n || !strings.EqualFold(asked, n) {
+		return a
+	}
+	a.Name = asked
+	zone := ""
+	if k, ok := s.kubeFor(n); ok {
+		zone = longestZone(k.Zones, n)
+	}
+	askedZone := ""
+	if zone != "" && zone != "." {
+		askedZone = asked[len(asked)-len(zone):]
+	}
+	a.Records = append([]Record(nil), a.Records...)
+	for i, r := range a.Records {
+		if r.Name == n {
+			a.Records[i].Name = asked
+		}
+		if r.Type == TypeSRV && askedZone != "" && strings.HasSuffix(r.Data, "."+zone+".") {
+			a.Records[i].Data = strings.TrimSuffix(r.Data, zone+".") + askedZone + "."
+		}
+	}
+	a.Extra = append([]Record(nil), a.Extra...)
+	for i, r := range a.Extra {
+		if askedZone != "" && strings.HasSuffix(r.Name, "."+zone) {
+			a.Extra[i].Name = strings.TrimSuffix(r.Name, zone) + askedZone
+		}
+	}
+	return a
+}
+
+// kubeFor is the kubernetes plugin of the server block that takes name.
+func (s *Server) kubeFor(name string) (kubernetesConfig, bool) {
+	bi, best := -1, -1
+	for i, b := range s.blocks {
+		for _, z := range b.Zones {
+			if inZone(name, z) && zoneLen(z) > best {
+				bi, best = i, zoneLen(z)
+			}
+		}
+	}
+	k, ok := s.kube[bi]
+	return k, ok
 }
 
 func (s *Server) query(name string, qtype uint16, depth int) Answer {
@@ -183,7 +233,11 @@ func (s *Server) query(name string, qtype uint16, depth int) Answer {
 		}
 	}
 	if f := blk.plugin("forward"); f != nil && len(f.Args) >= 2 && inZone(name, zoneOfKey(f.Args[0])) {
-		return s.forward(f.Args[1], name, qtype)
+		a := s.forward(f.Args[1], name, qtype)
+		if c := blk.plugin("cache"); c != nil && a.Rcode != NotModeled && a.Rcode != NoServer {
+			a.Cache = cacheMiss(c)
+		}
+		return a
 	}
 	for _, p := range blk.Plugins {
 		if !modeledPlugins[p.Name] {
@@ -257,6 +311,23 @@ type lookup struct {
 	hosts   []string
 	nameErr bool
 	why     string
+	// entries are the msg.Service values behind hosts: with the port and
+	// the name (the key) an SRV answer targets.
+	entries []entry
+}
+
+// entry is one msg.Service of the kubernetes plugin: an address or target
+// name, a port (-1 for none, as object/endpoint.go writes a port-less
+// slice) and the owner name its key spells, without the zone.
+type entry struct {
+	host string
+	port int32
+	key  string
+}
+
+func (l *lookup) add(host string, port int32, key string) {
+	l.hosts = append(l.hosts, host)
+	l.entries = append(l.entries, entry{host: host, port: port, key: key})
 }
 
 // kubernetes answers a question inside one of the plugin's zones; nameErr
@@ -282,6 +353,12 @@ func (s *Server) kubernetes(k kubernetesConfig, zone, name string, qtype uint16,
 		}
 		a.Records, a.Why = recs, "PTR for a Service ClusterIP or endpoint (coredns plugin/kubernetes/reverse.go)"
 		return a, false
+	}
+	// kubernetes.go Services: TXT is answered before the default NS name
+	// is looked at; every other type of ns.dns.<zone> gets the addresses
+	// of the Services in front of CoreDNS (ns.go isDefaultNS, nsAddrs).
+	if qtype != TypeTXT && name == "ns.dns."+zone {
+		return s.defaultNS(a, k, qtype)
 	}
 	switch qtype {
 	case TypeA, TypeAAAA:
@@ -315,13 +392,30 @@ func (s *Server) kubernetes(k kubernetesConfig, zone, name string, qtype uint16,
 			a.Why = "DNS schema version (coredns plugin/kubernetes/kubernetes.go)"
 			return a, false
 		}
+		// Otherwise NODATA if the name has records of another type, and
+		// NXDOMAIN if not — the zone apex and a bare namespace included
+		// (CoreDNS 1.10.1 and later).
 		l := s.records(k, zone, name)
 		if l.nameErr {
 			return fail(l.why)
 		}
+		if len(l.hosts) == 0 {
+			return fail("no records at " + name + ": a TXT question for it is NXDOMAIN (coredns plugin/kubernetes/kubernetes.go Services)")
+		}
 		a.Why = l.why + "; no TXT records"
 		return a, false
-	case TypeSRV, TypeSOA, TypeNS:
+	case TypeSRV:
+		l := s.records(k, zone, name)
+		if l.nameErr {
+			return fail(l.why)
+		}
+		a.Records, a.Extra = srvRecords(name, zone, k.TTL, l.entries)
+		a.Why = l.why + "; SRV answer (coredns plugin/backend_lookup.go SRV)"
+		if len(a.Records) == 0 {
+			a.Why = l.why + "; no SRV records: ExternalName Services and pods without ports have none (coredns plugin/kubernetes/kubernetes.go Services)"
+		}
+		return a, false
+	case TypeSOA, TypeNS:
 		a.Rcode = NotModeled
 		a.Why = "not modeled: " + TypeString(qtype) + " answers of the kubernetes plugin"
 		return a, false
@@ -459,13 +553,31 @@ func (s *Server) findPod(k kubernetesConfig, ns, podname string) lookup {
 	if err != nil {
 		return lookup{nameErr: true, why: fmt.Sprintf("%q is not an address written with dashes", podname)}
 	}
+	l := lookup{}
+	l.add(ip.String(), 0, podname+"."+ns+".pod")
 	if k.Pods == "insecure" {
-		return lookup{hosts: []string{ip.String()}, why: "pods insecure: the address written in the name, unchecked"}
+		l.why = "pods insecure: the address written in the name, unchecked"
+		return l
 	}
+	// controller.go podListFunc: the plugin lists pods with the field
+	// selector status.phase!=Succeeded,status.phase!=Failed,
+	// status.phase!=Unknown, so finished pods have no records.
+	var names []string
 	for _, p := range s.pods {
-		if p.Namespace == ns && p.Status.PodIP == ip.String() {
-			return lookup{hosts: []string{ip.String()}, why: "pods verified: pod " + p.Name + " has the address"}
+		if p.Namespace != ns || p.Status.PodIP != ip.String() {
+			continue
 		}
+		switch p.Status.Phase {
+		case corev1.PodSucceeded, corev1.PodFailed, corev1.PodUnknown:
+			names = append(names, p.Name+" ("+string(p.Status.Phase)+", not listed by the plugin)")
+			continue
+		}
+		l.why = "pods verified: pod " + p.Name + " has the address"
+		return l
+	}
+	if len(names) > 0 {
+		sort.Strings(names)
+		return lookup{nameErr: true, why: "pods verified: no running or pending pod in " + ns + " has " + ip.String() + "; finished: " + strings.Join(names, ", ")}
 	}
 	return lookup{nameErr: true, why: "pods verified: no pod in " + ns + " has " + ip.String()}
 }
@@ -481,27 +593,32 @@ func (s *Server) findService(ns, name, endpoint, port, protocol string) lookup {
 	}
 	ref := svc.Namespace + "/" + svc.Name
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
-		if endpoint != "" {
-			return lookup{nameErr: true, why: "ExternalName Service " + ref + " has no endpoints"}
+		// kubernetes.go findServices: no endpoint, port or protocol labels
+		// under an ExternalName Service (NXDOMAIN since CoreDNS 1.11.0).
+		if endpoint != "" || port != "" || protocol != "" {
+			return lookup{nameErr: true, why: "ExternalName Service " + ref + " has no endpoints, ports or protocols below it"}
 		}
 		if _, err := netip.ParseAddr(svc.Spec.ExternalName); err != nil && svc.Spec.ExternalName != "" {
 			t, _ := normalize(svc.Spec.ExternalName)
-			return lookup{hosts: []string{t}, why: "ExternalName Service " + ref + " → CNAME " + t}
+			l := lookup{why: "ExternalName Service " + ref + " → CNAME " + t}
+			l.add(t, 0, name+"."+ns+".svc")
+			return l
 		}
 		return lookup{nameErr: true, why: "ExternalName Service " + ref + " names an address, which the plugin does not answer"}
 	}
 	if headless(svc) || endpoint != "" {
-		var hosts []string
+		var l lookup
 		for _, e := range s.readyEndpoints(svc) {
 			if endpoint != "" && !strings.EqualFold(endpoint, e.hostname) {
 				continue
 			}
 			for _, p := range e.ports {
 				if matchPortProto(port, p.name, protocol, p.protocol) {
-					hosts = append(hosts, e.ip)
+					l.add(e.ip, p.port, e.hostname+"."+name+"."+ns+".svc")
 				}
 			}
 		}
+		hosts := l.hosts
 		if len(hosts) == 0 {
 			what := "no ready endpoint of Service " + ref
 			if endpoint != "" {
@@ -509,12 +626,13 @@ func (s *Server) findService(ns, name, endpoint, port, protocol string) lookup {
 			}
 			return lookup{nameErr: true, why: what}
 		}
+		l.why = "ready endpoints of headless Service " + ref
 		if endpoint != "" {
-			return lookup{hosts: hosts, why: "endpoint " + endpoint + " of Service " + ref}
+			l.why = "endpoint " + endpoint + " of Service " + ref
 		}
-		return lookup{hosts: hosts, why: "ready endpoints of headless Service " + ref}
+		return l
 	}
-	var hosts []string
+	var l lookup
 	matched := false
 	ips := svc.Spec.ClusterIPs
 	if len(ips) == 0 && svc.Spec.ClusterIP != "" {
@@ -529,12 +647,15 @@ func (s *Server) findService(ns, name, endpoint, port, protocol string) lookup {
 			continue
 		}
 		matched = true
-		hosts = append(hosts, ips...)
+		for _, ip := range ips {
+			l.add(ip, p.Port, name+"."+ns+".svc")
+		}
 	}
 	if !matched {
 		return lookup{nameErr: true, why: "no port of Service " + ref + " matches"}
 	}
-	return lookup{hosts: hosts, why: "ClusterIP of Service " + ref}
+	l.why = "ClusterIP of Service " + ref
+	return l
 }
 
 func headless(svc *corev1.Service) bool {
@@ -550,7 +671,10 @@ func matchPortProto(qPort, port, qProto, proto string) bool {
 	return (qPort == "" || strings.EqualFold(qPort, port)) && (qProto == "" || strings.EqualFold(qProto, proto))
 }
 
-type endpointPort struct{ name, protocol string }
+type endpointPort struct {
+	name, protocol string
+	port           int32 // -1 for none (object/endpoint.go)
+}
 
 type endpoint struct {
 	ip       string
@@ -570,11 +694,14 @@ func (s *Server) readyEndpoints(svc *corev1.Service) []endpoint {
 	slices := append([]*discoveryv1.EndpointSlice(nil), s.slices[svc.Namespace+"/"+svc.Name]...)
 	sort.SliceStable(slices, func(i, j int) bool { return slices[i].Name < slices[j].Name })
 	for _, es := range slices {
-		ports := []endpointPort{{}}
+		ports := []endpointPort{{port: -1}}
 		if len(es.Ports) > 0 {
 			ports = nil
 			for _, p := range es.Ports {
-				ep := endpointPort{}
+				ep := endpointPort{port: -1}
+				if p.Port != nil {
+					ep.port = *p.Port
+				}
 				if p.Name != nil {
 					ep.name = *p.Name
 				}
@@ -659,4 +786,152 @@ func (s *Server) reverse(k kubernetesConfig, ip netip.Addr) []Record {
 		}
 	}
 	return out
+}
+
+// srvRecords follows backend_lookup.go SRV for the plugin's entries: every
+// entry has priority 0 and an equal share of the weight (100 split
+// between them, rounded down, at least 1); a port-less entry (-1) gives no
+// record; the target is the entry's key in the zone, and its address goes
+// to the additional section. A target and port, or a target and address,
+// appear once. Names (ExternalName targets) are dropped before
+// (kubernetes.go Services: SRV for external services is not implemented).
+func srvRecords(name, zone string, ttl uint32, entries []entry) (records, extra []Record) {
+	var addrs []entry
+	for _, e := range entries {
+		if _, err := netip.ParseAddr(e.host); err == nil {
+			addrs = append(addrs, e)
+		}
+	}
+	if len(addrs) == 0 {
+		return nil, nil
+	}
+	weight := uint16(math.Floor(100.0 / float64(100*len(addrs)) * 100))
+	if weight == 0 {
+		weight = 1
+	}
+	seenSRV := map[string]bool{}
+	seenAddr := map[string]bool{}
+	for _, e := range addrs {
+		if e.port == -1 {
+			continue
+		}
+		target := e.key + "." + zone
+		if k := fmt.Sprintf("%s/%d", target, e.port); !seenSRV[k] {
+			seenSRV[k] = true
+			records = append(records, Record{Name: name, Type: TypeSRV, TTL: ttl,
+				Data: fmt.Sprintf("0 %d %d %s.", weight, e.port, target)})
+		}
+		if k := target + "/" + e.host; !seenAddr[k] {
+			seenAddr[k] = true
+			t := TypeA
+			if ip, _ := netip.ParseAddr(e.host); ip.Is6() && !ip.Is4In6() {
+				t = TypeAAAA
+			}
+			extra = append(extra, Record{Name: target, Type: t, TTL: ttl, Data: e.host})
+		}
+	}
+	return records, extra
+}
+
+// defaultNS answers ns.dns.<zone>: A and AAAA get the addresses nsAddrs
+// finds (ns.go): the ClusterIPs of the Services whose endpoints are the
+// CoreDNS pods (kube-dns), or the endpoint addresses of a headless one;
+// every other type is NODATA.
+func (s *Server) defaultNS(a Answer, k kubernetesConfig, qtype uint16) (Answer, bool) {
+	addrs, why := s.nsAddrs()
+	if qtype != TypeA && qtype != TypeAAAA {
+		a.Why = "the default NS name has only address records (coredns plugin/kubernetes/kubernetes.go Services)"
+		return a, false
+	}
+	if addrs == nil {
+		a.Rcode, a.Why = NotModeled, "not modeled: "+why
+		return a, false
+	}
+	for _, ad := range addrs {
+		ip, err := netip.ParseAddr(ad)
+		if err != nil {
+			continue
+		}
+		if (qtype == TypeA) == ip.Is4() {
+			a.Records = append(a.Records, Record{Name: a.Name, Type: qtype, TTL: k.TTL, Data: ad})
+		}
+	}
+	a.Why = why + " (coredns plugin/kubernetes/ns.go nsAddrs)"
+	return a, false
+}
+
+// nsAddrs: the CoreDNS pods are kube-system's k8s-app=kube-dns pods; each
+// replica looks up the endpoints holding its own address. Without any,
+// a replica answers its own address, which differs between replicas.
+func (s *Server) nsAddrs() ([]string, string) {
+	own := map[string]bool{}
+	for _, p := range s.pods {
+		if p.Namespace == "kube-system" && p.Labels["k8s-app"] == "kube-dns" && p.Status.PodIP != "" {
+			own[p.Status.PodIP] = true
+		}
+	}
+	keys := make([]string, 0, len(s.services))
+	for key := range s.services {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	var out, names []string
+	for _, key := range keys {
+		svc := s.services[key]
+		found := false
+		for _, e := range s.readyEndpoints(svc) {
+			if !own[e.ip] {
+				continue
+			}
+			if headless(svc) {
+				out = append(out, e.ip)
+			}
+			found = true
+		}
+		if found && !headless(svc) {
+			ips := svc.Spec.ClusterIPs
+			if len(ips) == 0 && svc.Spec.ClusterIP != "" {
+				ips = []string{svc.Spec.ClusterIP}
+			}
+			out = append(out, ips...)
+		}
+		if found {
+			names = append(names, key)
+		}
+	}
+	if len(out) > 0 {
+		return out, "the addresses of Service " + strings.Join(names, ", ") + ", whose endpoints are the CoreDNS pods"
+	}
+	if len(own) == 1 {
+		for ip := range own {
+			return []string{ip}, "no Service has the CoreDNS pod as an endpoint: the pod's own address"
+		}
+	}
+	return nil, "no Service has the CoreDNS pods as endpoints, and each replica would answer its own address"
+}
+
+// cacheMiss says what the twin assumes of the cache plugin in front of
+// forward: the question was not asked in the last TTL seconds, so the
+// reply is the upstream's, with its AA bit (clear from a recursive
+// resolver). A cache hit would carry AA set (plugin/cache/item.go toMsg)
+// and a TTL counting down.
+func cacheMiss(c *directive) string {
+	ttl := "3600" // cache.go maxTTL (dnsutil.MaximumDefaultTTL)
+	if len(c.Args) > 0 {
+		if _, err := strconv.Atoi(c.Args[0]); err == nil {
+			ttl = c.Args[0]
+		}
+	}
+	return "a cache miss is assumed: the upstream's AA bit passes through, where a repeat within " + ttl + " s would come from the cache with AA set (coredns plugin/cache/item.go)"
+}
+
+// isPod reports whether ip is a CoreDNS pod's own address, which answers
+// as the kube-dns ClusterIP does (kube-system's k8s-app=kube-dns pods).
+func (s *Server) isPod(ip string) bool {
+	for _, p := range s.pods {
+		if p.Namespace == "kube-system" && p.Labels["k8s-app"] == "kube-dns" && p.Status.PodIP == ip {
+			return true
+		}
+	}
+	return false
 }

@@ -79,6 +79,35 @@ func TestServerQuery(t *testing.T) {
 			rcode: NoError, records: []string{"CNAME hello.demo.svc.cluster.local", "A 10.97.141.163"}, path: PathKubernetes},
 		{name: "an ExternalName to the Internet keeps its CNAME but the address is not modeled", extra: true, q: "docs.demo.svc.cluster.local", qtype: TypeA,
 			rcode: NotModeled, records: []string{"CNAME learn.microsoft.com"}, path: PathKubernetes},
+		// Each case below names the CoreDNS source it follows.
+		{name: "a named port and protocol answer SRV with the Service name as target (backend_lookup.go SRV)", q: "_http._tcp.hello.demo.svc.cluster.local", qtype: TypeSRV,
+			rcode: NoError, records: []string{"SRV 0 100 80 hello.demo.svc.cluster.local."}, path: PathKubernetes},
+		{name: "a Service name alone answers SRV for every port", q: "hello.demo.svc.cluster.local", qtype: TypeSRV,
+			rcode: NoError, records: []string{"SRV 0 100 80 hello.demo.svc.cluster.local."}, path: PathKubernetes},
+		{name: "SRV of a headless Service has one target per endpoint, the weight split between them", extra: true, q: "_http._tcp.hello-headless.demo.svc.cluster.local", qtype: TypeSRV,
+			rcode: NoError, records: []string{"SRV 0 50 8080 172-21-211-25.hello-headless.demo.svc.cluster.local.", "SRV 0 50 8080 172-21-172-4.hello-headless.demo.svc.cluster.local."}, path: PathKubernetes},
+		{name: "SRV of a headless Service targets a pod by its hostname", extra: true, q: "_pg._tcp.db.demo.svc.cluster.local", qtype: TypeSRV,
+			rcode: NoError, records: []string{"SRV 0 100 5432 db-0.db.demo.svc.cluster.local."}, path: PathKubernetes},
+		{name: "SRV of an ExternalName is NODATA (kubernetes.go Services drops external targets)", extra: true, q: "api.demo.svc.cluster.local", qtype: TypeSRV,
+			rcode: NoError, path: PathKubernetes, why: "no SRV records"},
+		{name: "a port name the Service does not have is NXDOMAIN for SRV too", q: "_dns._udp.hello.demo.svc.cluster.local", qtype: TypeSRV,
+			rcode: NXDomain, path: PathKubernetes},
+		{name: "two labels left of an ExternalName are NXDOMAIN (kubernetes.go findServices, CoreDNS 1.11.0)", extra: true, q: "x.y.api.demo.svc.cluster.local", qtype: TypeA,
+			rcode: NXDomain, path: PathKubernetes, why: "no endpoints, ports or protocols below it"},
+		{name: "a port and protocol left of an ExternalName are NXDOMAIN", extra: true, q: "_http._tcp.api.demo.svc.cluster.local", qtype: TypeSRV,
+			rcode: NXDomain, path: PathKubernetes},
+		{name: "TXT of a namespace name is NXDOMAIN (kubernetes.go Services, CoreDNS 1.10.1)", q: "demo.svc.cluster.local", qtype: TypeTXT,
+			rcode: NXDomain, path: PathKubernetes, why: "a TXT question for it is NXDOMAIN"},
+		{name: "TXT of the zone apex is NXDOMAIN", q: "cluster.local", qtype: TypeTXT,
+			rcode: NXDomain, path: PathKubernetes},
+		{name: "TXT of a Service name is NODATA: the name has other records", q: "hello.demo.svc.cluster.local", qtype: TypeTXT,
+			rcode: NoError, path: PathKubernetes},
+		{name: "the default NS name answers the kube-dns ClusterIP (ns.go isDefaultNS, nsAddrs)", q: "ns.dns.cluster.local", qtype: TypeA,
+			rcode: NoError, records: []string{"A 10.96.0.10"}, path: PathKubernetes, why: "kube-system/kube-dns"},
+		{name: "the default NS name has no AAAA records in an IPv4 cluster", q: "ns.dns.cluster.local", qtype: TypeAAAA,
+			rcode: NoError, path: PathKubernetes},
+		{name: "TXT of the default NS name is NXDOMAIN: dns is not svc or pod", q: "ns.dns.cluster.local", qtype: TypeTXT,
+			rcode: NXDomain, path: PathKubernetes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,5 +162,83 @@ func TestServerReadsTheCorefile(t *testing.T) {
 	}
 	if len(s.Notes) != 0 {
 		t.Errorf("kubeadm's Corefile should need no notes: %q", s.Notes)
+	}
+}
+
+func TestAnswersKeepTheQuestionsCase(t *testing.T) {
+	tests := []struct {
+		name      string
+		q         string
+		qtype     uint16
+		owner     string
+		data      string
+		extraName string
+	}{
+		{name: "an A answer is owned by the name as asked (handler.go keeps the case of the query)",
+			q: "Hello.Demo.SVC.cluster.local", qtype: TypeA, owner: "Hello.Demo.SVC.cluster.local", data: "10.97.141.163"},
+		{name: "an SRV target ends in the zone as asked (msg.Path of the zone cut from the query)",
+			q: "_HTTP._tcp.hello.demo.svc.Cluster.Local.", qtype: TypeSRV, owner: "_HTTP._tcp.hello.demo.svc.Cluster.Local",
+			data: "0 100 80 hello.demo.svc.Cluster.Local.", extraName: "hello.demo.svc.Cluster.Local"},
+		{name: "a PTR answer is owned by the reverse name as asked",
+			q: "10.0.96.10.IN-ADDR.ARPA", qtype: TypePTR, owner: "10.0.96.10.IN-ADDR.ARPA", data: "kube-dns.kube-system.svc.cluster.local"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := NewServer(lab(t)).Query(tt.q, tt.qtype)
+			if len(a.Records) != 1 || a.Records[0].Name != tt.owner || a.Records[0].Data != tt.data {
+				t.Fatalf("records %v, want one owned by %q with %q", a.Records, tt.owner, tt.data)
+			}
+			if tt.extraName != "" && (len(a.Extra) != 1 || a.Extra[0].Name != tt.extraName) {
+				t.Errorf("additional %v, want one owned by %q", a.Extra, tt.extraName)
+			}
+		})
+	}
+}
+
+func TestVerifiedPodRecordsIgnoreFinishedPods(t *testing.T) {
+	s := NewServer(labVerified(t))
+	if s.Pods != "verified" {
+		t.Fatalf("pods %q, want verified from testdata/verified.yaml", s.Pods)
+	}
+	tests := []struct {
+		name  string
+		q     string
+		rcode Rcode
+		why   string
+	}{
+		{"a running pod's address answers", "172-21-211-25.demo.pod.cluster.local", NoError, "hello-55fb8f8684-69mvv"},
+		{"a Succeeded pod's address is NXDOMAIN (controller.go podListFunc skips it)", "172-21-211-40.demo.pod.cluster.local", NXDomain, "migrate-done (Succeeded"},
+		{"a Failed pod's address is NXDOMAIN", "172-21-211-41.demo.pod.cluster.local", NXDomain, "migrate-failed (Failed"},
+		{"an address no pod has is NXDOMAIN", "172-21-211-99.demo.pod.cluster.local", NXDomain, "no pod in demo"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := s.Query(tt.q, TypeA)
+			if a.Rcode != tt.rcode || !strings.Contains(a.Why, tt.why) {
+				t.Errorf("got %s (%s), want %s saying %q", a, a.Why, tt.rcode, tt.why)
+			}
+		})
+	}
+}
+
+func TestAForwardedAnswerIsTakenAsACacheMiss(t *testing.T) {
+	s := NewServer(lab(t))
+	tests := []struct {
+		name  string
+		q     string
+		aa    bool
+		cache string // substring; "" for none
+	}{
+		{"a forwarded answer keeps the upstream's clear AA bit (cache/item.go sets it only on a hit)", "k8s-lab-api.example.com", false, "repeat within 30 s"},
+		{"a forwarded NXDOMAIN is a cache miss too", "hello.demo", false, "cache miss"},
+		{"an answer of the kubernetes plugin is authoritative, cached or not", "hello.demo.svc.cluster.local", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := s.Query(tt.q, TypeA)
+			if a.Authoritative != tt.aa || !strings.Contains(a.Cache, tt.cache) || (tt.cache == "" && a.Cache != "") {
+				t.Errorf("AA %v, cache %q; want AA %v and %q", a.Authoritative, a.Cache, tt.aa, tt.cache)
+			}
+		})
 	}
 }

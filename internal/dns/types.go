@@ -91,8 +91,10 @@ type Record struct {
 	Type uint16
 	// TTL in seconds; 0 where the twin does not know it (answers from
 	// outside the cluster).
-	TTL  uint32
-	Data string // address (A, AAAA), target (CNAME, PTR) or text (TXT)
+	TTL uint32
+	// Data is the address (A, AAAA), target (CNAME, PTR), text (TXT), or
+	// "priority weight port target." (SRV, as dig prints it).
+	Data string
 }
 
 func (r Record) String() string {
@@ -129,9 +131,15 @@ type Answer struct {
 	// recursive resolver's answers do not carry it.
 	Authoritative bool
 	Records       []Record
-	Path          Path
+	// Extra is the additional section: the addresses of SRV targets
+	// (plugin/backend_lookup.go SRV).
+	Extra []Record
+	Path  Path
 	// Why says in one sentence which rule produced the answer.
 	Why string
+	// Cache says what the twin assumes of the cache plugin for a forwarded
+	// answer ("" when no cache is in front of forward).
+	Cache string
 }
 
 // NoData reports a NOERROR answer without records of the asked type.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -100,6 +101,15 @@ func (b *builder) network() error {
 	cfg.Now = b.ref.Time
 	m, err := ipam.New(pools, cfg)
 	if err != nil {
+		var pe *ipam.PoolError
+		if errors.As(err, &pe) {
+			o := c.Origins[poolKey(pe.Pool)]
+			if o.File == "" && c.Installation != nil {
+				// A pool the operator made from the Installation's ipPools.
+				o = c.Origins[model.Key{Group: "operator.tigera.io", Kind: "Installation", Name: c.Installation.Name}]
+			}
+			return errorAt(o, "%v", err)
+		}
 		return errorAt(model.Origin{}, "%v", err)
 	}
 	for _, n := range c.Nodes {

@@ -134,3 +134,36 @@ func TestAClusterIPAlreadyTakenIsRefused(t *testing.T) {
 		t.Errorf("EndpointSlices for a refused Service: %v", names(es))
 	}
 }
+
+// The API server's node port allocation (pkg/registry/core/service/storage
+// alloc.go): allocateLoadBalancerNodePorts false leaves a LoadBalancer
+// Service without node ports unless it set one, and externalTrafficPolicy
+// Local gives it a healthCheckNodePort from the same range.
+func TestNodePortsAndHealthCheckNodePortsFollowTheAPIServersAllocator(t *testing.T) {
+	c := buildLab(t, "testdata/service-node-ports.yaml")
+	for _, tc := range []struct {
+		name             string
+		nodePort, health bool
+		keptNodePort     int32
+	}{
+		{name: "no-node-ports"},
+		{name: "local", nodePort: true, health: true},
+		{name: "kept", health: true, keptNodePort: 31080},
+	} {
+		s := findService(t, c, "default", tc.name)
+		np := s.Spec.Ports[0].NodePort
+		switch {
+		case tc.keptNodePort != 0 && np != tc.keptNodePort:
+			t.Errorf("%s: node port %d, want the one it set, %d", tc.name, np, tc.keptNodePort)
+		case tc.keptNodePort == 0 && (np != 0) != tc.nodePort:
+			t.Errorf("%s: node port %d, want one allocated: %v", tc.name, np, tc.nodePort)
+		}
+		hc := s.Spec.HealthCheckNodePort
+		if (hc != 0) != tc.health {
+			t.Errorf("%s: healthCheckNodePort %d, want one allocated: %v", tc.name, hc, tc.health)
+		}
+		if hc != 0 && (hc < 30000 || hc > 32767 || hc == np) {
+			t.Errorf("%s: healthCheckNodePort %d outside the node port range or equal to the node port", tc.name, hc)
+		}
+	}
+}

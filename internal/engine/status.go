@@ -25,6 +25,9 @@ func (b *builder) podStatus() error {
 		if n == nil {
 			continue
 		}
+		if finished(p) {
+			continue
+		}
 		p.Status.HostIP = addrOf(n)
 		p.Status.HostIPs = []corev1.HostIP{{IP: p.Status.HostIP}}
 		if p.Status.PodIP != "" {
@@ -74,6 +77,49 @@ func (b *builder) podStatus() error {
 		p.Status.QOSClass = qosClass(p)
 	}
 	return nil
+}
+
+// finished fills the status of a pod the input gives as Succeeded or
+// Failed: the phase is final (the kubelet never moves a pod out of a
+// terminal phase, pkg/kubelet/status/status_manager.go), its containers
+// have terminated — "Completed" with exit code 0 for Succeeded, "Error"
+// with exit code 1 for Failed when the input does not say — and it is not
+// Ready (reason PodCompleted, pkg/kubelet/status/generate.go). An Unknown
+// phase is kept as given. It reports whether the pod was one of those.
+func finished(p *corev1.Pod) bool {
+	switch p.Status.Phase {
+	case corev1.PodSucceeded, corev1.PodFailed:
+	case corev1.PodUnknown:
+		return true
+	default:
+		return false
+	}
+	exit, reason := int32(0), "Completed"
+	if p.Status.Phase == corev1.PodFailed {
+		exit, reason = 1, "Error"
+	}
+	if p.Status.StartTime == nil {
+		t := p.CreationTimestamp
+		p.Status.StartTime = &t
+	}
+	p.Status.Conditions = []corev1.PodCondition{
+		{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse},
+		{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, Reason: "PodCompleted"},
+		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "PodCompleted"},
+		{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "PodCompleted"},
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
+	}
+	started := false
+	for _, c := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
+			Name: c.Name, Image: c.Image, Started: &started,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: exit, Reason: reason, StartedAt: p.CreationTimestamp, FinishedAt: p.CreationTimestamp,
+			}},
+		})
+	}
+	p.Status.QOSClass = qosClass(p)
+	return true
 }
 
 func boolCond(v bool) corev1.ConditionStatus {
@@ -149,6 +195,9 @@ func (b *builder) services() error {
 				nodePorts[p.NodePort] = true
 			}
 		}
+		if s.Spec.HealthCheckNodePort != 0 {
+			nodePorts[s.Spec.HealthCheckNodePort] = true
+		}
 	}
 	var kept []*corev1.Service
 	// Services by key, so that marking the rejected ones is not a scan of
@@ -200,9 +249,12 @@ func (b *builder) services() error {
 			if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
 				sp.TargetPort = intstr.FromInt32(sp.Port)
 			}
-			if (s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer) && sp.NodePort == 0 {
+			if needsNodePort(s) && sp.NodePort == 0 {
 				sp.NodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/"+sp.Name)
 			}
+		}
+		if needsHealthCheckNodePort(s) && s.Spec.HealthCheckNodePort == 0 {
+			s.Spec.HealthCheckNodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/health")
 		}
 		if s.Spec.SessionAffinity == "" {
 			s.Spec.SessionAffinity = corev1.ServiceAffinityNone
@@ -224,6 +276,28 @@ func (b *builder) services() error {
 	}
 	c.Services = kept
 	return nil
+}
+
+// needsNodePort: the API server allocates node ports to NodePort Services
+// and to LoadBalancer ones unless spec.allocateLoadBalancerNodePorts is
+// false (pkg/registry/core/service/storage/alloc.go
+// shouldAllocateNodePorts); a node port the user set is kept either way.
+func needsNodePort(s *corev1.Service) bool {
+	switch s.Spec.Type {
+	case corev1.ServiceTypeNodePort:
+		return true
+	case corev1.ServiceTypeLoadBalancer:
+		return s.Spec.AllocateLoadBalancerNodePorts == nil || *s.Spec.AllocateLoadBalancerNodePorts
+	}
+	return false
+}
+
+// needsHealthCheckNodePort: a LoadBalancer Service with
+// externalTrafficPolicy Local gets a healthCheckNodePort from the node port
+// range (alloc.go allocHealthCheckNodePort, apis/core/v1/helper
+// NeedsHealthCheck), whether or not it has node ports.
+func needsHealthCheckNodePort(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // allocateNodePort picks from the default range 30000-32767

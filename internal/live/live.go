@@ -14,14 +14,18 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +34,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -48,6 +53,20 @@ const DefaultPageSize = 500
 // "live:configmap/kube-system/kubeadm-config".
 const OriginPrefix = "live:"
 
+// DefaultRequestTimeout bounds each request when the rest.Config sets no
+// timeout: kubectl's --request-timeout defaults to 0, no limit at all, and a
+// server that accepts a connection and never answers would hang the read.
+// An API server answers a page of 500 objects in well under a second.
+const DefaultRequestTimeout = 30 * time.Second
+
+// DefaultReadTimeout bounds the whole read: a cluster at Kubernetes' scale
+// limits (150,000 pods) is 300 pages of pods, a few minutes at worst.
+const DefaultReadTimeout = 10 * time.Minute
+
+// DefaultMaxPageBytes bounds one response, as load.DefaultMaxInputBytes
+// bounds a file: a server that ignores limit may send a kind whole.
+const DefaultMaxPageBytes = load.DefaultMaxInputBytes
+
 // Options say how to read.
 type Options struct {
 	// Progress receives progress lines (carriage-return updated); nil is
@@ -55,6 +74,31 @@ type Options struct {
 	Progress io.Writer
 	// PageSize is the limit of each list request (DefaultPageSize when 0).
 	PageSize int64
+	// RequestTimeout bounds each request when the rest.Config has no
+	// Timeout (DefaultRequestTimeout when 0); a Timeout it has, such as
+	// kubectl's --request-timeout, wins.
+	RequestTimeout time.Duration
+	// ReadTimeout bounds the whole read (DefaultReadTimeout when 0).
+	ReadTimeout time.Duration
+	// MaxPageBytes bounds each response's body (DefaultMaxPageBytes when 0).
+	MaxPageBytes int64
+}
+
+// LimitError is a read the tool stopped: a response over
+// Options.MaxPageBytes, a list whose pages do not end, a read over
+// Options.ReadTimeout.
+type LimitError struct {
+	Host string
+	// What was being read ("pods"); "" for the read as a whole.
+	What string
+	Msg  string
+}
+
+func (e *LimitError) Error() string {
+	if e.What == "" {
+		return fmt.Sprintf("reading the cluster at %s: %s", e.Host, e.Msg)
+	}
+	return fmt.Sprintf("reading %s from the cluster at %s: %s", e.What, e.Host, e.Msg)
 }
 
 // UnreachableError is a cluster that did not answer: connection refused, a
@@ -91,10 +135,24 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // registry order, each in the server's order (namespace, then name), with the
 // objects kubeadm's ConfigMaps embed right after their ConfigMap.
 //
-// Errors are *UnreachableError, *ServerError or *load.Error (an object the
-// loader refuses, exactly as it would refuse it in a file), wrapped with %w.
+// Each request is bounded by cfg.Timeout (Options.RequestTimeout when it
+// has none) and by Options.MaxPageBytes, the whole read by
+// Options.ReadTimeout.
+//
+// Errors are *UnreachableError, *ServerError, *LimitError or *load.Error (an
+// object the loader refuses, exactly as it would refuse it in a file),
+// wrapped with %w.
 func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot, error) {
 	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = cmp.Or(opts.RequestTimeout, DefaultRequestTimeout)
+	}
+	opts.RequestTimeout = cfg.Timeout
+	maxPage := cmp.Or(opts.MaxPageBytes, DefaultMaxPageBytes)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &pageCap{rt: rt, max: maxPage} })
+	readTimeout := cmp.Or(opts.ReadTimeout, DefaultReadTimeout)
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
 	// One request per page, one after the other: client-go's default of 5
 	// requests a second would only slow a large cluster's read down.
 	if cfg.QPS == 0 {
@@ -102,6 +160,9 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot,
 	}
 	if cfg.Burst == 0 {
 		cfg.Burst = 100
+	}
+	if cfg.RateLimiter == nil {
+		cfg.RateLimiter = deadlineLimiter{flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)}
 	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "kubectl-hybrid"
@@ -114,7 +175,66 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*model.Snapshot,
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster at %s: %w", cfg.Host, err)
 	}
-	return read(ctx, cfg.Host, disc, dyn, opts)
+	snap, err := read(ctx, cfg.Host, disc, dyn, opts)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, errReadDeadline) {
+		return nil, &LimitError{Host: cfg.Host, Msg: fmt.Sprintf("not done after %s (--read-timeout)", readTimeout)}
+	}
+	return snap, err
+}
+
+// deadlineLimiter is client-go's token bucket whose refusal to wait past
+// the context's deadline says it is the deadline: the rate package refuses
+// such a wait before the deadline comes, with an error of its own.
+type deadlineLimiter struct{ flowcontrol.RateLimiter }
+
+var errReadDeadline = errors.New("the read's deadline comes before the next request may be sent")
+
+func (l deadlineLimiter) Wait(ctx context.Context) error {
+	err := l.RateLimiter.Wait(ctx)
+	if _, ok := ctx.Deadline(); err != nil && ok && ctx.Err() == nil {
+		return fmt.Errorf("%w: %v", errReadDeadline, err)
+	}
+	return err
+}
+
+// pageCap fails a response whose body is over max bytes. It reads the body
+// itself: client-go logs a failed read of a body on stderr before returning
+// the error.
+type pageCap struct {
+	rt  http.RoundTripper
+	max int64
+}
+
+// errPageTooLarge is the failure pageCap returns; fail makes it a
+// *LimitError.
+type errPageTooLarge struct{ max int64 }
+
+func (e *errPageTooLarge) Error() string {
+	return fmt.Sprintf("a response larger than %s (--max-input-bytes)", load.FormatBytes(e.max))
+}
+
+// WrappedRoundTripper lets client-go cancel a request through pageCap.
+func (p *pageCap) WrappedRoundTripper() http.RoundTripper { return p.rt }
+
+func (p *pageCap) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := p.rt.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	if resp.ContentLength > p.max {
+		return nil, &errPageTooLarge{max: p.max}
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, p.max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > p.max {
+		return nil, &errPageTooLarge{max: p.max}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	return resp, nil
 }
 
 // discoverer is the part of client-go's discovery client the reader uses.
@@ -371,6 +491,9 @@ func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind
 	client := r.dyn.Resource(gvr)
 	opts := metav1.ListOptions{Limit: r.opts.PageSize}
 	n := 0
+	// The continue tokens given so far: a server that gives one again would
+	// page for ever (client-go's pager trusts it to end).
+	seen := map[string]bool{}
 	for {
 		page, err := client.List(ctx, opts)
 		if err != nil {
@@ -385,6 +508,7 @@ func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind
 				r.dropKind(gvr.GroupVersion().WithKind(kind))
 				opts = metav1.ListOptions{}
 				n = 0
+				clear(seen)
 				continue
 			}
 			if ctxErr := ctx.Err(); ctxErr != nil {
@@ -403,6 +527,11 @@ func (r *reader) list(ctx context.Context, gvr schema.GroupVersionResource, kind
 		if next == "" {
 			return nil
 		}
+		if seen[next] || next == opts.Continue {
+			return &LimitError{Host: r.host, What: what, Msg: fmt.Sprintf(
+				"the server gave the continue token %q again, after %d objects of kind %s; its pages would never end", clipToken(next), n, kind)}
+		}
+		seen[next] = true
 		opts.Continue = next
 	}
 }
@@ -537,8 +666,25 @@ func (r *reader) warnf(format string, args ...any) {
 	r.snap.Warnings = append(r.snap.Warnings, fmt.Sprintf(format, args...))
 }
 
+// clipToken shortens a continue token (a base64 blob of a few hundred
+// bytes) for a message.
+func clipToken(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:40] + "…"
+}
+
 // fail classifies an error of a request.
 func (r *reader) fail(what string, err error) error {
+	var big *errPageTooLarge
+	if errors.As(err, &big) {
+		return &LimitError{Host: r.host, What: what, Msg: big.Error()}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && r.opts.RequestTimeout > 0 {
+		err = fmt.Errorf("no answer within %s (--request-timeout): %w", r.opts.RequestTimeout, err)
+	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		return &ServerError{Host: r.host, What: what, Err: err}

@@ -90,3 +90,35 @@ func BenchmarkDecode10000PodList(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeBlank decodes 32 MiB that hold no object: spaces on one
+// line, empty lines, and "---" lines. Blank text never reaches the YAML
+// parser and is not kept, so B/op stays near the reader's buffers whatever
+// the size.
+func BenchmarkDecodeBlank(b *testing.B) {
+	const size = 32 << 20
+	for _, in := range []struct {
+		name string
+		line string
+	}{
+		{"spaces", " "},
+		{"newlines", "\n"},
+		{"separators", "---\n"},
+		{"indented-blank-lines", "    \r\n"},
+	} {
+		text := bytes.Repeat([]byte(in.line), size/len(in.line))
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				err := Decode(bytes.NewReader(text), "blank.yaml", func(*model.Object) error {
+					b.Fatal("an object from blank text")
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

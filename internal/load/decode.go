@@ -21,25 +21,31 @@ import (
 // (kind: List, and the *List kinds kubectl get -o yaml|json prints) are
 // flattened into their items. Empty and comment-only documents are skipped.
 // file names the stream in Origins and errors ("" is "<input>"). Errors are
-// *Error, or whatever fn returns.
+// *Error, or whatever fn returns. The default Limits apply.
 //
 // YAML is read one document at a time, so memory follows the largest
-// document, not the stream.
+// document, not the stream; blank lines cost nothing.
 func Decode(r io.Reader, file string, fn func(*model.Object) error) error {
-	return decode(r, file, fn, fastListMin)
+	return DecodeLimited(r, file, Limits{}, fn)
+}
+
+// DecodeLimited is Decode within lim (the defaults for its zero fields).
+func DecodeLimited(r io.Reader, file string, lim Limits, fn func(*model.Object) error) error {
+	return decodeWith(r, file, lim, fn, fastListMin, nil)
 }
 
 func decode(r io.Reader, file string, fn func(*model.Object) error, fastMin int) error {
-	return decodeChecked(r, file, fn, fastMin, nil)
+	return decodeWith(r, file, Limits{}, fn, fastMin, nil)
 }
 
-// decodeChecked is decode with val, when not nil, checking each object as
-// the API server would.
-func decodeChecked(r io.Reader, file string, fn func(*model.Object) error, fastMin int, val *validator) error {
+// decodeWith is decode within lim, with val, when not nil, checking each
+// object as the API server would.
+func decodeWith(r io.Reader, file string, lim Limits, fn func(*model.Object) error, fastMin int, val *validator) error {
 	if file == "" {
 		file = "<input>"
 	}
-	d := &decoder{file: file, emit: fn, fastMin: fastMin, keys: map[string]string{}, val: val}
+	lim = lim.withDefaults()
+	d := &decoder{file: file, emit: fn, fastMin: fastMin, keys: map[string]string{}, maxDoc: lim.Document, val: val}
 	if val != nil {
 		d.emit = func(o *model.Object) error {
 			if err := fn(o); err != nil {
@@ -49,7 +55,7 @@ func decodeChecked(r io.Reader, file string, fn func(*model.Object) error, fastM
 			return nil
 		}
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(newLimitReader(r, lim.Input), 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, utf8BOM) {
 		_, _ = br.Discard(3)
 	}
@@ -115,9 +121,14 @@ type decoder struct {
 	jsonBuf []byte
 	// itemBatch, when set, replaces itemBatchSize (tests).
 	itemBatch int
+	// maxDoc is Limits.Document.
+	maxDoc int64
 	// val checks objects as the API server would (nil: not at all).
 	val *validator
 }
+
+// overDoc reports whether n bytes of one object's text exceed Limits.Document.
+func (d *decoder) overDoc(n int) bool { return d.maxDoc > 0 && int64(n) > d.maxDoc }
 
 func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {
 	return &Error{File: d.file, Doc: d.doc, Line: line, Object: object, Msg: fmt.Sprintf(format, args...)}
@@ -129,14 +140,32 @@ func (d *decoder) errorAt(line int, object, format string, args ...any) *Error {
 const fastListMin = 1 << 20
 
 func (d *decoder) yamlStream(br *bufio.Reader) error {
-	cr := chunkReader{br: br}
+	cr := chunkReader{br: br, maxLine: d.maxDoc}
 	explicit := false
 	for {
 		chunk, first, more, err := cr.next()
+		if cr.seps > 0 {
+			// Empty documents, each ended by "---", came before chunk.
+			if explicit {
+				d.doc++
+			}
+			d.doc += cr.seps - 1
+			explicit = true
+		}
 		if err != nil {
+			var le *Error
+			if errors.As(err, &le) {
+				le.File = d.file
+				return le
+			}
 			return readError(d.file, err)
 		}
-		if err := d.yamlChunk(chunk, first, explicit); err != nil {
+		if len(chunk) == 0 {
+			// Blank: an empty document after "---", without a parser.
+			if explicit {
+				d.doc++
+			}
+		} else if err := d.yamlChunk(chunk, first, explicit); err != nil {
 			return err
 		}
 		if !more {
@@ -149,23 +178,80 @@ func (d *decoder) yamlStream(br *bufio.Reader) error {
 // chunkReader splits a stream at "---" lines, as kubectl's YAML reader does.
 // Other document markers ("--- !tag", "...") stay inside a chunk for the YAML
 // parser.
+//
+// Blank lines (spaces and CRs only) are held back until a content line
+// follows them: those before a chunk's first content line are dropped (the
+// chunk's first line moves on), those after its last one too when there are
+// more than blankKeep bytes of them, and those between content lines are
+// kept. Held back, they are kept exactly up to blankKeep bytes and beyond
+// that only counted (then given back as bare line ends, which keeps every
+// line number). So a stream of whitespace or of "---" lines costs neither
+// memory nor a YAML parser, whose time is many times that of a split.
 type chunkReader struct {
 	br   *bufio.Reader
 	line int // lines consumed
 	buf  []byte
+	// lines: the held-back blank lines since the chunk's last content line.
+	lines     []byte
+	nLines    int
+	linesLen  int64 // their bytes
+	linesLost bool
+	overBlank bool // they were more than maxLine bytes
+	// cur: the current line's leading whitespace while it has no content.
+	cur       []byte
+	curLen    int
+	curLost   bool
+	curSpaces bool // cur holds spaces only
+	// seps counts the "---" lines next consumed before its chunk, each
+	// ending an empty document.
+	seps int
+	// first is the line of the chunk's first line; lead says blank lines
+	// before it were dropped.
+	first int
+	lead  bool
+	// maxLine is Limits.Document: no line of an object may be longer.
+	maxLine int64
 }
+
+// blankKeep is how much held-back whitespace is kept exactly; a block
+// scalar that keeps its trailing blank lines (|+) keeps them up to it.
+const blankKeep = 64 << 10
 
 // next returns the next chunk (valid until the next call), the line its
 // first line has, and whether a separator ended it (so another follows).
+// The chunk is empty when it holds only blank lines.
 func (cr *chunkReader) next() ([]byte, int, bool, error) {
 	cr.buf = cr.buf[:0]
-	first := cr.line + 1
+	cr.lines, cr.nLines, cr.linesLen, cr.linesLost, cr.overBlank = cr.lines[:0], 0, 0, false, false
+	cr.first, cr.lead, cr.seps = cr.line+1, false, 0
 	for {
-		start := len(cr.buf)
+		cr.skipBlank()
+		cr.cur, cr.curLen, cr.curLost, cr.curSpaces = cr.cur[:0], 0, false, true
+		blankMark, lineStart := -1, -1 // where the held-back lines and this line start in buf
+		blankLost := false             // the held-back lines were only counted
 		eof := false
 		for {
 			part, err := cr.br.ReadSlice('\n')
-			cr.buf = append(cr.buf, part...)
+			if lineStart < 0 && isBlank(part) {
+				cr.holdCur(part)
+			} else {
+				if lineStart < 0 {
+					blankMark, blankLost = len(cr.buf), cr.linesLost
+					if err := cr.release(); err != nil {
+						return nil, 0, false, err
+					}
+					lineStart = len(cr.buf)
+					if err := cr.releaseCur(); err != nil {
+						return nil, 0, false, err
+					}
+				}
+				cr.buf = append(cr.buf, part...)
+				if cr.maxLine > 0 && int64(len(cr.buf)-lineStart) > cr.maxLine {
+					// Within one object (a List whose items cannot be
+					// split is refused whole): stop before buffering on.
+					return nil, 0, false, &Error{Line: cr.line + 1, Msg: documentTooLarge("a line", cr.maxLine)}
+				}
+			}
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue
 			}
@@ -178,17 +264,207 @@ func (cr *chunkReader) next() ([]byte, int, bool, error) {
 			}
 			break
 		}
-		if len(cr.buf) == start {
-			return cr.buf, first, false, nil
+		if lineStart < 0 {
+			// A blank line, or nothing at the end of the stream.
+			if cr.curLen > 0 {
+				cr.line++
+				if len(cr.buf) == 0 {
+					cr.dropLeading()
+				} else {
+					cr.holdLine()
+				}
+			}
+			if eof {
+				cr.keepTrailing()
+				return cr.buf, cr.first, false, nil
+			}
+			continue
 		}
 		cr.line++
-		if isSeparator(cr.buf[start:]) {
-			cr.buf = cr.buf[:start]
-			return cr.buf, first, true, nil
+		if isSeparator(cr.buf[lineStart:]) {
+			if blankLost || cr.overBlank {
+				cr.buf = cr.buf[:blankMark]
+			} else {
+				cr.buf = cr.buf[:lineStart]
+			}
+			return cr.buf, cr.first, true, nil
+		}
+		if cr.overBlank {
+			return nil, 0, false, &Error{Line: cr.line, Msg: documentTooLarge("the blank lines before this line", cr.maxLine)}
+		}
+		if cr.lead {
+			// One blank line stays in front of the content: yaml.v3
+			// reports some errors on a chunk's first line without a line
+			// number, or with another one than on later lines.
+			cr.buf = append(cr.buf, 0)
+			copy(cr.buf[1:], cr.buf)
+			cr.buf[0] = '\n'
+			cr.first--
+			cr.lead = false
 		}
 		if eof {
-			return cr.buf, first, false, nil
+			return cr.buf, cr.first, false, nil
 		}
+	}
+}
+
+// skipBlank consumes the whole blank lines at the reader's position, as
+// the line loop of next would but without a call per line: it holds them
+// back, or drops them before the chunk's content, and there also consumes
+// "---" lines (counted in seps), which end empty documents.
+func (cr *chunkReader) skipBlank() {
+	for {
+		if cr.br.Buffered() == 0 {
+			if _, err := cr.br.Peek(1); err != nil {
+				return // the line loop sees the end or the error
+			}
+		}
+		b, _ := cr.br.Peek(cr.br.Buffered())
+		off := 0
+		for off < len(b) {
+			// A run of whitespace: its whole lines at once.
+			j := off
+			for j < len(b) && isSpace(b[j]) {
+				j++
+			}
+			if last := bytes.LastIndexByte(b[off:j], '\n'); last >= 0 {
+				cr.blankLines(b[off : off+last+1])
+				off += last + 1
+				continue
+			}
+			if j == len(b) || len(cr.buf) > 0 || b[off] != '-' {
+				break // content, or a line not all buffered
+			}
+			k := off + 3
+			if k > len(b) || string(b[off:k]) != "---" {
+				break
+			}
+			for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r') {
+				k++
+			}
+			if k == len(b) || b[k] != '\n' {
+				break
+			}
+			cr.line++
+			cr.first, cr.lead = cr.line+1, false // a new chunk
+			cr.seps++
+			off = k + 1
+		}
+		_, _ = cr.br.Discard(off)
+		if off < len(b) {
+			// Content follows, or a line longer than what is buffered.
+			if off > 0 {
+				continue // read on: the rest of the line may be blank
+			}
+			return
+		}
+	}
+}
+
+// dropLeading drops the blank lines read before the chunk's content.
+func (cr *chunkReader) dropLeading() {
+	cr.first, cr.lead = cr.line+1, true
+}
+
+// blankLines consumes whole blank lines: dropped before the chunk's
+// content, held back after it.
+func (cr *chunkReader) blankLines(run []byte) {
+	n := bytes.Count(run, newline)
+	cr.line += n
+	if len(cr.buf) == 0 {
+		cr.dropLeading()
+		return
+	}
+	cr.nLines += n
+	cr.linesLen += int64(len(run))
+	if cr.linesLost || len(cr.lines)+len(run) > blankKeep {
+		cr.linesLost = true
+		return
+	}
+	cr.lines = append(cr.lines, run...)
+}
+
+// isSpace is what a blank line holds. Not tabs: yaml.v3 refuses a tab
+// where a line's indentation could be, even on a line with nothing else,
+// and such a line must still reach it.
+func isSpace(c byte) bool { return c == ' ' || c == '\r' || c == '\n' }
+
+// isBlank reports whether a part of a line holds whitespace only.
+func isBlank(part []byte) bool {
+	for _, c := range part {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdCur holds back a blank part of the current line.
+func (cr *chunkReader) holdCur(part []byte) {
+	cr.curLen += len(part)
+	for _, c := range part {
+		if c != ' ' && c != '\n' {
+			cr.curSpaces = false
+		}
+	}
+	if cr.curLost || len(cr.cur)+len(part) > blankKeep {
+		cr.curLost = true
+		return
+	}
+	cr.cur = append(cr.cur, part...)
+}
+
+// holdLine adds the current (blank) line to the held-back lines.
+func (cr *chunkReader) holdLine() {
+	cr.nLines++
+	cr.linesLen += int64(cr.curLen)
+	if cr.linesLost || cr.curLost || len(cr.lines)+len(cr.cur) > blankKeep {
+		cr.linesLost = true
+		return
+	}
+	cr.lines = append(cr.lines, cr.cur...)
+}
+
+// release gives back the held-back blank lines before a content line.
+func (cr *chunkReader) release() error {
+	if cr.maxLine > 0 && cr.linesLen > cr.maxLine {
+		// More than an object may hold: next drops them before a
+		// separator and refuses them before content.
+		cr.overBlank = true
+	} else if cr.nLines > 0 {
+		if cr.linesLost {
+			cr.buf = append(cr.buf, bytes.Repeat(newline, cr.nLines)...)
+		} else {
+			cr.buf = append(cr.buf, cr.lines...)
+		}
+	}
+	cr.lines, cr.nLines, cr.linesLen, cr.linesLost = cr.lines[:0], 0, 0, false
+	return nil
+}
+
+// releaseCur gives back the current line's leading whitespace once content
+// follows it.
+func (cr *chunkReader) releaseCur() error {
+	if !cr.curLost {
+		cr.buf = append(cr.buf, cr.cur...)
+		return nil
+	}
+	if cr.maxLine > 0 && int64(cr.curLen) > cr.maxLine {
+		return &Error{Line: cr.line + 1, Msg: documentTooLarge("a line", cr.maxLine)}
+	}
+	if !cr.curSpaces {
+		// A CR is a line break to YAML: spaces alone would join lines.
+		return &Error{File: "", Line: cr.line + 1, Msg: fmt.Sprintf("more than %s of spaces and carriage returns before the line's content", FormatBytes(blankKeep))}
+	}
+	cr.buf = append(cr.buf, bytes.Repeat([]byte{' '}, cr.curLen)...)
+	return nil
+}
+
+// keepTrailing keeps the blank lines that end the stream when they were
+// kept exactly (a |+ block scalar may end with them).
+func (cr *chunkReader) keepTrailing() {
+	if len(cr.buf) > 0 && !cr.linesLost {
+		cr.buf = append(cr.buf, cr.lines...)
 	}
 }
 
@@ -218,16 +494,28 @@ var parserProblems = map[string]bool{
 }
 
 func (d *decoder) yamlChunk(chunk []byte, first int, explicit bool) error {
-	if len(chunk) >= d.fastMin {
+	// Blank lines that end the chunk are not the object's.
+	over := d.overDoc(len(bytes.TrimRight(chunk, " \t\r\n")))
+	if len(chunk) >= d.fastMin || over {
 		saved := d.doc
 		d.doc++
-		if objs, ok := d.fastList(chunk, first); ok {
+		objs, ok, err := d.fastList(chunk, first)
+		if err != nil {
+			return err
+		}
+		if ok {
 			for _, o := range objs {
 				if err := d.emit(o); err != nil {
 					return err
 				}
 			}
 			return nil
+		}
+		if over {
+			// Parsed whole, it would be a node tree many times its size.
+			lead := len(chunk) - len(bytes.TrimLeft(chunk, " \r\n"))
+			return d.errorAt(first+bytes.Count(chunk[:lead], newline), "", "%s; a larger List is read item by item when its items are block-style YAML, as kubectl prints them",
+				documentTooLarge("document", d.maxDoc))
 		}
 		d.doc = saved
 	}
@@ -381,7 +669,7 @@ var itemsKey = regexp.MustCompile(`^items:[ \t]*(#.*)?$`)
 // between entries, flow style, markers, a syntax or type error) makes it
 // give up, and the document is parsed whole, which gives the same objects or
 // the exact error.
-func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
+func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool, error) {
 	type entry struct{ off, line int }
 	var (
 		itemsOff, itemsEnd = -1, -1
@@ -395,7 +683,7 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 		}
 		line := bytes.TrimRight(chunk[off:next], "\r\n")
 		if bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")) || bytes.HasPrefix(line, []byte("%")) {
-			return nil, false
+			return nil, false, nil
 		}
 		switch {
 		case itemsOff < 0:
@@ -409,12 +697,12 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 			}
 			switch {
 			case sp < len(line) && line[sp] == '\t':
-				return nil, false
+				return nil, false, nil
 			case sp == len(line) || line[sp] == '#':
 				// blank or comment
 			case indent < 0:
 				if !isEntry(line, sp) {
-					return nil, false
+					return nil, false, nil
 				}
 				indent = sp
 				entries = append(entries, entry{off, ln})
@@ -425,13 +713,13 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 			case sp == 0:
 				itemsEnd = off
 			default:
-				return nil, false
+				return nil, false, nil
 			}
 		}
 		off = next
 	}
 	if len(entries) == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	if itemsEnd < 0 {
 		itemsEnd = len(chunk)
@@ -442,16 +730,16 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 	rest = append(append(rest, chunk[:itemsOff]...), chunk[itemsEnd:]...)
 	head, ok := parseOne(rest)
 	if !ok || len(head.Content) != 1 {
-		return nil, false
+		return nil, false, nil
 	}
 	root := head.Content[0]
 	if root.Kind != yaml.MappingNode || mappingValue(root, "items") != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	apiVersion, _ := scalarValue(root, "apiVersion")
 	kind, _ := scalarValue(root, "kind")
 	if !isList(apiVersion, kind, true) {
-		return nil, false
+		return nil, false, nil
 	}
 
 	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
@@ -462,21 +750,24 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool) {
 		if i+1 < len(entries) {
 			end = entries[i+1].off
 		}
+		if d.overDoc(end - e.off) {
+			return nil, false, d.errorAt(e.line, objectLabel(kind, "", ""), "items[%d]: %s", i, documentTooLarge("item", d.maxDoc))
+		}
 		n, ok := parseOne(chunk[e.off:end])
 		if !ok || len(n.Content) != 1 {
-			return nil, false
+			return nil, false, nil
 		}
 		seq := n.Content[0]
 		if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 {
-			return nil, false
+			return nil, false, nil
 		}
 		obj, err := d.yamlItem(seq.Content[0], i, e.line-1, conv, apiVersion, kind)
 		if err != nil {
-			return nil, false
+			return nil, false, nil
 		}
 		objs = append(objs, obj)
 	}
-	return objs, true
+	return objs, true, nil
 }
 
 // isEntry reports whether line has a block sequence entry ("- ") at column sp.

@@ -66,6 +66,9 @@ func IsBadInput(err error) bool {
 
 // readError is the Error for a file that cannot be opened or read.
 func readError(file string, err error) *Error {
+	if tl, ok := isTooLarge(err); ok {
+		return &Error{File: file, Msg: tl.Error(), Err: err}
+	}
 	msg := err.Error()
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Err != nil {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -73,7 +74,7 @@ func FuzzListSplit(f *testing.F) {
 		run := func(fastMin int) ([]*model.Object, string) {
 			var objs []*model.Object
 			val := newValidator(ValidateWarn)
-			err := decodeChecked(bytes.NewReader(data), "f.yaml", func(o *model.Object) error {
+			err := decodeWith(bytes.NewReader(data), "f.yaml", Limits{}, func(o *model.Object) error {
 				objs = append(objs, o)
 				return nil
 			}, fastMin, val)
@@ -94,6 +95,48 @@ func FuzzListSplit(f *testing.F) {
 		}
 		if !reflect.DeepEqual(whole, split) {
 			t.Fatalf("objects differ:\nwhole: %q\nsplit: %q", summary(whole), summary(split))
+		}
+	})
+}
+
+// FuzzBlankLines checks that holding blank lines back from the YAML parser
+// changes nothing: every chunk between "---" lines given whole to the
+// parser, as kubectl's YAML reader splits a stream, gives the same objects
+// and errors.
+func FuzzBlankLines(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte("\n\n  \n---\n\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: |+\n    x\n\n  \n---\n \t\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if isJSON, _ := sniffJSON(bufio.NewReader(bytes.NewReader(data))); isJSON || bytes.HasPrefix(data, utf8BOM) {
+			return
+		}
+		var got []*model.Object
+		gerr := decode(bytes.NewReader(data), "f.yaml", func(o *model.Object) error {
+			got = append(got, o)
+			return nil
+		}, fastListMin)
+		var want []*model.Object
+		d := &decoder{file: "f.yaml", fastMin: fastListMin, keys: map[string]string{}, maxDoc: DefaultMaxDocumentBytes,
+			emit: func(o *model.Object) error { want = append(want, o); return nil }}
+		var werr error
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		var chunk []byte
+		first, explicit := 1, false
+		for i := 0; i <= len(lines) && werr == nil; i++ {
+			if i < len(lines) && !isSeparator(lines[i]) {
+				chunk = append(chunk, lines[i]...)
+				continue
+			}
+			if i < len(lines) || len(chunk) > 0 {
+				werr = d.yamlChunk(chunk, first, explicit)
+			}
+			chunk, first, explicit = nil, i+2, true
+		}
+		if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+			t.Fatalf("errors differ:\n got: %v\nwant: %v", gerr, werr)
+		}
+		if gerr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("objects differ:\n got: %q\nwant: %q", summary(got), summary(want))
 		}
 	})
 }

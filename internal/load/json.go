@@ -13,6 +13,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -90,6 +91,9 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 	})
 	listItems := itemsStart >= 0 && (text[itemsStart] == '[' || bytes.Equal(text[itemsStart:itemsEnd], []byte("null")))
 	if !isList(apiVersion, kind, listItems) {
+		if d.overDoc(len(text)) {
+			return d.errorAt(line, "", "%s", documentTooLarge("JSON value", d.maxDoc))
+		}
 		obj, err := d.jsonObject(text, line, "", "")
 		if err != nil {
 			return err
@@ -121,6 +125,13 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 			}
 			v, _ := decodeJSON(it)
 			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: expected an object, got %s", i, describe(v))
+			return false
+		}
+		if d.overDoc(len(it)) {
+			if err = batch.flush(); err != nil {
+				return false
+			}
+			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: %s", i, documentTooLarge("item", d.maxDoc))
 			return false
 		}
 		err = batch.add(it, atLine)
@@ -175,16 +186,19 @@ func (b *itemBatch) flush() error {
 	b.errs = append(b.errs[:0], make([]error, n)...)
 	workers := min(runtime.GOMAXPROCS(0), (n+63)/64)
 	var wg sync.WaitGroup
+	var crashed crash.Group
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer crashed.Recover()
 			for i := w; i < n; i += workers {
 				b.objs[i], b.errs[i] = b.d.jsonObject(b.texts[i], b.lines[i], b.listAPIVersion, b.listKind)
 			}
 		}()
 	}
 	wg.Wait()
+	crashed.Repanic()
 	var err error
 	for i := 0; i < n && err == nil; i++ {
 		if err = b.errs[i]; err == nil {

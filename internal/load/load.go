@@ -5,6 +5,7 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,9 +20,10 @@ import (
 
 // Options say what to load.
 type Options struct {
-	// Filenames are the -f arguments in order: a file, a directory (read
-	// recursively, in lexical order, taking *.yaml, *.yml and *.json) or "-"
-	// for Stdin.
+	// Filenames are the -f arguments in order: a regular file, a directory
+	// (read recursively, in lexical order, taking *.yaml, *.yml and *.json,
+	// which must be regular files or links to them) or "-" for Stdin. A named
+	// pipe, socket or device is refused: it may block or never end.
 	Filenames []string
 	// Lab loads the built-in lab first; Filenames then add to or replace its
 	// objects.
@@ -35,6 +37,8 @@ type Options struct {
 	// file as written, see engine.patchDocument), keep theirs. For commands
 	// that only build the twin; dump and other re-emitters need Raw.
 	DropRaw bool
+	// Limits bound each file, stdin and each object's text.
+	Limits Limits
 	// Validation is what becomes of objects the API server would refuse
 	// and of unknown fields (ValidateWarn by default).
 	Validation Validation
@@ -99,9 +103,10 @@ func Load(opts Options) (*model.Snapshot, error) {
 
 func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 	b := &builder{index: map[model.Key]int{}, dropRaw: opts.DropRaw}
+	lim := opts.Limits.withDefaults()
 	val := newValidator(opts.Validation)
 	if opts.Lab {
-		if err := loadFS(labFS, LabPrefix, b.add(fromLab), val); err != nil {
+		if err := loadFS(labFS, LabPrefix, lim, b.add(fromLab), val); err != nil {
 			return nil, err
 		}
 	}
@@ -112,12 +117,12 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 			if r == nil {
 				r = os.Stdin
 			}
-			if err := decodeChecked(r, StdinName, add, fastListMin, val); err != nil {
+			if err := decodeWith(r, StdinName, lim, add, fastListMin, val); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := loadPath(name, add, val); err != nil {
+		if err := loadPath(name, lim, add, val); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +148,7 @@ func isManifest(name string) bool {
 }
 
 // loadFS reads the manifests at the root of fsys in lexical order.
-func loadFS(fsys fs.FS, prefix string, add func(*model.Object) error, val *validator) error {
+func loadFS(fsys fs.FS, prefix string, lim Limits, add func(*model.Object) error, val *validator) error {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return readError(prefix, err)
@@ -153,21 +158,24 @@ func loadFS(fsys fs.FS, prefix string, add func(*model.Object) error, val *valid
 		if e.IsDir() || !isManifest(e.Name()) {
 			continue
 		}
-		if err := decodeFile(func() (io.ReadCloser, error) { return fsys.Open(e.Name()) }, prefix+e.Name(), add, val); err != nil {
+		if err := decodeFile(func() (io.ReadCloser, error) { return fsys.Open(e.Name()) }, prefix+e.Name(), lim, add, val); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// loadPath reads a file, or a directory recursively.
-func loadPath(name string, add func(*model.Object) error, val *validator) error {
+// loadPath reads a regular file, or a directory recursively.
+func loadPath(name string, lim Limits, add func(*model.Object) error, val *validator) error {
 	fi, err := os.Stat(name)
 	if err != nil {
 		return readError(name, err)
 	}
 	if !fi.IsDir() {
-		return decodeFile(func() (io.ReadCloser, error) { return os.Open(name) }, name, add, val)
+		if !fi.Mode().IsRegular() {
+			return notRegular(name, fi.Mode(), false)
+		}
+		return decodeFile(openRegular(name, false), name, lim, add, val)
 	}
 	root := name
 	if lfi, err := os.Lstat(name); err == nil && lfi.Mode()&fs.ModeSymlink != 0 {
@@ -180,15 +188,47 @@ func loadPath(name string, add func(*model.Object) error, val *validator) error 
 		if d.IsDir() || !isManifest(path) {
 			return nil
 		}
-		return decodeFile(func() (io.ReadCloser, error) { return os.Open(path) }, path, add, val)
+		if !d.Type().IsRegular() {
+			// A link is read when it leads to a regular file. Anything else
+			// named like a manifest is refused rather than skipped: the
+			// answer would silently lack what the user meant it to hold.
+			fi, err := os.Stat(path)
+			if err != nil {
+				return readError(path, err)
+			}
+			if !fi.Mode().IsRegular() {
+				return notRegular(path, fi.Mode(), true)
+			}
+		}
+		return decodeFile(openRegular(path, true), path, lim, add, val)
 	})
 }
 
-func decodeFile(open func() (io.ReadCloser, error), name string, add func(*model.Object) error, val *validator) error {
+// openRegular opens a file found to be regular, and checks again on the
+// open file: it may have been replaced since.
+func openRegular(name string, inDir bool) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, notRegular(name, fi.Mode(), inDir)
+		}
+		return f, nil
+	}
+}
+
+func decodeFile(open func() (io.ReadCloser, error), name string, lim Limits, add func(*model.Object) error, val *validator) error {
 	f, err := open()
 	if err != nil {
+		var le *Error
+		if errors.As(err, &le) {
+			return le
+		}
 		return readError(name, err)
 	}
 	defer f.Close()
-	return decodeChecked(f, name, add, fastListMin, val)
+	return decodeWith(f, name, lim, add, fastListMin, val)
 }

@@ -454,8 +454,8 @@ func TestLargeListIsSplitIntoItemsWithTheSameResult(t *testing.T) {
 		return objs, err
 	}
 	d := &decoder{file: "big.yaml", doc: 1}
-	if objs, ok := d.fastList(text, 1); !ok || len(objs) != 50 {
-		t.Fatalf("the list was not split: %v, %d objects", ok, len(objs))
+	if objs, ok, err := d.fastList(text, 1); !ok || err != nil || len(objs) != 50 {
+		t.Fatalf("the list was not split: %v %v, %d objects", ok, err, len(objs))
 	}
 	whole, err := collect(len(text) + 1)
 	if err != nil {

@@ -282,7 +282,7 @@ func BenchmarkDecodeChecked10000Pods(b *testing.B) {
 	for b.Loop() {
 		n := 0
 		val := newValidator(ValidateWarn)
-		err := decodeChecked(bytes.NewReader(text), "pods.yaml", func(*model.Object) error { n++; return nil }, fastListMin, val)
+		err := decodeWith(bytes.NewReader(text), "pods.yaml", Limits{}, func(*model.Object) error { n++; return nil }, fastListMin, val)
 		if err != nil || n != 10_000 || len(val.refused)+len(val.warnings) != 0 {
 			b.Fatalf("%d objects, %v, %d findings", n, err, len(val.refused)+len(val.warnings))
 		}

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -232,7 +233,14 @@ func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
 // either, but without them the CNI creates no endpoints.)
 func (an *analyzer) startACLCompiler() {
 	done := make(chan *windows.Compiler, 1)
+	var crashed crash.Group
 	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				crashed.Keep(r)
+				done <- nil
+			}
+		}()
 		cc := *an.c
 		cc.Services, cc.EndpointSlices = nil, nil
 		// A cluster the compiler refuses has no endpoint ACLs to read:
@@ -240,7 +248,11 @@ func (an *analyzer) startACLCompiler() {
 		x, _ := windows.NewCompiler(&cc)
 		done <- x
 	}()
-	an.aclCompiler = sync.OnceValue(func() *windows.Compiler { return <-done })
+	an.aclCompiler = sync.OnceValue(func() *windows.Compiler {
+		x := <-done
+		crashed.Repanic()
+		return x
+	})
 }
 
 // loadACLs compiles the HNS ACLs of the Windows pod endpoints with the

@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -511,11 +512,19 @@ func (an *analyzer) matrix() *Matrix {
 	}
 	for _, phase := range [][]int{first, rest} {
 		var wg sync.WaitGroup
+		var crashed crash.Group
 		next := make(chan int)
 		for w := 0; w < an.opt.Workers; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				// A worker that panicked still takes its share of the
+				// rows, unread, so that the sender never blocks.
+				defer func() {
+					for range next {
+					}
+				}()
+				defer crashed.Recover()
 				wk := an.newWorker()
 				var copyable []bool
 				for i := range next {
@@ -543,6 +552,7 @@ func (an *analyzer) matrix() *Matrix {
 		}
 		close(next)
 		wg.Wait()
+		crashed.Repanic()
 	}
 	m.Stats.Templates = len(bySig)
 	m.Reasons = an.reasons

@@ -161,6 +161,13 @@ func New(c *model.Cluster) (*Engine, error) {
 			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
+		// A pod bound to a node that does not exist runs nowhere (the pod
+		// garbage collector deletes it: kubernetes
+		// pkg/controller/podgc/gc_controller.go gcOrphaned); its address
+		// answers nothing.
+		if e.nodes[p.Spec.NodeName] == nil {
+			continue
+		}
 		if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
 			e.pods[a] = p
 		}
@@ -415,11 +422,11 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 		if p.Spec.NodeName == "" {
 			return Source{}, inputErr("source pod %s/%s is not scheduled (%s)", p.Namespace, p.Name, podStatus(p))
 		}
+		nd := e.nodes[p.Spec.NodeName]
+		if nd == nil {
+			return Source{}, inputErr("source pod %s/%s is bound to node %q, which does not exist: no kubelet runs it, and the pod garbage collector deletes it", p.Namespace, p.Name, p.Spec.NodeName)
+		}
 		if p.Spec.HostNetwork {
-			nd := e.nodes[p.Spec.NodeName]
-			if nd == nil {
-				return Source{}, inputErr("source pod %s/%s: node %s unknown", p.Namespace, p.Name, p.Spec.NodeName)
-			}
 			return Source{Kind: "pod", Pod: p, Node: nd.name, Addr: nd.ip}, nil
 		}
 		a, err := netip.ParseAddr(p.Status.PodIP)

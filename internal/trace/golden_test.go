@@ -88,6 +88,15 @@ func TestExecOutputsMatchTheirGoldenFiles(t *testing.T) {
 		{"aspnetapp-pings-a-bad-name", nil, "deploy/aspnetapp", "win-demo", []string{"ping", "-n", "1", "hello.demo"}},
 		{"aspnetapp-has-no-nslookup", nil, "deploy/aspnetapp", "win-demo", []string{"nslookup", "hello.demo.svc.cluster.local"}},
 		{"aspnetapp-has-no-wget", nil, "deploy/aspnetapp", "win-demo", []string{"wget", "http://hello.demo.svc.cluster.local/healthz"}},
+		{"aspnetapp-cmd-has-no-nslookup", nil, "deploy/aspnetapp", "win-demo", []string{"cmd", "/c", "nslookup", "hello.demo.svc.cluster.local"}},
+		{"aspnetapp-has-no-powershell", nil, "deploy/aspnetapp", "win-demo", []string{"powershell", "-Command", "Resolve-DnsName hello.demo.svc.cluster.local"}},
+		{"aspnetapp-cannot-exec-a-cmdlet", nil, "deploy/aspnetapp", "win-demo", []string{"Resolve-DnsName", "hello.demo.svc.cluster.local"}},
+		{"tools-resolve-dnsname-srv", []string{servercorePodYAML}, "pod/tools", "win-demo", []string{"powershell", "-Command", "Resolve-DnsName -Type SRV _http._tcp.hello.demo.svc.cluster.local"}},
+		{"tools-resolve-dnsname-a", []string{servercorePodYAML}, "pod/tools", "win-demo", []string{"powershell", "Resolve-DnsName", "hello.demo.svc.cluster.local"}},
+		{"windows-node-resolve-dnsname-srv", nil, "node/k8s-lab-win-1", "", []string{"Resolve-DnsName", "-Type", "SRV", "_http._tcp.hello.demo.svc.cluster.local", "-Server", "172.21.172.3"}},
+		{"check-nslookups-srv", nil, "pod/check", "default", []string{"nslookup", "-type=srv", "_http._tcp.hello.demo.svc.cluster.local"}},
+		{"lookup-wgets-a-name-an-externalname-hides", []string{deadExternalNameYAML}, "pod/lookup", "demo", []string{"wget", "-qO-", "http://router/"}},
+		{"lookup-nslookups-the-name-the-externalname-hides", []string{deadExternalNameYAML}, "pod/lookup", "demo", []string{"nslookup", "router"}},
 		{"aspnetapp-quoted-whole-command", nil, "deploy/aspnetapp", "win-demo", []string{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/readyz`}},
 		{"linux-node-pings-aspnetapp", nil, "node/k8s-lab-node-1", "", []string{"ping", "-c", "1", "172.21.41.6"}},
 		{"linux-node-curls-aspnetapp-service", nil, "node/k8s-lab-node-1", "", []string{"curl", "-s", "-w", `\n%{remote_ip} %{http_code}\n`, "http://10.102.98.171/Privacy"}},
@@ -122,3 +131,68 @@ func quoteArgs(argv []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// servercorePodYAML is a Windows Server Core pod with PowerShell, for
+// Resolve-DnsName.
+const servercorePodYAML = `apiVersion: v1
+kind: Pod
+metadata:
+  name: tools
+  namespace: win-demo
+spec:
+  os:
+    name: windows
+  nodeSelector:
+    kubernetes.io/os: windows
+  tolerations:
+    - key: os
+      operator: Equal
+      value: windows
+      effect: NoSchedule
+  securityContext:
+    runAsNonRoot: true
+    windowsOptions:
+      runAsUserName: ContainerUser
+  containers:
+    - name: tools
+      image: mcr.microsoft.com/windows/servercore:ltsc2025
+      command: ["ping", "-t", "localhost"]
+`
+
+// deadExternalNameYAML is an ExternalName Service of demo named like the
+// node network's router, pointing at a name under the TLD "invalid", and a
+// busybox pod of demo whose search list ends
+// with the node network's domain: glibc stops at router.demo.svc… and
+// never reaches router.example.com.
+const deadExternalNameYAML = `apiVersion: v1
+kind: Service
+metadata:
+  name: router
+  namespace: demo
+spec:
+  type: ExternalName
+  externalName: router.lab.invalid
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: lookup
+  namespace: demo
+spec:
+  os:
+    name: linux
+  dnsConfig:
+    searches: ["example.com"]
+  securityContext:
+    runAsNonRoot: true
+    runAsUser: 1000
+    seccompProfile:
+      type: RuntimeDefault
+  containers:
+    - name: lookup
+      image: busybox:1.37
+      securityContext:
+        allowPrivilegeEscalation: false
+        capabilities:
+          drop: ["ALL"]
+`

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
@@ -252,7 +253,20 @@ func (w *walker) linuxFilter(nd *node, pkt packet, local bool, fromPod, outPod *
 	if local {
 		hook = "filter-output"
 	}
-	if svc := e.services[pkt.dst]; svc != nil {
+	svc := e.services[pkt.dst]
+	if svc != nil {
+		if proxy, other := model.ServiceProxyName(svc); other {
+			// Not in @cluster-ips: the service network's drop rule, if the
+			// address is in it, takes the packet.
+			if e.inServiceCIDR(pkt.dst) {
+				w.end(Dropped, nd.name, "nftables ip kube-proxy "+hook+" → cluster-ips-check", "drop", pkt, Drop,
+					fmt.Sprintf("%s is in the service network and not in @cluster-ips (\"Drop traffic to unallocated ClusterIPs\"): %s", pkt.dst, notOurProxy(svc, proxy)))
+				return false
+			}
+			svc = nil
+		}
+	}
+	if svc != nil {
 		w.end(Rejected, nd.name, "nftables ip kube-proxy "+hook+" → cluster-ips-check", "reject", pkt, Reject,
 			fmt.Sprintf("%s is the ClusterIP of %s/%s, which answers only on its service ports (%s): \"Reject traffic to invalid ports of ClusterIPs\"",
 				pkt.dst, svc.Namespace, svc.Name, servicePorts(svc)))

@@ -19,6 +19,10 @@ type Output struct {
 	Stdout string
 	Stderr string
 	Code   int
+	// NotStarted: the container runtime could not start the program, so
+	// there is no remote exit code; Stderr is kubectl's error and Code its
+	// exit code.
+	NotStarted bool
 }
 
 // NotModeledError is a command the twin cannot answer; the message says
@@ -37,7 +41,19 @@ var toolNames = map[string]string{
 	"curl": workload.ToolCurl, "curl.exe": workload.ToolCurl,
 	"wget":     workload.ToolWget,
 	"nslookup": workload.ToolNSLookup, "nslookup.exe": workload.ToolNSLookup,
+	"resolve-dnsname": toolResolveDNSName,
 }
+
+// toolResolveDNSName is a PowerShell cmdlet, not a program: it runs on a
+// Windows node's PowerShell, or in a pod under powershell.exe.
+const toolResolveDNSName = "Resolve-DnsName"
+
+// How a command was started.
+const (
+	viaRuntime    = ""           // kubectl exec: the container runtime starts it
+	viaShell      = "shell"      // sh -c, cmd /c
+	viaPowerShell = "powershell" // powershell.exe -Command
+)
 
 // Exec runs a command in a pod or on a node: ping, curl, wget and nslookup
 // walk the twin; sh -c scripts and pipelines into tail, head and grep are
@@ -66,7 +82,9 @@ func (e *Engine) Exec(src Source, argv []string) (out Output, handled bool, err 
 	if (name == "sh" || name == "ash" || name == "bash") && len(argv) >= 3 && argv[1] == "-c" {
 		if src.Kind == "pod" {
 			prof := e.profile(src)
-			if sh := prof.Shell(); sh == workload.ShellCmd || sh == workload.ShellNone {
+			if sh := prof.Shell(); sh == workload.ShellCmd {
+				return notStartedOnWindows(), true, nil
+			} else if sh == workload.ShellNone {
 				o, c := prof.NotFound(argv[0])
 				return Output{Stderr: o, Code: c}, true, nil
 			}
@@ -78,7 +96,70 @@ func (e *Engine) Exec(src Source, argv []string) (out Output, handled bool, err 
 			return e.script(src, strings.Join(argv[2:], " "))
 		}
 	}
-	return e.command(src, argv)
+	if (name == "powershell" || name == "powershell.exe") && src.Kind == "pod" {
+		return e.powershell(src, argv)
+	}
+	return e.command(src, argv, viaRuntime)
+}
+
+// powershell runs `powershell [-NoProfile] [-NonInteractive] [-NoLogo]
+// [-Command] <command>` in a pod: an image without PowerShell cannot start
+// it; one with it runs the command if it is a single emulated command.
+func (e *Engine) powershell(src Source, argv []string) (Output, bool, error) {
+	prof := e.profile(src)
+	f, ok := prof.Tool(workload.ToolPowerShell)
+	if !ok {
+		return Output{}, true, notModeled("which tools the image %s has is not in the twin's table (internal/workload)", prof.Image)
+	}
+	if f == workload.FlavorNone {
+		if prof.Shell() == workload.ShellCmd {
+			return notStartedOnWindows(), true, nil
+		}
+		o, c := prof.NotFound(argv[0])
+		return Output{Stderr: o, Code: c}, true, nil
+	}
+	rest := argv[1:]
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		switch strings.ToLower(rest[0]) {
+		case "-noprofile", "-noninteractive", "-nologo":
+			rest = rest[1:]
+			continue
+		case "-command", "-c":
+			rest = rest[1:]
+		default:
+			return Output{}, true, notModeled("powershell.exe option %s", rest[0])
+		}
+		break
+	}
+	if len(rest) == 0 {
+		return Output{}, true, notModeled("an interactive PowerShell")
+	}
+	text := strings.Join(rest, " ")
+	if hasOperator(text) {
+		return Output{}, true, notModeled("a PowerShell pipeline or script; emulated: one Resolve-DnsName, ping, curl.exe or nslookup command")
+	}
+	words, err := SplitCommand(text)
+	if err != nil || len(words) == 0 {
+		return Output{}, true, notModeled("PowerShell command %q", text)
+	}
+	o, handled, err := e.command(src, words, viaPowerShell)
+	if err == nil && !handled {
+		return Output{}, true, notModeled("%q in PowerShell; emulated: Resolve-DnsName, ping, curl.exe, nslookup", words[0])
+	}
+	return o, true, err
+}
+
+// notStartedOnWindows is what kubectl exec prints when a Windows
+// container has no such program: containerd asks hcsshim to create the
+// process and the Host Compute Service fails with ERROR_FILE_NOT_FOUND
+// (hcsshim internal/hcs/system.go CreateProcess, "hcs::System::
+// CreateProcess"; kubernetes/kubernetes#60956). No shell is involved, so
+// cmd.exe's "is not recognized" message appears only under `cmd /c`. The
+// runtime's exec ID and the container ID hcsshim names are left out (the
+// twin has none); kubectl exits 1.
+func notStartedOnWindows() Output {
+	return Output{NotStarted: true, Code: 1,
+		Stderr: fmt.Sprintf("error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec: hcs::System::CreateProcess: The system cannot find the file specified.: unknown\n")}
 }
 
 func hasOperator(s string) bool {
@@ -110,7 +191,7 @@ func (e *Engine) script(src Source, s string) (Output, bool, error) {
 		if len(words) == 0 {
 			continue
 		}
-		o, handled, err := e.command(src, words)
+		o, handled, err := e.command(src, words, viaShell)
 		if err != nil {
 			return total, true, err
 		}
@@ -146,8 +227,9 @@ func (e *Engine) profile(src Source) workload.Profile {
 	return workload.For(src.Pod, e.nodeOS(e.nodes[src.Node]))
 }
 
-// command runs one command.
-func (e *Engine) command(src Source, argv []string) (Output, bool, error) {
+// command runs one command; via tells what started it: the container
+// runtime itself (a plain exec), a shell (a script, cmd /c) or PowerShell.
+func (e *Engine) command(src Source, argv []string, via string) (Output, bool, error) {
 	name := strings.ToLower(baseName(argv[0]))
 	if o, c, ok := filter(argv, ""); ok && name != "" {
 		return Output{Stdout: o, Code: c}, true, nil
@@ -158,6 +240,9 @@ func (e *Engine) command(src Source, argv []string) (Output, bool, error) {
 	}
 	nd := e.nodes[src.Node]
 	windowsOS := nd != nil && nd.windows
+	if tool == toolResolveDNSName {
+		return e.resolveDNSNameIn(src, windowsOS, via, argv)
+	}
 	flavor := ""
 	switch src.Kind {
 	case "pod":
@@ -169,6 +254,9 @@ func (e *Engine) command(src Source, argv []string) (Output, bool, error) {
 		// curl.exe in Nano Server answers to "curl" too (PATHEXT), and
 		// Linux images have no ".exe" names.
 		if f == workload.FlavorNone || (!windowsOS && strings.HasSuffix(name, ".exe")) {
+			if via == viaRuntime && prof.Shell() == workload.ShellCmd {
+				return notStartedOnWindows(), true, nil
+			}
 			o, c := prof.NotFound(argv[0])
 			return Output{Stderr: o, Code: c}, true, nil
 		}
@@ -778,6 +866,47 @@ func (e *Engine) nslookup(src Source, flavor string, argv []string) (Output, boo
 		}
 	}
 	out, errOut, code := dns.NSLookup(e.c, dsrc, argv)
+	if code == dns.ExitNotModeled {
+		return Output{}, true, notModeled("%s", strings.TrimSpace(errOut))
+	}
+	return Output{Stdout: out, Stderr: errOut, Code: code}, true, nil
+}
+
+// resolveDNSNameIn runs the Resolve-DnsName cmdlet where PowerShell runs
+// it — a Windows node, or a pod under powershell.exe — after checking that
+// the query gets through to the DNS server. Anywhere else the name is not
+// a program: the runtime cannot start it, cmd.exe does not know it.
+func (e *Engine) resolveDNSNameIn(src Source, windowsOS bool, via string, argv []string) (Output, bool, error) {
+	switch {
+	case src.Kind == "node" && !windowsOS:
+		return Output{}, false, nil
+	case src.Kind == "pod" && via == viaRuntime && windowsOS:
+		return notStartedOnWindows(), true, nil
+	case src.Kind == "pod" && via != viaPowerShell:
+		o, c := e.profile(src).NotFound(argv[0])
+		return Output{Stderr: o, Code: c}, true, nil
+	}
+	dsrc, ok := e.dnsSource(src)
+	if !ok {
+		return Output{}, true, notModeled("Resolve-DnsName runs in pods and on nodes")
+	}
+	server := ""
+	for i, a := range argv {
+		if p := strings.ToLower(a); len(p) >= 3 && strings.HasPrefix("-server", p) && i+1 < len(argv) {
+			server = argv[i+1]
+		}
+	}
+	if server == "" {
+		if cfg, err := dns.ConfigFor(e.c, dsrc); err == nil && len(cfg.Nameservers) > 0 {
+			server = cfg.Nameservers[0]
+		}
+	}
+	if a, err := netip.ParseAddr(server); err == nil {
+		if r := e.traceTo(src, a, UDP, 53); !r.Delivered && r.Outcome != NotModeled {
+			return Output{}, true, notModeled("Resolve-DnsName timing out on %s is not modeled (%s)", server, r.Reason)
+		}
+	}
+	out, errOut, code := dns.ResolveDNSName(e.c, dsrc, argv)
 	if code == dns.ExitNotModeled {
 		return Output{}, true, notModeled("%s", strings.TrimSpace(errOut))
 	}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // Trace walks a connection from src to dst (port for TCP and UDP; ignored
@@ -386,6 +387,12 @@ func fixFor(res *Result) string {
 		return "allow the connection in an ingress rule of a NetworkPolicy selecting the destination pod (" + firstDenied(r) + ")"
 	case strings.Contains(comp, "firewall") || strings.Contains(comp, "Firewall"):
 		return "add an Allow rule for this traffic before the blocking rule in the Cluster kind's spec.network.firewall (and on the host)"
+	case strings.Contains(r, "network-flag not initialized"):
+		return "give kube-proxy on the node its HNS network (KUBE_NETWORK=Calico or --network-name=Calico), or run it through start.ps1; kubectl-hybrid check reports it as HYB043"
+	case strings.Contains(r, "is terminating or not serving"):
+		return "wait for ready endpoints of the Service; run hnsdiag list loadbalancers on the node to see whether an earlier kube-proxy sync left a load balancer that still serves"
+	case strings.Contains(r, "kube-proxy's informers never see it"):
+		return "remove the label " + model.LabelServiceProxyName + " if kube-proxy is to serve the Service, or run the service proxy it names"
 	case strings.Contains(r, "no ready endpoints") || strings.Contains(r, "no usable endpoints"):
 		return "give the Service ready endpoints: check its selector, the pods' readiness and targetPort"
 	case strings.Contains(r, "answers only on its service ports") || strings.Contains(r, "VFP load balancers match TCP and UDP ports only"):

@@ -155,6 +155,10 @@ func (w *walker) send(pl place, pkt packet) {
 			"the pod's route: default via 169.254.1.1 dev eth0 (Calico's proxy-ARP gateway) to the host end "+vethOf(pl.pod), costStack)
 		w.linuxIn(pl.nd, pkt, vethOf(pl.pod), pl.pod)
 	case "winPod":
+		if pl.ep == nil {
+			w.end(Dropped, pl.nd.name, "pod "+podName(pl.pod)+" vNIC", "drop", pkt, Drop, noEndpoint(pl.nd, pl.pod))
+			return
+		}
 		w.add(pl.nd.name, "pod "+podName(pl.pod)+" vNIC", "send", pkt, nil, Pass,
 			fmt.Sprintf("HNS endpoint %s (%s/%d, gateway %s)", shortID(pl.ep.ID), pl.ep.IPAddress, pl.ep.PrefixLength, pl.ep.GatewayAddress), costStack)
 		w.winPodOut(pl.nd, pl.ep, pl.pod, pkt)
@@ -167,6 +171,19 @@ func (w *walker) send(pl place, pkt packet) {
 	case "external":
 		w.externalIn(pkt)
 	}
+}
+
+// noEndpoint says why a Windows pod has no HNS endpoint to send from: the
+// node's first warning when the Calico network is missing (no block, no
+// calico-node-windows), else that the CNI gave none the pod's address.
+func noEndpoint(nd *node, p *corev1.Pod) string {
+	why := "the Calico CNI created none with the pod's address " + p.Status.PodIP
+	if win := nd.w(); win != nil && len(win.Warnings) > 0 {
+		why = win.Warnings[0]
+	} else if win == nil {
+		why = "the node's HNS state could not be compiled"
+	}
+	return fmt.Sprintf("%s has no HNS endpoint on %s: %s", podName(p), nd.name, why)
 }
 
 func podName(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -564,7 +581,7 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 		case 10250:
 			return "the kubelet", true
 		case 10256:
-			if nd.windows && nd.w() != nil && nd.w().KubeProxy || !nd.windows && nd.lx != nil && nd.lx.HasServicePorts() {
+			if kubeProxyRuns(nd) {
 				return "kube-proxy's health server", true
 			}
 		case 6443:
@@ -575,6 +592,11 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 			if nd.controlPlane {
 				return "etcd", true
 			}
+		}
+	}
+	if proto == TCP && kubeProxyRuns(nd) {
+		if what, ok := w.healthCheckListener(nd, port); ok {
+			return what, true
 		}
 	}
 	for _, p := range w.e.podsByNode[nd.name] {
@@ -622,6 +644,9 @@ func (w *walker) deliverHost(nd *node, pkt packet, fromSelf bool) {
 	what, ok := w.hostListener(nd, pkt.proto, pkt.dport)
 	if !ok {
 		why := fmt.Sprintf("nothing listens on %s:%d/%s on node %s", pkt.dst, pkt.dport, pkt.proto, nd.name)
+		if np := w.missingNodePort(nd, pkt.proto, pkt.dport); np != "" {
+			why += ": " + np
+		}
 		w.end(Refused, nd.name, "host "+nd.name, "RST", pkt, Reject, why)
 		w.arrived, w.arrivedAt = pkt, pl
 		return

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
@@ -82,9 +83,14 @@ func (w *walker) winPodOut(nd *node, ep *windows.Endpoint, pod *corev1.Pod, pkt 
 				fmt.Sprintf("%s is the ClusterIP of %s/%s: VFP load balancers match TCP and UDP ports only, and the VIP's remote endpoint (the host's MAC) answers nothing", pkt.dst, svc.Namespace, svc.Name))
 			return
 		}
+		why := fmt.Sprintf("%s/%s has no such port (%s) or no usable endpoints, so kube-proxy applied no policy", svc.Namespace, svc.Name, servicePorts(svc))
+		if proxy, other := model.ServiceProxyName(svc); other {
+			why = notOurProxy(svc, proxy)
+		} else if !nd.w().KubeProxy {
+			why = nd.w().KubeProxyDown
+		}
 		w.end(Dropped, nd.name, "VFP load balancing ("+w.portName(ep)+")", "drop", pkt, Drop,
-			fmt.Sprintf("no HNS load balancer on %s for %s:%d/%s: %s/%s has no such port (%s) or no usable endpoints, so kube-proxy applied no policy",
-				nd.name, pkt.dst, pkt.dport, pkt.proto, svc.Namespace, svc.Name, servicePorts(svc)))
+			fmt.Sprintf("no HNS load balancer on %s for %s:%d/%s: %s", nd.name, pkt.dst, pkt.dport, pkt.proto, why))
 		return
 	} else if w.e.inServiceCIDR(pkt.dst) {
 		w.end(Dropped, nd.name, "VFP load balancing ("+w.portName(ep)+")", "drop", pkt, Drop,

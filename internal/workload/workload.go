@@ -12,12 +12,14 @@
 //	ghcr.io/example/hello*                        linux    busybox ping, wget, nslookup (1)   TCP 8080: GET /healthz, /readyz → 200 "ok"; else 404
 //	mcr.microsoft.com/dotnet/samples:aspnetapp*   windows  curl.exe, ping (Nano Server)       TCP 8080: GET / → 200 the Razor sample's page, /Privacy → 200; else 404
 //	mcr.microsoft.com/windows/nanoserver*         windows  curl.exe, ping                     nothing of its own
-//	mcr.microsoft.com/windows/servercore*         windows  curl.exe, ping, nslookup.exe       nothing of its own
-//	mcr.microsoft.com/windows/servercore/iis*     windows  curl.exe, ping, nslookup.exe       TCP 80: GET / → 200 the IIS welcome page; else 404
+//	mcr.microsoft.com/windows/servercore*         windows  curl.exe, ping, nslookup.exe (2)   nothing of its own
+//	mcr.microsoft.com/windows/servercore/iis*     windows  curl.exe, ping, nslookup.exe (2)   TCP 80: GET / → 200 the IIS welcome page; else 404
 //	registry.k8s.io/coredns/coredns*              linux    none (distroless, no shell)        UDP/TCP 53 DNS, TCP 9153 metrics, 8080 /health, 8181 /ready
 //
 // (1) ghcr.io/example/hello is the seed's placeholder image; the twin
 // assumes a busybox base, so its shell has busybox's applets.
+// (2) and powershell.exe (Windows PowerShell 5.1, with Resolve-DnsName);
+// Nano Server has no PowerShell.
 //
 // An image not in the table serves HTTP 200 with an empty body on every
 // path of every containerPort the pod declares (TCP), and has no known
@@ -57,6 +59,9 @@ const (
 	ToolWget     = "wget"
 	ToolCurl     = "curl"
 	ToolNSLookup = "nslookup"
+	// ToolPowerShell is powershell.exe (Windows PowerShell 5.1), whose
+	// DnsClient module has Resolve-DnsName.
+	ToolPowerShell = "powershell"
 )
 
 // Flavours of a tool: which implementation's output and exit codes apply.
@@ -140,7 +145,7 @@ const iisPage = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http:
 var (
 	busyboxTools = map[string]string{ToolPing: FlavorBusybox, ToolWget: FlavorBusybox, ToolNSLookup: FlavorBusybox}
 	nanoTools    = map[string]string{ToolPing: FlavorWindows, ToolCurl: FlavorWindows}
-	coreTools    = map[string]string{ToolPing: FlavorWindows, ToolCurl: FlavorWindows, ToolNSLookup: FlavorWindows}
+	coreTools    = map[string]string{ToolPing: FlavorWindows, ToolCurl: FlavorWindows, ToolNSLookup: FlavorWindows, ToolPowerShell: FlavorWindows}
 )
 
 // Table is the documented table, most specific rows first.

@@ -597,6 +597,17 @@ func (m *IPAM) AssignIP(a AssignIPArgs) error {
 	cidr := netip.PrefixFrom(a.IP, p.BlockSize).Masked()
 	b, ok := m.blocks[cidr]
 	if !ok {
+		// A new block must hold the host's reservation: upstream's newBlock
+		// would index past a block smaller than it (automatic assignment
+		// never gets there, determinePools skips such pools).
+		maxPrefix, err := maxPrefixLen(version, a.Reserved)
+		if err != nil {
+			return err
+		}
+		if p.BlockSize > maxPrefix {
+			return fmt.Errorf("%w: IP pool %q has blockSize %d, and a /%d block cannot hold the host's %d reserved addresses (the longest block prefix that can is /%d)",
+				ErrNoQualifiedPool, p.Name, p.BlockSize, p.BlockSize, a.Reserved.StartOfBlock+a.Reserved.EndOfBlock, maxPrefix)
+		}
 		aff := m.pendingAffinity(a.Host, cidr)
 		if b, err = m.claimAffineBlock(a.Host, cidr, aff, a.Reserved); err != nil {
 			return err

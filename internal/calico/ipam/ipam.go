@@ -237,13 +237,23 @@ func New(pools []Pool, cfg Config) (*IPAM, error) {
 	for _, p := range pools {
 		pp, err := newPool(p)
 		if err != nil {
-			return nil, err
+			return nil, &PoolError{Pool: p.Name, Err: err}
 		}
 		m.pools = append(m.pools, pp)
 	}
 	sort.SliceStable(m.pools, func(i, j int) bool { return m.pools[i].Name < m.pools[j].Name })
 	return m, nil
 }
+
+// PoolError is a pool New refuses, named so that callers can say where the
+// pool came from.
+type PoolError struct {
+	Pool string
+	Err  error
+}
+
+func (e *PoolError) Error() string { return e.Err.Error() }
+func (e *PoolError) Unwrap() error { return e.Err }
 
 func newPool(p Pool) (*pool, error) {
 	if !p.CIDR.IsValid() {

@@ -276,6 +276,29 @@ func TestWindowsRejectsBlocksTooSmallForTheReservation(t *testing.T) {
 	}
 }
 
+func TestAnObservedWindowsAddressInABlockTooSmallForTheReservationIsRefused(t *testing.T) {
+	for _, bs := range []int{30, 31, 32} {
+		t.Run(fmt.Sprintf("blockSize %d", bs), func(t *testing.T) {
+			m := newModel(t, strict(), Pool{Name: "tiny", CIDR: netip.MustParsePrefix("10.0.0.0/24"), BlockSize: bs})
+			m.SetNode("w", windows)
+			err := m.AssignObserved("w", mustAddr("10.0.0.9"), "h", nil)
+			if !errors.Is(err, ErrNoQualifiedPool) || !strings.Contains(err.Error(), fmt.Sprintf(`IP pool "tiny" has blockSize %d`, bs)) {
+				t.Errorf("err = %v", err)
+			}
+			if len(m.Blocks()) != 0 {
+				t.Errorf("a block was claimed: %v", m.Blocks())
+			}
+		})
+	}
+	t.Run("a Linux node takes the same address", func(t *testing.T) {
+		m := newModel(t, strict(), Pool{Name: "tiny", CIDR: netip.MustParsePrefix("10.0.0.0/24"), BlockSize: 32})
+		m.SetNode("l", linux)
+		if err := m.AssignObserved("l", mustAddr("10.0.0.9"), "h", nil); err != nil {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
 func TestOrdinalReuseOrder(t *testing.T) {
 	// One /29 block of 8 addresses for one node.
 	p := Pool{Name: "p", CIDR: netip.MustParsePrefix("10.1.0.0/29"), BlockSize: 29}

@@ -101,8 +101,14 @@ type svcPort struct {
 	sourceRanges              []netip.Prefix
 	etpLocal, itpLocal        bool
 	affinity                  bool
-	eps                       []ServiceEndpoint
+	eps                       []kpEndpoint
 	nameString, chainBase     string
+}
+
+// kpEndpoint is an endpoint with the conditions CategorizeEndpoints reads.
+type kpEndpoint struct {
+	ServiceEndpoint
+	ready, serving, terminating bool
 }
 
 func newKubeProxyCluster(c *model.Cluster) *kubeProxyCluster {
@@ -198,6 +204,9 @@ func (k *kubeProxyCluster) addService(svc *corev1.Service, slices []*discoveryv1
 	if err != nil || !cip.Is4() {
 		return // headless or not IPv4
 	}
+	if _, other := model.ServiceProxyName(svc); other {
+		return // kube-proxy's informers never see it
+	}
 	for _, sp := range svc.Spec.Ports {
 		p := &svcPort{ns: svc.Namespace, name: svc.Name, portName: sp.Name, proto: strings.ToLower(string(orProto(sp.Protocol))),
 			clusterIP: cip, port: int(sp.Port), nodePort: int(sp.NodePort)}
@@ -245,14 +254,15 @@ func orProto(p corev1.Protocol) corev1.Protocol {
 	return p
 }
 
-// endpointsFor collects the ready endpoints of one service port from its
+// endpointsFor collects the endpoints of one service port from its
 // EndpointSlices (pkg/proxy/endpointslicecache.go): the slice port with the
-// service port's name and protocol, endpoints whose Ready condition is not
-// false, deduplicated and sorted by "IP:port" as proxy.EndpointsMap keeps
-// them.
-func endpointsFor(slices []*discoveryv1.EndpointSlice, sp corev1.ServicePort) []ServiceEndpoint {
+// service port's name and protocol (a slice port without one is TCP, the API
+// server's default), each endpoint's first address with its conditions
+// (ready and serving when unset, newEndpointSliceInfo), deduplicated and
+// sorted by "IP:port" as proxy.EndpointsMap keeps them.
+func endpointsFor(slices []*discoveryv1.EndpointSlice, sp corev1.ServicePort) []kpEndpoint {
 	seen := map[netip.AddrPort]bool{}
-	var out []ServiceEndpoint
+	var out []kpEndpoint
 	for _, s := range slices {
 		for _, pp := range s.Ports {
 			name := ""
@@ -263,29 +273,30 @@ func endpointsFor(slices []*discoveryv1.EndpointSlice, sp corev1.ServicePort) []
 			if pp.Protocol != nil {
 				proto = *pp.Protocol
 			}
-			if name != sp.Name || proto != orProto(sp.Protocol) || pp.Port == nil {
+			if name != sp.Name || proto != orProto(sp.Protocol) || pp.Port == nil || *pp.Port == 0 {
 				continue
 			}
 			for _, e := range s.Endpoints {
-				if e.Conditions.Ready != nil && !*e.Conditions.Ready {
+				if len(e.Addresses) == 0 {
 					continue
 				}
-				for _, a := range e.Addresses {
-					ip, err := netip.ParseAddr(a)
-					if err != nil || !ip.Is4() {
-						continue
-					}
-					ap := netip.AddrPortFrom(ip, uint16(*pp.Port))
-					if seen[ap] {
-						continue
-					}
-					seen[ap] = true
-					ep := ServiceEndpoint{Addr: ap}
-					if e.NodeName != nil {
-						ep.Node = *e.NodeName
-					}
-					out = append(out, ep)
+				ip, err := netip.ParseAddr(e.Addresses[0])
+				if err != nil || !ip.Is4() {
+					continue
 				}
+				ap := netip.AddrPortFrom(ip, uint16(*pp.Port))
+				if seen[ap] {
+					continue
+				}
+				seen[ap] = true
+				ep := kpEndpoint{ServiceEndpoint: ServiceEndpoint{Addr: ap},
+					ready:       e.Conditions.Ready == nil || *e.Conditions.Ready,
+					serving:     e.Conditions.Serving == nil || *e.Conditions.Serving,
+					terminating: e.Conditions.Terminating != nil && *e.Conditions.Terminating}
+				if e.NodeName != nil {
+					ep.Node = *e.NodeName
+				}
+				out = append(out, ep)
 			}
 		}
 	}
@@ -335,23 +346,69 @@ type portView struct {
 	usesFirewall                           bool
 }
 
+// view is CategorizeEndpoints (pkg/proxy/topology.go) without topology:
+// Ready endpoints, or, where there are none (for the cluster, then
+// separately for the node's own), the serving terminating ones.
 func (kn *kubeProxyNode) view(p *svcPort) portView {
 	v := portView{p: p}
-	for _, e := range p.eps {
-		e.Local = e.Node == kn.node
-		v.cluster = append(v.cluster, e)
-		if e.Local {
-			v.local = append(v.local, e)
-		}
-	}
 	usesClusterEps := !p.itpLocal || (p.externallyAccessible() && !p.etpLocal)
 	usesLocalEps := p.itpLocal || p.etpLocal
-	if usesClusterEps {
-		v.reachable = v.cluster
-	} else {
-		v.reachable = v.local
+	filter := func(keep func(e kpEndpoint) bool) []ServiceEndpoint {
+		var out []ServiceEndpoint
+		for _, e := range p.eps {
+			if keep(e) {
+				se := e.ServiceEndpoint
+				se.Local = e.Node == kn.node
+				out = append(out, se)
+			}
+		}
+		return out
 	}
-	v.hasEndpoints = len(v.cluster) > 0
+	servingTerminating := func(e kpEndpoint) bool { return e.serving && e.terminating }
+	if usesClusterEps {
+		v.cluster = filter(func(e kpEndpoint) bool { return e.ready })
+		if len(v.cluster) == 0 {
+			v.cluster = filter(servingTerminating)
+		}
+		v.hasEndpoints = len(v.cluster) > 0
+	}
+	fallback := false
+	if usesLocalEps {
+		localReady, localST := false, false
+		for _, e := range p.eps {
+			if e.ready || servingTerminating(e) {
+				v.hasEndpoints = true
+				localReady = localReady || e.ready && e.Node == kn.node
+				localST = localST || !e.ready && e.Node == kn.node
+			}
+		}
+		switch {
+		case localReady:
+			v.local = filter(func(e kpEndpoint) bool { return e.Node == kn.node && e.ready })
+		case localST:
+			fallback = true
+			v.local = filter(func(e kpEndpoint) bool { return e.Node == kn.node && servingTerminating(e) })
+		}
+	}
+	switch {
+	case !usesLocalEps:
+		v.reachable = v.cluster
+	case !usesClusterEps:
+		v.reachable = v.local
+	case !fallback:
+		v.reachable = v.cluster
+	default:
+		// Both lists, merged by endpoint (local terminating ones are
+		// not among the cluster's ready ones).
+		seen := map[netip.AddrPort]bool{}
+		for _, e := range append(append([]ServiceEndpoint(nil), v.cluster...), v.local...) {
+			if !seen[e.Addr] {
+				seen[e.Addr] = true
+				v.reachable = append(v.reachable, e)
+			}
+		}
+		sort.SliceStable(v.reachable, func(i, j int) bool { return v.reachable[i].Addr.String() < v.reachable[j].Addr.String() })
+	}
 	v.clusterChain = "service-" + p.chainBase
 	v.localChain = "local-" + p.chainBase
 	v.fwChain = "firewall-" + p.chainBase

@@ -457,8 +457,11 @@ func TestNotReadyBackendsAreLeftOutAndTerminatingOnesServeOnlyWhenAllTerminate(t
 	svc = f.service("demo", "web", "10.96.0.70", tcpPort("http", 80, intstr.FromInt32(80)), 80,
 		bk{ip: "10.0.11.5", node: "lin-1", termin: true}, bk{ip: "10.0.11.6", node: "lin-1", termin: true})
 	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "198.51.100.2"}}
+	// Both serve, but no endpoint is available for the ingress load
+	// balancer (manageLoadbalancer's endpointsAvailableForLB): only the
+	// ClusterIP one is made.
 	lbs := lbsOf(f.compile(t), "demo/web")
-	if len(lbs) != 2 || len(lbs[0].Backends) != 2 {
+	if len(lbs) != 1 || lbs[0].Kind != LBClusterIP || len(lbs[0].Backends) != 2 {
 		t.Errorf("all terminating (with an ingress IP): %+v", lbs)
 	}
 }

@@ -26,16 +26,26 @@ type kubeProxyConfig struct {
 func (nb *nodeBuild) kubeProxy() {
 	pod := nb.kubeProxyPod()
 	if pod == nil {
-		nb.out.Notes = append(nb.out.Notes, "kube-proxy does not run on the node: no load balancers and no kube-proxy remote endpoints")
+		nb.out.KubeProxyDown = "kube-proxy does not run on the node: no load balancers and no kube-proxy remote endpoints"
+		nb.out.Notes = append(nb.out.Notes, nb.out.KubeProxyDown)
 		return
 	}
 	cfg := nb.kubeProxyFlags(pod)
-	if cfg.networkName != "" && !strings.EqualFold(cfg.networkName, calicoNetwork) {
-		nb.out.Warnings = append(nb.out.Warnings, fmt.Sprintf("kube-proxy's network %q is not the Calico HNS network: it waits for it forever", cfg.networkName))
+	if cfg.networkName == "" {
+		// getNetworkName (pkg/proxy/winkernel/proxier.go, NewProxier): the
+		// flag, else KUBE_NETWORK, else kube-proxy exits at start.
+		nb.out.KubeProxyDown = noNetworkName
+		nb.out.Warnings = append(nb.out.Warnings, noNetworkName)
+		return
+	}
+	if !strings.EqualFold(cfg.networkName, calicoNetwork) {
+		nb.out.KubeProxyDown = fmt.Sprintf("kube-proxy's network %q is not the Calico HNS network: it waits for it forever", cfg.networkName)
+		nb.out.Warnings = append(nb.out.Warnings, nb.out.KubeProxyDown)
 		return
 	}
 	if cfg.sourceVIP == "" {
-		nb.out.Warnings = append(nb.out.Warnings, "kube-proxy: source-vip flag not set (required on Overlay networks)")
+		nb.out.KubeProxyDown = "kube-proxy: source-vip flag not set (required on Overlay networks)"
+		nb.out.Warnings = append(nb.out.Warnings, nb.out.KubeProxyDown)
 		return
 	}
 	nb.out.KubeProxy, nb.out.DSR, nb.out.SourceVIP = true, cfg.dsr, cfg.sourceVIP
@@ -55,6 +65,9 @@ func (nb *nodeBuild) kubeProxy() {
 		nb.out.Notes = append(nb.out.Notes, "kube-proxy --forward-healthcheck-vip: the root HNS endpoint (cbr0) does not exist on a Calico node, so no health-check load balancers")
 	}
 }
+
+// noNetworkName is the warning of a kube-proxy that knows no HNS network.
+const noNetworkName = `kube-proxy exits at start: neither --network-name nor the KUBE_NETWORK environment variable is set ("Environment variable KUBE_NETWORK and network-flag not initialized"): no load balancers and no kube-proxy remote endpoints`
 
 // kubeProxyPod is a running kube-proxy-windows pod on the node.
 func (nb *nodeBuild) kubeProxyPod() *corev1.Pod {
@@ -78,13 +91,26 @@ func (nb *nodeBuild) kubeProxyPod() *corev1.Pod {
 // start.ps1 (hostprocess/calico/kube-proxy) always adds --enable-dsr=true,
 // takes --source-vip from Calico_ep's address and sets KUBE_NETWORK=Calico;
 // explicit flags in the pod override that, then the kubeadm
-// KubeProxyConfiguration's winkernel section fills the rest.
+// KubeProxyConfiguration's winkernel section fills the rest. Without
+// start.ps1 the network is --network-name, the configuration's networkName
+// or the container's KUBE_NETWORK, else none.
 func (nb *nodeBuild) kubeProxyFlags(p *corev1.Pod) kubeProxyConfig {
-	cfg := kubeProxyConfig{networkName: calicoNetwork}
+	var cfg kubeProxyConfig
 	startPS1 := false
 	var args []string
+	env := ""
 	for _, c := range p.Spec.Containers {
 		args = append(append(args, c.Command...), c.Args...)
+		for _, e := range c.Env {
+			if e.Name == "KUBE_NETWORK" {
+				env = e.Value
+				if e.ValueFrom != nil {
+					// A reference the twin does not resolve: taken to name
+					// the Calico network.
+					env = calicoNetwork
+				}
+			}
+		}
 	}
 	if p.Spec.Containers == nil {
 		// A pod stub without a spec: the lab's DaemonSet runs start.ps1.
@@ -103,7 +129,11 @@ func (nb *nodeBuild) kubeProxyFlags(p *corev1.Pod) kubeProxyConfig {
 			cfg.networkName = kc.Winkernel.NetworkName
 		}
 	}
+	if cfg.networkName == "" {
+		cfg.networkName = env
+	}
 	if startPS1 {
+		cfg.networkName = calicoNetwork
 		cfg.dsr = true
 		if nb.hostEP != nil {
 			cfg.sourceVIP = nb.hostEP.IPAddress
@@ -320,4 +350,17 @@ func (nb *nodeBuild) loadBalancer(seen map[string]bool, lb *LoadBalancer, vip st
 		lb.Warnings = append(lb.Warnings, fmt.Sprintf("%d backends: a VFP load balancer rule takes at most %d destinations on Windows Server 2019 (hcnCreateLoadBalancer: \"Unable to initialize VFP LB rule: invalid number of destinations\", kubernetes/kubernetes#98680); later builds raise the limit — not applied here", n, maxVFPLBTarget))
 	}
 	nb.out.lbs = append(nb.out.lbs, lb)
+}
+
+// KubeProxyNotes are kube-proxy's notes and warnings on one service port
+// ("ns/name", the port's name or number) on the node.
+func (n *Node) KubeProxyNotes(service, portName string) []string {
+	prefix := "service " + service + " port " + portName
+	var out []string
+	for _, s := range append(slices.Clone(n.Warnings), n.Notes...) {
+		if rest, ok := strings.CutPrefix(s, prefix); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

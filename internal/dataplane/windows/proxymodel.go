@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // proxyModel is what kube-proxy (winkernel, K8s pkg/proxy/winkernel/proxier.go
@@ -45,7 +47,7 @@ type proxyPort struct {
 	portName string
 	// clusterIP is the service's first IPv4 ClusterIP.
 	clusterIP  string
-	targetPort int // 0: a named target port, resolved from the first backend
+	targetPort int // the Service's number (0 when named); each backend walked replaces it
 	proto      int
 	// preserveDIP: the preserve-destination annotation; localDSR: ETP=Local;
 	// internalLocal: ITP=Local; affinity: ClientIP session affinity.
@@ -144,6 +146,9 @@ func (m *proxyModel) service(cx *compiler, svc *corev1.Service) {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone {
 		return
 	}
+	if _, other := model.ServiceProxyName(svc); other {
+		return // kube-proxy's informers never see it
+	}
 	clusterIP := ""
 	for _, ip := range append([]string{svc.Spec.ClusterIP}, svc.Spec.ClusterIPs...) {
 		if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
@@ -211,7 +216,12 @@ func appendPort(l []int, i int) []int {
 }
 
 // backendsOf are the endpoints of one service port from its EndpointSlices,
-// ordered by "ip:port" as kube-proxy's endpoints map sorts them.
+// ordered by "ip:port" as kube-proxy's endpoints map sorts them
+// (pkg/proxy/endpointslicecache.go endpointInfoByServicePort,
+// endpointsMapFromEndpointInfo). A slice port belongs to the service port
+// with its name and protocol; the API server defaults a slice port's
+// protocol to TCP. Ready and serving default to true when unset
+// (newEndpointSliceInfo).
 func backendsOf(slices []*discoveryv1.EndpointSlice, svc *corev1.Service, sp corev1.ServicePort) []backend {
 	seen := map[string]bool{}
 	var out []backend
@@ -225,7 +235,11 @@ func backendsOf(slices []*discoveryv1.EndpointSlice, svc *corev1.Service, sp cor
 			if p.Name != nil {
 				pn = *p.Name
 			}
-			if pn == sp.Name && p.Port != nil {
+			proto := corev1.ProtocolTCP
+			if p.Protocol != nil {
+				proto = *p.Protocol
+			}
+			if pn == sp.Name && proto == orTCP(sp.Protocol) && p.Port != nil && *p.Port != 0 {
 				port = p.Port
 				break
 			}
@@ -242,13 +256,11 @@ func backendsOf(slices []*discoveryv1.EndpointSlice, svc *corev1.Service, sp cor
 				continue
 			}
 			seen[key] = true
-			ready := e.Conditions.Ready == nil || *e.Conditions.Ready
 			be := backend{
-				ip: e.Addresses[0], port: *port, ready: ready, serving: ready, key: key,
+				ip: e.Addresses[0], port: *port, key: key,
+				ready:       e.Conditions.Ready == nil || *e.Conditions.Ready,
+				serving:     e.Conditions.Serving == nil || *e.Conditions.Serving,
 				terminating: e.Conditions.Terminating != nil && *e.Conditions.Terminating,
-			}
-			if e.Conditions.Serving != nil {
-				be.serving = *e.Conditions.Serving
 			}
 			if e.NodeName != nil {
 				be.node, be.hasNode = *e.NodeName, true
@@ -282,9 +294,9 @@ func (m *proxyModel) plan(ctx *planCtx, i int) *portPlan {
 	pl := &portPlan{targetPort: p.targetPort}
 	local := func(be backend) bool { return ctx.node != "" && be.hasNode && be.node == ctx.node }
 	allTerminating, allNonServing := false, false
-	someServing := true
+	someServing, weighed := true, 0
 	if len(p.ingressIPs) > 0 {
-		allTerminating, allNonServing = terminatingState(p.bes, p.localDSR, local)
+		allTerminating, allNonServing, weighed = terminatingState(p.bes, p.localDSR, local)
 		someServing = !allNonServing
 	}
 	for b, be := range p.bes {
@@ -300,10 +312,11 @@ func (m *proxyModel) plan(ctx *planCtx, i int) *portPlan {
 				continue
 			}
 		}
-		if pl.targetPort == 0 {
-			// Named target port: the first endpoint's port serves all.
-			pl.targetPort = int(be.port)
-		}
+		// The load balancer's internal port is the port of the last
+		// backend walked, whatever the Service's targetPort says
+		// (kubernetes#132647: "svcInfo.targetPort == 0 ||
+		// svcInfo.targetPort != int(ep.port)"); one port serves all.
+		pl.targetPort = int(be.port)
 		// A local backend's endpoint is the node's own (or missing): its
 		// provider address matters only for a remote one.
 		pa := p.pa[b]
@@ -340,7 +353,12 @@ func (m *proxyModel) plan(ctx *planCtx, i int) *portPlan {
 		pl.notes = append(pl.notes, planNote{text: fmt.Sprintf("service %s port %s has no usable endpoints: kube-proxy applies no policy", p.name, p.portName)})
 		return pl
 	}
+	// endpointsAvailableForLB gates every load balancer but the ClusterIP
+	// one (loadbalancer.go manageLoadbalancer).
 	available := !allTerminating && !allNonServing
+	if !available && weighed > 0 {
+		pl.notes = append(pl.notes, planNote{text: fmt.Sprintf("service %s port %s: every endpoint kube-proxy weighs for external traffic is terminating or not serving, so it makes only the ClusterIP load balancer (a kube-proxy that made the others before keeps them where HNS can update load balancers: not known offline)", p.name, p.portName)})
+	}
 	hasLocal := len(pl.local) > 0
 	add := func(kind, vip string, extPort int, localOnly bool, flags, pm int, dsrFlag bool) {
 		pl.lbs = append(pl.lbs, lbPlan{kind: kind, vip: vip, extPort: extPort, localOnly: localOnly, flags: flags, pmFlags: pm, dsrFlag: dsrFlag})
@@ -369,7 +387,7 @@ func (m *proxyModel) plan(ctx *planCtx, i int) *portPlan {
 		if p.preserveDIP {
 			pm |= PortMappingUseMux | PortMappingPreserveDIP
 		}
-		if !lo || hasLocal {
+		if (!lo || hasLocal) && available {
 			add(LBIngressIP, iip, int(p.sp.Port), lo, boolFlag(lo, LBFlagDSR), pm, false)
 		}
 	}
@@ -438,13 +456,15 @@ func (m *proxyModel) made(ctx *planCtx, i int, ip string, pl *portPlan) bool {
 }
 
 // terminatingState is isAllEndpointsTerminating and isAllEndpointsNonServing,
-// which ignore remote backends with ETP=Local (KEP-1669).
-func terminatingState(bes []backend, localDSR bool, local func(backend) bool) (allTerminating, allNonServing bool) {
+// which ignore remote backends with ETP=Local (KEP-1669); weighed counts the
+// backends they look at.
+func terminatingState(bes []backend, localDSR bool, local func(backend) bool) (allTerminating, allNonServing bool, weighed int) {
 	allTerminating, allNonServing = true, true
 	for _, be := range bes {
 		if localDSR && !local(be) {
 			continue
 		}
+		weighed++
 		if be.serving {
 			allNonServing = false
 		}
@@ -530,4 +550,12 @@ func (ri *routeIndex) lookup(ip, skip string) int {
 		return -1
 	}
 	return last
+}
+
+// orTCP is a protocol with the API server's default.
+func orTCP(p corev1.Protocol) corev1.Protocol {
+	if p == "" {
+		return corev1.ProtocolTCP
+	}
+	return p
 }

@@ -27,7 +27,9 @@ import (
 // public backends, an address in several Services, endpoints naming the
 // wrong node or none, not-ready, terminating and non-serving endpoints,
 // ITP and ETP Local, NodePorts, external and ingress IPs,
-// preserve-destination, session affinity and named target ports.
+// preserve-destination, session affinity, named target ports and target
+// ports the slices contradict, slices on two ports, slice ports without a
+// protocol, serving left unset and Services labelled for another proxy.
 func TestSharedPlansGiveWhatEachNodeComputesAlone(t *testing.T) {
 	compared := 0
 	for seed := int64(1); seed <= 150; seed++ {
@@ -117,21 +119,38 @@ func randomProxyCluster(r *rand.Rand) *fixture {
 		if r.Intn(5) == 0 {
 			svc.Annotations = map[string]string{"preserve-destination": "true"}
 		}
+		if r.Intn(12) == 0 {
+			svc.Labels = map[string]string{"service.kubernetes.io/service-proxy-name": "other"}
+		}
 		es := &discoveryv1.EndpointSlice{
 			ObjectMeta:  metav1.ObjectMeta{Namespace: "demo", Name: svc.Name + "-abcde", Labels: map[string]string{discoveryv1.LabelServiceName: svc.Name}},
 			AddressType: discoveryv1.AddressTypeIPv4,
 		}
+		// A second slice whose endpoints resolved the target port to
+		// another number.
+		es2 := es.DeepCopy()
+		es2.Name = svc.Name + "-fghij"
 		for p := 0; p <= r.Intn(2); p++ {
 			sp := corev1.ServicePort{Name: fmt.Sprintf("p%d", p), Port: int32(80 + p), Protocol: []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP}[r.Intn(2)],
 				TargetPort: intstr.FromInt32(int32(8080 + p))}
-			if r.Intn(3) == 0 {
+			switch r.Intn(4) {
+			case 0:
 				sp.TargetPort = intstr.FromString("web")
+			case 1:
+				// A selector-less Service whose slices say another port.
+				sp.TargetPort = intstr.FromInt32(int32(9000 + p))
 			}
 			if r.Intn(3) == 0 {
 				sp.NodePort = int32(30000 + s*2 + p)
 			}
 			svc.Spec.Ports = append(svc.Spec.Ports, sp)
-			es.Ports = append(es.Ports, discoveryv1.EndpointPort{Name: ptr.To(sp.Name), Port: ptr.To(int32(8080 + p)), Protocol: ptr.To(sp.Protocol)})
+			// A slice port without a protocol is TCP.
+			proto := ptr.To(sp.Protocol)
+			if r.Intn(5) == 0 {
+				proto = nil
+			}
+			es.Ports = append(es.Ports, discoveryv1.EndpointPort{Name: ptr.To(sp.Name), Port: ptr.To(int32(8080 + p)), Protocol: proto})
+			es2.Ports = append(es2.Ports, discoveryv1.EndpointPort{Name: ptr.To(sp.Name), Port: ptr.To(int32(8180 + p)), Protocol: ptr.To(sp.Protocol)})
 		}
 		for b := r.Intn(6); b > 0; b-- {
 			a := addrs[r.Intn(len(addrs))]
@@ -143,18 +162,25 @@ func randomProxyCluster(r *rand.Rand) *fixture {
 			default:
 				e.NodeName = ptr.To(a.node)
 			}
-			switch r.Intn(6) {
+			switch r.Intn(7) {
 			case 0:
 				e.Conditions = discoveryv1.EndpointConditions{Ready: ptr.To(false), Serving: ptr.To(false)}
 			case 1:
 				e.Conditions = discoveryv1.EndpointConditions{Ready: ptr.To(false), Serving: ptr.To(true), Terminating: ptr.To(true)}
 			case 2:
 				e.Conditions = discoveryv1.EndpointConditions{Ready: ptr.To(false), Serving: ptr.To(false), Terminating: ptr.To(true)}
+			case 3:
+				// Serving unset: the endpoint cache takes it as serving.
+				e.Conditions = discoveryv1.EndpointConditions{Ready: ptr.To(false), Terminating: ptr.To(true)}
 			}
-			es.Endpoints = append(es.Endpoints, e)
+			if r.Intn(4) == 0 {
+				es2.Endpoints = append(es2.Endpoints, e)
+			} else {
+				es.Endpoints = append(es.Endpoints, e)
+			}
 		}
 		f.c.Services = append(f.c.Services, svc)
-		f.c.EndpointSlices = append(f.c.EndpointSlices, es)
+		f.c.EndpointSlices = append(f.c.EndpointSlices, es, es2)
 	}
 	return f
 }
@@ -222,6 +248,9 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 	}
 	seen := map[string]bool{}
 	for _, svc := range f.c.Services {
+		if _, ok := svc.Labels["service.kubernetes.io/service-proxy-name"]; ok {
+			continue
+		}
 		clusterIP := svc.Spec.ClusterIP
 		local := svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 		itpLocal := svc.Spec.InternalTrafficPolicy != nil && *svc.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
@@ -247,7 +276,11 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 					continue
 				}
 				for _, p := range es.Ports {
-					if *p.Name != sp.Name {
+					proto := corev1.ProtocolTCP
+					if p.Protocol != nil {
+						proto = *p.Protocol
+					}
+					if *p.Name != sp.Name || proto != sp.Protocol {
 						continue
 					}
 					for _, e := range es.Endpoints {
@@ -256,24 +289,23 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 							continue
 						}
 						keys[k] = true
-						ready := e.Conditions.Ready == nil || *e.Conditions.Ready
-						b := be{ip: e.Addresses[0], key: k, port: *p.Port, ready: ready, serving: ready,
-							term: e.Conditions.Terminating != nil && *e.Conditions.Terminating, local: e.NodeName != nil && *e.NodeName == n.Name}
-						if e.Conditions.Serving != nil {
-							b.serving = *e.Conditions.Serving
-						}
+						b := be{ip: e.Addresses[0], key: k, port: *p.Port,
+							ready:   e.Conditions.Ready == nil || *e.Conditions.Ready,
+							serving: e.Conditions.Serving == nil || *e.Conditions.Serving,
+							term:    e.Conditions.Terminating != nil && *e.Conditions.Terminating, local: e.NodeName != nil && *e.NodeName == n.Name}
 						bes = append(bes, b)
 					}
 				}
 			}
 			sort.Slice(bes, func(i, j int) bool { return bes[i].key < bes[j].key })
-			allTerm, allNonServing := false, false
+			allTerm, allNonServing, weighed := false, false, 0
 			if len(ingress) > 0 {
 				allTerm, allNonServing = true, true
 				for _, b := range bes {
 					if local && !b.local {
 						continue
 					}
+					weighed++
 					if b.serving {
 						allNonServing = false
 					}
@@ -282,10 +314,7 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 					}
 				}
 			}
-			target := sp.TargetPort.IntValue()
-			if sp.TargetPort.Type == intstr.String {
-				target = 0
-			}
+			target := 0
 			var eps, lo []*Endpoint
 			var ips, loIPs []string
 			nodeVIP := false
@@ -296,9 +325,7 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 				if !allNonServing && (!allTerm && !b.ready || !b.serving) {
 					continue
 				}
-				if target == 0 {
-					target = int(b.port)
-				}
+				target = int(b.port)
 				ep, ok := byIP[b.ip]
 				if !ok {
 					if b.local {
@@ -333,6 +360,9 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 				src = n.Address
 			}
 			avail := !allTerm && !allNonServing
+			if !avail && weighed > 0 {
+				out.notes = append(out.notes, fmt.Sprintf("service %s/%s port %s: every endpoint kube-proxy weighs for external traffic is terminating or not serving, so it makes only the ClusterIP load balancer (a kube-proxy that made the others before keeps them where HNS can update load balancers: not known offline)", svc.Namespace, svc.Name, pn))
+			}
 			lb := func(kind, vip string, ext int, sel []*Endpoint, selIPs []string, flags, pm int) {
 				ids := []string{}
 				for _, ep := range sel {
@@ -383,7 +413,7 @@ func proxyOracle(f *fixture, n *Node) oracleOut {
 				if pdip {
 					pm |= PortMappingUseMux | PortMappingPreserveDIP
 				}
-				if sel, selIPs := pick(pdip || local); len(sel) > 0 {
+				if sel, selIPs := pick(pdip || local); len(sel) > 0 && avail {
 					lb(LBIngressIP, iip, int(sp.Port), sel, selIPs, boolFlag(pdip || local, LBFlagDSR), pm)
 				}
 			}

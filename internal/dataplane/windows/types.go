@@ -20,6 +20,9 @@ type Node struct {
 	DSR bool
 	// KubeProxy reports whether kube-proxy (winkernel) runs on the node.
 	KubeProxy bool
+	// KubeProxyDown says why it does not: no pod, or it exits or waits at
+	// start (also among Warnings or Notes).
+	KubeProxyDown string
 
 	Namespaces    []*Namespace
 	Adapters      []*Adapter
