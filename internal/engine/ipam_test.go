@@ -273,3 +273,20 @@ func TestANodeNamedInUpperCaseIsRefusedAsTheAPIServerWould(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// allocateip.go removeHostTunnelAddr: with no enabled IPIP pool selecting
+// the node, calico-node releases its IPIP tunnel address and clears the
+// Node's record of it.
+func TestAnIPIPTunnelAddressIsRemovedOnceNoPoolUsesIPIP(t *testing.T) {
+	c := buildLab(t, "testdata/ipam/ipip-tunnel-after-migration.yaml")
+	n := findNode(t, c, "k8s-lab-node-1")
+	if got, ok := n.Annotations[annoIPIP]; ok {
+		t.Errorf("k8s-lab-node-1 still records IPIP tunnel address %q", got)
+	}
+	if got := n.Annotations[annoVXLAN]; got != "172.21.211.0" {
+		t.Errorf("VXLAN tunnel address %q, want 172.21.211.0", got)
+	}
+	if notes := notesAbout(c, model.Key{Kind: "Node", Name: n.Name}); !containsPrefix(notes, "no enabled IP pool selecting the node has IPIP encapsulation: calico-node releases the tunnel address 172.30.12.1") {
+		t.Errorf("notes %q", notes)
+	}
+}

@@ -18,10 +18,16 @@ const inferredNetworkBits = 24
 // calicoNodeFields are the Calico Node fields stored as the Kubernetes
 // Node's annotations under the Kubernetes datastore (libcalico-go
 // lib/backend/k8s/resources/node.go: nodeBgpIpv4AddrAnnotation,
-// nodeBgpIpv4VXLANTunnelAddrAnnotation, nodeBgpVXLANTunnelMACAddrAnnotation).
+// nodeBgpIpv4IPIPTunnelAddrAnnotation, nodeBgpIpv4VXLANTunnelAddrAnnotation,
+// nodeBgpVXLANTunnelMACAddrAnnotation).
 func calicoNodeFields(cn *calico.Node) []struct{ field, annotation, value string } {
+	ipip := ""
+	if cn.Spec.BGP != nil {
+		ipip = cn.Spec.BGP.IPv4IPIPTunnelAddr
+	}
 	return []struct{ field, annotation, value string }{
 		{"spec.bgp.ipv4Address", annoIPv4Address, cn.IPv4Address()},
+		{"spec.bgp.ipv4IPIPTunnelAddr", annoIPIPAddr, ipip},
 		{"spec.ipv4VXLANTunnelAddr", annoVXLANAddr, cn.Spec.IPv4VXLANTunnelAddr},
 		{"spec.vxlanTunnelMACAddr", annoVXLANMAC, cn.Spec.VXLANTunnelMACAddr},
 	}
