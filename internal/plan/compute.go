@@ -53,7 +53,7 @@ func Compute(in Input, req Request) (*Bundle, error) {
 		r.record("blockSize", fmt.Sprint(v.BlockSize), "IPPool "+p.Name+" blockSize", "")
 	}
 	b.Inputs = v
-	if err := b.renderCluster(c, nodes); err != nil {
+	if err := b.renderCluster(c, in.Snapshot, nodes); err != nil {
 		return nil, err
 	}
 	for _, n := range nodes {
@@ -119,7 +119,7 @@ func hasRuntimeClass(c *model.Cluster, name string) bool {
 }
 
 // renderCluster adds the cluster-side manifests the cluster lacks.
-func (b *Bundle) renderCluster(c *model.Cluster, nodes []NodeRequest) error {
+func (b *Bundle) renderCluster(c *model.Cluster, snap *model.Snapshot, nodes []NodeRequest) error {
 	v := b.Inputs
 	add := func(name string, o obj) error {
 		body, err := toYAML(o)
@@ -129,7 +129,7 @@ func (b *Bundle) renderCluster(c *model.Cluster, nodes []NodeRequest) error {
 		b.Cluster = append(b.Cluster, File{Path: name, Where: Workstation, Object: true, Body: body})
 		return nil
 	}
-	if inst, _, err := installationChange(c, v.ServiceCIDR); err != nil {
+	if inst, _, err := installationChange(c, snap, v.ServiceCIDR); err != nil {
 		return err
 	} else if inst != nil {
 		if err := add("installation-default.yaml", inst); err != nil {

@@ -174,6 +174,10 @@ func (p *printer) proof(b *Bundle) {
 		}
 	}
 	for _, t := range pr.Traces {
+		if t.From == "" {
+			p.f("- trace: %s: %s\n", t.Outcome, t.Reason)
+			continue
+		}
 		p.f("- trace %s → %s: %s", t.From, t.To, t.Outcome)
 		if t.RequestTTL > 0 {
 			p.f(", request TTL %d, reply TTL %d (%s)", t.RequestTTL, t.ReplyTTL, t.TTLSteps)

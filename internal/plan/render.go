@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -146,8 +147,15 @@ func servicesEndpoint(endpoint string) (obj, bool) {
 // installationChange is the Installation with what Windows needs: the HNS
 // dataplane and the service network (the Windows CNI's OutBoundNAT
 // exceptions), or nil when it has both.
-func installationChange(c *model.Cluster, serviceCIDR string) (obj, []string, error) {
+func installationChange(c *model.Cluster, snap *model.Snapshot, serviceCIDR string) (obj, []string, error) {
 	in := c.Installation
+	// The Installation as the input gave it, not as the operator defaulted
+	// it: the change applied is the input's spec and what Windows needs.
+	for _, o := range snap.Objects {
+		if t, ok := o.Typed.(*operator.Installation); ok {
+			in = t
+		}
+	}
 	if in == nil {
 		return nil, nil, nil
 	}

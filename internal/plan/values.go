@@ -64,6 +64,14 @@ func (r *reader) endpoint(apiServer string) string {
 	if hp := hostPort(apiServer); hp != "" {
 		return r.record("apiServerEndpoint", hp, "kubeconfig server", "")
 	}
+	// The direct API address Calico's agents use (tigera-operator's
+	// kubernetes-services-endpoint ConfigMap).
+	for _, cm := range r.c.ConfigMaps {
+		host, port := cm.Data["KUBERNETES_SERVICE_HOST"], cm.Data["KUBERNETES_SERVICE_PORT"]
+		if cm.Namespace == "tigera-operator" && cm.Name == "kubernetes-services-endpoint" && host != "" && port != "" {
+			return r.record("apiServerEndpoint", net.JoinHostPort(host, port), "ConfigMap tigera-operator/kubernetes-services-endpoint", "")
+		}
+	}
 	if in := r.c.Kubeadm.Init; in != nil && in.LocalAPIEndpoint.AdvertiseAddress != "" {
 		port := in.LocalAPIEndpoint.BindPort
 		if port == 0 {
