@@ -76,6 +76,16 @@ func Compute(in Input, req Request) (*Bundle, error) {
 		}
 	}
 	b.Steps = b.runbook(nodes)
+	b.Findings = []Finding{}
+	for i := range b.Steps {
+		// JSON readers get lists, never null.
+		if b.Steps[i].Commands == nil {
+			b.Steps[i].Commands = []string{}
+		}
+		if b.Steps[i].Verify == nil {
+			b.Steps[i].Verify = []Check{}
+		}
+	}
 	return b, nil
 }
 
