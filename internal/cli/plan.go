@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -131,8 +132,13 @@ func readNodesFile(name string) ([]plan.NodeRequest, error) {
 		return nil, fmt.Errorf("--nodes: %w", err)
 	}
 	defer f.Close()
+	return parseNodes(f, name)
+}
+
+// parseNodes reads "NAME ADDRESS [BUILD]" lines; # starts a comment.
+func parseNodes(r io.Reader, name string) ([]plan.NodeRequest, error) {
 	var out []plan.NodeRequest
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -152,7 +158,7 @@ func readNodesFile(name string) ([]plan.NodeRequest, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("--nodes: %w", err)
+		return nil, fmt.Errorf("--nodes %s: %w", name, err)
 	}
 	return out, nil
 }

@@ -76,7 +76,7 @@ func Compute(in Input, req Request) (*Bundle, error) {
 		}
 	}
 	b.Steps = b.runbook(nodes)
-	b.Findings = []Finding{}
+	b.Findings = append([]Finding{}, addressWarnings(v, nodes)...)
 	for i := range b.Steps {
 		// JSON readers get lists, never null.
 		if b.Steps[i].Commands == nil {
@@ -244,6 +244,25 @@ func firewallSources(v Inputs) []string {
 		addr, aerr := netip.ParseAddr(a)
 		if aerr == nil && (err != nil || !pfx.Contains(addr)) {
 			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// addressWarnings: a node outside the node network needs a route between
+// the networks for VXLAN (UDP 4789) and the kubelet API, and falls outside
+// the firewall sources the plan writes.
+func addressWarnings(v Inputs, nodes []NodeRequest) []Finding {
+	pfx, err := netip.ParsePrefix(v.NodeCIDR)
+	if err != nil {
+		return nil
+	}
+	var out []Finding
+	for _, n := range nodes {
+		if a, err := netip.ParseAddr(n.Address); err == nil && !pfx.Contains(a) {
+			out = append(out, Finding{ID: "PLAN006", Severity: "warning", Object: "Node " + n.Name,
+				Message: fmt.Sprintf("node %s: address %s is outside the node network %s: the other nodes reach it only through a router (VXLAN UDP %d, kubelet TCP 10250), and its firewall rules admit the node network only", n.Name, n.Address, v.NodeCIDR, v.Port),
+				WayOut:  "give the host an address in " + v.NodeCIDR + ", or add the route and widen the firewall sources"})
 		}
 	}
 	return out

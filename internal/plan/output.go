@@ -111,6 +111,9 @@ func write(w io.Writer, b *Bundle, md bool) error {
 		return p.err
 	}
 	p.nodes(b)
+	for _, f := range b.Findings {
+		p.f("%s %s: %s\n", strings.ToUpper(f.Severity[:1])+f.Severity[1:], f.ID, f.Message)
+	}
 	p.values(b)
 	p.steps(b)
 	p.proof(b)

@@ -154,3 +154,13 @@ func TestTheCAHashComesFromClusterInfo(t *testing.T) {
 		t.Errorf("endpoint %s", b.Inputs.Endpoint)
 	}
 }
+
+func TestANodeOutsideTheNodeNetworkIsWarnedAbout(t *testing.T) {
+	b, err := Compute(input(t, false, labBefore), Request{Nodes: []NodeRequest{{Name: "w1", Address: "10.1.0.5", CPU: "4", Memory: "8Gi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Refused || len(b.Findings) != 1 || b.Findings[0].ID != "PLAN006" || b.Findings[0].Blocking {
+		t.Errorf("findings %+v, want one PLAN006 warning", b.Findings)
+	}
+}
