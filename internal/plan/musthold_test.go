@@ -134,3 +134,32 @@ func TestTheFirewallIsNarrowedToTheNodeNetworkAndControlPlanesOutsideIt(t *testi
 		})
 	}
 }
+
+func TestALinuxDaemonSetWithoutAnOSSelectorIsPatchedAndTheProofAppliesIt(t *testing.T) {
+	b, err := Compute(input(t, false, labBefore, "testdata/node-exporter.yaml"), labRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Patches) != 1 || b.Patches[0].Name != "node-exporter" {
+		t.Fatalf("patches %+v", b.Patches)
+	}
+	found := false
+	for _, s := range b.Steps {
+		for _, c := range s.Commands {
+			found = found || strings.Contains(c, "-n monitoring patch daemonset node-exporter")
+		}
+	}
+	if !found {
+		t.Error("no step patches node-exporter")
+	}
+	for _, f := range b.Proof.Check {
+		if f.ID == "HYB045" || f.ID == "HYB046" {
+			t.Errorf("the predicted cluster still has %s: %s", f.ID, f.Message)
+		}
+	}
+	for _, p := range b.Proof.Cluster.Pods {
+		if strings.HasPrefix(p.Name, "node-exporter-") && p.Spec.NodeName == "k8s-lab-win-1" {
+			t.Errorf("%s runs on the Windows node", p.Name)
+		}
+	}
+}

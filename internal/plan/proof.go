@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -107,7 +108,21 @@ func prove(in Input, b *Bundle, nodes []NodeRequest) (*Proof, error) {
 		}
 	}
 	p.Traces = traces(c, nodes)
+	for _, t := range p.Traces {
+		if !t.Delivered {
+			p.Clean = false
+		}
+	}
 	return p, nil
+}
+
+func patched(ps []DSPatch, ns, name string) bool {
+	for _, p := range ps {
+		if p.Namespace == ns && p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func isPlanned(nodes []NodeRequest, name string) bool {
@@ -151,6 +166,21 @@ func whatIf(in Input, b *Bundle, nodes []NodeRequest) (*model.Snapshot, error) {
 		for _, o := range objs {
 			put(o)
 		}
+	}
+	// The DaemonSet patches of the cluster step: the Linux node selector.
+	for i, o := range out.Objects {
+		ds, ok := o.Typed.(*appsv1.DaemonSet)
+		if !ok || !patched(b.Patches, ds.Namespace, ds.Name) {
+			continue
+		}
+		ds = ds.DeepCopy()
+		if ds.Spec.Template.Spec.NodeSelector == nil {
+			ds.Spec.Template.Spec.NodeSelector = map[string]string{}
+		}
+		ds.Spec.Template.Spec.NodeSelector[labelOS] = hybrid.OSLinux
+		cp := *o
+		cp.Typed, cp.Raw = ds, nil
+		out.Objects[i] = &cp
 	}
 	cl, err := clusterKind(in, b, nodes)
 	if err != nil {
@@ -253,35 +283,57 @@ func nodeProof(c *model.Cluster, name string) NodeProof {
 }
 
 // traces walks a Linux pod to a Windows pod on a planned node, to its
-// Service, and back, on the predicted twin.
+// Service, and back, on the predicted twin. Without a Windows pod on a
+// planned node, it walks a Linux pod to each planned node's kubelet (TCP
+// 10250: the underlay and the firewall rules the plan writes).
 func traces(c *model.Cluster, nodes []NodeRequest) []TraceProof {
 	e, err := trace.New(c)
 	if err != nil {
 		return []TraceProof{{Outcome: "not modeled", Reason: err.Error()}}
 	}
 	linux, win := pickPods(c, nodes)
-	if linux == nil || win == nil {
-		return []TraceProof{{Outcome: "not traced", Reason: "no Running pod on the pod network of a Linux node and of a planned Windows node"}}
+	if linux == nil {
+		return []TraceProof{{Outcome: "not traced", Reason: "no Running pod on the pod network of a Linux node"}}
 	}
 	ref := func(p *corev1.Pod) string { return "pod/" + p.Namespace + "/" + p.Name }
-	pairs := [][2]string{{ref(linux), ref(win)}}
-	if svc := serviceOf(c, win); svc != "" {
-		pairs = append(pairs, [2]string{ref(linux), svc})
+	type pair struct {
+		from, to string
+		port     int
 	}
-	pairs = append(pairs, [2]string{ref(win), ref(linux)})
+	var pairs []pair
+	if win != nil {
+		pairs = append(pairs, pair{ref(linux), ref(win), 0})
+		if svc := serviceOf(c, win); svc != "" {
+			pairs = append(pairs, pair{ref(linux), svc, 0})
+		}
+		pairs = append(pairs, pair{ref(win), ref(linux), 0})
+	} else {
+		for _, n := range nodes {
+			pairs = append(pairs, pair{ref(linux), "node/" + n.Name, 10250})
+		}
+	}
 	var out []TraceProof
 	for _, pr := range pairs {
-		tp := TraceProof{From: pr[0], To: pr[1]}
-		src, err1 := e.ParseSource(pr[0], "")
-		dst, err2 := e.ParseTarget(pr[1], "")
+		tp := TraceProof{From: pr.from, To: pr.to}
+		src, err1 := e.ParseSource(pr.from, "")
+		dst, err2 := e.ParseTarget(pr.to, "")
 		if err1 != nil || err2 != nil {
 			tp.Outcome, tp.Reason = "not traced", fmt.Sprint(err1, err2)
 			out = append(out, tp)
 			continue
 		}
-		r := e.Trace(src, dst, trace.TCP, e.DefaultPort(dst, trace.TCP))
+		port := pr.port
+		if port == 0 {
+			port = e.DefaultPort(dst, trace.TCP)
+		}
+		tp.To += fmt.Sprintf(":%d", port)
+		r := e.Trace(src, dst, trace.TCP, port)
 		tp.Outcome, tp.Delivered, tp.Reason = string(r.Outcome), r.Delivered, r.Reason
 		tp.RequestTTL, tp.ReplyTTL, tp.TTLSteps = r.RequestTTL, r.ReplyTTL, r.TTLSteps()
+		if !r.Delivered {
+			// An undelivered trace on the predicted cluster is not clean.
+			tp.Reason = strings.TrimSpace(r.Reason + " " + r.Fix)
+		}
 		out = append(out, tp)
 	}
 	return out
