@@ -45,6 +45,7 @@ func Compute(in Input, req Request) (*Bundle, error) {
 	}
 	if len(blocking) > 0 {
 		b.Refused, b.Findings, b.Values = true, blocking, r.values
+		b.Nodes, b.Steps = []NodePlan{}, []Step{}
 		return b, nil
 	}
 	if p, _ := pool(c, nodes[0]); p != nil {

@@ -21,6 +21,8 @@ func TestBundlesMatchTheirGoldenFiles(t *testing.T) {
 		{"lab", []string{labBefore}, labRequest},
 		{"main-cluster-migrated", []string{"../../examples/main-cluster", "../../examples/what-if/main-cluster-migrated.yaml"},
 			Request{Nodes: []NodeRequest{{Name: "k8s-win-1", Address: "192.168.10.40", CPU: "4", Memory: "8Gi"}}}},
+		{"main-cluster-refused", []string{"../../examples/main-cluster"},
+			Request{Nodes: []NodeRequest{{Name: "k8s-win-1", Address: "192.168.10.40"}}}},
 		{"plain", []string{"../../examples/plain"},
 			Request{Nodes: []NodeRequest{{Name: "win-02", Address: "10.20.0.32", CPU: "4", Memory: "8Gi"}}}},
 	}

@@ -20,6 +20,14 @@ func WriteJSON(w io.Writer, b *Bundle) error {
 // WriteYAML prints every object of the plan as one multi-document stream,
 // each preceded by a comment naming where it goes.
 func WriteYAML(w io.Writer, b *Bundle) error {
+	if b.Refused {
+		for _, f := range b.Findings {
+			if _, err := fmt.Fprintf(w, "# refused: %s %s\n", f.ID, f.Message); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var docs []string
 	for _, f := range b.Cluster {
 		docs = append(docs, fmt.Sprintf("# %s: kubectl apply -f cluster/%s\n%s", f.Where, f.Path, f.Body))

@@ -18,10 +18,22 @@ func (b *Bundle) runbook(nodes []NodeRequest) []Step {
 	for i, n := range nodes {
 		np := b.Nodes[i]
 		pred := b.Proof.node(n.Name)
+		steps = append(steps, Step{ID: n.Name + "/files", Title: "Copy " + n.Name + "'s files to the host", Where: Workstation,
+			Commands: []string{fmt.Sprintf("scp -r %s/C/k/plan %s/C/k/patches <admin>@%s:C:/k/", n.Name, n.Name, n.Address)},
+			Expect:   []string{`C:\k\plan holds the step scripts and C:\k\patches the kubelet patch; join.yaml is copied at the join step, once its token is filled in`},
+			Verify: []Check{{Command: `Get-ChildItem -Path C:\k\plan -Name`, Expect: strings.Join(scriptNames(v, n), ", ")}},
+			Idempotent: "copying the same files again changes nothing",
+			Why:        "any copy works (scp with the OpenSSH server, a share, the console); the scripts run from an administrator PowerShell"})
 		for _, s := range scripts(v, n) {
 			st := Step{ID: n.Name + "/" + s.id, Title: s.title, Where: WindowsHost + " " + n.Name,
 				Commands: []string{`& ` + s.path}, Idempotent: s.idempotent, Verify: hostChecks(v, n, s.id)}
 			if s.id == "join" {
+				// kubeadm join's own messages (cmd/kubeadm/app/cmd/join.go,
+				// phases/join/kubelet.go) for a join with patches.
+				st.Expect = []string{
+					`[patches] Found the following patch files: [kubeletconfiguration.yaml]`,
+					"This node has joined the cluster:",
+				}
 				st.Why = fmt.Sprintf("copy join.yaml to "+joinPath+" and kubeletconfiguration.yaml to "+patchPath+" first, with "+TokenPlaceholder+" filled in; the taint os=windows:NoSchedule is there from registration; maxPods %d is the /%d block's %d addresses less the 4 the Windows IPAM reserves",
 					np.MaxPods, v.BlockSize, 1<<(32-v.BlockSize))
 			}
@@ -146,4 +158,12 @@ func hostChecks(v Inputs, n NodeRequest, id string) []Check {
 		return []Check{{Command: "Get-Service kubelet | Select-Object -ExpandProperty Status", Expect: "Running"}}
 	}
 	return nil
+}
+
+func scriptNames(v Inputs, n NodeRequest) []string {
+	var out []string
+	for _, s := range scripts(v, n) {
+		out = append(out, s.path[strings.LastIndexByte(s.path, '\\')+1:])
+	}
+	return out
 }
