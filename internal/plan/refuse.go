@@ -130,7 +130,7 @@ func nodeBlockers(c *model.Cluster, nodes []NodeRequest) []Finding {
 	for _, n := range nodes {
 		if _, ok := windowsBuilds[n.WindowsBuild]; !ok {
 			out = append(out, Finding{ID: "PLAN004", Severity: "error", Blocking: true, Object: "Node " + n.Name,
-				Message: fmt.Sprintf("node %s: Windows build %s is not one Kubernetes %s supports for nodes (10.0.20348 Windows Server 2022, 10.0.26100 Windows Server 2025)", n.Name, n.WindowsBuild, "and Calico"),
+				Message: fmt.Sprintf("node %s: Windows build %s is not a supported Windows node OS (10.0.20348 Windows Server 2022, 10.0.26100 Windows Server 2025)", n.Name, n.WindowsBuild),
 				WayOut:  "install Windows Server 2022 or 2025 on the host"})
 		}
 		for _, existing := range c.Nodes {

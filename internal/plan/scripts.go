@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The sig-windows-tools scripts the seed procedure and the Kubernetes guide
+// The sig-windows-tools scripts the Kubernetes guide
 // use (https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/adding-windows-nodes/).
 // They live on master, which changes: pin a commit you have read.
 const (

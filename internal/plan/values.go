@@ -159,13 +159,6 @@ func (r *reader) serviceCIDR() string {
 	if in := r.c.Installation; in != nil && len(in.Spec.ServiceCIDRs) > 0 {
 		return r.record("serviceCIDR", in.Spec.ServiceCIDRs[0], "Installation spec.serviceCIDRs", "")
 	}
-	for _, s := range r.c.Services {
-		if s.Namespace == "default" && s.Name == "kubernetes" && s.Spec.ClusterIP != "" {
-			// The kubernetes Service holds the range's first address; the
-			// range itself is not visible, so it stays a placeholder.
-			break
-		}
-	}
 	return r.record("serviceCIDR", "<SERVICE_CIDR>", "not in the input",
 		"kubectl -n kube-system get cm kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' | grep serviceSubnet")
 }
