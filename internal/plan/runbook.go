@@ -19,9 +19,9 @@ func (b *Bundle) runbook(nodes []NodeRequest) []Step {
 		np := b.Nodes[i]
 		pred := b.Proof.node(n.Name)
 		steps = append(steps, Step{ID: n.Name + "/files", Title: "Copy " + n.Name + "'s files to the host", Where: Workstation,
-			Commands: []string{fmt.Sprintf("scp -r %s/C/k/plan %s/C/k/patches <admin>@%s:C:/k/", n.Name, n.Name, n.Address)},
-			Expect:   []string{`C:\k\plan holds the step scripts and C:\k\patches the kubelet patch; join.yaml is copied at the join step, once its token is filled in`},
-			Verify: []Check{{Command: `Get-ChildItem -Path C:\k\plan -Name`, Expect: strings.Join(scriptNames(v, n), ", ")}},
+			Commands:   []string{fmt.Sprintf("scp -r %s/C/k/plan %s/C/k/patches <admin>@%s:C:/k/", n.Name, n.Name, n.Address)},
+			Expect:     []string{`C:\k\plan holds the step scripts and C:\k\patches the kubelet patch; join.yaml is copied at the join step, once its token is filled in`},
+			Verify:     []Check{{Command: `Get-ChildItem -Path C:\k\plan -Name`, Expect: strings.Join(scriptNames(v, n), ", ")}},
 			Idempotent: "copying the same files again changes nothing",
 			Why:        "any copy works (scp with the OpenSSH server, a share, the console); the scripts run from an administrator PowerShell"})
 		for _, s := range scripts(v, n) {

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// The sig-windows-tools scripts the Kubernetes guide
-// use (https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/adding-windows-nodes/).
+// The sig-windows-tools scripts the Kubernetes guide uses
+// (https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/adding-windows-nodes/).
 // They live on master, which changes: pin a commit you have read.
 const (
 	installContainerdURL = "https://raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools/master/hostprocess/Install-Containerd.ps1"
