@@ -156,19 +156,28 @@ func (p *printer) steps(b *Bundle) {
 			p.f("\n%d. %s [%s] (%s)\n", i+1, s.Title, s.ID, s.Where)
 		}
 		if s.Why != "" {
-			p.f("Why: %s\n", s.Why)
+			p.item("Why: %s", s.Why)
 		}
 		if len(s.Commands) > 0 {
 			p.code(s.Commands...)
 		}
 		for _, e := range s.Expect {
-			p.f("Expect: %s\n", e)
+			p.item("Expect: %s", e)
 		}
 		for _, c := range s.Verify {
-			p.f("Verify: `%s` → %s\n", c.Command, c.Expect)
+			p.item("Verify: `%s` → %s", c.Command, c.Expect)
 		}
-		p.f("Re-run: %s\n", s.Idempotent)
+		p.item("Re-run: %s", s.Idempotent)
 	}
+}
+
+// item is one line of a step: a list item in Markdown, so that lines do
+// not run into one paragraph.
+func (p *printer) item(format string, args ...any) {
+	if p.md {
+		p.f("- ")
+	}
+	p.f(format+"\n", args...)
 }
 
 func (p *printer) proof(b *Bundle) {
