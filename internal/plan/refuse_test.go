@@ -164,3 +164,23 @@ func TestANodeOutsideTheNodeNetworkIsWarnedAbout(t *testing.T) {
 		t.Errorf("findings %+v, want one PLAN006 warning", b.Findings)
 	}
 }
+
+func TestAKubernetesReleaseBeforeV1Beta4JoinsIsRefused(t *testing.T) {
+	cases := []struct {
+		version string
+		refused bool
+	}{
+		{"v1.30.4", true},
+		{"v1.31.0", false},
+		{"v1.37.2", false},
+		{"v2.0.0", false},
+		{"<KUBERNETES_VERSION>", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.version, func(t *testing.T) {
+			if got := len(versionBlockers(tc.version)) > 0; got != tc.refused {
+				t.Errorf("refused %v, want %v", got, tc.refused)
+			}
+		})
+	}
+}
