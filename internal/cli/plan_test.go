@@ -17,6 +17,7 @@ func TestPlanJoinWindowsExitsWithTheDocumentedCodes(t *testing.T) {
 		in   string // a piece of stdout or stderr
 	}{
 		{"the lab before its Windows node is clean", []string{"plan", "join-windows", "k8s-lab-win-1", "--ip", "192.168.10.25", "--cpu", "4", "--memory", "8Gi", "-f", labBeforeWin1, "-o", "json"}, ExitOK, `"tunnelAddress": "172.21.41.1"`},
+		{"the main cluster after migration is clean", []string{"plan", "join-windows", "k8s-win-1", "--ip", "192.168.10.40", "--cpu", "4", "--memory", "8Gi", "-f", "../../examples/main-cluster", "-f", "../../examples/what-if/main-cluster-migrated.yaml", "-o", "yaml"}, ExitOK, "windowsDataplane: HNS"},
 		{"the main cluster is refused", []string{"plan", "join-windows", "k8s-win-1", "--ip", "192.168.10.40", "-f", "../../examples/main-cluster"}, ExitNegative, "HYB002"},
 		{"a NODE without --ip is bad usage", []string{"plan", "join-windows", "w1", "-f", labBeforeWin1}, ExitBadInput, "one --ip per NODE"},
 		{"an address that is not IPv4 is bad usage", []string{"plan", "join-windows", "w1", "--ip", "x", "-f", labBeforeWin1}, ExitBadInput, "not an IPv4 address"},

@@ -59,3 +59,34 @@ func TestBundlesMatchTheirGoldenFiles(t *testing.T) {
 		})
 	}
 }
+
+// The golden inputs are clean plans but for the refusal: the exit code the
+// command derives from them is part of what the files hold.
+func TestGoldenPlansAreCleanOrRefused(t *testing.T) {
+	cases := []struct {
+		name    string
+		files   []string
+		req     Request
+		refused bool
+	}{
+		{"lab", []string{labBefore}, labRequest, false},
+		{"main cluster migrated", []string{"../../examples/main-cluster", "../../examples/what-if/main-cluster-migrated.yaml"},
+			Request{Nodes: []NodeRequest{{Name: "k8s-win-1", Address: "192.168.10.40", CPU: "4", Memory: "8Gi"}}}, false},
+		{"main cluster", []string{"../../examples/main-cluster"}, Request{Nodes: []NodeRequest{{Name: "k8s-win-1", Address: "192.168.10.40"}}}, true},
+		{"plain", []string{"../../examples/plain"}, Request{Nodes: []NodeRequest{{Name: "win-02", Address: "10.20.0.32", CPU: "4", Memory: "8Gi"}}}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Compute(input(t, false, tc.files...), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Refused != tc.refused {
+				t.Fatalf("refused %v: %+v", b.Refused, b.Findings)
+			}
+			if !tc.refused && !b.Proof.Clean {
+				t.Errorf("the predicted cluster is not clean: %+v %+v", b.Proof.Check, b.Proof.Traces)
+			}
+		})
+	}
+}

@@ -59,6 +59,9 @@ type TraceProof struct {
 
 // vtepUnknown: the Windows VTEP MAC is the DrPort adapter's, which HNS makes
 // when Calico creates the network; no input holds it before the join.
+// notTraced is a trace the twin could not set up.
+const notTraced = "not traced"
+
 const vtepUnknown = "<assigned by HNS at join>"
 
 func (p *Proof) node(name string) *NodeProof {
@@ -107,9 +110,10 @@ func prove(in Input, b *Bundle, nodes []NodeRequest) (*Proof, error) {
 			p.Notes = append(p.Notes, n.Object.Name+": "+n.Message)
 		}
 	}
-	p.Traces = traces(c, nodes)
+	p.Traces = traces(c, nodes, !strings.HasPrefix(b.Inputs.NodeCIDR, "<"))
 	for _, t := range p.Traces {
-		if !t.Delivered {
+		// A trace not set up (no pod to trace from) proves nothing either way.
+		if !t.Delivered && t.Outcome != notTraced {
 			p.Clean = false
 		}
 	}
@@ -286,14 +290,14 @@ func nodeProof(c *model.Cluster, name string) NodeProof {
 // Service, and back, on the predicted twin. Without a Windows pod on a
 // planned node, it walks a Linux pod to each planned node's kubelet (TCP
 // 10250: the underlay and the firewall rules the plan writes).
-func traces(c *model.Cluster, nodes []NodeRequest) []TraceProof {
+func traces(c *model.Cluster, nodes []NodeRequest, nodeNetwork bool) []TraceProof {
 	e, err := trace.New(c)
 	if err != nil {
 		return []TraceProof{{Outcome: "not modeled", Reason: err.Error()}}
 	}
 	linux, win := pickPods(c, nodes)
 	if linux == nil {
-		return []TraceProof{{Outcome: "not traced", Reason: "no Running pod on the pod network of a Linux node"}}
+		return []TraceProof{{Outcome: notTraced, Reason: "no Running pod on the pod network of a Linux node"}}
 	}
 	ref := func(p *corev1.Pod) string { return "pod/" + p.Namespace + "/" + p.Name }
 	type pair struct {
@@ -307,6 +311,9 @@ func traces(c *model.Cluster, nodes []NodeRequest) []TraceProof {
 			pairs = append(pairs, pair{ref(linux), svc, 0})
 		}
 		pairs = append(pairs, pair{ref(win), ref(linux), 0})
+	} else if !nodeNetwork {
+		// The twin routes to node addresses through the node network.
+		return []TraceProof{{Outcome: notTraced, Reason: "no Windows pod on a new node, and the node network is not in the input (a Cluster kind, or projectcalico.org/IPv4Address on the Nodes): the twin cannot route to the nodes' addresses"}}
 	} else {
 		for _, n := range nodes {
 			pairs = append(pairs, pair{ref(linux), "node/" + n.Name, 10250})
@@ -318,7 +325,7 @@ func traces(c *model.Cluster, nodes []NodeRequest) []TraceProof {
 		src, err1 := e.ParseSource(pr.from, "")
 		dst, err2 := e.ParseTarget(pr.to, "")
 		if err1 != nil || err2 != nil {
-			tp.Outcome, tp.Reason = "not traced", fmt.Sprint(err1, err2)
+			tp.Outcome, tp.Reason = notTraced, fmt.Sprint(err1, err2)
 			out = append(out, tp)
 			continue
 		}
