@@ -50,10 +50,11 @@ func writeDocs(w io.Writer, root *cobra.Command) {
 	walk = func(c *cobra.Command) {
 		// cobra adds its help command when the tree runs; the reference
 		// is the same whether or not it ran first.
-		if c.Hidden || (!c.Runnable() && c != root) || (c.Name() == "help" && c.Parent() == root) {
+		if c.Hidden || (c.Name() == "help" && c.Parent() == root) {
 			return
 		}
-		if c != root {
+		// A group without a run of its own (plan) is read for its commands.
+		if c != root && c.Runnable() {
 			fmt.Fprintf(w, "\n## %s\n\n%s\n", c.CommandPath(), c.Short)
 			if c.Long != "" {
 				fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Long))

@@ -81,6 +81,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdCheck(streams),
 		NewCmdTrace(streams),
 		NewCmdReach(streams),
+		NewCmdPlan(streams),
 		NewCmdGen(streams),
 		NewCmdDocs(streams, root),
 	)

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
+)
+
+// NewCmdPlan groups the plan commands.
+func NewCmdPlan(streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Plan a change to the cluster and prove it on the twin",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(NewCmdPlanJoinWindows(streams))
+	return cmd
+}
+
+// PlanJoinWindowsOptions is `kubectl-hybrid plan join-windows`.
+type PlanJoinWindowsOptions struct {
+	Input        InputOptions
+	IPs          []string
+	WindowsBuild string
+	CPU          string
+	Memory       string
+	NodesFile    string
+	Output       string
+	OutputDir    string
+
+	names   []string
+	request plan.Request
+	streams genericiooptions.IOStreams
+}
+
+// NewCmdPlanJoinWindows builds the join-windows command.
+func NewCmdPlanJoinWindows(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &PlanJoinWindowsOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "join-windows NODE --ip ADDRESS [NODE --ip ADDRESS …] [-f FILE|DIR|-] [--lab] [flags]",
+		Short: "Render every file and step that joins Windows nodes, and prove the result on the twin",
+		Long: `Plan the join of Windows Server nodes to the cluster the input describes.
+Every value comes from the cluster: the API endpoint, the Kubernetes
+version, the service and pod networks, the IP pool's block size, VNI and
+port, the CA hash (from kube-public/cluster-info), the Windows build's
+RuntimeClass and the Linux DaemonSets without an OS selector. A value the
+input does not hold is a named placeholder with the command that fills it.
+
+The plan is the cluster-side manifests the cluster lacks, each host's files
+(C:\k\join.yaml, C:\k\patches\kubeletconfiguration.yaml and one PowerShell
+script per host step, each safe to run again), and an ordered runbook. The
+plan is then applied to the twin as a what-if: the nodes' blocks, tunnel
+addresses, allocatable pods, readiness and agents, check on the result and
+traces between Linux and Windows pods (simulated).
+
+A cluster that cannot take Windows nodes (BGP, CrossSubnet or IP-in-IP,
+strictAffinity off, no IPv4 pool for Windows, a full pool, an unsupported
+Kubernetes or Windows version) gets its blocking findings and no bundle.
+
+Exit codes: 0 when the predicted cluster is clean, 1 for blocking findings
+or a predicted cluster with errors, 2 for bad input or usage.`,
+		Example: `  # The lab's Windows node, as its admin joined it
+  kubectl-hybrid plan join-windows k8s-lab-win-1 --ip 192.168.10.25 --cpu 4 --memory 8Gi -f cluster/
+
+  # Two nodes, the files laid out per machine with RUNBOOK.md
+  kubectl-hybrid plan join-windows win-1 --ip 10.0.0.31 win-2 --ip 10.0.0.32 -f cluster/ --output-dir join/
+
+  # Every object of the plan as one YAML stream
+  kubectl-hybrid plan join-windows win-1 --ip 10.0.0.31 -f cluster/ -o yaml`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	o.Input.AddFlags(cmd.Flags())
+	f := cmd.Flags()
+	f.StringArrayVar(&o.IPs, "ip", nil, "The node's address on the node network, one per NODE in order")
+	f.StringVar(&o.WindowsBuild, "windows-build", "", "Windows build of the hosts: 10.0.26100 (2025) or 10.0.20348 (2022); default: the cluster's Windows nodes' build, else 10.0.26100")
+	f.StringVar(&o.CPU, "cpu", "", "The hosts' CPU count, for the twin's scheduler (e.g. 4)")
+	f.StringVar(&o.Memory, "memory", "", "The hosts' memory, for the twin's scheduler (e.g. 8Gi)")
+	f.StringVar(&o.NodesFile, "nodes", "", "A file listing nodes, one \"NAME ADDRESS [BUILD]\" per line (# starts a comment)")
+	f.StringVarP(&o.Output, "output", "o", "text", "Output format: text, markdown, yaml or json")
+	f.StringVar(&o.OutputDir, "output-dir", "", "Write the files as they go onto machines (cluster/, NODE/C/k/…) and RUNBOOK.md into this directory")
+	return cmd
+}
+
+// Complete pairs the NODE arguments with --ip and reads --nodes.
+func (o *PlanJoinWindowsOptions) Complete(args []string) error {
+	if len(args) != len(o.IPs) {
+		return usageError("give one --ip per NODE: %d node(s), %d --ip", len(args), len(o.IPs))
+	}
+	for i, name := range args {
+		o.request.Nodes = append(o.request.Nodes, plan.NodeRequest{Name: name, Address: o.IPs[i]})
+	}
+	if o.NodesFile != "" {
+		nodes, err := readNodesFile(o.NodesFile)
+		if err != nil {
+			return &exitError{code: ExitBadInput, err: err}
+		}
+		o.request.Nodes = append(o.request.Nodes, nodes...)
+	}
+	for i := range o.request.Nodes {
+		n := &o.request.Nodes[i]
+		if n.WindowsBuild == "" {
+			n.WindowsBuild = o.WindowsBuild
+		}
+		n.CPU, n.Memory = o.CPU, o.Memory
+	}
+	return nil
+}
+
+func readNodesFile(name string) ([]plan.NodeRequest, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("--nodes: %w", err)
+	}
+	defer f.Close()
+	return parseNodes(f, name)
+}
+
+// parseNodes reads "NAME ADDRESS [BUILD]" lines; # starts a comment.
+func parseNodes(r io.Reader, name string) ([]plan.NodeRequest, error) {
+	var out []plan.NodeRequest
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		text, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(text)
+		switch len(fields) {
+		case 0:
+			continue
+		case 2, 3:
+			n := plan.NodeRequest{Name: fields[0], Address: fields[1]}
+			if len(fields) == 3 {
+				n.WindowsBuild = fields[2]
+			}
+			out = append(out, n)
+		default:
+			return nil, fmt.Errorf("%s:%d: want NAME ADDRESS [BUILD], got %q", name, line, sc.Text())
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--nodes %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// Validate checks the flags and the nodes.
+func (o *PlanJoinWindowsOptions) Validate() error {
+	switch o.Output {
+	case "text", "markdown", "yaml", "json":
+	default:
+		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,markdown,text,yaml", o.Output)
+	}
+	if err := plan.ValidateRequest(o.request); err != nil {
+		return usageError("%v", err)
+	}
+	return o.Input.Validate()
+}
+
+// Run loads the input, plans and prints; the snapshot is kept (Build, not
+// BuildOwned) because the proof layers the plan on it.
+func (o *PlanJoinWindowsOptions) Run() error {
+	snap, err := o.load()
+	if err != nil {
+		return err
+	}
+	for _, w := range snap.Warnings {
+		fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+	}
+	c, err := engine.Build(snap)
+	if err != nil {
+		return err
+	}
+	reportRejections(o.streams.ErrOut, c)
+	if o.Input.Live() {
+		if cfg, err := o.Input.Kube.ToRESTConfig(); err == nil {
+			o.request.APIServer = cfg.Host
+		}
+	}
+	b, err := plan.Compute(plan.Input{Cluster: c, Snapshot: snap}, o.request)
+	if err != nil {
+		return err
+	}
+	if o.OutputDir != "" && !b.Refused {
+		if err := writeDir(o.OutputDir, plan.Files(b)); err != nil {
+			return err
+		}
+	}
+	out := o.streams.Out
+	switch o.Output {
+	case "json":
+		err = plan.WriteJSON(out, b)
+	case "yaml":
+		err = plan.WriteYAML(out, b)
+	case "markdown":
+		err = plan.WriteMarkdown(out, b)
+	default:
+		err = plan.WriteText(out, b)
+	}
+	if err != nil {
+		return err
+	}
+	if b.Refused {
+		return &exitError{code: ExitNegative, err: fmt.Errorf("the cluster cannot take the Windows node(s): %d blocking finding(s)", len(b.Findings))}
+	}
+	if b.Proof != nil && !b.Proof.Clean {
+		return &exitError{code: ExitNegative, err: fmt.Errorf("the predicted cluster is not clean")}
+	}
+	return nil
+}
+
+func (o *PlanJoinWindowsOptions) load() (*model.Snapshot, error) {
+	if o.Input.Live() {
+		return readLive(o.Input.Kube, o.streams)
+	}
+	return load.Load(load.Options{Filenames: o.Input.Filenames, Lab: o.Input.Lab, Stdin: o.streams.In})
+}
+
+// writeDir writes the bundle's files under dir.
+func writeDir(dir string, files map[string]string) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return &exitError{code: ExitInternal, err: fmt.Errorf("--output-dir: %w", err)}
+		}
+		if err := os.WriteFile(p, []byte(files[n]), 0o644); err != nil {
+			return &exitError{code: ExitInternal, err: fmt.Errorf("--output-dir: %w", err)}
+		}
+	}
+	return nil
+}

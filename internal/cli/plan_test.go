@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const labBeforeWin1 = "../plan/testdata/lab-before-win-1"
+
+func TestPlanJoinWindowsExitsWithTheDocumentedCodes(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		in   string // a piece of stdout or stderr
+	}{
+		{"the lab before its Windows node is clean", []string{"plan", "join-windows", "k8s-lab-win-1", "--ip", "192.168.10.25", "--cpu", "4", "--memory", "8Gi", "-f", labBeforeWin1, "-o", "json"}, ExitOK, `"tunnelAddress": "172.21.41.1"`},
+		{"the main cluster after migration is clean", []string{"plan", "join-windows", "k8s-win-1", "--ip", "192.168.10.40", "--cpu", "4", "--memory", "8Gi", "-f", "../../examples/main-cluster", "-f", "../../examples/what-if/main-cluster-migrated.yaml", "-o", "yaml"}, ExitOK, "windowsDataplane: HNS"},
+		{"the main cluster is refused", []string{"plan", "join-windows", "k8s-win-1", "--ip", "192.168.10.40", "-f", "../../examples/main-cluster"}, ExitNegative, "HYB002"},
+		{"a NODE without --ip is bad usage", []string{"plan", "join-windows", "w1", "-f", labBeforeWin1}, ExitBadInput, "one --ip per NODE"},
+		{"an address that is not IPv4 is bad usage", []string{"plan", "join-windows", "w1", "--ip", "x", "-f", labBeforeWin1}, ExitBadInput, "not an IPv4 address"},
+		{"an unknown output is bad usage", []string{"plan", "join-windows", "w1", "--ip", "192.168.10.31", "-o", "wide", "-f", labBeforeWin1}, ExitBadInput, "allowed formats"},
+		{"a missing input file is bad input", []string{"plan", "join-windows", "w1", "--ip", "192.168.10.31", "-f", "no-such-dir"}, ExitBadInput, "no-such-dir"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, errOut)
+			}
+			if !strings.Contains(out+errOut, tc.in) {
+				t.Errorf("output lacks %q:\n%s\n%s", tc.in, out, errOut)
+			}
+		})
+	}
+}
+
+func TestPlanJoinWindowsWritesTheFilesAsTheyGoOntoMachines(t *testing.T) {
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "nodes.txt")
+	if err := os.WriteFile(nodes, []byte("# name address\nw2 192.168.10.32\nw3 192.168.10.33 10.0.20348\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outDir := filepath.Join(dir, "out")
+	_, errOut, code := run(t, "", "plan", "join-windows", "w1", "--ip", "192.168.10.31", "--nodes", nodes, "--cpu", "4", "--memory", "8Gi",
+		"-f", labBeforeWin1, "--output-dir", outDir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, f := range []string{"RUNBOOK.md", "cluster/kube-proxy-windows.yaml", "cluster/runtimeclass-windows-2025.yaml",
+		"cluster/runtimeclass-windows-2022.yaml", "w1/C/k/join.yaml", "w3/C/k/patches/kubeletconfiguration.yaml", "w2/C/k/plan/07-join.ps1"} {
+		if _, err := os.Stat(filepath.Join(outDir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+}
+
+func TestANodesFileLineThatIsNotNameAddressBuildIsRefused(t *testing.T) {
+	cases := []struct {
+		name, text string
+		ok         bool
+	}{
+		{"name and address", "w1 10.0.0.1\n", true},
+		{"with a build and a comment", "w1 10.0.0.1 10.0.20348 # 2022\n", true},
+		{"a name alone", "w1\n", false},
+		{"four fields", "w1 10.0.0.1 10.0.20348 extra\n", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseNodes(strings.NewReader(tc.text), "nodes.txt")
+			if (err == nil) != tc.ok {
+				t.Errorf("error %v", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "nodes.txt:1") {
+				t.Errorf("the error does not name the file and line: %v", err)
+			}
+		})
+	}
+}
+
+func FuzzParseNodes(f *testing.F) {
+	f.Add("w1 10.0.0.1\n# c\nw2 10.0.0.2 10.0.26100\n")
+	f.Add("\x00 \t#\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		nodes, err := parseNodes(strings.NewReader(text), "f")
+		if err != nil {
+			return
+		}
+		for _, n := range nodes {
+			if n.Name == "" || n.Address == "" {
+				t.Errorf("empty field in %+v", n)
+			}
+		}
+	})
+}

@@ -1,0 +1,228 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+)
+
+// WriteJSON prints the bundle as JSON.
+func WriteJSON(w io.Writer, b *Bundle) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(b)
+}
+
+// WriteYAML prints every object of the plan as one multi-document stream,
+// each preceded by a comment naming where it goes.
+func WriteYAML(w io.Writer, b *Bundle) error {
+	if b.Refused {
+		for _, f := range b.Findings {
+			if _, err := fmt.Fprintf(w, "# refused: %s %s\n", f.ID, f.Message); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var docs []string
+	for _, f := range b.Cluster {
+		docs = append(docs, fmt.Sprintf("# %s: kubectl apply -f cluster/%s\n%s", f.Where, f.Path, f.Body))
+	}
+	for _, n := range b.Nodes {
+		for _, f := range n.Files {
+			if f.Object {
+				docs = append(docs, fmt.Sprintf("# %s %s: %s\n%s", f.Where, n.Name, f.Path, f.Body))
+			}
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(docs, "---\n"))
+	return err
+}
+
+// Files lays the bundle out as it goes onto machines: cluster/ for the
+// manifests, NODE/C/… for each host's files, and RUNBOOK.md.
+func Files(b *Bundle) map[string]string {
+	out := map[string]string{}
+	for _, f := range b.Cluster {
+		out[path.Join("cluster", f.Path)] = f.Body
+	}
+	for _, n := range b.Nodes {
+		for _, f := range n.Files {
+			out[path.Join(n.Name, windowsRel(f.Path))] = f.Body
+		}
+	}
+	var md strings.Builder
+	_ = WriteMarkdown(&md, b)
+	out["RUNBOOK.md"] = md.String()
+	return out
+}
+
+// windowsRel turns C:\k\join.yaml into C/k/join.yaml.
+func windowsRel(p string) string {
+	p = strings.Replace(p, ":", "", 1)
+	return strings.ReplaceAll(p, `\`, "/")
+}
+
+// WriteText prints the plan for a terminal.
+func WriteText(w io.Writer, b *Bundle) error { return write(w, b, false) }
+
+// WriteMarkdown prints the plan as RUNBOOK.md.
+func WriteMarkdown(w io.Writer, b *Bundle) error { return write(w, b, true) }
+
+type printer struct {
+	w   io.Writer
+	md  bool
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func (p *printer) head(s string) {
+	if p.md {
+		p.f("\n## %s\n\n", s)
+	} else {
+		p.f("\n%s\n%s\n", s, strings.Repeat("=", len(s)))
+	}
+}
+
+func (p *printer) code(lines ...string) {
+	if p.md {
+		p.f("```\n%s\n```\n", strings.Join(lines, "\n"))
+		return
+	}
+	for _, l := range lines {
+		p.f("    %s\n", l)
+	}
+}
+
+func write(w io.Writer, b *Bundle, md bool) error {
+	p := &printer{w: w, md: md}
+	if md {
+		p.f("# Join Windows nodes: runbook\n")
+	}
+	if b.Refused {
+		p.head("Refused: the cluster cannot take Windows nodes")
+		for _, f := range b.Findings {
+			p.f("- %s %s %s: %s\n", f.ID, f.Severity, f.Object, f.Message)
+			if f.WayOut != "" {
+				p.f("  way out: %s\n", f.WayOut)
+			}
+		}
+		return p.err
+	}
+	p.nodes(b)
+	for _, f := range b.Findings {
+		p.f("%s %s: %s\n", strings.ToUpper(f.Severity[:1])+f.Severity[1:], f.ID, f.Message)
+	}
+	p.values(b)
+	p.steps(b)
+	p.proof(b)
+	return p.err
+}
+
+func (p *printer) nodes(b *Bundle) {
+	p.head("Nodes (predicted by the twin, simulated)")
+	for _, n := range b.Nodes {
+		p.f("- %s %s (Windows %s, RuntimeClass %s): block %s, tunnel address %s, VTEP MAC %s, maxPods %d, Ready %v\n",
+			n.Name, n.Address, n.WindowsBuild, n.RuntimeClass, n.Block, n.TunnelAddress, n.VTEPMAC, n.MaxPods, n.Ready)
+	}
+}
+
+func (p *printer) values(b *Bundle) {
+	p.head("Values read from the cluster")
+	for _, v := range b.Values {
+		p.f("- %s: %s (%s)", v.Name, v.Value, v.Source)
+		if v.Fill != "" {
+			p.f("; fill with: %s", v.Fill)
+		}
+		p.f("\n")
+	}
+}
+
+func (p *printer) steps(b *Bundle) {
+	p.head("Runbook")
+	for i, s := range b.Steps {
+		if p.md {
+			p.f("\n### %d. %s (%s)\n\n", i+1, s.Title, s.Where)
+		} else {
+			p.f("\n%d. %s [%s] (%s)\n", i+1, s.Title, s.ID, s.Where)
+		}
+		if s.Why != "" {
+			p.item("Why: %s", s.Why)
+		}
+		if len(s.Commands) > 0 {
+			p.code(s.Commands...)
+		}
+		for _, e := range s.Expect {
+			p.item("Expect: %s", e)
+		}
+		for _, c := range s.Verify {
+			p.item("Verify: `%s` → %s", c.Command, c.Expect)
+		}
+		p.item("Re-run: %s", s.Idempotent)
+	}
+}
+
+// item is one line of a step: a list item in Markdown, so that lines do
+// not run into one paragraph.
+func (p *printer) item(format string, args ...any) {
+	if p.md {
+		p.f("- ")
+	}
+	p.f(format+"\n", args...)
+}
+
+func (p *printer) proof(b *Bundle) {
+	pr := b.Proof
+	if pr == nil {
+		return
+	}
+	p.head("Proof: the plan applied to the twin (simulated)")
+	for _, n := range pr.Nodes {
+		p.f("- %s: Ready %v, block %s, tunnel %s, VTEP MAC %s, allocatable pods %d, taints %s\n",
+			n.Name, n.Ready, n.Block, n.TunnelAddress, n.VTEPMAC, n.AllocatablePods, strings.Join(n.Taints, ","))
+		for _, pod := range n.Pods {
+			p.f("  - %s\n", pod)
+		}
+	}
+	for _, t := range pr.Traces {
+		if t.From == "" {
+			p.f("- trace: %s: %s\n", t.Outcome, t.Reason)
+			continue
+		}
+		p.f("- trace %s → %s: %s", t.From, t.To, t.Outcome)
+		if t.RequestTTL > 0 {
+			p.f(", request TTL %d, reply TTL %d (%s)", t.RequestTTL, t.ReplyTTL, t.TTLSteps)
+		}
+		if !t.Delivered && t.Reason != "" {
+			p.f(": %s", t.Reason)
+		}
+		p.f("\n")
+	}
+	counts := map[string]int{}
+	for _, f := range pr.Check {
+		counts[f.Severity]++
+	}
+	p.f("- check on the predicted cluster: %d error(s), %d warning(s), %d info\n", counts["error"], counts["warning"], counts["info"])
+	sorted := append([]Finding(nil), pr.Check...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Severity < sorted[j].Severity })
+	for _, f := range sorted {
+		if f.Severity != "info" {
+			p.f("  - %s %s %s: %s\n", f.ID, f.Severity, f.Object, f.Message)
+		}
+	}
+	for _, r := range pr.Rejected {
+		p.f("- rejected: %s\n", r)
+	}
+	for _, n := range pr.Notes {
+		p.f("- note: %s\n", n)
+	}
+}
