@@ -191,6 +191,7 @@ func (o *PlanJoinWindowsOptions) Run() error {
 		return err
 	}
 	reportRejections(o.streams.ErrOut, c)
+	reportAssumptions(o.streams.ErrOut, c)
 	if o.Input.Live() {
 		if cfg, err := o.Input.Kube.ToRESTConfig(); err == nil {
 			o.request.APIServer = cfg.Host
@@ -228,11 +229,22 @@ func (o *PlanJoinWindowsOptions) Run() error {
 	return nil
 }
 
+// load reads the input as every other command does (validation, read
+// limits, the stated node network), keeping the objects' raw form.
 func (o *PlanJoinWindowsOptions) load() (*model.Snapshot, error) {
+	var snap *model.Snapshot
+	var err error
 	if o.Input.Live() {
-		return readLive(o.Input.Kube, o.streams)
+		snap, err = readLive(o.Input.Kube, o.Input.Limits, o.streams)
+	} else {
+		snap, err = load.Load(load.Options{Filenames: o.Input.Filenames, Lab: o.Input.Lab, Stdin: o.streams.In,
+			Validation: o.Input.validation, Limits: o.Input.Limits.load()})
 	}
-	return load.Load(load.Options{Filenames: o.Input.Filenames, Lab: o.Input.Lab, Stdin: o.streams.In})
+	if err != nil {
+		return nil, err
+	}
+	snap.Network.CIDR, snap.Network.Gateway = o.Input.NodeNetwork, o.Input.NodeGateway
+	return snap, nil
 }
 
 // writeDir writes the bundle's files under dir.

@@ -94,11 +94,23 @@ func (b *builder) unmatchedCalicoNodes() {
 // assumption. No gateway is ever inferred: without one the nodes have no
 // default route, which the notes say unless a Cluster kind (whose gateway
 // is optional) describes the network.
+// Where the node network came from (model.Cluster.NetworkFrom).
+const (
+	NetworkFromFlag    = "--node-network"
+	NetworkFromCluster = "Cluster spec.network.cidr"
+	NetworkFromNodes   = "the Nodes' projectcalico.org/IPv4Address"
+	NetworkInferred    = "inferred from the Nodes' InternalIPs (state it with --node-network)"
+)
+
 func (b *builder) nodeNetwork() {
 	c := b.c
 	stated := b.in.stated
+	if c.Network.CIDR != "" {
+		c.NetworkFrom = NetworkFromCluster
+	}
 	if stated.CIDR != "" {
 		c.Network.CIDR = stated.CIDR
+		c.NetworkFrom = NetworkFromFlag
 	}
 	if stated.Gateway != "" {
 		c.Network.Gateway = stated.Gateway
@@ -110,9 +122,11 @@ func (b *builder) nodeNetwork() {
 	if c.Network.CIDR == "" {
 		if p, ok := recordedNetwork(c.Nodes); ok {
 			c.Network.CIDR = p.String()
+			c.NetworkFrom = NetworkFromNodes
 			b.note(model.Info, model.Key{}, "node network %s: read from the Nodes' projectcalico.org/IPv4Address", p)
 		} else if p, ok := inferNetwork(c.Nodes); ok {
 			c.Network.CIDR = p.String()
+			c.NetworkFrom = NetworkInferred
 			b.note(model.Assumption, model.Key{}, "node network %s is inferred: no input states it, and it is the narrowest network (at most /%d) holding every Node's InternalIP; %s", p, inferredNetworkBits, how)
 		}
 	}

@@ -23,7 +23,11 @@ type Cluster struct {
 	// Hosts in join order, from the Cluster kind or reconstructed from Nodes.
 	Hosts   []hybrid.Host
 	Network hybrid.Network
-	Kubeadm Kubeadm
+	// NetworkFrom says where Network.CIDR came from ("--node-network",
+	// "Cluster spec.network.cidr", the Nodes' annotations, or inferred);
+	// empty when no node network is known.
+	NetworkFrom string
+	Kubeadm     Kubeadm
 
 	Nodes           []*corev1.Node
 	Namespaces      []*corev1.Namespace

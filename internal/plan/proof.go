@@ -253,7 +253,9 @@ func nodeProof(c *model.Cluster, name string) NodeProof {
 			continue
 		}
 		np.TunnelAddress = n.Annotations["projectcalico.org/IPv4VXLANTunnelAddr"]
-		if mac := n.Annotations["projectcalico.org/VXLANTunnelMACAddr"]; mac != "" {
+		// A placeholder (hybrid.VTEPMACPlaceholderAnnotation) is the twin's
+		// stand-in until the join records the DrPort's MAC: not a prediction.
+		if mac := n.Annotations["projectcalico.org/VXLANTunnelMACAddr"]; mac != "" && n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] == "" {
 			np.VTEPMAC = mac
 		}
 		if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok {

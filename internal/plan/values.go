@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -224,11 +225,17 @@ func (r *reader) vxlan() (vni, port int) {
 	return vni, port
 }
 
-// nodeNetwork is the node network's CIDR: the Cluster kind's, else the
-// prefix Calico recorded on a Node (projectcalico.org/IPv4Address).
+// nodeNetwork is the node network's CIDR as the twin knows it (stated,
+// from the Cluster kind, recorded by Calico on the Nodes, or inferred from
+// their addresses, which the source says), else the prefix Calico recorded
+// on one Node (projectcalico.org/IPv4Address).
 func (r *reader) nodeNetwork() string {
 	if r.c.Network.CIDR != "" {
-		return r.record("nodeNetwork", r.c.Network.CIDR, "Cluster spec.network.cidr", "")
+		from := r.c.NetworkFrom
+		if from == "" {
+			from = engine.NetworkFromCluster
+		}
+		return r.record("nodeNetwork", r.c.Network.CIDR, from, "")
 	}
 	for _, n := range r.c.Nodes {
 		if pfx, err := netip.ParsePrefix(n.Annotations["projectcalico.org/IPv4Address"]); err == nil {

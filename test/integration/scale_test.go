@@ -229,7 +229,9 @@ func TestUnreachableCluster(t *testing.T) {
 	c := &cluster{name: "gone", dir: t.TempDir(), URL: fmt.Sprintf("https://127.0.0.1:%d", port), CAFile: env.lab.CAFile}
 	kc := c.kubeconfig("admin", "token")
 	r := hybrid(context.Background(), "get", "nodes", "--kubeconfig", kc)
-	want := "error: cannot reach the cluster at " + c.URL + ": Get \"" + c.URL + "/api/v1?timeout=32s\": dial tcp 127.0.0.1:" + fmt.Sprint(port) + ": connect: connection refused\n"
+	// The request timeout is the tool's default (30s) where the kubeconfig
+	// and --request-timeout set none, not client-go discovery's 32s.
+	want := "error: cannot reach the cluster at " + c.URL + ": Get \"" + c.URL + "/api/v1?timeout=30s\": dial tcp 127.0.0.1:" + fmt.Sprint(port) + ": connect: connection refused\n"
 	if r.code != 3 || r.stderr != want || r.stdout != "" {
 		t.Errorf("got %s\nwant exit 3 and stderr %q", r, want)
 	}
