@@ -397,40 +397,11 @@ func (b *builder) namespace(name string) *corev1.Namespace {
 // hasDeployment etc. tell whether the input already holds an object, which
 // then wins over the derived one.
 func hasDeployment(c *model.Cluster, ns, name string) bool {
-	for _, d := range c.Deployments {
-		if d.Namespace == ns && d.Name == name {
-			return true
-		}
-	}
-	return false
+	return model.Holds(c.Deployments, ns, name)
 }
-
-func hasDaemonSet(c *model.Cluster, ns, name string) bool {
-	for _, d := range c.DaemonSets {
-		if d.Namespace == ns && d.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func hasService(c *model.Cluster, ns, name string) bool {
-	for _, s := range c.Services {
-		if s.Namespace == ns && s.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func hasConfigMap(c *model.Cluster, ns, name string) bool {
-	for _, s := range c.ConfigMaps {
-		if s.Namespace == ns && s.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func hasDaemonSet(c *model.Cluster, ns, name string) bool { return model.Holds(c.DaemonSets, ns, name) }
+func hasService(c *model.Cluster, ns, name string) bool   { return model.Holds(c.Services, ns, name) }
+func hasConfigMap(c *model.Cluster, ns, name string) bool { return model.Holds(c.ConfigMaps, ns, name) }
 
 // kubeadmAddons adds what kubeadm init creates: the control plane's static
 // pods, CoreDNS, the Linux kube-proxy, the kubernetes Service, and the

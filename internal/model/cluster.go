@@ -143,3 +143,17 @@ func (c *Cluster) MarkDerived(k Key, field string) {
 	}
 	c.DerivedFields[k] = append(c.DerivedFields[k], field)
 }
+
+// Holds reports whether list has the object namespace/name: whether the
+// input already holds an object the twin would otherwise derive or render.
+func Holds[T interface {
+	GetNamespace() string
+	GetName() string
+}](list []T, namespace, name string) bool {
+	for _, o := range list {
+		if o.GetNamespace() == namespace && o.GetName() == name {
+			return true
+		}
+	}
+	return false
+}

@@ -147,14 +147,14 @@ func (b *Bundle) renderCluster(c *model.Cluster, snap *model.Snapshot, nodes []N
 			return err
 		}
 	}
-	if !hasConfigMap(c, "tigera-operator", "kubernetes-services-endpoint") {
+	if !model.Holds(c.ConfigMaps, "tigera-operator", "kubernetes-services-endpoint") {
 		if cm, ok := servicesEndpoint(v.Endpoint); ok {
 			if err := add("kubernetes-services-endpoint.yaml", cm); err != nil {
 				return err
 			}
 		}
 	}
-	if !hasDaemonSet(c, "kube-system", "kube-proxy-windows") {
+	if !model.Holds(c.DaemonSets, "kube-system", "kube-proxy-windows") {
 		if err := add("kube-proxy-windows.yaml", kubeProxyWindows(v.Version)); err != nil {
 			return err
 		}
@@ -194,24 +194,6 @@ func linuxDaemonSets(c *model.Cluster) []DSPatch {
 		return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
 	})
 	return out
-}
-
-func hasConfigMap(c *model.Cluster, ns, name string) bool {
-	for _, cm := range c.ConfigMaps {
-		if cm.Namespace == ns && cm.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func hasDaemonSet(c *model.Cluster, ns, name string) bool {
-	for _, d := range c.DaemonSets {
-		if d.Namespace == ns && d.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // renderNode makes the node's files.
