@@ -36,6 +36,9 @@ func (b *builder) operator() error {
 		if s.Namespace == "kube-system" && s.Name == "kube-dns" {
 			in.KubeDNS = s
 		}
+		if s.Namespace == "default" && s.Name == "kubernetes" {
+			in.APIService = s
+		}
 	}
 	out := operator.Render(in)
 	if out.Installation != nil {
@@ -72,6 +75,11 @@ func (b *builder) operator() error {
 	for _, s := range out.Services {
 		if !hasService(c, s.Namespace, s.Name) {
 			c.Services = append(c.Services, s)
+		}
+	}
+	for _, cm := range out.ConfigMaps {
+		if b.configMap(cm.Namespace, cm.Name) == nil {
+			c.ConfigMaps = append(c.ConfigMaps, cm)
 		}
 	}
 	if out.FelixConfiguration != nil && in.FelixConfiguration == nil {

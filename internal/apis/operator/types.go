@@ -68,6 +68,9 @@ type CalicoNetworkSpec struct {
 	NodeAddressAutodetectionV4 map[string]any `json:"nodeAddressAutodetectionV4,omitempty"`
 	NodeAddressAutodetectionV6 map[string]any `json:"nodeAddressAutodetectionV6,omitempty"`
 	HostPorts                  *string        `json:"hostPorts,omitempty"`
+	// ClusterRoutingMode says who programs IPIP and unencapsulated cluster
+	// routes: BIRD, Felix or FelixIPIPOnly.
+	ClusterRoutingMode *string `json:"clusterRoutingMode,omitempty"`
 }
 
 // IPPool is a pool as the Installation declares it; the operator creates the

@@ -59,6 +59,10 @@ type Inputs struct {
 	// ServicesEndpoint is the tigera-operator/kubernetes-services-endpoint
 	// ConfigMap, nil when absent.
 	ServicesEndpoint *corev1.ConfigMap
+	// APIService is the default/kubernetes Service, whose address kubelet
+	// gives the operator's own pod as KUBERNETES_SERVICE_HOST and _PORT;
+	// nil when unknown.
+	APIService *corev1.Service
 	// FelixConfiguration "default" as it exists before the operator
 	// defaults it; may be nil.
 	FelixConfiguration *calico.FelixConfiguration
@@ -92,6 +96,7 @@ type Output struct {
 	DaemonSets         []*appsv1.DaemonSet
 	Deployments        []*appsv1.Deployment
 	Services           []*corev1.Service
+	ConfigMaps         []*corev1.ConfigMap
 	FelixConfiguration *calico.FelixConfiguration
 	TigeraStatuses     []*opapi.TigeraStatus
 	// Notes explain modelling decisions and inconsistencies worth a look.
@@ -156,8 +161,20 @@ func tigeraStatus(name string, d *degraded, wasReady bool, gen int64, now metav1
 	return ts
 }
 
+// endpoint is the address the operator hands Calico's components: the
+// ConfigMap's when it exists, else the operator's own environment, which
+// kubelet fills from the kubernetes Service (k8s-endpoint.go init,
+// utils.go PopulateK8sServiceEndPoint). The Windows controller alone
+// insists on the ConfigMap (windows_controller.go Reconcile).
 func (in Inputs) endpoint() endpoint {
 	if in.ServicesEndpoint == nil {
+		if s := in.APIService; s != nil && s.Spec.ClusterIP != "" && s.Spec.ClusterIP != corev1.ClusterIPNone {
+			for _, p := range s.Spec.Ports {
+				if p.Name == "https" {
+					return endpoint{host: s.Spec.ClusterIP, port: fmt.Sprint(p.Port)}
+				}
+			}
+		}
 		return endpoint{}
 	}
 	return endpoint{host: in.ServicesEndpoint.Data["KUBERNETES_SERVICE_HOST"], port: in.ServicesEndpoint.Data["KUBERNETES_SERVICE_PORT"]}
@@ -181,6 +198,7 @@ func Render(in Inputs) Output {
 	// is added, only once validateCustomResource has passed. Pools still
 	// lack their own defaults at this point.
 	applyCoreDefaults(spec)
+	defaultAutodetection(spec, in.ExistingIPPools)
 	coreErr := validateInstallation(spec, ep)
 	coreDefaulted := coreErr == nil
 	if !coreDefaulted && statusEmpty(raw.Status) {
@@ -217,6 +235,13 @@ func Render(in Inputs) Output {
 		}
 	}
 
+	// Core controller, settled: with pools in the cluster, a later
+	// reconcile defaults address autodetection (core_controller.go
+	// fillDefaults).
+	if coreDefaulted {
+		defaultAutodetection(spec, activePools)
+	}
+
 	// Core controller, settled: re-validated with the pool defaults in.
 	img := imagesFor(spec)
 	var core *degraded
@@ -242,13 +267,16 @@ func Render(in Inputs) Output {
 				"Typha autoscaler fails (%v); the calico-system objects are shown as rendered while Linux nodes were enough, with %d Typha replicas", typhaErr, typhaReplicas))
 		}
 		coreReady = true
+		// The FelixConfiguration is defaulted first: calico-node's health
+		// port comes from it (core_controller.go Reconcile passes
+		// FelixHealthPort: *felixConfiguration.Spec.HealthPort).
+		out.FelixConfiguration = felixDefaults(spec, in.FelixConfiguration)
 		out.Namespaces = append(out.Namespaces, calicoNamespace())
-		out.DaemonSets = append(out.DaemonSets, calicoNodeDaemonSet(spec, ep, img), csiNodeDriverDaemonSet(img))
+		out.DaemonSets = append(out.DaemonSets, calicoNodeDaemonSet(spec, ep, img, *out.FelixConfiguration.Spec.HealthPort), csiNodeDriverDaemonSet(img))
 		out.Deployments = append(out.Deployments,
 			kubeControllersDeployment(spec, ep, img),
 			typhaDeployment(spec, ep, img, int32(typhaReplicas)))
 		out.Services = append(out.Services, service(TyphaDeployment, typhaPort, intstr.FromString("calico-typha"), "calico-typha"))
-		out.FelixConfiguration = felixDefaults(spec, in.FelixConfiguration)
 	}
 	coreSucceeded := coreReady && core == nil
 	if out.FelixConfiguration == nil && in.FelixConfiguration != nil {
@@ -272,6 +300,11 @@ func Render(in Inputs) Output {
 				dns = []string{in.KubeDNS.Spec.ClusterIP}
 			}
 			out.DaemonSets = append(out.DaemonSets, calicoNodeWindowsDaemonSet(spec, ep, img, vni, dns))
+			if cm, err := windowsCNIConfigMap(spec, ep, vni, dns); err != nil {
+				out.Notes = append(out.Notes, err.Error())
+			} else if cm != nil {
+				out.ConfigMaps = append(out.ConfigMaps, cm)
+			}
 		}
 		statuses = append(statuses, tigeraStatus(StatusCalicoWindows, d, false, 0, in.Now))
 	}
@@ -407,6 +440,7 @@ func felixDefaults(spec *opapi.InstallationSpec, in *calico.FelixConfiguration) 
 	}
 	if in != nil {
 		c := *in
+		c.Spec = in.Spec // pointers are replaced, never written through
 		fc = &c
 		if fc.APIVersion == "" {
 			fc.TypeMeta = metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "FelixConfiguration"}
@@ -424,7 +458,30 @@ func felixDefaults(spec *opapi.InstallationSpec, in *calico.FelixConfiguration) 
 		}
 	}
 	if fc.Spec.VXLANPort == nil {
-		fc.Spec.VXLANPort = ip(4789)
+		// DockerEnterprise with BPF moves the port off the host's own
+		// VXLAN device.
+		if spec.KubernetesProvider == "DockerEnterprise" && bpf(spec) {
+			fc.Spec.VXLANPort = ip(8472)
+		} else {
+			fc.Spec.VXLANPort = ip(4789)
+		}
+	}
+	// A fresh install with the BPF dataplane turns BPF on in Felix
+	// (setBPFEnabledOnFelixConfiguration).
+	if bpf(spec) {
+		fc.Spec.BPFEnabled = boolp(true)
+	}
+	// setClusterRoutingOnFelixConfiguration: only an explicit
+	// clusterRoutingMode is written.
+	if cn := spec.CalicoNetwork; cn != nil && cn.ClusterRoutingMode != nil {
+		v := "Disabled"
+		switch *cn.ClusterRoutingMode {
+		case RoutingFelix:
+			v = "Enabled"
+		case RoutingFelixIPIPOnly:
+			v = "EnabledIPIPOnly"
+		}
+		fc.Spec.ProgramClusterRoutes = &v
 	}
 	if spec.CalicoNetwork != nil && spec.CalicoNetwork.LinuxDataplane != nil {
 		mode := "Disabled"
