@@ -1,12 +1,14 @@
 package operator
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
@@ -194,4 +196,81 @@ func defaultAutodetection(s *opapi.InstallationSpec, pools []*calico.IPPool) {
 // bpf is InstallationSpec.BPFEnabled (api/v1/installation_types.go).
 func bpf(s *opapi.InstallationSpec) bool {
 	return s.CalicoNetwork != nil && s.CalicoNetwork.LinuxDataplane != nil && *s.CalicoNetwork.LinuxDataplane == DataplaneBPF
+}
+
+// linuxCNIConfigMap is nodeCNIConfigMap (pkg/render/node.go) with
+// createCalicoPluginConfig, getCalicoIPAM or buildHostLocalIPAM and the
+// portmap plugin: the network config install-cni writes on each Linux node.
+// Nil without Calico CNI. Not modelled: containerIPForwarding,
+// linuxPolicySetupTimeoutSeconds (0 unless set), sysctl tuning, CNI
+// logging settings and the netkit device type.
+func linuxCNIConfigMap(s *opapi.InstallationSpec, ep endpoint, v1CRDs bool) (*corev1.ConfigMap, error) {
+	if s.CNI.Type != PluginCalico {
+		return nil, nil
+	}
+	var m int32
+	if p := mtu(s); p != nil {
+		m = *p
+	}
+	var pools []opapi.IPPool
+	if s.CalicoNetwork != nil {
+		pools = s.CalicoNetwork.IPPools
+	}
+	v4, v6 := false, false
+	for _, p := range pools {
+		if ip, _, err := net.ParseCIDR(p.CIDR); err == nil {
+			if ip.To4() != nil {
+				v4 = true
+			} else {
+				v6 = true
+			}
+		}
+	}
+	ipam := map[string]any{"type": "calico-ipam", "assign_ipv4": fmt.Sprint(v4), "assign_ipv6": fmt.Sprint(v6)}
+	if s.CNI.IPAM.Type == IPAMHostLocal {
+		switch {
+		case v4 && v6:
+			ipam = map[string]any{"type": "host-local", "ranges": [][]map[string]string{{{"subnet": "usePodCidr"}}, {{"subnet": "usePodCidrIPv6"}}}}
+		case v6:
+			ipam = map[string]any{"type": "host-local", "subnet": "usePodCidrIPv6"}
+		default:
+			ipam = map[string]any{"type": "host-local", "subnet": "usePodCidr"}
+		}
+	}
+	apiGroup := "projectcalico.org/v3"
+	if v1CRDs {
+		apiGroup = ""
+	}
+	k8s := map[string]any{"kubeconfig": "__KUBECONFIG_FILEPATH__"}
+	if root := ep.apiRoot(); root != "" {
+		k8s["k8s_api_root"] = root
+	}
+	plugins := []any{map[string]any{
+		"type": "calico", "datastore_type": "kubernetes", "mtu": m,
+		"nodename_file_optional": s.KubernetesProvider == "DockerEnterprise",
+		"log_file_path":          "/var/log/calico/cni/cni.log", "ipam": ipam,
+		"container_settings":           map[string]any{"allow_ip_forwarding": false},
+		"policy":                       map[string]any{"type": "k8s"},
+		"policy_setup_timeout_seconds": 0,
+		"endpoint_status_dir":          "/var/run/calico/endpoint-status",
+		"calico_api_group":             apiGroup,
+		"kubernetes":                   k8s,
+	}}
+	if s.CalicoNetwork != nil && s.CalicoNetwork.HostPorts != nil && *s.CalicoNetwork.HostPorts == "Enabled" {
+		plugins = append(plugins, map[string]any{"type": "portmap", "snat": true, "capabilities": map[string]bool{"portMappings": true}})
+	}
+	js, err := json.Marshal(plugins)
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", LinuxCNIConfigMap, err)
+	}
+	config := fmt.Sprintf(`{
+			  "name": "k8s-pod-network",
+			  "cniVersion": "%s",
+			  "plugins": %s
+			}`, "1.0.0", js)
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: LinuxCNIConfigMap, Namespace: CalicoNamespace},
+		Data:       map[string]string{"config": config},
+	}, nil
 }

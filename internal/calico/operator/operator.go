@@ -277,6 +277,11 @@ func Render(in Inputs) Output {
 			kubeControllersDeployment(spec, ep, img),
 			typhaDeployment(spec, ep, img, int32(typhaReplicas)))
 		out.Services = append(out.Services, service(TyphaDeployment, typhaPort, intstr.FromString("calico-typha"), "calico-typha"))
+		if cm, err := linuxCNIConfigMap(spec, ep, in.V1CRDs); err != nil {
+			out.Notes = append(out.Notes, err.Error())
+		} else if cm != nil {
+			out.ConfigMaps = append(out.ConfigMaps, cm)
+		}
 	}
 	coreSucceeded := coreReady && core == nil
 	if out.FelixConfiguration == nil && in.FelixConfiguration != nil {

@@ -183,7 +183,8 @@ func TestWindowsRendering(t *testing.T) {
 		}
 	})
 	t.Run("cni-config-windows uses a single network and excepts the service CIDRs from OutBoundNAT", func(t *testing.T) {
-		if len(out.ConfigMaps) != 1 || out.ConfigMaps[0].Name != WindowsCNIConfigMap || out.ConfigMaps[0].Namespace != CalicoNamespace {
+		cm := configMapNamed(out, WindowsCNIConfigMap)
+		if cm == nil || cm.Namespace != CalicoNamespace {
 			t.Fatalf("ConfigMaps %v", out.ConfigMaps)
 		}
 		var conf struct {
@@ -209,7 +210,7 @@ func TestWindowsRendering(t *testing.T) {
 				} `json:"policies"`
 			} `json:"plugins"`
 		}
-		if err := json.Unmarshal([]byte(out.ConfigMaps[0].Data["config"]), &conf); err != nil {
+		if err := json.Unmarshal([]byte(cm.Data["config"]), &conf); err != nil {
 			t.Fatal(err)
 		}
 		p := conf.Plugins[0]
@@ -229,13 +230,58 @@ func TestWindowsRendering(t *testing.T) {
 	})
 	t.Run("the Installation MTU reaches cni-config-windows", func(t *testing.T) {
 		o := renderLab(t, func(in *Inputs) { in.Installation.Spec.CalicoNetwork.MTU = int32pp(1400) })
-		if !strings.Contains(o.ConfigMaps[0].Data["config"], `"mtu":1400`) {
-			t.Errorf("%s", o.ConfigMaps[0].Data["config"])
+		for _, name := range []string{WindowsCNIConfigMap, LinuxCNIConfigMap} {
+			if c := configMapNamed(o, name).Data["config"]; !strings.Contains(c, `"mtu":1400`) {
+				t.Errorf("%s: %s", name, c)
+			}
 		}
 	})
 }
 
 func int32pp(v int32) *int32 { return &v }
+
+func configMapNamed(out Output, name string) *corev1.ConfigMap {
+	for _, c := range out.ConfigMaps {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Follows pkg/render/node.go nodeCNIConfigMap, createCalicoPluginConfig,
+// getCalicoIPAM and cniEnvvars.
+func TestLinuxCNIConfig(t *testing.T) {
+	out := renderLab(t, nil)
+	cm := configMapNamed(out, LinuxCNIConfigMap)
+	if cm == nil {
+		t.Fatal("no cni-config")
+	}
+	var conf struct {
+		Name    string           `json:"name"`
+		Plugins []map[string]any `json:"plugins"`
+	}
+	if err := json.Unmarshal([]byte(cm.Data["config"]), &conf); err != nil {
+		t.Fatal(err)
+	}
+	if conf.Name != "k8s-pod-network" || len(conf.Plugins) != 2 || conf.Plugins[1]["type"] != "portmap" {
+		t.Fatalf("%+v", conf)
+	}
+	ipam, _ := conf.Plugins[0]["ipam"].(map[string]any)
+	if ipam["type"] != "calico-ipam" || ipam["assign_ipv4"] != "true" || ipam["assign_ipv6"] != "false" {
+		t.Errorf("ipam %v", ipam)
+	}
+	if conf.Plugins[0]["calico_api_group"] != "projectcalico.org/v3" {
+		t.Errorf("calico_api_group %v", conf.Plugins[0]["calico_api_group"])
+	}
+	cni := container(t, out, NodeDaemonSet, "install-cni")
+	if got := env(cni, "CNI_NETWORK_CONFIG"); got != "configMap:cni-config/config" {
+		t.Errorf("CNI_NETWORK_CONFIG=%s", got)
+	}
+	if got := env(cni, "KUBERNETES_NODE_NAME"); got != "<unset>" {
+		t.Errorf("KUBERNETES_NODE_NAME=%s", got)
+	}
+}
 
 // Follows pkg/render/node.go nodeEnvVars and windows.go windowsEnvVars
 // (getMTU).

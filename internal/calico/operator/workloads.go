@@ -20,6 +20,7 @@ const (
 	OperatorNamespace         = "tigera-operator"
 	ServicesEndpointConfigMap = "kubernetes-services-endpoint"
 	WindowsCNIConfigMap       = "cni-config-windows"
+	LinuxCNIConfigMap         = "cni-config"
 
 	NodeDaemonSet             = "calico-node"
 	WindowsNodeDaemonSet      = "calico-node-windows"
@@ -220,8 +221,12 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images, hea
 				VolumeMounts: []corev1.VolumeMount{{Name: "cni-plugins-stage", MountPath: "/stage"}}},
 			corev1.Container{Name: "install-cni", Image: img.calico, SecurityContext: root,
 				Command: []string{"/usr/bin/calico", "component", "cni", "install"},
+				// node.go cniEnvvars.
 				Env: append([]corev1.EnvVar{envVal("CNI_CONF_NAME", "10-calico.conflist"), envVal("SLEEP", "false"),
-					envVal("CNI_NET_DIR", "/etc/cni/net.d"), envField("KUBERNETES_NODE_NAME", "spec.nodeName")}, endpointEnv(ep)...),
+					envVal("CNI_NET_DIR", "/etc/cni/net.d"),
+					{Name: "CNI_NETWORK_CONFIG", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+						LocalObjectReference: corev1.LocalObjectReference{Name: LinuxCNIConfigMap}, Key: "config"}}},
+				}, endpointEnv(ep)...),
 				VolumeMounts: []corev1.VolumeMount{{Name: "cni-bin-dir", MountPath: "/host/opt/cni/bin"}, {Name: "cni-net-dir", MountPath: "/host/etc/cni/net.d"}, {Name: "cni-plugins-stage", MountPath: "/opt/cni/bin"}}},
 		)
 	}
