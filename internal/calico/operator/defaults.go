@@ -33,8 +33,8 @@ const (
 	DefaultPoolName   = "default-ipv4-ippool"
 	DefaultV6PoolName = "default-ipv6-ippool"
 
-	managedByLabel = "app.kubernetes.io/managed-by"
-	managedByValue = "tigera-operator"
+	managedByLabel = ManagedByLabel
+	managedByValue = ManagedByValue
 )
 
 // copyInstallation deep-copies through JSON (the typed API has no

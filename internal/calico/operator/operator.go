@@ -111,6 +111,7 @@ const (
 	ReasonResourceNotFound    = "ResourceNotFound"
 	ReasonResourceReadError   = "ResourceReadError"
 	ReasonResourceScaling     = "ResourceScalingError"
+	ReasonResourceUpdateError = "ResourceUpdateError"
 	ReasonUnknown             = "Unknown"
 
 	allObjectsAvailable = "All objects available"
@@ -228,6 +229,11 @@ func Render(in Inputs) Output {
 		ippools = degrade(ReasonInvalidConfig, "error validating IP pool configuration", err)
 	} else {
 		out.IPPools, out.Notes = managedPools(spec, in.ExistingIPPools, out.Notes)
+		var err error
+		out.IPPools, out.Notes, err = reconcileOwnedPools(out.IPPools, in.ExistingIPPools, in.V1CRDs, in.APIServer != nil, out.Notes)
+		if err != nil {
+			ippools = degrade(ReasonResourceUpdateError, "Error creating / updating IPPools", err)
+		}
 		for _, p := range out.IPPools {
 			if !p.Spec.Disabled && !slices.ContainsFunc(activePools, func(a *calico.IPPool) bool { return normalizeCIDR(a.Spec.CIDR) == p.Spec.CIDR }) {
 				activePools = append(activePools, p)
@@ -431,6 +437,73 @@ func managedPools(spec *opapi.InstallationSpec, existing []*calico.IPPool, notes
 		out = append(out, want)
 	}
 	return out, notes
+}
+
+// reconcileOwnedPools is the update half of pool_controller.go Reconcile:
+// a pool the operator owns (its managed-by label) that differs from the
+// Installation is written back to the Installation's version, so a direct
+// edit is reverted. Through the Calico API server (crd.projectcalico.org/v1
+// mode) libcalico-go refuses a blockSize change (lib/clientv3/ippool.go),
+// the operator leaves the pool as it is and degrades; with native
+// projectcalico.org/v3 CRDs nothing refuses it in Calico v3.33, and blocks
+// already allocated keep their old size.
+func reconcileOwnedPools(desired, existing []*calico.IPPool, v1CRDs, apiServer bool, notes []string) ([]*calico.IPPool, []string, error) {
+	var out []*calico.IPPool
+	var firstErr error
+	for _, want := range desired {
+		var have *calico.IPPool
+		for _, e := range existing {
+			if normalizeCIDR(e.Spec.CIDR) == want.Spec.CIDR && e.Labels[managedByLabel] == managedByValue {
+				have = e
+			}
+		}
+		if have == nil || poolSpecEqual(have.Spec, want.Spec) {
+			out = append(out, want)
+			continue
+		}
+		if v1CRDs && !apiServer {
+			// Updates need the v3 API; the pool stays as edited.
+			notes = append(notes, fmt.Sprintf("IP pool %s differs from the Installation; the operator cannot update it while the Calico API server is unavailable", have.Name))
+			out = append(out, have)
+			continue
+		}
+		if v1CRDs && have.Spec.BlockSize != 0 && have.Spec.BlockSize != want.Spec.BlockSize {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("error with field IPPool.Spec.BlockSize = '%d' (IPPool BlockSize cannot be modified)", want.Spec.BlockSize)
+			}
+			out = append(out, have)
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("IP pool %s is owned by the operator and differs from the Installation; the operator writes the Installation's version back (simulated reconcile)", have.Name))
+		out = append(out, want)
+	}
+	return out, notes, firstErr
+}
+
+// poolSpecEqual compares what the operator writes, with the values Calico
+// defaults an unset field to (an empty mode is Never, no block size is 26
+// or 122, no assignment mode is Automatic, no allowed uses is Workload and
+// Tunnel), so a pool read back from a cluster matches.
+func poolSpecEqual(a, b calico.IPPoolSpec) bool {
+	norm := func(s calico.IPPoolSpec) calico.IPPoolSpec {
+		s.CIDR = normalizeCIDR(s.CIDR)
+		p := calico.IPPool{Spec: s}
+		s.IPIPMode, s.VXLANMode = EffectiveModes(&p)
+		if s.BlockSize == 0 {
+			s.BlockSize = 26
+			if !isIPv4(s.CIDR) {
+				s.BlockSize = 122
+			}
+		}
+		if s.AssignmentMode == "" {
+			s.AssignmentMode = "Automatic"
+		}
+		if len(s.AllowedUses) == 0 {
+			s.AllowedUses = []string{"Workload", "Tunnel"}
+		}
+		return s
+	}
+	return reflect.DeepEqual(norm(a), norm(b))
 }
 
 // felixDefaults is what the core controller patches into FelixConfiguration

@@ -402,3 +402,89 @@ func TestFelixConfigurationAndBPF(t *testing.T) {
 		}
 	})
 }
+
+// Follows pkg/controller/ippool/pool_controller.go Reconcile and
+// libcalico-go lib/clientv3/ippool.go (blockSize cannot be modified).
+func TestOwnedPoolsAreReconciled(t *testing.T) {
+	owned := func(edit func(*calico.IPPool)) []*calico.IPPool {
+		p := toIPPool(opapi.IPPool{Name: "default-ipv4-ippool", CIDR: "172.21.0.0/16", Encapsulation: opapi.EncapVXLAN,
+			NATOutgoing: NATOutgoingEnabled, NodeSelector: NodeSelectorAll, BlockSize: int32pp(26),
+			AllowedUses: []string{"Workload", "Tunnel"}, AssignmentMode: "Automatic"})
+		edit(p)
+		return []*calico.IPPool{p}
+	}
+	cases := []struct {
+		name       string
+		edit       func(*Inputs)
+		ippools    string
+		vxlan      string
+		blockSize  int
+		wantReport string
+	}{
+		{
+			name: "a direct edit of an operator-owned pool is reverted to the Installation",
+			edit: func(in *Inputs) {
+				in.ExistingIPPools = owned(func(p *calico.IPPool) { p.Spec.VXLANMode = calico.ModeNever })
+			},
+			ippools:   available,
+			vxlan:     calico.ModeAlways,
+			blockSize: 26, wantReport: "writes the Installation's version back",
+		},
+		{
+			name: "a pool edited the same way but not owned by the operator is left alone",
+			edit: func(in *Inputs) {
+				in.ExistingIPPools = owned(func(p *calico.IPPool) { p.Spec.VXLANMode = calico.ModeNever; p.Labels = nil })
+			},
+			ippools:    available,
+			vxlan:      "<none>",
+			wantReport: "not owned by the operator",
+		},
+		{
+			name: "a blockSize change through the Calico API server is refused and degrades ippools",
+			edit: func(in *Inputs) {
+				in.V1CRDs = true
+				in.ExistingIPPools = owned(func(p *calico.IPPool) { p.Spec.BlockSize = 24 })
+			},
+			ippools:   degradedOnly("Error creating / updating IPPools: error with field IPPool.Spec.BlockSize = '26' (IPPool BlockSize cannot be modified)"),
+			vxlan:     calico.ModeAlways,
+			blockSize: 24,
+		},
+		{
+			name:      "a blockSize change with native v3 CRDs is written",
+			edit:      func(in *Inputs) { in.ExistingIPPools = owned(func(p *calico.IPPool) { p.Spec.BlockSize = 24 }) },
+			ippools:   available,
+			vxlan:     calico.ModeAlways,
+			blockSize: 26, wantReport: "writes the Installation's version back",
+		},
+		{
+			name: "an owned pool equal to the Installation but for defaulted fields is not rewritten",
+			edit: func(in *Inputs) {
+				in.ExistingIPPools = owned(func(p *calico.IPPool) { p.Spec.AssignmentMode = ""; p.Spec.AllowedUses = nil })
+			},
+			ippools:   available,
+			vxlan:     calico.ModeAlways,
+			blockSize: 26,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := renderLab(t, c.edit)
+			if got := summary(statusOf(out, StatusIPPools)); got != c.ippools {
+				t.Errorf("ippools %q, want %q", got, c.ippools)
+			}
+			vxlan, bs := "<none>", 0
+			for _, p := range out.IPPools {
+				if p.Spec.CIDR == "172.21.0.0/16" {
+					vxlan, bs = p.Spec.VXLANMode, p.Spec.BlockSize
+				}
+			}
+			if vxlan != c.vxlan || bs != c.blockSize {
+				t.Errorf("written pool vxlanMode %s blockSize %d, want %s %d", vxlan, bs, c.vxlan, c.blockSize)
+			}
+			notes := strings.Join(out.Notes, "\n")
+			if (c.wantReport == "") != !strings.Contains(notes, "IP pool") || (c.wantReport != "" && !strings.Contains(notes, c.wantReport)) {
+				t.Errorf("notes %q, want one with %q", notes, c.wantReport)
+			}
+		})
+	}
+}

@@ -22,6 +22,11 @@ const (
 	WindowsCNIConfigMap       = "cni-config-windows"
 	LinuxCNIConfigMap         = "cni-config"
 
+	// ManagedByLabel marks the IP pools the operator owns
+	// (pool_controller.go managedByLabel).
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedByValue = "tigera-operator"
+
 	NodeDaemonSet             = "calico-node"
 	WindowsNodeDaemonSet      = "calico-node-windows"
 	CSIDaemonSet              = "csi-node-driver"
