@@ -32,8 +32,12 @@ type Installation struct {
 
 // InstallationSpec is the subset the twin models.
 type InstallationSpec struct {
-	Variant                  string              `json:"variant,omitempty"`
-	Registry                 string              `json:"registry,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	Registry string `json:"registry,omitempty"`
+	// ImagePath and ImagePrefix place the images under the registry
+	// (registry/imagePath/imagePrefix+name).
+	ImagePath                string              `json:"imagePath,omitempty"`
+	ImagePrefix              string              `json:"imagePrefix,omitempty"`
 	KubernetesProvider       string              `json:"kubernetesProvider,omitempty"`
 	CNI                      *CNISpec            `json:"cni,omitempty"`
 	CalicoNetwork            *CalicoNetworkSpec  `json:"calicoNetwork,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -257,6 +258,10 @@ func validateInstallation(s *opapi.InstallationSpec, ep endpoint) error {
 				}
 			}
 		}
+	}
+	// validation.go: "None" or an absolute path.
+	if s.FlexVolumePath != "None" && !path.IsAbs(s.FlexVolumePath) {
+		return fmt.Errorf("installation spec.FlexVolumePath '%s' is not an absolute path", s.FlexVolumePath)
 	}
 	if s.ControlPlaneNodeSelector != nil {
 		if v, ok := s.ControlPlaneNodeSelector["kubernetes.io/os"]; ok && v != "linux" {

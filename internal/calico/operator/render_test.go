@@ -488,3 +488,53 @@ func TestOwnedPoolsAreReconciled(t *testing.T) {
 		})
 	}
 }
+
+// Follows pkg/components/references.go GetReference, node.go nodeVolumes
+// and validation.go (the FlexVolumePath check).
+func TestImagePathAndFlexVolumePath(t *testing.T) {
+	images := []struct {
+		name, registry, imagePath, prefix, want string
+	}{
+		{"the defaults are quay.io and calico", "", "", "", "quay.io/calico/node:v3.33.0"},
+		{"UseDefault keeps the defaults", "UseDefault", "UseDefault", "UseDefault", "quay.io/calico/node:v3.33.0"},
+		{"registry and imagePath are joined as paths", "registry.example.com/", "mirror/tigera", "", "registry.example.com/mirror/tigera/node:v3.33.0"},
+		{"an imagePrefix goes before the image name", "registry.example.com", "", "x-", "registry.example.com/calico/x-node:v3.33.0"},
+	}
+	for _, c := range images {
+		t.Run(c.name, func(t *testing.T) {
+			out := renderLab(t, func(in *Inputs) {
+				in.Installation.Spec.Registry, in.Installation.Spec.ImagePath, in.Installation.Spec.ImagePrefix = c.registry, c.imagePath, c.prefix
+			})
+			if got := container(t, out, NodeDaemonSet, "calico-node").Image; got != c.want {
+				t.Errorf("image %s, want %s", got, c.want)
+			}
+		})
+	}
+	flex := []struct {
+		name, path, calico, volume string
+	}{
+		{"the default flexVolumePath is joined verbatim", "", available, "/usr/libexec/kubernetes/kubelet-plugins/volume/exec/nodeagent~uds"},
+		{"a path without a trailing slash is kept verbatim", "/opt/flex", available, "/opt/flexnodeagent~uds"},
+		{"None drops the flexvol volume", "None", available, "<none>"},
+		{"a relative path is refused", "flex/", degradedOnly("Invalid Installation provided: installation spec.FlexVolumePath 'flex/' is not an absolute path"), "<none>"},
+	}
+	for _, c := range flex {
+		t.Run(c.name, func(t *testing.T) {
+			out := renderLab(t, func(in *Inputs) { in.Installation.Spec.FlexVolumePath = c.path })
+			if got := summary(statusOf(out, StatusCalico)); got != c.calico {
+				t.Errorf("calico %q, want %q", got, c.calico)
+			}
+			vol := "<none>"
+			if d := daemonSetNamed(out, NodeDaemonSet); d != nil {
+				for _, v := range d.Spec.Template.Spec.Volumes {
+					if v.Name == "flexvol-driver-host" {
+						vol = v.HostPath.Path
+					}
+				}
+			}
+			if vol != c.volume {
+				t.Errorf("flexvol volume %s, want %s", vol, c.volume)
+			}
+		})
+	}
+}

@@ -70,14 +70,21 @@ var (
 
 type images struct{ node, calico, cniPlugins, nodeWindows, cniWindows string }
 
-// imagesFor resolves image references (pkg/components): quay.io/calico/...
-// at the Calico version, or the Installation's registry.
+// imagesFor resolves image references (pkg/components/references.go
+// GetReference): registry, imagePath and imagePrefix+name joined as paths,
+// each defaulting (also when "UseDefault") to quay.io/, calico and none.
 func imagesFor(s *opapi.InstallationSpec) images {
-	reg := DefaultRegistry
-	if s.Registry != "" {
-		reg = strings.TrimSuffix(s.Registry, "/") + "/"
+	reg, dir, prefix := DefaultRegistry, "calico", ""
+	if s.Registry != "" && s.Registry != "UseDefault" {
+		reg = s.Registry
 	}
-	ref := func(name string) string { return reg + "calico/" + name + ":" + CalicoVersion }
+	if s.ImagePath != "" && s.ImagePath != "UseDefault" {
+		dir = s.ImagePath
+	}
+	if s.ImagePrefix != "" && s.ImagePrefix != "UseDefault" {
+		prefix = s.ImagePrefix
+	}
+	ref := func(name string) string { return path.Join(reg, dir, prefix+name) + ":" + CalicoVersion }
 	// On release-v1.44 calico-node and its ebpf-bootstrap init container
 	// run the node image; Typha, kube-controllers, CSI, the webhooks and the
 	// install-cni and flexvol-driver init containers run the combined
@@ -283,10 +290,16 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images, hea
 			hostPathVol("cni-net-dir", "/etc/cni/net.d", ""),
 			hostPathVol("sys-fs", "/sys/fs/", corev1.HostPathDirectoryOrCreate),
 			hostPathVol("nodeproc", "/proc", ""),
-			hostPathVol("flexvol-driver-host", strings.TrimSuffix(s.FlexVolumePath, "/")+"/nodeagent~uds", corev1.HostPathDirectoryOrCreate),
 			{Name: "cni-plugins-stage", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		},
 	}}
+	// node.go nodeVolumes: the path is used verbatim, joined without a
+	// separator (the default ends in "/").
+	if s.FlexVolumePath != "None" {
+		vols := tmpl.Spec.Volumes
+		tmpl.Spec.Volumes = append(vols[:len(vols)-1:len(vols)-1],
+			hostPathVol("flexvol-driver-host", s.FlexVolumePath+"nodeagent~uds", corev1.HostPathDirectoryOrCreate), vols[len(vols)-1])
+	}
 	return daemonSet(NodeDaemonSet, tmpl, "linux")
 }
 
