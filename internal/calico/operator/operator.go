@@ -20,6 +20,21 @@
 //     pkg/render/kubecontrollers, pkg/render/webhooks,
 //     pkg/render/common/meta (tolerations), pkg/common/autoscale.go.
 //
+// calico-node and calico-node-windows follow node.go nodeDaemonset and
+// windows.go windowsDaemonset field by field for: labels, selector, node
+// selector, tolerations, host network, priority class, service account,
+// grace period, init containers (flexvol-driver, ebpf-bootstrap,
+// cni-plugins, install-cni; uninstall-calico, install-cni), their commands,
+// env (cluster type, backend, health port, MTUs, address autodetection,
+// CALICO_MANAGE_CNI, the services endpoint, the CNI config references),
+// probes, preStop hooks and the host-path volumes named below. Not
+// modelled: the Typha TLS env and the tigera-ca-bundle and node-certs
+// volumes and mounts, the policysync, var-log-calico, bpffs,
+// sys-kernel-security and bird-templates volumes on Linux, resource
+// requests, pod annotations (config hashes), the node affinity of
+// provider-specific installs, image pull secrets, DNS policy and
+// Installation overrides (calicoNodeDaemonSet and friends).
+//
 // Render describes the settled state the operator converges to from a
 // fresh install: a controller that never got past a check has written only
 // its Degraded condition and none of its objects.
