@@ -56,6 +56,18 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"lab nodes wide", []string{"get", "nodes", "-o", "wide", "--lab"}},
 		{"every lab pod wide", []string{"get", "pods", "-A", "-o", "wide", "--lab"}},
 		{"calico daemonsets", []string{"get", "ds", "-n", "calico-system", "--lab"}},
+		// The operator's render (tigera/operator release-v1.44 pkg/render/
+		// node.go nodeDaemonset, windows.go windowsDaemonset).
+		{"calico-node of the lab as yaml", []string{"get", "ds", "-n", "calico-system", "calico-node", "-o", "yaml", "--lab"}},
+		{"calico-node-windows of the lab as yaml", []string{"get", "ds", "-n", "calico-system", "calico-node-windows", "-o", "yaml", "--lab"}},
+		{"calico-node of the main cluster as yaml", []string{"get", "ds", "-n", "calico-system", "calico-node", "-o", "yaml", "-f", "../../examples/main-cluster"}},
+		{"calico-node-windows of the main cluster as yaml", []string{"get", "ds", "-n", "calico-system", "calico-node-windows", "-o", "yaml", "-f", "../../examples/main-cluster"}},
+		{"the cni-config ConfigMaps of the lab", []string{"get", "cm", "-n", "calico-system", "-o", "yaml", "--lab"}},
+		// core_controller.go setDefaultsOnFelixConfiguration.
+		{"felixconfigurations of the lab", []string{"get", "felixconfigurations", "--lab"}},
+		{"the default felixconfiguration of the lab as yaml", []string{"get", "felixconfig", "default", "-o", "yaml", "--lab"}},
+		// pool_controller.go Reconcile reverts a direct edit of a pool it owns.
+		{"a directly edited operator pool is reverted", []string{"get", "ippools", "-o", "wide", "-f", "../../examples/main-cluster", "-f", "testdata/operator/edited-operator-pool.yaml"}},
 		{"all daemonsets", []string{"get", "ds", "-A", "--lab"}},
 		{"tigerastatus of the lab", []string{"get", "tigerastatus", "--lab"}},
 		{"kubelet serving csrs", []string{"get", "csr", "--lab"}},

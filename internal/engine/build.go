@@ -122,6 +122,7 @@ func (b *builder) stamp() {
 	stampAll(b.ref, c.IPPools)
 	stampAll(b.ref, c.IPAMBlocks)
 	stampAll(b.ref, c.BlockAffinities)
+	stampAll(b.ref, c.FelixConfigs)
 }
 
 func stampAll[T metav1.Object](t metav1.Time, objs []T) {

@@ -3,6 +3,7 @@ package engine
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -36,6 +37,9 @@ func (b *builder) operator() error {
 		if s.Namespace == "kube-system" && s.Name == "kube-dns" {
 			in.KubeDNS = s
 		}
+		if s.Namespace == "default" && s.Name == "kubernetes" {
+			in.APIService = s
+		}
 	}
 	out := operator.Render(in)
 	if out.Installation != nil {
@@ -49,13 +53,19 @@ func (b *builder) operator() error {
 	if len(c.IPPools) == 0 {
 		c.IPPools = out.IPPools
 	} else {
-		have := map[string]bool{}
+		have := map[string]*calico.IPPool{}
 		for _, p := range c.IPPools {
-			have[p.Name] = true
+			have[p.Name] = p
 		}
 		for _, p := range out.IPPools {
-			if !have[p.Name] {
+			switch e := have[p.Name]; {
+			case e == nil:
 				c.IPPools = append(c.IPPools, p)
+			case e != p && e.Labels[operator.ManagedByLabel] == operator.ManagedByValue:
+				// The operator's pool controller writes its version over
+				// a pool it owns (pool_controller.go Reconcile); the
+				// object's metadata stays.
+				e.Spec = p.Spec
 			}
 		}
 	}
@@ -72,6 +82,11 @@ func (b *builder) operator() error {
 	for _, s := range out.Services {
 		if !hasService(c, s.Namespace, s.Name) {
 			c.Services = append(c.Services, s)
+		}
+	}
+	for _, cm := range out.ConfigMaps {
+		if b.configMap(cm.Namespace, cm.Name) == nil {
+			c.ConfigMaps = append(c.ConfigMaps, cm)
 		}
 	}
 	if out.FelixConfiguration != nil && in.FelixConfiguration == nil {

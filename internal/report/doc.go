@@ -31,6 +31,7 @@
 //   - blockaffinities: the CRD's CIDR NODE TYPE; -o wide adds the twin's STATE.
 //   - ipamconfigurations: the CRD's STRICTAFFINITY MAXBLOCKSPERHOST
 //     AUTOALLOCATEBLOCKS.
+//   - felixconfigurations: NAME AGE (the CRD has no printer columns).
 //   - tigerastatus (operator.tigera.io/v1): AVAILABLE PROGRESSING DEGRADED
 //     SINCE MESSAGE. MESSAGE (the Degraded condition's message) has priority
 //     0 in the CRD since tigera/operator v1.42 (March 2026), so it always

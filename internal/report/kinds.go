@@ -64,6 +64,7 @@ var (
 	KindIPAMBlock                 = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPAMBlock", Resource: "ipamblocks", Singular: "ipamblock"}
 	KindBlockAffinity             = Kind{Group: "projectcalico.org", Version: "v3", Kind: "BlockAffinity", Resource: "blockaffinities", Singular: "blockaffinity", ShortNames: []string{"affinity", "affinities"}}
 	KindIPAMConfiguration         = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPAMConfiguration", Resource: "ipamconfigurations", Singular: "ipamconfiguration", ShortNames: []string{"ipamconfig", "ipamconfigs"}}
+	KindFelixConfiguration        = Kind{Group: "projectcalico.org", Version: "v3", Kind: "FelixConfiguration", Resource: "felixconfigurations", Singular: "felixconfiguration", ShortNames: []string{"felixconfig", "felixconfigs"}}
 	KindTigeraStatus              = Kind{Group: "operator.tigera.io", Version: "v1", Kind: "TigeraStatus", Resource: "tigerastatuses", Singular: "tigerastatus"}
 	KindInstallation              = Kind{Group: "operator.tigera.io", Version: "v1", Kind: "Installation", Resource: "installations", Singular: "installation"}
 )
@@ -74,7 +75,7 @@ func Kinds() []Kind {
 		KindNode, KindNamespace, KindPod, KindService, KindConfigMap, KindServiceAccount,
 		KindEndpointSlice, KindDaemonSet, KindDeployment, KindReplicaSet, KindStatefulSet,
 		KindNetworkPolicy, KindRuntimeClass, KindCertificateSigningRequest,
-		KindIPPool, KindIPAMBlock, KindBlockAffinity, KindIPAMConfiguration,
+		KindIPPool, KindIPAMBlock, KindBlockAffinity, KindIPAMConfiguration, KindFelixConfiguration,
 		KindTigeraStatus, KindInstallation,
 	}
 }

@@ -209,6 +209,8 @@ func objectsOf(c *model.Cluster, k Kind) []any {
 		if c.IPAMConfig != nil {
 			out = append(out, c.IPAMConfig)
 		}
+	case KindFelixConfiguration.GroupKind():
+		out = appendAll(out, c.FelixConfigs)
 	case KindTigeraStatus.GroupKind():
 		out = appendAll(out, c.TigeraStatuses)
 	case KindInstallation.GroupKind():

@@ -242,6 +242,9 @@ func columnsFor(k Kind) []metav1.TableColumnDefinition {
 		cols = blockAffinityColumns
 	case KindIPAMConfiguration.GroupKind():
 		cols = ipamConfigColumns
+	case KindFelixConfiguration.GroupKind():
+		// The CRD has no printer columns: kubectl shows NAME and AGE.
+		cols = []metav1.TableColumnDefinition{nameColumn, ageColumn}
 	case KindTigeraStatus.GroupKind():
 		cols = tigeraStatusColumns
 	case KindInstallation.GroupKind():
@@ -321,6 +324,8 @@ func rowCells(k Kind, o any, now time.Time, allocatable map[string]string) ([]an
 		return ipamBlockCells(t), nil
 	case *calico.BlockAffinity:
 		return []any{t.Name, t.Spec.CIDR, t.Spec.Node, stringCell(t.Spec.Type), t.Spec.State}, nil
+	case *calico.FelixConfiguration:
+		return []any{t.Name, age(now, t.CreationTimestamp)}, nil
 	case *calico.IPAMConfiguration:
 		var maxBlocks, auto any
 		if t.Spec.MaxBlocksPerHost != 0 {

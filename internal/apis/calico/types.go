@@ -138,6 +138,9 @@ type FelixConfigurationSpec struct {
 	LogSeverityScreen string  `json:"logSeverityScreen,omitempty"`
 	HealthPort        *int    `json:"healthPort,omitempty"`
 	NFTablesMode      *string `json:"nftablesMode,omitempty"`
+	// ProgramClusterRoutes is Enabled, EnabledIPIPOnly or Disabled: which
+	// cluster routes Felix rather than BIRD programs.
+	ProgramClusterRoutes *string `json:"programClusterRoutes,omitempty"`
 }
 
 // BGPConfiguration holds BGP settings.

@@ -32,8 +32,12 @@ type Installation struct {
 
 // InstallationSpec is the subset the twin models.
 type InstallationSpec struct {
-	Variant                  string              `json:"variant,omitempty"`
-	Registry                 string              `json:"registry,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	Registry string `json:"registry,omitempty"`
+	// ImagePath and ImagePrefix place the images under the registry
+	// (registry/imagePath/imagePrefix+name).
+	ImagePath                string              `json:"imagePath,omitempty"`
+	ImagePrefix              string              `json:"imagePrefix,omitempty"`
 	KubernetesProvider       string              `json:"kubernetesProvider,omitempty"`
 	CNI                      *CNISpec            `json:"cni,omitempty"`
 	CalicoNetwork            *CalicoNetworkSpec  `json:"calicoNetwork,omitempty"`
@@ -68,6 +72,9 @@ type CalicoNetworkSpec struct {
 	NodeAddressAutodetectionV4 map[string]any `json:"nodeAddressAutodetectionV4,omitempty"`
 	NodeAddressAutodetectionV6 map[string]any `json:"nodeAddressAutodetectionV6,omitempty"`
 	HostPorts                  *string        `json:"hostPorts,omitempty"`
+	// ClusterRoutingMode says who programs IPIP and unencapsulated cluster
+	// routes: BIRD, Felix or FelixIPIPOnly.
+	ClusterRoutingMode *string `json:"clusterRoutingMode,omitempty"`
 }
 
 // IPPool is a pool as the Installation declares it; the operator creates the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,8 +34,8 @@ const (
 	DefaultPoolName   = "default-ipv4-ippool"
 	DefaultV6PoolName = "default-ipv6-ippool"
 
-	managedByLabel = "app.kubernetes.io/managed-by"
-	managedByValue = "tigera-operator"
+	managedByLabel = ManagedByLabel
+	managedByValue = ManagedByValue
 )
 
 // copyInstallation deep-copies through JSON (the typed API has no
@@ -169,9 +170,21 @@ func firstIPv4Pool(pools []opapi.IPPool) *opapi.IPPool {
 	return nil
 }
 
-// endpoint is what PopulateK8sServiceEndPoint reads from the
-// kubernetes-services-endpoint ConfigMap.
+// endpoint is k8sapi.Endpoint (tigera/operator pkg/controller/k8sapi/
+// k8s-endpoint.go): the operator's own KUBERNETES_SERVICE_HOST and _PORT,
+// which PopulateK8sServiceEndPoint (pkg/controller/utils/utils.go)
+// replaces with the kubernetes-services-endpoint ConfigMap's data when that
+// ConfigMap exists.
 type endpoint struct{ host, port string }
+
+// apiRoot is ServiceEndpoint.CNIAPIRoot: https://host:port, "" when
+// either is missing.
+func (e endpoint) apiRoot() string {
+	if e.host == "" || e.port == "" {
+		return ""
+	}
+	return "https://" + net.JoinHostPort(e.host, e.port)
+}
 
 // validateInstallation is validateCustomResource
 // (pkg/controller/installation/validation.go), limited to the fields this
@@ -197,6 +210,9 @@ func validateInstallation(s *opapi.InstallationSpec, ep endpoint) error {
 	}
 	if cn := s.CalicoNetwork; cn != nil {
 		bgpOff := cn.BGP == nil || *cn.BGP == BGPDisabled
+		mode := clusterRoutingMode(s)
+		felixIPIP := mode == RoutingFelix || mode == RoutingFelixIPIPOnly
+		felixNoEncap := mode == RoutingFelix
 		for _, p := range cn.IPPools {
 			if !isIPv4(p.CIDR) && (p.Encapsulation == opapi.EncapIPIP || p.Encapsulation == opapi.EncapIPIPCrossSubnet) {
 				return fmt.Errorf("IPIP encapsulation is not supported by IPv6 pools, but it is set for %s", p.CIDR)
@@ -204,15 +220,16 @@ func validateInstallation(s *opapi.InstallationSpec, ep endpoint) error {
 			if s.CNI.Type == PluginCalico {
 				switch ipamType {
 				case IPAMCalico:
-					// Cluster routes are BIRD's by default (clusterRoutingMode),
-					// so IPIP and unencapsulated pools need BGP.
+					// IPIP and unencapsulated routes need BGP unless Felix
+					// owns them (felixProgramsIPIPClusterRoutes,
+					// felixProgramsNoEncapClusterRoutes).
 					switch p.Encapsulation {
 					case opapi.EncapIPIP, opapi.EncapIPIPCrossSubnet:
-						if bgpOff {
+						if !felixIPIP && bgpOff {
 							return errors.New("with BIRD cluster routing mode, IPIP encapsulation requires that BGP is enabled")
 						}
 					case opapi.EncapNone:
-						if bgpOff {
+						if !felixNoEncap && bgpOff {
 							return errors.New("with BIRD cluster routing mode, unencapsulated IP pools require that BGP is enabled")
 						}
 					}
@@ -232,6 +249,19 @@ func validateInstallation(s *opapi.InstallationSpec, ep endpoint) error {
 				}
 			}
 		}
+	}
+	if cn := s.CalicoNetwork; cn != nil {
+		for _, ad := range []map[string]any{cn.NodeAddressAutodetectionV4, cn.NodeAddressAutodetectionV6} {
+			if ad != nil {
+				if err := validateNodeAddressDetection(ad); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// validation.go: "None" or an absolute path.
+	if s.FlexVolumePath != "None" && !path.IsAbs(s.FlexVolumePath) {
+		return fmt.Errorf("installation spec.FlexVolumePath '%s' is not an absolute path", s.FlexVolumePath)
 	}
 	if s.ControlPlaneNodeSelector != nil {
 		if v, ok := s.ControlPlaneNodeSelector["kubernetes.io/os"]; ok && v != "linux" {
@@ -259,6 +289,24 @@ func validateInstallation(s *opapi.InstallationSpec, ep endpoint) error {
 		return errors.New("installation spec.WindowsNodes is not valid and should not be provided when Calico for Windows is disabled")
 	}
 	return nil
+}
+
+// Cluster routing modes (api/v1/installation_types.go ClusterRoutingMode).
+const (
+	RoutingBIRD          = "BIRD"
+	RoutingFelix         = "Felix"
+	RoutingFelixIPIPOnly = "FelixIPIPOnly"
+)
+
+// clusterRoutingMode is its namesake in core_controller.go: the
+// configured mode, or FelixIPIPOnly when unset, which is what Calico
+// v3.33's own defaults amount to (Felix programs IPIP routes, BIRD the
+// unencapsulated ones).
+func clusterRoutingMode(s *opapi.InstallationSpec) string {
+	if s.CalicoNetwork != nil && s.CalicoNetwork.ClusterRoutingMode != nil {
+		return *s.CalicoNetwork.ClusterRoutingMode
+	}
+	return RoutingFelixIPIPOnly
 }
 
 // Kubeadm is what the IP pool controller reads from the kube-system

@@ -20,6 +20,21 @@
 //     pkg/render/kubecontrollers, pkg/render/webhooks,
 //     pkg/render/common/meta (tolerations), pkg/common/autoscale.go.
 //
+// calico-node and calico-node-windows follow node.go nodeDaemonset and
+// windows.go windowsDaemonset field by field for: labels, selector, node
+// selector, tolerations, host network, priority class, service account,
+// grace period, init containers (flexvol-driver, ebpf-bootstrap,
+// cni-plugins, install-cni; uninstall-calico, install-cni), their commands,
+// env (cluster type, backend, health port, MTUs, address autodetection,
+// CALICO_MANAGE_CNI, the services endpoint, the CNI config references),
+// probes, preStop hooks and the host-path volumes named below. Not
+// modelled: the Typha TLS env and the tigera-ca-bundle and node-certs
+// volumes and mounts, the policysync, var-log-calico, bpffs,
+// sys-kernel-security and bird-templates volumes on Linux, resource
+// requests, pod annotations (config hashes), the node affinity of
+// provider-specific installs, image pull secrets, DNS policy and
+// Installation overrides (calicoNodeDaemonSet and friends).
+//
 // Render describes the settled state the operator converges to from a
 // fresh install: a controller that never got past a check has written only
 // its Degraded condition and none of its objects.
@@ -59,6 +74,10 @@ type Inputs struct {
 	// ServicesEndpoint is the tigera-operator/kubernetes-services-endpoint
 	// ConfigMap, nil when absent.
 	ServicesEndpoint *corev1.ConfigMap
+	// APIService is the default/kubernetes Service, whose address kubelet
+	// gives the operator's own pod as KUBERNETES_SERVICE_HOST and _PORT;
+	// nil when unknown.
+	APIService *corev1.Service
 	// FelixConfiguration "default" as it exists before the operator
 	// defaults it; may be nil.
 	FelixConfiguration *calico.FelixConfiguration
@@ -92,6 +111,7 @@ type Output struct {
 	DaemonSets         []*appsv1.DaemonSet
 	Deployments        []*appsv1.Deployment
 	Services           []*corev1.Service
+	ConfigMaps         []*corev1.ConfigMap
 	FelixConfiguration *calico.FelixConfiguration
 	TigeraStatuses     []*opapi.TigeraStatus
 	// Notes explain modelling decisions and inconsistencies worth a look.
@@ -106,6 +126,7 @@ const (
 	ReasonResourceNotFound    = "ResourceNotFound"
 	ReasonResourceReadError   = "ResourceReadError"
 	ReasonResourceScaling     = "ResourceScalingError"
+	ReasonResourceUpdateError = "ResourceUpdateError"
 	ReasonUnknown             = "Unknown"
 
 	allObjectsAvailable = "All objects available"
@@ -156,8 +177,20 @@ func tigeraStatus(name string, d *degraded, wasReady bool, gen int64, now metav1
 	return ts
 }
 
+// endpoint is the address the operator hands Calico's components: the
+// ConfigMap's when it exists, else the operator's own environment, which
+// kubelet fills from the kubernetes Service (k8s-endpoint.go init,
+// utils.go PopulateK8sServiceEndPoint). The Windows controller alone
+// insists on the ConfigMap (windows_controller.go Reconcile).
 func (in Inputs) endpoint() endpoint {
 	if in.ServicesEndpoint == nil {
+		if s := in.APIService; s != nil && s.Spec.ClusterIP != "" && s.Spec.ClusterIP != corev1.ClusterIPNone {
+			for _, p := range s.Spec.Ports {
+				if p.Name == "https" {
+					return endpoint{host: s.Spec.ClusterIP, port: fmt.Sprint(p.Port)}
+				}
+			}
+		}
 		return endpoint{}
 	}
 	return endpoint{host: in.ServicesEndpoint.Data["KUBERNETES_SERVICE_HOST"], port: in.ServicesEndpoint.Data["KUBERNETES_SERVICE_PORT"]}
@@ -181,6 +214,7 @@ func Render(in Inputs) Output {
 	// is added, only once validateCustomResource has passed. Pools still
 	// lack their own defaults at this point.
 	applyCoreDefaults(spec)
+	defaultAutodetection(spec, in.ExistingIPPools)
 	coreErr := validateInstallation(spec, ep)
 	coreDefaulted := coreErr == nil
 	if !coreDefaulted && statusEmpty(raw.Status) {
@@ -210,11 +244,23 @@ func Render(in Inputs) Output {
 		ippools = degrade(ReasonInvalidConfig, "error validating IP pool configuration", err)
 	} else {
 		out.IPPools, out.Notes = managedPools(spec, in.ExistingIPPools, out.Notes)
+		var err error
+		out.IPPools, out.Notes, err = reconcileOwnedPools(out.IPPools, in.ExistingIPPools, in.V1CRDs, in.APIServer != nil, out.Notes)
+		if err != nil {
+			ippools = degrade(ReasonResourceUpdateError, "Error creating / updating IPPools", err)
+		}
 		for _, p := range out.IPPools {
 			if !p.Spec.Disabled && !slices.ContainsFunc(activePools, func(a *calico.IPPool) bool { return normalizeCIDR(a.Spec.CIDR) == p.Spec.CIDR }) {
 				activePools = append(activePools, p)
 			}
 		}
+	}
+
+	// Core controller, settled: with pools in the cluster, a later
+	// reconcile defaults address autodetection (core_controller.go
+	// fillDefaults).
+	if coreDefaulted {
+		defaultAutodetection(spec, activePools)
 	}
 
 	// Core controller, settled: re-validated with the pool defaults in.
@@ -242,13 +288,21 @@ func Render(in Inputs) Output {
 				"Typha autoscaler fails (%v); the calico-system objects are shown as rendered while Linux nodes were enough, with %d Typha replicas", typhaErr, typhaReplicas))
 		}
 		coreReady = true
+		// The FelixConfiguration is defaulted first: calico-node's health
+		// port comes from it (core_controller.go Reconcile passes
+		// FelixHealthPort: *felixConfiguration.Spec.HealthPort).
+		out.FelixConfiguration = felixDefaults(spec, in.FelixConfiguration)
 		out.Namespaces = append(out.Namespaces, calicoNamespace())
-		out.DaemonSets = append(out.DaemonSets, calicoNodeDaemonSet(spec, ep, img), csiNodeDriverDaemonSet(img))
+		out.DaemonSets = append(out.DaemonSets, calicoNodeDaemonSet(spec, ep, img, *out.FelixConfiguration.Spec.HealthPort), csiNodeDriverDaemonSet(img))
 		out.Deployments = append(out.Deployments,
 			kubeControllersDeployment(spec, ep, img),
 			typhaDeployment(spec, ep, img, int32(typhaReplicas)))
 		out.Services = append(out.Services, service(TyphaDeployment, typhaPort, intstr.FromString("calico-typha"), "calico-typha"))
-		out.FelixConfiguration = felixDefaults(spec, in.FelixConfiguration)
+		if cm, err := linuxCNIConfigMap(spec, ep, in.V1CRDs); err != nil {
+			out.Notes = append(out.Notes, err.Error())
+		} else if cm != nil {
+			out.ConfigMaps = append(out.ConfigMaps, cm)
+		}
 	}
 	coreSucceeded := coreReady && core == nil
 	if out.FelixConfiguration == nil && in.FelixConfiguration != nil {
@@ -272,6 +326,11 @@ func Render(in Inputs) Output {
 				dns = []string{in.KubeDNS.Spec.ClusterIP}
 			}
 			out.DaemonSets = append(out.DaemonSets, calicoNodeWindowsDaemonSet(spec, ep, img, vni, dns))
+			if cm, err := windowsCNIConfigMap(spec, ep, vni, dns); err != nil {
+				out.Notes = append(out.Notes, err.Error())
+			} else if cm != nil {
+				out.ConfigMaps = append(out.ConfigMaps, cm)
+			}
 		}
 		statuses = append(statuses, tigeraStatus(StatusCalicoWindows, d, false, 0, in.Now))
 	}
@@ -395,6 +454,73 @@ func managedPools(spec *opapi.InstallationSpec, existing []*calico.IPPool, notes
 	return out, notes
 }
 
+// reconcileOwnedPools is the update half of pool_controller.go Reconcile:
+// a pool the operator owns (its managed-by label) that differs from the
+// Installation is written back to the Installation's version, so a direct
+// edit is reverted. Through the Calico API server (crd.projectcalico.org/v1
+// mode) libcalico-go refuses a blockSize change (lib/clientv3/ippool.go),
+// the operator leaves the pool as it is and degrades; with native
+// projectcalico.org/v3 CRDs nothing refuses it in Calico v3.33, and blocks
+// already allocated keep their old size.
+func reconcileOwnedPools(desired, existing []*calico.IPPool, v1CRDs, apiServer bool, notes []string) ([]*calico.IPPool, []string, error) {
+	var out []*calico.IPPool
+	var firstErr error
+	for _, want := range desired {
+		var have *calico.IPPool
+		for _, e := range existing {
+			if normalizeCIDR(e.Spec.CIDR) == want.Spec.CIDR && e.Labels[managedByLabel] == managedByValue {
+				have = e
+			}
+		}
+		if have == nil || poolSpecEqual(have.Spec, want.Spec) {
+			out = append(out, want)
+			continue
+		}
+		if v1CRDs && !apiServer {
+			// Updates need the v3 API; the pool stays as edited.
+			notes = append(notes, fmt.Sprintf("IP pool %s differs from the Installation; the operator cannot update it while the Calico API server is unavailable", have.Name))
+			out = append(out, have)
+			continue
+		}
+		if v1CRDs && have.Spec.BlockSize != 0 && have.Spec.BlockSize != want.Spec.BlockSize {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("error with field IPPool.Spec.BlockSize = '%d' (IPPool BlockSize cannot be modified)", want.Spec.BlockSize)
+			}
+			out = append(out, have)
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("IP pool %s is owned by the operator and differs from the Installation; the operator writes the Installation's version back (simulated reconcile)", have.Name))
+		out = append(out, want)
+	}
+	return out, notes, firstErr
+}
+
+// poolSpecEqual compares what the operator writes, with the values Calico
+// defaults an unset field to (an empty mode is Never, no block size is 26
+// or 122, no assignment mode is Automatic, no allowed uses is Workload and
+// Tunnel), so a pool read back from a cluster matches.
+func poolSpecEqual(a, b calico.IPPoolSpec) bool {
+	norm := func(s calico.IPPoolSpec) calico.IPPoolSpec {
+		s.CIDR = normalizeCIDR(s.CIDR)
+		p := calico.IPPool{Spec: s}
+		s.IPIPMode, s.VXLANMode = EffectiveModes(&p)
+		if s.BlockSize == 0 {
+			s.BlockSize = 26
+			if !isIPv4(s.CIDR) {
+				s.BlockSize = 122
+			}
+		}
+		if s.AssignmentMode == "" {
+			s.AssignmentMode = "Automatic"
+		}
+		if len(s.AllowedUses) == 0 {
+			s.AllowedUses = []string{"Workload", "Tunnel"}
+		}
+		return s
+	}
+	return reflect.DeepEqual(norm(a), norm(b))
+}
+
 // felixDefaults is what the core controller patches into FelixConfiguration
 // "default" (core_controller.go setDefaultsOnFelixConfiguration,
 // setNftablesMode): healthPort 9099, vxlanVNI 4096 and vxlanPort 4789
@@ -407,6 +533,7 @@ func felixDefaults(spec *opapi.InstallationSpec, in *calico.FelixConfiguration) 
 	}
 	if in != nil {
 		c := *in
+		c.Spec = in.Spec // pointers are replaced, never written through
 		fc = &c
 		if fc.APIVersion == "" {
 			fc.TypeMeta = metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "FelixConfiguration"}
@@ -424,7 +551,30 @@ func felixDefaults(spec *opapi.InstallationSpec, in *calico.FelixConfiguration) 
 		}
 	}
 	if fc.Spec.VXLANPort == nil {
-		fc.Spec.VXLANPort = ip(4789)
+		// DockerEnterprise with BPF moves the port off the host's own
+		// VXLAN device.
+		if spec.KubernetesProvider == "DockerEnterprise" && bpf(spec) {
+			fc.Spec.VXLANPort = ip(8472)
+		} else {
+			fc.Spec.VXLANPort = ip(4789)
+		}
+	}
+	// A fresh install with the BPF dataplane turns BPF on in Felix
+	// (setBPFEnabledOnFelixConfiguration).
+	if bpf(spec) {
+		fc.Spec.BPFEnabled = boolp(true)
+	}
+	// setClusterRoutingOnFelixConfiguration: only an explicit
+	// clusterRoutingMode is written.
+	if cn := spec.CalicoNetwork; cn != nil && cn.ClusterRoutingMode != nil {
+		v := "Disabled"
+		switch *cn.ClusterRoutingMode {
+		case RoutingFelix:
+			v = "Enabled"
+		case RoutingFelixIPIPOnly:
+			v = "EnabledIPIPOnly"
+		}
+		fc.Spec.ProgramClusterRoutes = &v
 	}
 	if spec.CalicoNetwork != nil && spec.CalicoNetwork.LinuxDataplane != nil {
 		mode := "Disabled"

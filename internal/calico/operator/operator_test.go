@@ -69,7 +69,9 @@ func labInputs(t *testing.T) Inputs {
 		Nodes:            []*corev1.Node{node("k8s-lab-master-1", "linux")},
 		Kubeadm:          &Kubeadm{PodSubnet: "172.21.0.0/16", ServiceSubnet: "10.96.0.0/12"},
 		KubeDNS:          &corev1.Service{Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10"}}},
-		APIServer:        &opapi.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
+		APIService: &corev1.Service{Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1",
+			Ports: []corev1.ServicePort{{Name: "https", Port: 443}}}},
+		APIServer: &opapi.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
 	}
 }
 
@@ -159,8 +161,26 @@ func TestTigeraStatusMessages(t *testing.T) {
 		want map[string]string
 	}{
 		{
-			name: "a missing services endpoint ConfigMap degrades calico and calico-windows",
+			// k8s-endpoint.go: the operator falls back to its own
+			// environment (the kubernetes Service); windows_controller.go
+			// Reconcile alone insists on the ConfigMap.
+			name: "a missing services endpoint ConfigMap leaves calico available and degrades calico-windows only",
 			edit: func(in *Inputs) { in.ServicesEndpoint = nil; in.IPAMConfiguration = ipamConfig(true) },
+			want: map[string]string{
+				StatusCalico:        available,
+				StatusCalicoWindows: degradedOnly(`Error reading services endpoint configmap: configmaps "kubernetes-services-endpoint" not found`),
+				StatusIPPools:       available,
+				StatusAPIServer:     available,
+				StatusTiers:         available,
+			},
+		},
+		{
+			name: "a missing services endpoint ConfigMap with no kubernetes Service known degrades calico and calico-windows",
+			edit: func(in *Inputs) {
+				in.ServicesEndpoint = nil
+				in.APIService = nil
+				in.IPAMConfiguration = ipamConfig(true)
+			},
 			want: map[string]string{
 				StatusCalico:        degradedOnly(invalid + "services endpoint configmap 'kubernetes-services-endpoint' does not have all required information for Calico Windows daemonset configuration"),
 				StatusCalicoWindows: degradedOnly(`Error reading services endpoint configmap: configmaps "kubernetes-services-endpoint" not found`),
@@ -279,15 +299,66 @@ func TestTigeraStatusMessages(t *testing.T) {
 			want: map[string]string{StatusCalico: available, StatusCalicoWindows: "<absent>"},
 		},
 		{
-			name: "IPIP defaulted by the pool controller without BGP degrades calico after the pools exist",
+			// validation.go validateCustomResource with
+			// core_controller.go clusterRoutingMode: unset means
+			// FelixIPIPOnly, so Felix programs IPIP routes without BGP.
+			name: "IPIP defaulted by the pool controller without BGP is valid when clusterRoutingMode is unset",
 			edit: func(in *Inputs) {
 				in.Installation.Spec.CalicoNetwork.WindowsDataplane = nil
 				in.Installation.Spec.CalicoNetwork.IPPools = nil
 			},
-			want: map[string]string{
-				StatusCalico:  degradedOnly(invalid + "with BIRD cluster routing mode, IPIP encapsulation requires that BGP is enabled"),
-				StatusIPPools: available,
+			want: map[string]string{StatusCalico: available, StatusIPPools: available},
+		},
+		{
+			name: "IPIPCrossSubnet without BGP is valid when clusterRoutingMode is unset",
+			edit: func(in *Inputs) {
+				in.Installation.Spec.CalicoNetwork.WindowsDataplane = nil
+				in.Installation.Spec.CalicoNetwork.IPPools[0].Encapsulation = opapi.EncapIPIPCrossSubnet
 			},
+			want: map[string]string{StatusCalico: available},
+		},
+		{
+			name: "IPIP without BGP in BIRD cluster routing mode degrades calico",
+			edit: func(in *Inputs) {
+				in.Installation.Spec.CalicoNetwork.WindowsDataplane = nil
+				in.Installation.Spec.CalicoNetwork.IPPools[0].Encapsulation = opapi.EncapIPIP
+				in.Installation.Spec.CalicoNetwork.ClusterRoutingMode = strp(RoutingBIRD)
+			},
+			want: map[string]string{StatusCalico: degradedOnly(invalid + "with BIRD cluster routing mode, IPIP encapsulation requires that BGP is enabled")},
+		},
+		{
+			name: "an unencapsulated pool without BGP stays invalid when clusterRoutingMode is unset",
+			edit: func(in *Inputs) {
+				in.Installation.Spec.CalicoNetwork.WindowsDataplane = nil
+				in.Installation.Spec.CalicoNetwork.IPPools[0].Encapsulation = opapi.EncapNone
+			},
+			want: map[string]string{StatusCalico: degradedOnly(invalid + "with BIRD cluster routing mode, unencapsulated IP pools require that BGP is enabled")},
+		},
+		{
+			name: "an unencapsulated pool without BGP is valid in Felix cluster routing mode",
+			edit: func(in *Inputs) {
+				in.Installation.Spec.CalicoNetwork.WindowsDataplane = nil
+				in.Installation.Spec.CalicoNetwork.IPPools[0].Encapsulation = opapi.EncapNone
+				in.Installation.Spec.CalicoNetwork.ClusterRoutingMode = strp(RoutingFelix)
+			},
+			want: map[string]string{StatusCalico: available},
+		},
+		{
+			// validation.go validateNodeAddressDetection.
+			name: "two IPv4 address autodetection methods at once degrade calico",
+			edit: func(in *Inputs) {
+				in.IPAMConfiguration = ipamConfig(true)
+				in.Installation.Spec.CalicoNetwork.NodeAddressAutodetectionV4 = map[string]any{"interface": "eth0", "canReach": "8.8.8.8"}
+			},
+			want: map[string]string{StatusCalico: degradedOnly(invalid + "no more than one node address autodetection method can be specified per-family")},
+		},
+		{
+			name: "a bad CIDR among the IPv6 autodetection cidrs degrades calico",
+			edit: func(in *Inputs) {
+				in.IPAMConfiguration = ipamConfig(true)
+				in.Installation.Spec.CalicoNetwork.NodeAddressAutodetectionV6 = map[string]any{"cidrs": []any{"fd00::/64", "nope"}}
+			},
+			want: map[string]string{StatusCalico: degradedOnly(invalid + "invalid CIDR provided for node address autodetection: nope")},
 		},
 		{
 			name: "an empty pool list with no pools in the cluster leaves calico waiting",

@@ -1,7 +1,9 @@
 package operator
 
 import (
+	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,6 +19,13 @@ const (
 	CalicoNamespace           = "calico-system"
 	OperatorNamespace         = "tigera-operator"
 	ServicesEndpointConfigMap = "kubernetes-services-endpoint"
+	WindowsCNIConfigMap       = "cni-config-windows"
+	LinuxCNIConfigMap         = "cni-config"
+
+	// ManagedByLabel marks the IP pools the operator owns
+	// (pool_controller.go managedByLabel).
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedByValue = "tigera-operator"
 
 	NodeDaemonSet             = "calico-node"
 	WindowsNodeDaemonSet      = "calico-node-windows"
@@ -61,14 +70,21 @@ var (
 
 type images struct{ node, calico, cniPlugins, nodeWindows, cniWindows string }
 
-// imagesFor resolves image references (pkg/components): quay.io/calico/...
-// at the Calico version, or the Installation's registry.
+// imagesFor resolves image references (pkg/components/references.go
+// GetReference): registry, imagePath and imagePrefix+name joined as paths,
+// each defaulting (also when "UseDefault") to quay.io/, calico and none.
 func imagesFor(s *opapi.InstallationSpec) images {
-	reg := DefaultRegistry
-	if s.Registry != "" {
-		reg = strings.TrimSuffix(s.Registry, "/") + "/"
+	reg, dir, prefix := DefaultRegistry, "calico", ""
+	if s.Registry != "" && s.Registry != "UseDefault" {
+		reg = s.Registry
 	}
-	ref := func(name string) string { return reg + "calico/" + name + ":" + CalicoVersion }
+	if s.ImagePath != "" && s.ImagePath != "UseDefault" {
+		dir = s.ImagePath
+	}
+	if s.ImagePrefix != "" && s.ImagePrefix != "UseDefault" {
+		prefix = s.ImagePrefix
+	}
+	ref := func(name string) string { return path.Join(reg, dir, prefix+name) + ":" + CalicoVersion }
 	// On release-v1.44 calico-node and its ebpf-bootstrap init container
 	// run the node image; Typha, kube-controllers, CSI, the webhooks and the
 	// install-cni and flexvol-driver init containers run the combined
@@ -186,7 +202,7 @@ func clusterType(s *opapi.InstallationSpec) string {
 
 // calicoNodeDaemonSet is the Linux agent (pkg/render/node.go
 // nodeDaemonset): host network, every taint tolerated, Linux only.
-func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images) *appsv1.DaemonSet {
+func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images, healthPort int) *appsv1.DaemonSet {
 	root := &corev1.SecurityContext{Privileged: boolp(true), RunAsUser: int64p(0), RunAsGroup: int64p(0), RunAsNonRoot: boolp(false)}
 	var inits []corev1.Container
 	if s.FlexVolumePath != "None" {
@@ -197,10 +213,19 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images) *ap
 			VolumeMounts:    []corev1.VolumeMount{{Name: "flexvol-driver-host", MountPath: "/host/driver"}},
 		})
 	}
+	// node.go bpfBootstrapInitContainer: the BPF filesystem and cgroup
+	// mounts must propagate to the host; only the BPF dataplane makes a
+	// failure fatal.
+	initCmd := []string{"/usr/bin/calico", "component", "node", "init"}
+	if !bpf(s) {
+		initCmd = append(initCmd, "--best-effort")
+	}
+	bidir := corev1.MountPropagationBidirectional
 	inits = append(inits, corev1.Container{
 		Name: "ebpf-bootstrap", Image: img.node, SecurityContext: root,
-		Command:      []string{"/usr/bin/calico", "component", "node", "init", "--best-effort"},
-		VolumeMounts: []corev1.VolumeMount{{Name: "sys-fs", MountPath: "/sys/fs"}, {Name: "var-run-calico", MountPath: "/var/run/calico"}, {Name: "nodeproc", MountPath: "/nodeproc", ReadOnly: true}},
+		Command: initCmd,
+		VolumeMounts: []corev1.VolumeMount{{Name: "sys-fs", MountPath: "/sys/fs", MountPropagation: &bidir},
+			{Name: "var-run-calico", MountPath: "/var/run/calico", MountPropagation: &bidir}, {Name: "nodeproc", MountPath: "/nodeproc", ReadOnly: true}},
 	})
 	if s.CNI.Type == PluginCalico {
 		inits = append(inits,
@@ -208,8 +233,12 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images) *ap
 				VolumeMounts: []corev1.VolumeMount{{Name: "cni-plugins-stage", MountPath: "/stage"}}},
 			corev1.Container{Name: "install-cni", Image: img.calico, SecurityContext: root,
 				Command: []string{"/usr/bin/calico", "component", "cni", "install"},
+				// node.go cniEnvvars.
 				Env: append([]corev1.EnvVar{envVal("CNI_CONF_NAME", "10-calico.conflist"), envVal("SLEEP", "false"),
-					envVal("CNI_NET_DIR", "/etc/cni/net.d"), envField("KUBERNETES_NODE_NAME", "spec.nodeName")}, endpointEnv(ep)...),
+					envVal("CNI_NET_DIR", "/etc/cni/net.d"),
+					{Name: "CNI_NETWORK_CONFIG", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+						LocalObjectReference: corev1.LocalObjectReference{Name: LinuxCNIConfigMap}, Key: "config"}}},
+				}, endpointEnv(ep)...),
 				VolumeMounts: []corev1.VolumeMount{{Name: "cni-bin-dir", MountPath: "/host/opt/cni/bin"}, {Name: "cni-net-dir", MountPath: "/host/etc/cni/net.d"}, {Name: "cni-plugins-stage", MountPath: "/opt/cni/bin"}}},
 		)
 	}
@@ -217,14 +246,27 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images) *ap
 		envVal("DATASTORE_TYPE", "kubernetes"), envVal("WAIT_FOR_DATASTORE", "true"),
 		envVal("CLUSTER_TYPE", clusterType(s)), envVal("CALICO_DISABLE_FILE_LOGGING", "false"),
 		envVal("FELIX_DEFAULTENDPOINTTOHOSTACTION", "ACCEPT"), envVal("FELIX_HEALTHENABLED", "true"),
-		envVal("FELIX_HEALTHPORT", fmt.Sprint(felixHealthPrt)),
+		envVal("FELIX_HEALTHPORT", fmt.Sprint(healthPort)),
 		envField("NODENAME", "spec.nodeName"), envField("NAMESPACE", "metadata.namespace"),
 		envVal("FELIX_TYPHAK8SNAMESPACE", CalicoNamespace), envVal("FELIX_TYPHAK8SSERVICENAME", TyphaDeployment),
 		envVal("NO_DEFAULT_POOLS", "true"), envVal("CALICO_MANAGE_CNI", fmt.Sprint(s.CNI.Type == PluginCalico)),
-		envVal("CALICO_NETWORKING_BACKEND", calicoBackend(s, false)),
-		envVal("IP", "autodetect"), envVal("IP_AUTODETECTION_METHOD", "first-found"),
+	}
+	env = append(env, mtuEnv(s)...)
+	if s.CNI.IPAM.Type == IPAMHostLocal {
+		env = append(env, envVal("USE_POD_CIDR", "true"))
+	}
+	env = append(env, envVal("CALICO_NETWORKING_BACKEND", calicoBackend(s, false)))
+	// node.go nodeEnvVars: the IPIP MTU only with BGP (BIRD programs the
+	// IPIP routes).
+	if m := mtu(s); m != nil && bgpEnabled(s) {
+		env = append(env, envVal("FELIX_IPINIPMTU", fmt.Sprint(*m)))
+	}
+	env = append(env, addressEnv(s)...)
+	if s.CNI.Type != PluginCalico {
+		env = append(env, envVal("FELIX_ROUTESOURCE", "WorkloadIPs"))
 	}
 	env = append(env, endpointEnv(ep)...)
+	startup, live, ready := nodeProbes(s, healthPort)
 	tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 		Tolerations:                   append([]corev1.Toleration(nil), tolerateAll...),
 		ServiceAccountName:            NodeDaemonSet,
@@ -234,6 +276,9 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images) *ap
 		InitContainers:                inits,
 		Containers: []corev1.Container{{
 			Name: "calico-node", Image: img.node, Env: env, SecurityContext: root,
+			StartupProbe: startup, LivenessProbe: live, ReadinessProbe: ready,
+			Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
+				Command: []string{"/usr/bin/calico", "component", "node", "shutdown"}}}},
 			VolumeMounts: []corev1.VolumeMount{{Name: "lib-modules", MountPath: "/lib/modules", ReadOnly: true}, {Name: "var-run-calico", MountPath: "/var/run/calico"}, {Name: "var-lib-calico", MountPath: "/var/lib/calico"}, {Name: "xtables-lock", MountPath: "/run/xtables.lock"}},
 		}},
 		Volumes: []corev1.Volume{
@@ -245,22 +290,32 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images) *ap
 			hostPathVol("cni-net-dir", "/etc/cni/net.d", ""),
 			hostPathVol("sys-fs", "/sys/fs/", corev1.HostPathDirectoryOrCreate),
 			hostPathVol("nodeproc", "/proc", ""),
-			hostPathVol("flexvol-driver-host", strings.TrimSuffix(s.FlexVolumePath, "/")+"/nodeagent~uds", corev1.HostPathDirectoryOrCreate),
 			{Name: "cni-plugins-stage", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		},
 	}}
+	// node.go nodeVolumes: the path is used verbatim, joined without a
+	// separator (the default ends in "/").
+	if s.FlexVolumePath != "None" {
+		vols := tmpl.Spec.Volumes
+		tmpl.Spec.Volumes = append(vols[:len(vols)-1:len(vols)-1],
+			hostPathVol("flexvol-driver-host", s.FlexVolumePath+"nodeagent~uds", corev1.HostPathDirectoryOrCreate), vols[len(vols)-1])
+	}
 	return daemonSet(NodeDaemonSet, tmpl, "linux")
 }
 
 // calicoNodeWindowsDaemonSet is calico-node for Windows (pkg/render/
 // windows.go windowsDaemonset): HostProcess containers running as
 // NT AUTHORITY\system in the host network, init containers uninstall-calico
-// then install-cni, containers felix and node (plus confd with BGP).
+// then install-cni, containers felix (with the probes and the preStop
+// hook) and node, plus confd with BGP. The Typha TLS volumes and mounts
+// are not modelled.
 func calicoNodeWindowsDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images, vni int, dnsIPs []string) *appsv1.DaemonSet {
 	hpc := func() *corev1.SecurityContext {
 		u := `NT AUTHORITY\system`
 		return &corev1.SecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: boolp(true), RunAsUserName: &u}}
 	}
+	calicoCNI := s.CNI.Type == PluginCalico
+	// windows.go windowsEnvVars.
 	ct := clusterType(s) + ",windows"
 	env := []corev1.EnvVar{
 		envVal("CNI_PLUGIN_TYPE", s.CNI.Type), envVal("DATASTORE_TYPE", "kubernetes"), envVal("WAIT_FOR_DATASTORE", "true"),
@@ -269,35 +324,88 @@ func calicoNodeWindowsDaemonSet(s *opapi.InstallationSpec, ep endpoint, img imag
 		envField("NODENAME", "spec.nodeName"), envField("NAMESPACE", "metadata.namespace"),
 		envVal("FELIX_TYPHAK8SNAMESPACE", CalicoNamespace), envVal("FELIX_TYPHAK8SSERVICENAME", TyphaDeployment),
 		envVal("VXLAN_VNI", fmt.Sprint(vni)), envVal("VXLAN_ADAPTER", s.WindowsNodes.VXLANAdapter),
-		envVal("KUBE_NETWORK", "Calico.*"),
-		envVal("CALICO_NETWORKING_BACKEND", calicoBackend(s, true)),
-		envVal("IP", "autodetect"), envVal("IP_AUTODETECTION_METHOD", "first-found"),
+		envVal("CALICO_MANAGE_CNI", fmt.Sprint(calicoCNI)),
+	}
+	kubeNetwork := "Calico.*"
+	switch s.CNI.Type {
+	case "AmazonVPC":
+		kubeNetwork = "vpc.*"
+	case "AzureVNET":
+		kubeNetwork = "azure.*"
+	}
+	env = append(env, envVal("KUBE_NETWORK", kubeNetwork))
+	env = append(env, mtuEnv(s)...)
+	if s.CNI.IPAM.Type == IPAMHostLocal {
+		env = append(env, envVal("USE_POD_CIDR", "true"))
+	}
+	env = append(env, envVal("CALICO_NETWORKING_BACKEND", calicoBackend(s, true)))
+	env = append(env, addressEnv(s)...)
+	if !calicoCNI {
+		env = append(env, envVal("FELIX_ROUTESOURCE", "WorkloadIPs"))
 	}
 	env = append(env, endpointEnv(ep)...)
+
+	// windows.go windowsVolumeMounts.
 	mounts := []corev1.VolumeMount{{Name: "var-run-calico", MountPath: "/var/run/calico"}, {Name: "var-lib-calico", MountPath: "/var/lib/calico"}}
-	cniMounts := []corev1.VolumeMount{{Name: "cni-bin-dir", MountPath: "/host/opt/cni/bin"}, {Name: "cni-net-dir", MountPath: "/host/etc/cni/net.d"}}
+	if calicoCNI {
+		mounts = append(mounts, corev1.VolumeMount{Name: "cni-log-dir", MountPath: "/var/log/calico/cni"},
+			corev1.VolumeMount{Name: "cni-net-dir", MountPath: "/host/etc/cni/net.d"})
+	}
+	var cniMounts []corev1.VolumeMount
+	if calicoCNI {
+		cniMounts = []corev1.VolumeMount{{Name: "cni-bin-dir", MountPath: "/host/opt/cni/bin"}, {Name: "cni-net-dir", MountPath: "/host/etc/cni/net.d"}}
+	}
+	// windows.go uninstallContainer, uninstallEnvVars.
 	inits := []corev1.Container{{
 		Name: "uninstall-calico", Image: img.nodeWindows, SecurityContext: hpc(),
-		Args: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/uninstall-calico.ps1"}, VolumeMounts: cniMounts,
+		Args: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/uninstall-calico.ps1"},
+		Env: []corev1.EnvVar{envVal("SLEEP", "false"), envVal("CNI_PLUGIN_TYPE", s.CNI.Type), envVal("CNI_BIN_DIR", "/host/opt/cni/bin"),
+			envVal("CNI_CONF_NAME", "10-calico.conflist"), envVal("CNI_NET_DIR", "/host/etc/cni/net.d")},
+		VolumeMounts: cniMounts,
 	}}
-	if s.CNI.Type == PluginCalico {
+	if calicoCNI {
+		// windows.go cniContainer, cniEnvVars: CNI_NET_DIR is the
+		// host's CNI config directory without its drive letter, since the
+		// installer writes it into the CNI config as c:<dir>.
 		inits = append(inits, corev1.Container{
 			Name: "install-cni", Image: img.cniWindows, SecurityContext: hpc(),
 			Command: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/opt/cni/bin/calico.exe", "component", "cni", "install"},
-			Env: append([]corev1.EnvVar{envVal("CNI_BIN_DIR", "/host/opt/cni/bin"), envVal("CNI_CONF_NAME", "10-calico.conflist"),
-				envVal("CNI_NET_DIR", "/host/etc/cni/net.d"), envVal("KUBERNETES_DNS_SERVERS", strings.Join(dnsIPs, ",")),
+			Env: append([]corev1.EnvVar{envVal("SLEEP", "false"), envVal("CNI_PLUGIN_TYPE", s.CNI.Type),
+				envVal("CNI_BIN_DIR", "/host/opt/cni/bin"), envVal("CNI_CONF_NAME", "10-calico.conflist"),
+				envVal("CNI_NET_DIR", windowsCNINetDir(s)), envVal("KUBERNETES_DNS_SERVERS", strings.Join(dnsIPs, ",")),
 				envVal("KUBERNETES_SERVICE_CIDRS", strings.Join(s.ServiceCIDRs, ",")), envVal("VXLAN_VNI", fmt.Sprint(vni)),
-				envField("KUBERNETES_NODE_NAME", "spec.nodeName")}, endpointEnv(ep)...),
+				envField("KUBERNETES_NODE_NAME", "spec.nodeName"),
+				{Name: "CNI_NETWORK_CONFIG", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: WindowsCNIConfigMap}, Key: "config"}}},
+			}, endpointEnv(ep)...),
 			VolumeMounts: cniMounts,
 		})
 	}
 	wd := "$env:CONTAINER_SANDBOX_MOUNT_POINT/CalicoWindows/"
+	live, ready := windowsProbes()
 	containers := []corev1.Container{
-		{Name: "felix", Image: img.nodeWindows, Args: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/CalicoWindows/felix-service.ps1"}, WorkingDir: wd, SecurityContext: hpc(), Env: env, VolumeMounts: mounts},
+		{Name: "felix", Image: img.nodeWindows, Args: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/CalicoWindows/felix-service.ps1"}, WorkingDir: wd, SecurityContext: hpc(), Env: env, VolumeMounts: mounts,
+			LivenessProbe: live, ReadinessProbe: ready,
+			Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
+				Command: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/CalicoWindows/calico.exe", "component", "node", "shutdown"}}}}},
 		{Name: "node", Image: img.nodeWindows, Args: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/CalicoWindows/node-service.ps1"}, WorkingDir: wd, SecurityContext: hpc(), Env: env, VolumeMounts: mounts},
 	}
 	if bgpEnabled(s) {
 		containers = append(containers, corev1.Container{Name: "confd", Image: img.nodeWindows, Args: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/CalicoWindows/confd/confd-service.ps1"}, WorkingDir: wd, SecurityContext: hpc(), Env: env, VolumeMounts: mounts})
+	}
+	// windows.go windowsVolumes, less the Typha TLS volumes.
+	vols := []corev1.Volume{
+		hostPathVol("lib-modules", "/lib/modules", ""),
+		hostPathVol("xtables-lock", "/run/xtables.lock", corev1.HostPathFileOrCreate),
+		hostPathVol("policysync", "/var/run/nodeagent", corev1.HostPathDirectoryOrCreate),
+		hostPathVol("var-run-calico", "/var/run/calico", corev1.HostPathDirectoryOrCreate),
+		hostPathVol("var-lib-calico", "/var/lib/calico", corev1.HostPathDirectoryOrCreate),
+	}
+	if calicoCNI {
+		vols = append(vols,
+			hostPathVol("cni-bin-dir", s.WindowsNodes.CNIBinDir, corev1.HostPathDirectoryOrCreate),
+			hostPathVol("cni-net-dir", s.WindowsNodes.CNIConfigDir, ""),
+			hostPathVol("cni-log-dir", s.WindowsNodes.CNILogDir, corev1.HostPathDirectoryOrCreate))
 	}
 	tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 		NodeSelector:                  map[string]string{"kubernetes.io/os": "windows"},
@@ -308,15 +416,77 @@ func calicoNodeWindowsDaemonSet(s *opapi.InstallationSpec, ep endpoint, img imag
 		PriorityClassName:             "system-node-critical",
 		InitContainers:                inits,
 		Containers:                    containers,
-		Volumes: []corev1.Volume{
-			hostPathVol("var-run-calico", "/var/run/calico", corev1.HostPathDirectoryOrCreate),
-			hostPathVol("var-lib-calico", "/var/lib/calico", corev1.HostPathDirectoryOrCreate),
-			hostPathVol("cni-bin-dir", s.WindowsNodes.CNIBinDir, corev1.HostPathDirectoryOrCreate),
-			hostPathVol("cni-net-dir", s.WindowsNodes.CNIConfigDir, ""),
-			hostPathVol("cni-log-dir", s.WindowsNodes.CNILogDir, corev1.HostPathDirectoryOrCreate),
-		},
+		Volumes:                       vols,
 	}}
 	return daemonSet(WindowsNodeDaemonSet, tmpl, "windows")
+}
+
+// windowsCNINetDir is the Windows CNI config directory with any c: drive
+// prefix dropped (windows.go cniEnvVars, createCalicoPluginConfig).
+func windowsCNINetDir(s *opapi.InstallationSpec) string {
+	d := strings.TrimPrefix(s.WindowsNodes.CNIConfigDir, "c:")
+	return strings.TrimPrefix(d, "C:")
+}
+
+// windowsCNIConfigMap is its namesake in pkg/render/windows.go: the
+// Calico CNI network configuration install-cni writes on each Windows
+// node, with one HNS network for every pod (windows_use_single_network),
+// OutBoundNAT exceptions and SDN routes for the service CIDRs. Nil without
+// Calico CNI.
+func windowsCNIConfigMap(s *opapi.InstallationSpec, ep endpoint, vni int, dnsIPs []string) (*corev1.ConfigMap, error) {
+	if s.CNI.Type != PluginCalico {
+		return nil, nil
+	}
+	var m int32
+	if p := mtu(s); p != nil {
+		m = *p
+	}
+	ipam := map[string]any{"type": "calico-ipam", "subnet": "usePodCidr"}
+	if s.CNI.IPAM.Type == IPAMHostLocal {
+		ipam["type"] = "host-local"
+	}
+	macPrefix := "0E-2A"
+	if s.WindowsNodes.VXLANMACPrefix != "" {
+		macPrefix = s.WindowsNodes.VXLANMACPrefix
+	}
+	k8s := map[string]any{"kubeconfig": path.Join("c:", windowsCNINetDir(s), "calico-kubeconfig")}
+	if root := ep.apiRoot(); root != "" {
+		k8s["k8s_api_root"] = root
+	}
+	cidrs := append([]string{}, s.ServiceCIDRs...)
+	policies := []map[string]any{{"Name": "EndpointPolicy", "Value": map[string]any{"Type": "OutBoundNAT", "ExceptionList": cidrs}}}
+	for _, c := range cidrs {
+		policies = append(policies, map[string]any{"Name": "EndpointPolicy", "Value": map[string]any{"Type": "SDNROUTE", "DestinationPrefix": c, "NeedEncap": true}})
+	}
+	if dnsIPs == nil {
+		dnsIPs = []string{}
+	}
+	plugin := map[string]any{
+		"type": "calico", "name": "Calico", "windows_use_single_network": true,
+		"mode": calicoBackend(s, true), "vxlan_mac_prefix": macPrefix, "vxlan_vni": vni, "mtu": m,
+		"policy": map[string]any{"type": "k8s"}, "log_file_path": "c:/var/log/calico/cni/cni.log",
+		"windows_loopback_DSR": "__DSR_SUPPORT__", "capabilities": map[string]any{"dns": true},
+		"nodename": "__KUBERNETES_NODE_NAME__", "nodename_file": "__NODENAME_FILE__", "nodename_file_optional": true,
+		"datastore_type": "kubernetes", "ipam": ipam, "kubernetes": k8s,
+		"DNS":      map[string]any{"Nameservers": dnsIPs, "Search": []string{"svc.cluster.local"}},
+		"policies": policies,
+	}
+	plugins, err := json.Marshal([]any{plugin})
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", WindowsCNIConfigMap, err)
+	}
+	// The operator formats the list the same way (1.0.0 is the CNI spec
+	// version it resolves "auto" to, api/v1 ResolvedSpecVersion).
+	config := fmt.Sprintf(`{
+			  "name": "Calico",
+			  "cniVersion": "%s",
+			  "plugins": %s
+			}`, "1.0.0", plugins)
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: WindowsCNIConfigMap, Namespace: CalicoNamespace},
+		Data:       map[string]string{"config": config},
+	}, nil
 }
 
 // csiNodeDriverDaemonSet is pkg/render/csi.go: two containers on the
