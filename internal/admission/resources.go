@@ -23,13 +23,7 @@ import (
 func validateResources(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	limPath, reqPath := fld.Child("limits"), fld.Child("requests")
-	requests := corev1.ResourceList{}
-	for name, q := range r.Limits {
-		requests[name] = q
-	}
-	for name, q := range r.Requests {
-		requests[name] = q
-	}
+	requests := defaultedRequests(r)
 	for _, name := range sortedNames(r.Limits) {
 		errs = append(errs, validateNonNegative(r.Limits[name], limPath.Key(string(name)))...)
 	}
@@ -72,4 +66,18 @@ func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
 	return names
+}
+
+// defaultedRequests is a container's requests after pod defaulting, which
+// copies each limit into a request the container does not set
+// (pkg/apis/core/v1/defaults.go SetDefaults_Pod).
+func defaultedRequests(r *corev1.ResourceRequirements) corev1.ResourceList {
+	requests := corev1.ResourceList{}
+	for name, q := range r.Limits {
+		requests[name] = q
+	}
+	for name, q := range r.Requests {
+		requests[name] = q
+	}
+	return requests
 }

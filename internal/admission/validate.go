@@ -181,7 +181,7 @@ func validateEphemeralContainers(spec *corev1.PodSpec, fld *field.Path, hostUser
 }
 
 // validateContainerCommon is the part of validation.go validateContainerCommon
-// (name, image, resources, security context) modelled here.
+// (name, image, ports, resources, security context) modelled here.
 func validateContainerCommon(c *corev1.Container, p *field.Path, hostUsers bool, opts Options) field.ErrorList {
 	var errs field.ErrorList
 	namePath := p.Child("name")
@@ -195,8 +195,50 @@ func validateContainerCommon(c *corev1.Container, p *field.Path, hostUsers bool,
 	if c.Image == "" {
 		errs = append(errs, field.Required(p.Child("image"), ""))
 	}
+	errs = append(errs, validateContainerPorts(c.Ports, p.Child("ports"))...)
 	errs = append(errs, validateResources(&c.Resources, p.Child("resources"))...)
 	errs = append(errs, validateContainerSecurityContext(c.SecurityContext, p.Child("securityContext"), hostUsers, opts)...)
+	return errs
+}
+
+// validateContainerPorts follows validation.go validateContainerPorts: port
+// names well formed and unique within the container, port numbers in range,
+// a known protocol (an empty one is defaulted to TCP before validation).
+func validateContainerPorts(ports []corev1.ContainerPort, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, port := range ports {
+		p := fld.Index(i)
+		if port.Name != "" {
+			if msgs := validation.IsValidPortName(port.Name); len(msgs) != 0 {
+				for _, msg := range msgs {
+					errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
+				}
+			} else if names.Has(port.Name) {
+				errs = append(errs, field.Duplicate(p.Child("name"), port.Name))
+			} else {
+				names.Insert(port.Name)
+			}
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(p.Child("containerPort"), ""))
+		} else {
+			for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
+				errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
+			}
+		}
+		if port.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
+				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
+			}
+		}
+		switch port.Protocol {
+		case "", corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
+		default:
+			errs = append(errs, field.NotSupported(p.Child("protocol"), port.Protocol,
+				[]corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP}))
+		}
+	}
 	return errs
 }
 
