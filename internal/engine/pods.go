@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -240,12 +241,26 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 	if errs := admission.ValidatePod(p, admission.DefaultOptions()); len(errs) > 0 {
 		return refuse(apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, p.Name, errs))
 	}
+	// The registry's warnings on a valid pod reach the client before
+	// validating admission runs, so they come with a Pod Security refusal
+	// too (k8s.io/apiserver pkg/registry/rest/create.go BeforeCreate). A
+	// controller's creates warn the controller, not the user.
+	// A name the API server would refuse (kept with validation off) never
+	// gets that far.
+	if creator == "" && len(apivalidation.NameIsDNSSubdomain(p.Name, false)) == 0 {
+		for _, w := range admission.PodWarnings(p) {
+			b.c.Warned = append(b.c.Warned, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: w})
+		}
+	}
 	res := admission.CheckPodSecurity(b.namespace(p.Namespace), p)
 	if !res.Allowed {
 		return refuse(res.Err)
 	}
 	for _, w := range res.Warnings {
 		b.note(model.Warning, keyOf(p), "%s", w)
+		if creator == "" {
+			b.c.Warned = append(b.c.Warned, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: w})
+		}
 	}
 	return ""
 }
