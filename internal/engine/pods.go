@@ -233,10 +233,14 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 		return fmt.Sprintf("%s: Error creating: %v", creator, err)
 	}
 	admission.DefaultTolerations(p)
+	// RuntimeClass admission also judges a pod without a RuntimeClass (an
+	// overhead of its own is refused).
+	var rc *nodev1.RuntimeClass
 	if p.Spec.RuntimeClassName != nil {
-		if err := admission.ApplyRuntimeClass(p, b.runtimeClass(*p.Spec.RuntimeClassName)); err != nil {
-			return refuse(err)
-		}
+		rc = b.runtimeClass(*p.Spec.RuntimeClassName)
+	}
+	if err := admission.ApplyRuntimeClass(p, rc); err != nil {
+		return refuse(err)
 	}
 	if errs := admission.ValidatePod(p, admission.DefaultOptions()); len(errs) > 0 {
 		return refuse(apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, p.Name, errs))

@@ -46,10 +46,12 @@ func (w *warnings) take() []string {
 // server sends (those of a valid pod that Pod Security refuses included).
 func toolVerdict(pod *corev1.Pod, ns *corev1.Namespace, rcs map[string]*nodev1.RuntimeClass) (string, []string) {
 	admission.DefaultTolerations(pod)
+	var rc *nodev1.RuntimeClass
 	if pod.Spec.RuntimeClassName != nil {
-		if err := admission.ApplyRuntimeClass(pod, rcs[*pod.Spec.RuntimeClassName]); err != nil {
-			return admission.FormatError(err), nil
-		}
+		rc = rcs[*pod.Spec.RuntimeClassName]
+	}
+	if err := admission.ApplyRuntimeClass(pod, rc); err != nil {
+		return admission.FormatError(err), nil
 	}
 	if errs := admission.ValidatePod(pod, admission.DefaultOptions()); len(errs) > 0 {
 		return admission.FormatInvalid("Pod", pod.Name, errs), nil
