@@ -9,6 +9,8 @@
 //   - object validation: a subset of pkg/apis/core/validation/validation.go
 //     (ValidatePod), reported with the apimachinery field errors the real
 //     server uses, and printed the way kubectl prints them (FormatInvalid);
+//   - the warnings the registry sends with a valid pod (PodWarnings, after
+//     pkg/api/pod/warnings.go), which kubectl prints as "Warning: …";
 //   - validating admission: Pod Security Admission (CheckPodSecurity), backed
 //     by the real k8s.io/pod-security-admission checks.
 //

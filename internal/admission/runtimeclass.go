@@ -3,12 +3,14 @@ package admission
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -20,6 +22,8 @@ var podsResource = schema.GroupResource{Resource: "pods"}
 //
 //   - a pod without runtimeClassName is left alone, except that a pod.spec.overhead
 //     without a RuntimeClass is refused;
+//   - an empty runtimeClassName is the server error of the plugin's client
+//     lookup ("resource name may not be empty");
 //   - rc == nil while the pod names a RuntimeClass is the "not found" refusal;
 //   - rc.overhead is copied to pod.spec.overhead (a different overhead already
 //     on the pod is refused);
@@ -39,6 +43,15 @@ func ApplyRuntimeClass(pod *corev1.Pod, rc *nodev1.RuntimeClass) error {
 			return forbidden(pod, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
 		}
 		return nil
+	}
+	if *pod.Spec.RuntimeClassName == "" {
+		// The plugin's lister finds nothing, and its fallback client Get
+		// refuses an empty name before any request; the API server reports
+		// that plain error as a status of unknown reason
+		// (k8s.io/apiserver pkg/endpoints/handlers/responsewriters
+		// ErrorToAPIStatus).
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+			Code: http.StatusInternalServerError, Message: "resource name may not be empty"}}
 	}
 	if rc == nil {
 		return forbidden(pod, fmt.Sprintf("pod rejected: RuntimeClass %q not found", *pod.Spec.RuntimeClassName))

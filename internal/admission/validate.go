@@ -32,27 +32,36 @@ const (
 	msgHostProcessPolicy = "hostProcess containers are disallowed by cluster policy"
 	msgPrivilegedPolicy  = "disallowed by cluster policy"
 	msgHostNetworkPort   = "must match `containerPort` when `hostNetwork` is true"
-	msgHostUsersFalse    = "when `pod.Spec.HostUsers` is false"
+	msgHostUsersFalse    = "when `hostUsers` is false"
 )
 
 // supportedOS is validation.go's validOS set, already in sorted order.
 var supportedOS = []corev1.OSName{corev1.Linux, corev1.Windows}
 
 // ValidatePod runs the subset of the API server's create-time pod validation
-// that hybrid clusters trip over, and returns the errors in the order
-// ValidatePodSpec (pkg/apis/core/validation/validation.go) appends them:
+// (pkg/apis/core/validation/validation.go ValidatePodCreate) that hybrid
+// clusters trip over, and returns the errors in the order ValidatePodSpec
+// appends them:
 //
 //  1. containers: at least one; name required and a DNS-1123 label; image
-//     required; privileged only with AllowPrivileged; names unique;
-//  2. initContainers: the same common checks, names unique across both lists;
+//     required; resource quantities (validateResources); the container
+//     security context (ValidateSecurityContext: privileged under cluster
+//     policy, IDs, procMount, seccompProfile, windowsOptions); names unique;
+//  2. initContainers, then ephemeralContainers: the same common checks,
+//     names unique across all lists;
 //  3. hostNetwork: hostPort must equal containerPort (validatePodHostNetworkDeps);
-//  4. Windows hostProcess rules (validateWindowsHostProcessPod), for any OS;
-//  5. hostUsers=false with host namespaces (validateHostUsers);
-//  6. spec.os: name required and linux or windows (validateOS), then the
-//     Linux-only (validateLinux) or Windows-only (validateWindows) field rules.
+//  4. the pod security context (validatePodSpecSecurityContext: IDs,
+//     sysctls, seccompProfile, windowsOptions);
+//  5. shareProcessNamespace with hostPID (validateShareProcessNamespace);
+//  6. Windows hostProcess rules (validateWindowsHostProcessPod), for any OS;
+//  7. hostUsers=false with host namespaces (validateHostUsers);
+//  8. spec.os: name required and linux or windows (validateOS), then the
+//     Linux-only (validateLinux) or Windows-only (validateWindows) field rules;
+//  9. ValidatePodCreate: no ephemeral containers on create.
 //
-// Everything else ValidatePodSpec checks (volumes, probes, resources, DNS,
-// affinity syntax, tolerations syntax, ...) is out of scope.
+// Everything else ValidatePodSpec checks (volumes, probes, ports, env, DNS,
+// affinity syntax, tolerations syntax, ...) is out of scope, as is the pod's
+// metadata, which package validate checks when the input is loaded.
 //
 // The pod is taken as the client sent it, before API defaulting; where a
 // default would hide an error (hostPort 0 on a hostNetwork pod is defaulted to
@@ -61,14 +70,26 @@ func ValidatePod(pod *corev1.Pod, opts Options) field.ErrorList {
 	if pod == nil {
 		return nil
 	}
-	return validatePodSpec(&pod.Spec, field.NewPath("spec"), opts)
+	fld := field.NewPath("spec")
+	errs := validatePodSpec(&pod.Spec, fld, opts)
+	if len(pod.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(fld.Child("ephemeralContainers"), "cannot be set on create"))
+	}
+	return errs
 }
 
 func validatePodSpec(spec *corev1.PodSpec, fld *field.Path, opts Options) field.ErrorList {
+	// The default for hostUsers is true.
+	hostUsers := spec.HostUsers == nil || *spec.HostUsers
 	var errs field.ErrorList
-	errs = append(errs, validateContainers(spec.Containers, fld.Child("containers"), opts)...)
-	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, fld.Child("initContainers"), opts)...)
+	errs = append(errs, validateContainers(spec.Containers, fld.Child("containers"), hostUsers, opts)...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, fld.Child("initContainers"), hostUsers, opts)...)
+	errs = append(errs, validateEphemeralContainers(spec, fld.Child("ephemeralContainers"), hostUsers, opts)...)
 	errs = append(errs, validateHostNetworkPorts(spec, fld)...)
+	errs = append(errs, validatePodSecurityContext(spec, fld.Child("securityContext"))...)
+	if spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace && spec.HostPID {
+		errs = append(errs, field.Invalid(fld.Child("shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))
+	}
 	errs = append(errs, validateHostProcess(spec, fld, opts)...)
 	errs = append(errs, validateHostUsers(spec, fld)...)
 	if spec.OS != nil {
@@ -89,7 +110,7 @@ func validatePodSpec(spec *corev1.PodSpec, fld *field.Path, opts Options) field.
 // validateContainers follows validation.go validateContainers: an empty
 // list is a single Required error; duplicate names (empty ones included) are
 // reported on the later container.
-func validateContainers(containers []corev1.Container, fld *field.Path, opts Options) field.ErrorList {
+func validateContainers(containers []corev1.Container, fld *field.Path, hostUsers bool, opts Options) field.ErrorList {
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(fld, "")}
 	}
@@ -98,7 +119,7 @@ func validateContainers(containers []corev1.Container, fld *field.Path, opts Opt
 	for i := range containers {
 		c := &containers[i]
 		p := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, p, opts)...)
+		errs = append(errs, validateContainerCommon(c, p, hostUsers, opts)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		} else {
@@ -110,7 +131,7 @@ func validateContainers(containers []corev1.Container, fld *field.Path, opts Opt
 
 // validateInitContainers follows validation.go validateInitContainers: init
 // names must not repeat each other nor any regular container name.
-func validateInitContainers(inits, regular []corev1.Container, fld *field.Path, opts Options) field.ErrorList {
+func validateInitContainers(inits, regular []corev1.Container, fld *field.Path, hostUsers bool, opts Options) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for i := range regular {
@@ -119,7 +140,7 @@ func validateInitContainers(inits, regular []corev1.Container, fld *field.Path, 
 	for i := range inits {
 		c := &inits[i]
 		p := fld.Index(i)
-		errs = append(errs, validateContainerCommon(c, p, opts)...)
+		errs = append(errs, validateContainerCommon(c, p, hostUsers, opts)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		} else if c.Name != "" {
@@ -129,9 +150,39 @@ func validateInitContainers(inits, regular []corev1.Container, fld *field.Path, 
 	return errs
 }
 
+// validateEphemeralContainers is the part of validation.go
+// validateEphemeralContainers modelled here: names unique across all three
+// lists, then the common container checks. (Its rules on fields ephemeral
+// containers may not set, such as ports and probes, are not modelled.)
+func validateEphemeralContainers(spec *corev1.PodSpec, fld *field.Path, hostUsers bool, opts Options) field.ErrorList {
+	if len(spec.EphemeralContainers) == 0 {
+		return nil
+	}
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i := range spec.Containers {
+		names.Insert(spec.Containers[i].Name)
+	}
+	for i := range spec.InitContainers {
+		names.Insert(spec.InitContainers[i].Name)
+	}
+	for i := range spec.EphemeralContainers {
+		ec := &spec.EphemeralContainers[i]
+		p := fld.Index(i)
+		if ec.Name != "" && names.Has(ec.Name) {
+			errs = append(errs, field.Duplicate(p.Child("name"), ec.Name))
+		} else {
+			names.Insert(ec.Name)
+		}
+		c := corev1.Container(ec.EphemeralContainerCommon)
+		errs = append(errs, validateContainerCommon(&c, p, hostUsers, opts)...)
+	}
+	return errs
+}
+
 // validateContainerCommon is the part of validation.go validateContainerCommon
-// (name, image) and ValidateSecurityContext (privileged) modelled here.
-func validateContainerCommon(c *corev1.Container, p *field.Path, opts Options) field.ErrorList {
+// (name, image, ports, resources, security context) modelled here.
+func validateContainerCommon(c *corev1.Container, p *field.Path, hostUsers bool, opts Options) field.ErrorList {
 	var errs field.ErrorList
 	namePath := p.Child("name")
 	if c.Name == "" {
@@ -144,8 +195,49 @@ func validateContainerCommon(c *corev1.Container, p *field.Path, opts Options) f
 	if c.Image == "" {
 		errs = append(errs, field.Required(p.Child("image"), ""))
 	}
-	if sc := c.SecurityContext; sc != nil && sc.Privileged != nil && *sc.Privileged && !opts.AllowPrivileged {
-		errs = append(errs, field.Forbidden(p.Child("securityContext", "privileged"), msgPrivilegedPolicy))
+	errs = append(errs, validateContainerPorts(c.Ports, p.Child("ports"))...)
+	errs = append(errs, validateResources(&c.Resources, p.Child("resources"))...)
+	errs = append(errs, validateContainerSecurityContext(c.SecurityContext, p.Child("securityContext"), hostUsers, opts)...)
+	return errs
+}
+
+// validateContainerPorts follows validation.go validateContainerPorts: port
+// names well formed and unique within the container, port numbers in range,
+// a known protocol (an empty one is defaulted to TCP before validation).
+func validateContainerPorts(ports []corev1.ContainerPort, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, port := range ports {
+		p := fld.Index(i)
+		if port.Name != "" {
+			if msgs := validation.IsValidPortName(port.Name); len(msgs) != 0 {
+				for _, msg := range msgs {
+					errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
+				}
+			} else if names.Has(port.Name) {
+				errs = append(errs, field.Duplicate(p.Child("name"), port.Name))
+			} else {
+				names.Insert(port.Name)
+			}
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(p.Child("containerPort"), ""))
+		} else {
+			for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
+				errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
+			}
+		}
+		if port.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
+				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
+			}
+		}
+		switch port.Protocol {
+		case "", corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
+		default:
+			errs = append(errs, field.NotSupported(p.Child("protocol"), port.Protocol,
+				[]corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP}))
+		}
 	}
 	return errs
 }
@@ -249,7 +341,7 @@ func validateHostUsers(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
 // spec.os.name and stops there; an unknown one is NotSupported on spec.os.
 func validateOS(os *corev1.PodOS, fld *field.Path) field.ErrorList {
 	if os.Name == "" {
-		return field.ErrorList{field.Required(fld.Child("name"), "cannot be empty")}
+		return field.ErrorList{field.Required(fld.Child("name"), "")}
 	}
 	for _, name := range supportedOS {
 		if os.Name == name {
@@ -280,10 +372,9 @@ type linuxOnlyField struct {
 	set  bool
 }
 
-// validateWindowsOnly follows validation.go validateWindows. The pod-level
-// list keeps upstream's order, which interleaves securityContext fields with
-// the spec fields (hostUsers, hostPID, hostIPC, shareProcessNamespace) that
-// the internal API keeps inside the pod security context.
+// validateWindowsOnly follows validation.go validateWindows: the pod
+// security context's Linux-only fields, then the spec's host namespace
+// fields, then each container's security context.
 func validateWindowsOnly(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	sc := spec.SecurityContext
 	if sc == nil {
@@ -293,19 +384,19 @@ func validateWindowsOnly(spec *corev1.PodSpec, fld *field.Path) field.ErrorList 
 	podFields := []linuxOnlyField{
 		{scPath.Child("appArmorProfile"), sc.AppArmorProfile != nil},
 		{scPath.Child("seLinuxOptions"), sc.SELinuxOptions != nil},
-		{fld.Child("hostUsers"), spec.HostUsers != nil},
-		{fld.Child("hostPID"), spec.HostPID},
-		{fld.Child("hostIPC"), spec.HostIPC},
 		{scPath.Child("seccompProfile"), sc.SeccompProfile != nil},
 		{scPath.Child("fsGroup"), sc.FSGroup != nil},
 		{scPath.Child("fsGroupChangePolicy"), sc.FSGroupChangePolicy != nil},
 		{scPath.Child("sysctls"), len(sc.Sysctls) > 0},
-		{fld.Child("shareProcessNamespace"), spec.ShareProcessNamespace != nil},
 		{scPath.Child("runAsUser"), sc.RunAsUser != nil},
 		{scPath.Child("runAsGroup"), sc.RunAsGroup != nil},
 		{scPath.Child("supplementalGroups"), sc.SupplementalGroups != nil},
 		{scPath.Child("supplementalGroupsPolicy"), sc.SupplementalGroupsPolicy != nil},
 		{scPath.Child("seLinuxChangePolicy"), sc.SELinuxChangePolicy != nil},
+		{fld.Child("hostUsers"), spec.HostUsers != nil},
+		{fld.Child("hostPID"), spec.HostPID},
+		{fld.Child("hostIPC"), spec.HostIPC},
+		{fld.Child("shareProcessNamespace"), spec.ShareProcessNamespace != nil},
 	}
 	var errs field.ErrorList
 	for _, f := range podFields {

@@ -122,7 +122,7 @@ func TestValidatePod(t *testing.T) {
 			opts: allow, want: nil,
 		},
 		{
-			name: "the hello pod marked windows lists its Linux-only fields in upstream order, pod level first",
+			name: "the hello pod marked windows lists its Linux-only fields in upstream order, the security context before the host namespaces",
 			pod: func() *corev1.Pod {
 				p := helloPod()
 				p.Spec.OS = &corev1.PodOS{Name: corev1.Windows}
@@ -134,8 +134,8 @@ func TestValidatePod(t *testing.T) {
 			},
 			opts: allow,
 			want: []string{
-				"spec.hostPID: Forbidden: cannot be set for a windows pod",
 				"spec.securityContext.seccompProfile: Forbidden: cannot be set for a windows pod",
+				"spec.hostPID: Forbidden: cannot be set for a windows pod",
 				"spec.shareProcessNamespace: Forbidden: cannot be set for a windows pod",
 				"spec.initContainers[0].securityContext.readOnlyRootFilesystem: Forbidden: cannot be set for a windows pod",
 				"spec.initContainers[0].securityContext.runAsGroup: Forbidden: cannot be set for a windows pod",
@@ -151,7 +151,7 @@ func TestValidatePod(t *testing.T) {
 				return p
 			},
 			opts: allow,
-			want: []string{"spec.os.name: Required value: cannot be empty"},
+			want: []string{"spec.os.name: Required value"},
 		},
 		{
 			name: "an unknown spec.os.name is reported on spec.os with the supported values",
@@ -209,8 +209,8 @@ func TestValidatePod(t *testing.T) {
 			},
 			opts: allow,
 			want: []string{
-				"spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false",
-				"spec.HostIPC: Forbidden: when `pod.Spec.HostUsers` is false",
+				"spec.hostNetwork: Forbidden: when `hostUsers` is false",
+				"spec.HostIPC: Forbidden: when `hostUsers` is false",
 			},
 		},
 	}
@@ -238,7 +238,7 @@ func TestFormatInvalidWithOneErrorIsOneLine(t *testing.T) {
 	p.Spec.SecurityContext = nil
 	p.Spec.OS.Name = ""
 	got := FormatInvalid("Pod", "bad", ValidatePod(p, DefaultOptions()))
-	want := "The Pod \"bad\" is invalid: spec.os.name: Required value: cannot be empty\n"
+	want := "The Pod \"bad\" is invalid: spec.os.name: Required value\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

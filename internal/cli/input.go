@@ -204,7 +204,12 @@ func reportAssumptions(w io.Writer, c *model.Cluster) {
 	}
 }
 
+// reportRejections prints, as kubectl apply would, the API server's
+// warnings on the objects applied and its refusals.
 func reportRejections(w io.Writer, c *model.Cluster) {
+	for _, r := range c.Warned {
+		fmt.Fprintf(w, "Warning: %s\n", r.Message)
+	}
 	for _, r := range c.Rejected {
 		fmt.Fprintf(w, "%s\n", r.Message)
 	}

@@ -18,6 +18,30 @@ spec:
   containers: [{name: c, image: busybox}]
 `
 
+// warnedPods are two pods the API server accepts with warnings and one it
+// refuses.
+const warnedPods = `apiVersion: v1
+kind: Pod
+metadata: {name: old-label, namespace: default}
+spec:
+  nodeSelector: {beta.kubernetes.io/os: linux}
+  containers: [{name: c, image: busybox, resources: {limits: {memory: 1500m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web.v1, namespace: default}
+spec:
+  containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bad-user, namespace: default}
+spec:
+  os: {name: windows}
+  securityContext: {windowsOptions: {runAsUserName: 'a\b\c'}}
+  containers: [{name: c, image: mcr.microsoft.com/windows/nanoserver:ltsc2025}]
+`
+
 func TestValidationAndEscapingMatchTheirGoldenFiles(t *testing.T) {
 	const refused = "../load/testdata/refused/objects.yaml"
 	const unknown = "../load/testdata/refused/unknown.json"
@@ -33,6 +57,7 @@ func TestValidationAndEscapingMatchTheirGoldenFiles(t *testing.T) {
 		{"an unknown validate value", "", []string{"get", "pods", "--lab", "--validate", "maybe"}},
 		{"a name with control characters in a table", evilPod, []string{"get", "pods", "--lab", "-f", "-", "--validate=ignore"}},
 		{"a name with control characters refused", evilPod, []string{"get", "pods", "--lab", "-f", "-"}},
+		{"api server warnings and refusals of applied pods", warnedPods, []string{"get", "pods", "--lab", "-f", "-"}},
 		{"a trace to the limited broadcast address", "", []string{"trace", "deploy/hello", "255.255.255.255", "-n", "demo", "--lab"}},
 		{"a trace to a multicast address", "", []string{"trace", "node/k8s-lab-node-1", "224.0.0.1", "--lab"}},
 	}

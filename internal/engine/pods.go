@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -232,13 +233,28 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 		return fmt.Sprintf("%s: Error creating: %v", creator, err)
 	}
 	admission.DefaultTolerations(p)
+	// RuntimeClass admission also judges a pod without a RuntimeClass (an
+	// overhead of its own is refused).
+	var rc *nodev1.RuntimeClass
 	if p.Spec.RuntimeClassName != nil {
-		if err := admission.ApplyRuntimeClass(p, b.runtimeClass(*p.Spec.RuntimeClassName)); err != nil {
-			return refuse(err)
-		}
+		rc = b.runtimeClass(*p.Spec.RuntimeClassName)
+	}
+	if err := admission.ApplyRuntimeClass(p, rc); err != nil {
+		return refuse(err)
 	}
 	if errs := admission.ValidatePod(p, admission.DefaultOptions()); len(errs) > 0 {
 		return refuse(apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, p.Name, errs))
+	}
+	// The registry's warnings on a valid pod reach the client before
+	// validating admission runs, so they come with a Pod Security refusal
+	// too (k8s.io/apiserver pkg/registry/rest/create.go BeforeCreate). A
+	// controller's creates warn the controller, not the user.
+	// A name the API server would refuse (kept with validation off) never
+	// gets that far.
+	if creator == "" && len(apivalidation.NameIsDNSSubdomain(p.Name, false)) == 0 {
+		for _, w := range admission.PodWarnings(p) {
+			b.c.Warned = append(b.c.Warned, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: w})
+		}
 	}
 	res := admission.CheckPodSecurity(b.namespace(p.Namespace), p)
 	if !res.Allowed {
@@ -246,6 +262,9 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 	}
 	for _, w := range res.Warnings {
 		b.note(model.Warning, keyOf(p), "%s", w)
+		if creator == "" {
+			b.c.Warned = append(b.c.Warned, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: w})
+		}
 	}
 	return ""
 }

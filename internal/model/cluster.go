@@ -62,6 +62,10 @@ type Cluster struct {
 
 	// Rejected are objects the API server would refuse, with its message.
 	Rejected []Rejection
+	// Warned are the warnings the API server would send to whoever applies
+	// an object (kubectl prints each as "Warning: <message>" on stderr), in
+	// the order of the creates; Message is one warning.
+	Warned []Rejection
 	// Notes are what the model says about itself: kinds not modeled, values
 	// it could not derive, decisions a reader should know about.
 	Notes []Note

@@ -41,23 +41,27 @@ func (w *warnings) take() []string {
 
 // toolVerdict is what the twin answers for a pod create: the admission
 // chain as engine.admit runs it (DefaultTolerationSeconds and RuntimeClass
-// admission, validation, Pod Security), rendered as kubectl prints the API
-// server's refusal, with the warnings of an allowed pod.
+// admission, validation, the API warnings of a valid pod, Pod Security),
+// rendered as kubectl prints the API server's refusal, with the warnings the
+// server sends (those of a valid pod that Pod Security refuses included).
 func toolVerdict(pod *corev1.Pod, ns *corev1.Namespace, rcs map[string]*nodev1.RuntimeClass) (string, []string) {
 	admission.DefaultTolerations(pod)
+	var rc *nodev1.RuntimeClass
 	if pod.Spec.RuntimeClassName != nil {
-		if err := admission.ApplyRuntimeClass(pod, rcs[*pod.Spec.RuntimeClassName]); err != nil {
-			return admission.FormatError(err), nil
-		}
+		rc = rcs[*pod.Spec.RuntimeClassName]
+	}
+	if err := admission.ApplyRuntimeClass(pod, rc); err != nil {
+		return admission.FormatError(err), nil
 	}
 	if errs := admission.ValidatePod(pod, admission.DefaultOptions()); len(errs) > 0 {
 		return admission.FormatInvalid("Pod", pod.Name, errs), nil
 	}
+	warnings := admission.PodWarnings(pod)
 	res := admission.CheckPodSecurity(ns, pod)
 	if !res.Allowed {
-		return admission.FormatError(res.Err), nil
+		return admission.FormatError(res.Err), warnings
 	}
-	return "", res.Warnings
+	return "", append(warnings, res.Warnings...)
 }
 
 // corpus reads testdata/pods: the namespaces file and the pods of every
