@@ -166,23 +166,15 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 // list (model.Snapshot.Unread), for commands that must not judge a cluster
 // they only partly saw.
 func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.Cluster, []model.UnreadKind, error) {
-	var snap *model.Snapshot
-	var err error
-	if o.Live() {
-		snap, err = readLive(o.Kube, o.Limits, streams)
-	} else {
-		// DropRaw: the twin is built from the typed objects; the generic
-		// copies would double the snapshot's memory.
-		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In, DropRaw: true,
-			Validation: o.validation, Limits: o.Limits.load()})
-	}
+	// DropRaw: the twin is built from the typed objects; the generic
+	// copies would double the snapshot's memory.
+	snap, err := o.Snapshot(streams, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, w := range snap.Warnings {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
 	}
-	snap.Network.CIDR, snap.Network.Gateway = o.NodeNetwork, o.NodeGateway
 	unread := snap.Unread
 	// The snapshot is not read again: the twin takes its objects.
 	c, err := engine.BuildOwned(snap)
@@ -192,6 +184,26 @@ func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.C
 	reportRejections(streams.ErrOut, c)
 	reportAssumptions(streams.ErrOut, c)
 	return c, unread, nil
+}
+
+// Snapshot reads the input — the live cluster, or the files and the lab
+// with --validate and the read limits — and adds the node network the
+// flags state. dropRaw drops the generic copies of modeled objects (see
+// load.Options.DropRaw).
+func (o *InputOptions) Snapshot(streams genericiooptions.IOStreams, dropRaw bool) (*model.Snapshot, error) {
+	var snap *model.Snapshot
+	var err error
+	if o.Live() {
+		snap, err = readLive(o.Kube, o.Limits, streams)
+	} else {
+		snap, err = load.Load(load.Options{Filenames: o.Filenames, Lab: o.Lab, Stdin: streams.In, DropRaw: dropRaw,
+			Validation: o.validation, Limits: o.Limits.load()})
+	}
+	if err != nil {
+		return nil, err
+	}
+	snap.Network.CIDR, snap.Network.Gateway = o.NodeNetwork, o.NodeGateway
+	return snap, nil
 }
 
 // reportAssumptions says which facts the answers rest on that no input

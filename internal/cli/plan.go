@@ -13,8 +13,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
@@ -179,7 +177,7 @@ func (o *PlanJoinWindowsOptions) Validate() error {
 // Run loads the input, plans and prints; the snapshot is kept (Build, not
 // BuildOwned) because the proof layers the plan on it.
 func (o *PlanJoinWindowsOptions) Run() error {
-	snap, err := o.load()
+	snap, err := o.Input.Snapshot(o.streams, false) // the proof layers the plan on the raw objects
 	if err != nil {
 		return err
 	}
@@ -227,24 +225,6 @@ func (o *PlanJoinWindowsOptions) Run() error {
 		return &exitError{code: ExitNegative, err: fmt.Errorf("the predicted cluster is not clean")}
 	}
 	return nil
-}
-
-// load reads the input as every other command does (validation, read
-// limits, the stated node network), keeping the objects' raw form.
-func (o *PlanJoinWindowsOptions) load() (*model.Snapshot, error) {
-	var snap *model.Snapshot
-	var err error
-	if o.Input.Live() {
-		snap, err = readLive(o.Input.Kube, o.Input.Limits, o.streams)
-	} else {
-		snap, err = load.Load(load.Options{Filenames: o.Input.Filenames, Lab: o.Input.Lab, Stdin: o.streams.In,
-			Validation: o.Input.validation, Limits: o.Input.Limits.load()})
-	}
-	if err != nil {
-		return nil, err
-	}
-	snap.Network.CIDR, snap.Network.Gateway = o.Input.NodeNetwork, o.Input.NodeGateway
-	return snap, nil
 }
 
 // writeDir writes the bundle's files under dir.
