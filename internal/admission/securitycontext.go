@@ -133,16 +133,7 @@ func validateContainerSecurityContext(sc *corev1.SecurityContext, fld *field.Pat
 	if sc.Privileged != nil && *sc.Privileged && !opts.AllowPrivileged {
 		errs = append(errs, field.Forbidden(fld.Child("privileged"), msgPrivilegedPolicy))
 	}
-	if sc.RunAsUser != nil {
-		for _, msg := range validation.IsValidUserID(*sc.RunAsUser) {
-			errs = append(errs, field.Invalid(fld.Child("runAsUser"), *sc.RunAsUser, msg))
-		}
-	}
-	if sc.RunAsGroup != nil {
-		for _, msg := range validation.IsValidGroupID(*sc.RunAsGroup) {
-			errs = append(errs, field.Invalid(fld.Child("runAsGroup"), *sc.RunAsGroup, msg))
-		}
-	}
+	errs = append(errs, runAsIDs(sc.RunAsUser, sc.RunAsGroup, fld)...)
 	if sc.ProcMount != nil {
 		switch *sc.ProcMount {
 		case corev1.DefaultProcMount, corev1.UnmaskedProcMount:
@@ -159,6 +150,29 @@ func validateContainerSecurityContext(sc *corev1.SecurityContext, fld *field.Pat
 	return errs
 }
 
+// runAsIDs checks runAsUser, then runAsGroup, as the container's and the
+// pod's security contexts both do (validation.go ValidateSecurityContext,
+// validatePodSpecSecurityContext).
+func runAsIDs(user, group *int64, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if user != nil {
+		errs = append(errs, invalidEach(fld.Child("runAsUser"), *user, validation.IsValidUserID(*user))...)
+	}
+	if group != nil {
+		errs = append(errs, invalidEach(fld.Child("runAsGroup"), *group, validation.IsValidGroupID(*group))...)
+	}
+	return errs
+}
+
+// invalidEach is one Invalid error per message of a validation function.
+func invalidEach(p *field.Path, v int64, msgs []string) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range msgs {
+		errs = append(errs, field.Invalid(p, v, msg))
+	}
+	return errs
+}
+
 // validatePodSecurityContext follows validation.go
 // validatePodSpecSecurityContext: IDs, sysctls, seccompProfile and
 // windowsOptions of the pod's security context.
@@ -169,24 +183,11 @@ func validatePodSecurityContext(spec *corev1.PodSpec, fld *field.Path) field.Err
 	}
 	var errs field.ErrorList
 	if sc.FSGroup != nil {
-		for _, msg := range validation.IsValidGroupID(*sc.FSGroup) {
-			errs = append(errs, field.Invalid(fld.Child("fsGroup"), *sc.FSGroup, msg))
-		}
+		errs = append(errs, invalidEach(fld.Child("fsGroup"), *sc.FSGroup, validation.IsValidGroupID(*sc.FSGroup))...)
 	}
-	if sc.RunAsUser != nil {
-		for _, msg := range validation.IsValidUserID(*sc.RunAsUser) {
-			errs = append(errs, field.Invalid(fld.Child("runAsUser"), *sc.RunAsUser, msg))
-		}
-	}
-	if sc.RunAsGroup != nil {
-		for _, msg := range validation.IsValidGroupID(*sc.RunAsGroup) {
-			errs = append(errs, field.Invalid(fld.Child("runAsGroup"), *sc.RunAsGroup, msg))
-		}
-	}
+	errs = append(errs, runAsIDs(sc.RunAsUser, sc.RunAsGroup, fld)...)
 	for g, gid := range sc.SupplementalGroups {
-		for _, msg := range validation.IsValidGroupID(gid) {
-			errs = append(errs, field.Invalid(fld.Child("supplementalGroups").Index(g), gid, msg))
-		}
+		errs = append(errs, invalidEach(fld.Child("supplementalGroups").Index(g), gid, validation.IsValidGroupID(gid))...)
 	}
 	errs = append(errs, validateSysctls(spec, fld.Child("sysctls"))...)
 	errs = append(errs, validateSeccompProfile(sc.SeccompProfile, fld.Child("seccompProfile"))...)
