@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -41,21 +42,12 @@ func checkNeeds(rule *Rule) error {
 			if _, ok := needKinds[k]; !ok {
 				return fmt.Errorf("rule %s: needs %q, which is not a kind a rule may need", rule.ID, k)
 			}
-			if !contains(rule.Examines, k) {
+			if !slices.Contains(rule.Examines, k) {
 				return fmt.Errorf("rule %s: needs %q but does not list it in Examines", rule.ID, k)
 			}
 		}
 	}
 	return nil
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // examinesCluster reports whether the rule reads the cluster (every rule

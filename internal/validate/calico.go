@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -21,7 +22,7 @@ func ipPoolSpec(s *calico.IPPoolSpec, p *field.Path) field.ErrorList {
 	for _, m := range []struct {
 		name, v string
 	}{{"vxlanMode", s.VXLANMode}, {"ipipMode", s.IPIPMode}} {
-		if m.v != "" && !has(encapModes, m.v) {
+		if m.v != "" && !slices.Contains(encapModes, m.v) {
 			errs = append(errs, field.NotSupported(p.Child(m.name), m.v, encapModes))
 		}
 	}

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -26,7 +27,7 @@ var (
 // node port range is the allocator's and is checked with NodePort.
 func serviceSpec(s *corev1.ServiceSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if s.Type != "" && !has(serviceTypes, string(s.Type)) {
+	if s.Type != "" && !slices.Contains(serviceTypes, string(s.Type)) {
 		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, serviceTypes))
 	}
 	headless := s.ClusterIP == corev1.ClusterIPNone
@@ -54,7 +55,7 @@ func serviceSpec(s *corev1.ServiceSpec, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(pp.Child("port"), sp.Port, msg))
 		}
 		// An empty protocol is defaulted to TCP before validation.
-		if sp.Protocol != "" && !has(portProtocols, string(sp.Protocol)) {
+		if sp.Protocol != "" && !slices.Contains(portProtocols, string(sp.Protocol)) {
 			errs = append(errs, field.NotSupported(pp.Child("protocol"), sp.Protocol, portProtocols))
 		}
 		// An unset targetPort is defaulted to port (SetDefaults_Service).
@@ -128,7 +129,7 @@ func networkPolicySpec(s *networkingv1.NetworkPolicySpec, p *field.Path) field.E
 		}
 	}
 	for i, t := range s.PolicyTypes {
-		if !has(policyTypes, string(t)) {
+		if !slices.Contains(policyTypes, string(t)) {
 			errs = append(errs, field.NotSupported(p.Child("policyTypes").Index(i), t, policyTypes))
 		}
 	}
@@ -141,7 +142,7 @@ func networkPolicySpec(s *networkingv1.NetworkPolicySpec, p *field.Path) field.E
 // networkPolicyPort is ValidateNetworkPolicyPort.
 func networkPolicyPort(port *networkingv1.NetworkPolicyPort, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if port.Protocol != nil && !has(portProtocols, string(*port.Protocol)) {
+	if port.Protocol != nil && !slices.Contains(portProtocols, string(*port.Protocol)) {
 		errs = append(errs, field.NotSupported(p.Child("protocol"), *port.Protocol, portProtocols))
 	}
 	switch {
@@ -246,13 +247,4 @@ func workloadSelector(what string, sel *metav1.LabelSelector, tmplLabels map[str
 		errs = append(errs, field.Invalid(spec.Child("template", "metadata", "labels"), tmplLabels, "`selector` does not match template `labels`"))
 	}
 	return errs
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
