@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/validate"
 )
 
 // Options carries the kube-apiserver settings that change pod validation.
@@ -38,6 +40,16 @@ const (
 // supportedOS is validation.go's validOS set, already in sorted order.
 var supportedOS = []corev1.OSName{corev1.Linux, corev1.Windows}
 
+// ValidatePodCreate is what the API server's validation finds in a pod
+// create: the metadata errors (name, namespace, labels, annotations) first,
+// then ValidatePod's, as pkg/apis/core/validation ValidatePod lists them.
+func ValidatePodCreate(pod *corev1.Pod, opts Options) field.ErrorList {
+	if pod == nil {
+		return nil
+	}
+	return append(validate.PodMeta(pod), ValidatePod(pod, opts)...)
+}
+
 // ValidatePod runs the subset of the API server's create-time pod validation
 // (pkg/apis/core/validation/validation.go ValidatePodCreate) that hybrid
 // clusters trip over, and returns the errors in the order ValidatePodSpec
@@ -60,8 +72,8 @@ var supportedOS = []corev1.OSName{corev1.Linux, corev1.Windows}
 //  9. ValidatePodCreate: no ephemeral containers on create.
 //
 // Everything else ValidatePodSpec checks (volumes, probes, ports, env, DNS,
-// affinity syntax, tolerations syntax, ...) is out of scope, as is the pod's
-// metadata, which package validate checks when the input is loaded.
+// affinity syntax, tolerations syntax, ...) is out of scope; the pod's
+// metadata is ValidatePodCreate's.
 //
 // The pod is taken as the client sent it, before API defaulting; where a
 // default would hide an error (hostPort 0 on a hostNetwork pod is defaulted to

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"hash/fnv"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 )
 
 // Calico's node annotations in the Kubernetes datastore
@@ -208,23 +209,9 @@ func kubeletServingCSR(node string, ts metav1.Time) *certv1.CertificateSigningRe
 	}
 }
 
-// alphanums is the alphabet of generated name suffixes
-// (k8s.io/apimachinery/pkg/util/rand: no vowels, no confusable digits).
-const alphanums = "bcdfghjklmnpqrstvwxz2456789"
-
-// suffix is a deterministic stand-in for the random five-character suffix of
-// generateName: the same seed always gives the same suffix.
-func suffix(seed string) string {
-	h := fnv.New64a()
-	h.Write([]byte(seed))
-	v := h.Sum64()
-	var b strings.Builder
-	for i := 0; i < 5; i++ {
-		b.WriteByte(alphanums[v%uint64(len(alphanums))])
-		v /= uint64(len(alphanums))
-	}
-	return b.String()
-}
+// suffix is the deterministic stand-in for a generated name's random
+// suffix (package names).
+func suffix(seed string) string { return names.Suffix(seed) }
 
 // templateHash is the pod-template-hash the Deployment controller computes:
 // FNV-32a over dump.ForHash of the template, its decimal value encoded with

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	gennames "github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 )
 
 func TestAdmissionRefusals(t *testing.T) {
@@ -171,5 +172,64 @@ func TestControllerPodsRefusedByPodSecurity(t *testing.T) {
 			}
 			tt.check(t, c)
 		})
+	}
+}
+
+// Each stage of the API server's handling of a create refuses that pod
+// alone, with the server's message; the other pods of the file are judged
+// on their own.
+func TestEachAdmissionStageRefusesOnlyItsPod(t *testing.T) {
+	const file = "testdata/admission-plugins.yaml"
+	c := buildLab(t, file)
+	want := []struct {
+		ns, name string
+		message  string
+	}{
+		{"demo", "bad-quantity", `Error from server (BadRequest): Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`},
+		{"nowhere", "lost", `Error from server (NotFound): namespaces "nowhere" not found`},
+		{"demo", "urgent-", `Error from server (Forbidden): pods "urgent-" is forbidden: no PriorityClass with name urgent was found`},
+		{"win-demo", "Bad_Name", `The Pod "Bad_Name" is invalid: ` + "\n" +
+			`* metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` + "\n" +
+			`* metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')` + "\n" +
+			`* spec.securityContext.runAsUser: Forbidden: cannot be set for a windows pod`},
+	}
+	if len(c.Rejected) != len(want) {
+		t.Fatalf("%d rejections %+v, want %d", len(c.Rejected), c.Rejected, len(want))
+	}
+	for i, w := range want {
+		r := c.Rejected[i]
+		name := r.Key.Name
+		if w.name == "urgent-" {
+			if !gennames.IsGenerated(name, "urgent-") {
+				t.Errorf("rejected %s, want a name generated from urgent-", r.Key)
+			}
+			name = w.name
+		}
+		if r.Key.Namespace != w.ns || name != w.name || r.Origin.File != file {
+			t.Errorf("rejection %d is of %s from %s, want %s/%s", i, r.Key, r.Origin.File, w.ns, w.name)
+		}
+		if r.Message != w.message {
+			t.Errorf("message\n%q\nwant\n%q", r.Message, w.message)
+		}
+	}
+	if got, want := podSummary(c), podSummary(buildLab(t)); !reflect.DeepEqual(got, want) {
+		t.Errorf("pods differ from the lab's:\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestAdmittedPodsCarryTheirResolvedPriorityAndAccount(t *testing.T) {
+	c := buildLab(t)
+	n := 0
+	for _, p := range c.Pods {
+		if p.Namespace != "demo" && p.Namespace != "win-demo" {
+			continue // the lab's add-ons: static and observed pods are not created through admission here
+		}
+		n++
+		if p.Spec.Priority == nil || *p.Spec.Priority != 0 || p.Spec.ServiceAccountName != "default" {
+			t.Errorf("pod %s/%s: priority %v, serviceAccountName %q: want 0 and default", p.Namespace, p.Name, p.Spec.Priority, p.Spec.ServiceAccountName)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the lab has no pods in demo or win-demo")
 	}
 }

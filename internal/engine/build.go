@@ -15,6 +15,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -39,6 +40,13 @@ type builder struct {
 	nodeIdx map[string]*corev1.Node
 	nsIdx   map[string]*corev1.Namespace
 	rcIdx   map[string]*nodev1.RuntimeClass
+	// assumedNS are the namespaces the input does not hold but its objects
+	// are in; the twin takes them to exist unless the input holds other
+	// Namespaces (then they are missing, as NamespaceLifecycle finds).
+	assumedNS map[string]bool
+	// saIdx holds, per namespace with ServiceAccounts in the input, the
+	// names of its accounts (ServiceAccount admission); built on first use.
+	saIdx map[string]map[string]bool
 	// hostIdx is the position in hosts by name (the first of a name).
 	hostIdx map[string]int
 	// calicoNodes are the Calico Node resources by Kubernetes node name.
@@ -83,6 +91,7 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 		b.kubeadmAddons,
 		b.operator,
 		b.namespaces,
+		b.priorityClasses,
 		b.workloads,
 		b.network,
 		b.podStatus,
@@ -115,6 +124,7 @@ func (b *builder) stamp() {
 	stampAll(b.ref, c.EndpointSlices)
 	stampAll(b.ref, c.NetworkPolicies)
 	stampAll(b.ref, c.RuntimeClasses)
+	stampAll(b.ref, c.PriorityClasses)
 	stampAll(b.ref, c.ConfigMaps)
 	stampAll(b.ref, c.ServiceAccounts)
 	stampAll(b.ref, c.CSRs)
@@ -254,6 +264,7 @@ func (b *builder) sort() {
 	sortObjs(c.EndpointSlices)
 	sortObjs(c.NetworkPolicies)
 	sortObjs(c.RuntimeClasses)
+	sortObjs(c.PriorityClasses)
 	sortObjs(c.ConfigMaps)
 	sortObjs(c.ServiceAccounts)
 	sortObjs(c.CSRs)
@@ -332,6 +343,13 @@ func (b *builder) namespaces() error {
 	for _, ns := range c.Namespaces {
 		have[ns.Name] = true
 	}
+	observed := len(c.Namespaces) > 0
+	b.assumedNS = map[string]bool{}
+	assume := func(name string) {
+		if observed && name != "" && !have[name] {
+			b.assumedNS[name] = true
+		}
+	}
 	add := func(name string, labels map[string]string) {
 		if name == "" || have[name] {
 			return
@@ -354,6 +372,7 @@ func (b *builder) namespaces() error {
 		add("tigera-operator", map[string]string{"name": "tigera-operator", "pod-security.kubernetes.io/enforce": "privileged"})
 	}
 	for _, p := range c.Pods {
+		assume(p.Namespace)
 		add(p.Namespace, nil)
 	}
 	for _, d := range c.Deployments {
@@ -379,6 +398,22 @@ func (b *builder) namespaces() error {
 		}
 		if ns.Status.Phase == "" {
 			ns.Status.Phase = corev1.NamespaceActive
+		}
+	}
+	return nil
+}
+
+// priorityClasses adds the PriorityClasses kube-apiserver creates at start
+// (pkg/registry/scheduling/rest/storage_scheduling.go), unless the input
+// holds them.
+func (b *builder) priorityClasses() error {
+	for _, pc := range admission.SystemPriorityClasses() {
+		found := false
+		for _, have := range b.c.PriorityClasses {
+			found = found || have.Name == pc.Name
+		}
+		if !found {
+			b.c.PriorityClasses = append(b.c.PriorityClasses, pc)
 		}
 	}
 	return nil

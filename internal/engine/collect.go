@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	certv1 "k8s.io/api/certificates/v1"
@@ -9,9 +10,11 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	kubeproxyv1alpha1 "k8s.io/kube-proxy/config/v1alpha1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
@@ -75,6 +78,8 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 			c.Namespaces = append(c.Namespaces, keep(own, t))
 		case *corev1.Pod:
 			c.Pods = append(c.Pods, keep(own, t))
+		case *model.Undecodable:
+			c.Rejected = append(c.Rejected, model.Rejection{Key: o.Key, Origin: o.Origin, Message: strings.TrimRight(admission.FormatError(t.Err), "\n")})
 		case *corev1.Service:
 			c.Services = append(c.Services, keep(own, t))
 		case *corev1.ConfigMap:
@@ -95,6 +100,8 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 			c.NetworkPolicies = append(c.NetworkPolicies, keep(own, t))
 		case *nodev1.RuntimeClass:
 			c.RuntimeClasses = append(c.RuntimeClasses, keep(own, t))
+		case *schedulingv1.PriorityClass:
+			c.PriorityClasses = append(c.PriorityClasses, keep(own, t))
 		case *certv1.CertificateSigningRequest:
 			c.CSRs = append(c.CSRs, keep(own, t))
 		case *kubeadm.InitConfiguration:

@@ -9,12 +9,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
@@ -219,9 +219,10 @@ func isRunning(p *corev1.Pod) bool {
 
 // admit runs the API server's admission chain for a pod create, in the
 // order of the default plugin list (pkg/kubeapiserver/options/plugins.go):
-// mutating DefaultTolerationSeconds and RuntimeClass, then validation, then
-// validating PodSecurity. It returns what kubectl (or the controller's
-// FailedCreate event) prints on refusal, or "".
+// mutating NamespaceLifecycle, ServiceAccount, Priority,
+// DefaultTolerationSeconds and RuntimeClass, then validation (metadata and
+// spec), then validating PodSecurity. It returns what kubectl (or the
+// controller's FailedCreate event) prints on refusal, or "".
 func (b *builder) admit(p *corev1.Pod, creator string) string {
 	// kubectl prints the refusal of a pod the user applies; a controller's
 	// refusal is its FailedCreate event, "Error creating: %v" of the API
@@ -232,26 +233,25 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 		}
 		return fmt.Sprintf("%s: Error creating: %v", creator, err)
 	}
-	admission.DefaultTolerations(p)
-	// RuntimeClass admission also judges a pod without a RuntimeClass (an
-	// overhead of its own is refused).
-	var rc *nodev1.RuntimeClass
-	if p.Spec.RuntimeClassName != nil {
-		rc = b.runtimeClass(*p.Spec.RuntimeClassName)
+	// Mutating admission runs before the registry generates a name: a pod
+	// whose name load generated from generateName is nameless until then.
+	name := p.Name
+	if p.GenerateName != "" && names.IsGenerated(p.Name, p.GenerateName) {
+		p.Name = ""
 	}
-	if err := admission.ApplyRuntimeClass(p, rc); err != nil {
+	err := b.mutatingAdmission(p)
+	p.Name = name
+	if err != nil {
 		return refuse(err)
 	}
-	if errs := admission.ValidatePod(p, admission.DefaultOptions()); len(errs) > 0 {
+	if errs := admission.ValidatePodCreate(p, admission.DefaultOptions()); len(errs) > 0 {
 		return refuse(apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, p.Name, errs))
 	}
 	// The registry's warnings on a valid pod reach the client before
 	// validating admission runs, so they come with a Pod Security refusal
 	// too (k8s.io/apiserver pkg/registry/rest/create.go BeforeCreate). A
 	// controller's creates warn the controller, not the user.
-	// A name the API server would refuse (kept with validation off) never
-	// gets that far.
-	if creator == "" && len(apivalidation.NameIsDNSSubdomain(p.Name, false)) == 0 {
+	if creator == "" {
 		for _, w := range admission.PodWarnings(p) {
 			b.c.Warned = append(b.c.Warned, model.Rejection{Key: keyOf(p), Origin: b.c.Origins[keyOf(p)], Message: w})
 		}
@@ -267,6 +267,62 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 		}
 	}
 	return ""
+}
+
+// mutatingAdmission runs the mutating plugins of the default chain that
+// act on pods, in order. The pod's own ServiceAccount is judged only when
+// the input holds ServiceAccounts of its namespace (a live read holds them
+// all; a file seldom does), and a pod in a namespace the input lacks is
+// refused only when the input holds Namespaces at all.
+func (b *builder) mutatingAdmission(p *corev1.Pod) error {
+	ns := b.namespace(p.Namespace)
+	if b.assumedNS[p.Namespace] {
+		ns = nil
+	}
+	if err := admission.AdmitNamespace(p, ns); err != nil {
+		return err
+	}
+	var exists func(string) bool
+	if accounts := b.serviceAccounts(p.Namespace); accounts != nil {
+		exists = func(name string) bool { return accounts[name] }
+	} else if sa := p.Spec.ServiceAccountName; sa != "" && sa != admission.DefaultServiceAccount {
+		b.note(model.Info, keyOf(p), "ServiceAccount %s/%s is not in the input; taken to exist (the API server refuses the pod if it does not)", p.Namespace, sa)
+	}
+	if err := admission.AdmitServiceAccount(p, exists); err != nil {
+		return err
+	}
+	if err := admission.AdmitPriority(p, b.c.PriorityClasses); err != nil {
+		return err
+	}
+	admission.DefaultTolerations(p)
+	// RuntimeClass admission also judges a pod without a RuntimeClass (an
+	// overhead of its own is refused).
+	var rc *nodev1.RuntimeClass
+	if p.Spec.RuntimeClassName != nil {
+		rc = b.runtimeClass(*p.Spec.RuntimeClassName)
+	}
+	return admission.ApplyRuntimeClass(p, rc)
+}
+
+// serviceAccounts is the set of ServiceAccount names the input holds in
+// namespace ns, nil when it holds none there.
+func (b *builder) serviceAccounts(ns string) map[string]bool {
+	if b.saIdx == nil {
+		// Derived accounts (the add-ons') count once the input speaks
+		// for the namespace.
+		b.saIdx = map[string]map[string]bool{}
+		for _, sa := range b.c.ServiceAccounts {
+			if b.c.Observed(keyOf(sa)) && b.saIdx[sa.Namespace] == nil {
+				b.saIdx[sa.Namespace] = map[string]bool{}
+			}
+		}
+		for _, sa := range b.c.ServiceAccounts {
+			if set := b.saIdx[sa.Namespace]; set != nil {
+				set[sa.Name] = true
+			}
+		}
+	}
+	return b.saIdx[ns]
 }
 
 func (b *builder) runtimeClass(name string) *nodev1.RuntimeClass {
@@ -293,6 +349,8 @@ func keyOf(o metav1.Object) model.Key {
 		kind = "Node"
 	case *corev1.Service:
 		kind = "Service"
+	case *corev1.ServiceAccount:
+		kind = "ServiceAccount"
 	}
 	return model.Key{Group: group, Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()}
 }

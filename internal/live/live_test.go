@@ -52,6 +52,7 @@ var coreResources = []resource{
 	{"discovery.k8s.io/v1", "endpointslices", "EndpointSlice", true},
 	{"networking.k8s.io/v1", "networkpolicies", "NetworkPolicy", true},
 	{"node.k8s.io/v1", "runtimeclasses", "RuntimeClass", false},
+	{"scheduling.k8s.io/v1", "priorityclasses", "PriorityClass", false},
 	{"certificates.k8s.io/v1", "certificatesigningrequests", "CertificateSigningRequest", false},
 }
 
@@ -241,6 +242,7 @@ func TestTargetsAreTheModelsKinds(t *testing.T) {
 		"endpointslices.discovery.k8s.io: discovery.k8s.io/v1 EndpointSlice",
 		"networkpolicies.networking.k8s.io: networking.k8s.io/v1 NetworkPolicy",
 		"runtimeclasses.node.k8s.io: node.k8s.io/v1 RuntimeClass",
+		"priorityclasses.scheduling.k8s.io: scheduling.k8s.io/v1 PriorityClass",
 		"certificatesigningrequests.certificates.k8s.io: certificates.k8s.io/v1 CertificateSigningRequest",
 		"clusters.hybrid.kubectl-hybrid.io: hybrid.kubectl-hybrid.io/v1alpha1 Cluster",
 		"ippools.projectcalico.org: projectcalico.org/v3 IPPool, crd.projectcalico.org/v1 IPPool",
@@ -323,8 +325,8 @@ func TestReadDefaultPageSize(t *testing.T) {
 	if _, err := f.read(t, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.paging.calls) != 14 {
-		t.Errorf("%d list requests, want one for each of the 14 served kinds", len(f.paging.calls))
+	if len(f.paging.calls) != 15 {
+		t.Errorf("%d list requests, want one for each of the 15 served kinds", len(f.paging.calls))
 	}
 	for _, c := range f.paging.calls {
 		if c.opts.Limit != DefaultPageSize {
@@ -410,8 +412,8 @@ func TestReadNeverAsksForSecretsOrWatches(t *testing.T) {
 		}
 		listed[a.GetResource().GroupResource().String()] = true
 	}
-	if len(listed) != 25 {
-		t.Errorf("listed %d resources, want the 25 served kinds the model needs: %v", len(listed), listed)
+	if len(listed) != 26 {
+		t.Errorf("listed %d resources, want the 26 served kinds the model needs: %v", len(listed), listed)
 	}
 	if len(snap.Warnings) != 0 {
 		t.Errorf("warnings: %q", snap.Warnings)

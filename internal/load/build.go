@@ -2,16 +2,21 @@ package load
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 )
 
 // candidate is one object's generic value with what is needed to build it.
@@ -143,6 +148,11 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 	if name == "" {
 		name = fallbackName(k, m, d.file)
 	}
+	if name == "" {
+		if name, err = d.generateName(&c, md, objectLabel(kind, namespace, "")); err != nil {
+			return nil, err
+		}
+	}
 	obj.Key = model.Key{Group: k.Group, Kind: canonicalKind(k), Namespace: namespace, Name: name}
 	label := objectLabel(kind, namespace, name)
 
@@ -168,6 +178,10 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 		d.jsonBuf = text[:0]
 	}
 	if err := json.Unmarshal(text, typed); err != nil {
+		if bad := undecodable(k, gv.Version, err); bad != nil {
+			obj.Typed = bad
+			return obj, nil
+		}
 		p := typeProblem(err, text, m, typed)
 		return nil, d.fieldProblem(&c, label, p)
 	}
@@ -185,6 +199,39 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 		d.check(&c, obj, k, label, unknown)
 	}
 	return obj, nil
+}
+
+// generateName gives an object with only metadata.generateName the name
+// the API server would generate before validating it (k8s.io/apiserver
+// pkg/registry/rest/create.go BeforeCreate), written into md. The random
+// suffix is a hash of the document, so a load is repeatable.
+func (d *decoder) generateName(c *candidate, md map[string]any, label string) (string, error) {
+	base, err := d.stringField(c, md, label, keyElem("metadata"), keyElem("generateName"))
+	if err != nil || base == "" {
+		return "", err
+	}
+	seed, err := marshalGeneric(nil, c.raw)
+	if err != nil {
+		return "", d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	name := names.Generate(base, string(seed))
+	md["name"] = name
+	c.jsonText = nil // the object is now the generic value, with its name
+	return name, nil
+}
+
+// undecodable is the API server's answer to a pod whose quantity does not
+// parse: its decoder's error, as the create handler reports it
+// (k8s.io/apiserver pkg/endpoints/handlers/rest.go transformDecodeError),
+// a BadRequest for that pod alone. Other decode errors stay load errors.
+func undecodable(k meta.Kind, version string, err error) *model.Undecodable {
+	if k.Group != "" || k.Kind != "Pod" {
+		return nil
+	}
+	if !errors.Is(err, resource.ErrFormatWrong) && !errors.Is(err, resource.ErrNumeric) && !errors.Is(err, resource.ErrSuffix) {
+		return nil
+	}
+	return &model.Undecodable{Err: apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", k.Kind, version, k.Kind, err))}
 }
 
 func isMissing(v any) bool { return v == nil || v == "" }

@@ -45,9 +45,9 @@ func TestBadInput(t *testing.T) {
 			want:  `testdata/bad/list-item-wrongtype.yaml:13 (document 1): Pod default/b: spec.nodeName: expected string, got a list`,
 		},
 		{
-			name:  "a quantity that does not parse names its field",
+			name:  "a quantity that does not parse outside a pod names its field",
 			files: []string{"testdata/bad/quantity.yaml"},
-			want:  `testdata/bad/quantity.yaml:11 (document 1): Pod default/x: spec.containers[0].resources.limits.memory: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+			want:  `testdata/bad/quantity.yaml:8 (document 1): RuntimeClass windows: overhead.podFixed.memory: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
 		},
 		{
 			name:  "two objects with one identity in the files are a duplicate",

@@ -6,9 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 )
 
 // loadStdin loads text given on stdin.
@@ -20,11 +24,11 @@ func TestObjectsTheAPIServerWouldRefuseAreRefusedWithTheirLine(t *testing.T) {
 	for _, c := range []struct {
 		name, text, want string
 	}{
-		{"a pod with no name is refused at the start of its metadata", `apiVersion: v1
-kind: Pod
+		{"a config map with no name is refused at the start of its metadata", `apiVersion: v1
+kind: ConfigMap
 metadata:
   namespace: demo
-`, "<stdin>:4 (document 1): Pod: metadata.name: Required value: name or generateName is required"},
+`, "<stdin>:4 (document 1): ConfigMap: metadata.name: Required value: name or generateName is required"},
 		{"an invalid label key is refused at its key's line", `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -362,5 +366,81 @@ spec: {cidr: 10.0.0.0/8}
 	_, err = loadStdin("apiVersion: crd.projectcalico.org/v1\nkind: IPPool\nmetadata: {name: A_B}\nspec: {cidr: 10.0.0.0/16}\n", ValidateWarn)
 	if err == nil || !strings.Contains(err.Error(), "metadata.name: Invalid value") {
 		t.Errorf("got %v", err)
+	}
+}
+
+func TestPodsTheAPIServerJudgesAloneDoNotStopTheLoad(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		check      func(t *testing.T, snap *model.Snapshot)
+	}{
+		{"a pod whose quantity does not parse is kept as the server's BadRequest", `apiVersion: v1
+kind: Pod
+metadata: {name: x, namespace: demo}
+spec:
+  containers:
+  - name: web
+    image: nginx
+    resources: {limits: {memory: lots}}
+`, func(t *testing.T, snap *model.Snapshot) {
+			bad, ok := snap.Objects[0].Typed.(*model.Undecodable)
+			if !ok {
+				t.Fatalf("typed %T, want *model.Undecodable", snap.Objects[0].Typed)
+			}
+			want := `Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`
+			if bad.Err.Error() != want || !apierrors.IsBadRequest(bad.Err) {
+				t.Errorf("error %q, want the BadRequest %q", bad.Err, want)
+			}
+		}},
+		{"a pod with only generateName gets a generated name", `apiVersion: v1
+kind: Pod
+metadata: {generateName: web-, namespace: demo}
+spec: {containers: [{name: web, image: nginx}]}
+`, func(t *testing.T, snap *model.Snapshot) {
+			pod := snap.Objects[0].Typed.(*corev1.Pod)
+			if !names.IsGenerated(pod.Name, "web-") || snap.Objects[0].Key.Name != pod.Name {
+				t.Errorf("name %q, key %s: want a generated web-xxxxx in both", pod.Name, snap.Objects[0].Key)
+			}
+		}},
+		{"a pod with a bad name and label is left to admission", `apiVersion: v1
+kind: Pod
+metadata: {name: Web_1, namespace: demo, labels: {"bad key": x}}
+spec: {containers: [{name: web, image: nginx}]}
+`, func(t *testing.T, snap *model.Snapshot) {
+			if _, ok := snap.Objects[0].Typed.(*corev1.Pod); !ok {
+				t.Errorf("typed %T", snap.Objects[0].Typed)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap, err := loadStdin(c.text, ValidateStrict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, snap)
+		})
+	}
+}
+
+func TestTheSameGenerateNameDocumentAlwaysGetsTheSameName(t *testing.T) {
+	doc := "apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: a, image: b}]}\n"
+	a, err := loadStdin(doc, ValidateWarn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadStdin(doc, ValidateWarn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Objects[0].Key != b.Objects[0].Key {
+		t.Errorf("%s and %s", a.Objects[0].Key, b.Objects[0].Key)
+	}
+	json := `{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"web-"},"spec":{"containers":[{"name":"a","image":"b"}]}}`
+	j, err := loadStdin(json, ValidateWarn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod := j.Objects[0].Typed.(*corev1.Pod); !names.IsGenerated(pod.Name, "web-") {
+		t.Errorf("a JSON document's pod is named %q", pod.Name)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	kubeproxyv1alpha1 "k8s.io/kube-proxy/config/v1alpha1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
@@ -40,6 +41,10 @@ type Cluster struct {
 	EndpointSlices  []*discoveryv1.EndpointSlice
 	NetworkPolicies []*networkingv1.NetworkPolicy
 	RuntimeClasses  []*nodev1.RuntimeClass
+	// PriorityClasses are the input's; the API server's built-in
+	// system-node-critical and system-cluster-critical are added when
+	// missing.
+	PriorityClasses []*schedulingv1.PriorityClass
 	ConfigMaps      []*corev1.ConfigMap
 	ServiceAccounts []*corev1.ServiceAccount
 	CSRs            []*certv1.CertificateSigningRequest

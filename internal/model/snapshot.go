@@ -66,6 +66,12 @@ type Object struct {
 	Origin Origin
 }
 
+// Undecodable is the Typed value of a pod the API server cannot decode (a
+// resource quantity that does not parse): the server refuses that request
+// alone with Err, a BadRequest status error, and the rest of the input is
+// applied.
+type Undecodable struct{ Err error }
+
 // Snapshot is everything the input gave, in input order, one object per Key.
 type Snapshot struct {
 	Objects []*Object

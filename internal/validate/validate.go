@@ -32,6 +32,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
@@ -48,6 +49,12 @@ func Object(typed any, k meta.Kind) field.ErrorList {
 	}
 	acc, err := apimeta.Accessor(typed)
 	if err != nil {
+		return nil
+	}
+	if _, ok := typed.(*corev1.Pod); ok {
+		// The API server lists a pod's metadata errors with its spec
+		// errors in one refusal of that pod (ValidatePod), which package
+		// admission gives through PodMeta; the load goes on.
 		return nil
 	}
 	errs := objectMeta(acc, k.Namespaced, nameFn)
@@ -75,6 +82,13 @@ func Object(typed any, k meta.Kind) field.ErrorList {
 	return sortRuns(errs)
 }
 
+// PodMeta is the metadata part of ValidatePod (k8s.io/kubernetes
+// pkg/apis/core/validation/validation.go: ValidateObjectMeta with
+// ValidatePodName), which the API server reports with the spec's errors.
+func PodMeta(pod *corev1.Pod) field.ErrorList {
+	return sortRuns(objectMeta(pod, true, apivalidation.NameIsDNSSubdomain))
+}
+
 // nameRule is the name rule of typed's kind, nil for kinds that are not API
 // objects. Upstream: pkg/apis/core/validation/validation.go (ValidatePodName,
 // ValidateServiceName = DNS-1035 label, ValidateNamespaceName = DNS-1123
@@ -93,6 +107,7 @@ func nameRule(typed any, group string) apivalidation.ValidateNameFunc {
 		return apivalidation.ValidateNamespaceName
 	case *corev1.Pod, *corev1.Node, *corev1.ConfigMap, *corev1.ServiceAccount,
 		*appsv1.Deployment, *appsv1.ReplicaSet, *appsv1.DaemonSet, *appsv1.StatefulSet,
+		*schedulingv1.PriorityClass,
 		*discoveryv1.EndpointSlice, *networkingv1.NetworkPolicy, *nodev1.RuntimeClass,
 		*certv1.CertificateSigningRequest:
 		return apivalidation.NameIsDNSSubdomain

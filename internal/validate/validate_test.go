@@ -40,6 +40,12 @@ func check(t *testing.T, doc string) field.ErrorList {
 			o.SetNamespace("default") // as the loader does
 		}
 	}
+	if pod, ok := typed.(*corev1.Pod); ok {
+		if errs := Object(typed, k); len(errs) > 0 {
+			t.Fatalf("Object reports a pod's errors, which admission reports: %v", errs)
+		}
+		return PodMeta(pod)
+	}
 	return Object(typed, k)
 }
 

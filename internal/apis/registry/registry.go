@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubeproxyv1alpha1 "k8s.io/kube-proxy/config/v1alpha1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
@@ -45,6 +46,7 @@ func builtin() []meta.Kind {
 		kind("discovery.k8s.io", v1, "EndpointSlice", true, func() any { return &discoveryv1.EndpointSlice{} }),
 		kind("networking.k8s.io", v1, "NetworkPolicy", true, func() any { return &networkingv1.NetworkPolicy{} }),
 		kind("node.k8s.io", v1, "RuntimeClass", false, func() any { return &nodev1.RuntimeClass{} }),
+		kind("scheduling.k8s.io", v1, "PriorityClass", false, func() any { return &schedulingv1.PriorityClass{} }),
 		kind("certificates.k8s.io", v1, "CertificateSigningRequest", false, func() any { return &certv1.CertificateSigningRequest{} }),
 		kind(kubeadm.Group, []string{"v1beta4", "v1beta3"}, "InitConfiguration", false, func() any { return &kubeadm.InitConfiguration{} }),
 		kind(kubeadm.Group, []string{"v1beta4", "v1beta3"}, "ClusterConfiguration", false, func() any { return &kubeadm.ClusterConfiguration{} }),
