@@ -18,6 +18,16 @@ spec:
   containers: [{name: c, image: busybox}]
 `
 
+// evilConfigMap is a ConfigMap of that name: kept with validation off,
+// where the API server refuses such a pod whatever the client's validation.
+const evilConfigMap = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: "evil\u202egpj\u001b[2J"
+  namespace: default
+data: {k: v}
+`
+
 // warnedPods are two pods the API server accepts with warnings and one it
 // refuses.
 const warnedPods = `apiVersion: v1
@@ -55,7 +65,7 @@ func TestValidationAndEscapingMatchTheirGoldenFiles(t *testing.T) {
 		{"unknown fields warn by default", "", []string{"get", "ippools", "--lab", "-f", unknown}},
 		{"unknown fields refused with validate strict", "", []string{"get", "ippools", "--lab", "-f", unknown, "--validate", "strict"}},
 		{"an unknown validate value", "", []string{"get", "pods", "--lab", "--validate", "maybe"}},
-		{"a name with control characters in a table", evilPod, []string{"get", "pods", "--lab", "-f", "-", "--validate=ignore"}},
+		{"a name with control characters in a table", evilConfigMap, []string{"get", "configmaps", "--lab", "-f", "-", "--validate=ignore"}},
 		{"a name with control characters refused", evilPod, []string{"get", "pods", "--lab", "-f", "-"}},
 		{"api server warnings and refusals of applied pods", warnedPods, []string{"get", "pods", "--lab", "-f", "-"}},
 		{"a trace to the limited broadcast address", "", []string{"trace", "deploy/hello", "255.255.255.255", "-n", "demo", "--lab"}},
@@ -71,7 +81,7 @@ func TestValidationAndEscapingMatchTheirGoldenFiles(t *testing.T) {
 }
 
 func TestJSONOutputKeepsNamesAsData(t *testing.T) {
-	out, _, code := run(t, evilPod, "get", "pod", "evil\u202egpj\x1b[2J", "--lab", "-f", "-", "--validate=false", "-o", "json")
+	out, _, code := run(t, evilConfigMap, "get", "configmap", "evil\u202egpj\x1b[2J", "--lab", "-f", "-", "--validate=false", "-o", "json")
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}

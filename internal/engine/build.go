@@ -47,6 +47,8 @@ type builder struct {
 	// saIdx holds, per namespace with ServiceAccounts in the input, the
 	// names of its accounts (ServiceAccount admission); built on first use.
 	saIdx map[string]map[string]bool
+	// saNoted are the ServiceAccounts already noted as taken to exist.
+	saNoted map[string]bool
 	// hostIdx is the position in hosts by name (the first of a name).
 	hostIdx map[string]int
 	// calicoNodes are the Calico Node resources by Kubernetes node name.

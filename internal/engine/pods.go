@@ -239,7 +239,7 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 	if p.GenerateName != "" && names.IsGenerated(p.Name, p.GenerateName) {
 		p.Name = ""
 	}
-	err := b.mutatingAdmission(p)
+	err := b.mutatingAdmission(p, creator)
 	p.Name = name
 	if err != nil {
 		return refuse(err)
@@ -274,7 +274,7 @@ func (b *builder) admit(p *corev1.Pod, creator string) string {
 // the input holds ServiceAccounts of its namespace (a live read holds them
 // all; a file seldom does), and a pod in a namespace the input lacks is
 // refused only when the input holds Namespaces at all.
-func (b *builder) mutatingAdmission(p *corev1.Pod) error {
+func (b *builder) mutatingAdmission(p *corev1.Pod, creator string) error {
 	ns := b.namespace(p.Namespace)
 	if b.assumedNS[p.Namespace] {
 		ns = nil
@@ -285,8 +285,16 @@ func (b *builder) mutatingAdmission(p *corev1.Pod) error {
 	var exists func(string) bool
 	if accounts := b.serviceAccounts(p.Namespace); accounts != nil {
 		exists = func(name string) bool { return accounts[name] }
-	} else if sa := p.Spec.ServiceAccountName; sa != "" && sa != admission.DefaultServiceAccount {
-		b.note(model.Info, keyOf(p), "ServiceAccount %s/%s is not in the input; taken to exist (the API server refuses the pod if it does not)", p.Namespace, sa)
+	} else if sa := p.Spec.ServiceAccountName; sa != "" && sa != admission.DefaultServiceAccount && !b.saNoted[p.Namespace+"/"+sa] && b.fromInput(p, creator) {
+		// Add-ons the twin derives (kube-proxy, CoreDNS, Calico) come
+		// with their accounts; a pod of the input is the user's to check.
+		if b.saNoted == nil {
+			b.saNoted = map[string]bool{}
+		}
+		b.saNoted[p.Namespace+"/"+sa] = true
+		if !model.Holds(b.c.ServiceAccounts, p.Namespace, sa) {
+			b.note(model.Info, keyOf(p), "ServiceAccount %s/%s is not in the input; taken to exist (the API server refuses the pod if it does not)", p.Namespace, sa)
+		}
 	}
 	if err := admission.AdmitServiceAccount(p, exists); err != nil {
 		return err
@@ -302,6 +310,31 @@ func (b *builder) mutatingAdmission(p *corev1.Pod) error {
 		rc = b.runtimeClass(*p.Spec.RuntimeClassName)
 	}
 	return admission.ApplyRuntimeClass(p, rc)
+}
+
+// fromInput reports whether pod p (created by creator, "" for the user)
+// comes from the input: given as a pod, or made from a workload the input
+// holds (a ReplicaSet's Deployment counts for it).
+func (b *builder) fromInput(p *corev1.Pod, creator string) bool {
+	if creator == "" {
+		return true
+	}
+	kind, ref, _ := strings.Cut(creator, " ")
+	ns, name, _ := strings.Cut(ref, "/")
+	key := model.Key{Group: "apps", Kind: kind, Namespace: ns, Name: name}
+	if b.c.Observed(key) {
+		return true
+	}
+	if kind == "ReplicaSet" {
+		for _, rs := range b.c.ReplicaSets {
+			if rs.Namespace == ns && rs.Name == name {
+				if k, n := controllerOf(rs); k == "Deployment" {
+					return b.c.Observed(model.Key{Group: "apps", Kind: k, Namespace: ns, Name: n})
+				}
+			}
+		}
+	}
+	return false
 }
 
 // serviceAccounts is the set of ServiceAccount names the input holds in
