@@ -236,17 +236,25 @@ func hostPort(ip string) string {
 // in a Windows pod finds hello.demo.svc.cluster.local where curl.exe
 // fails. "Non-authoritative answer:" and the "***" errors go to stderr.
 // The exit code on failure (1) is not verified against Windows.
+//
+// -type=srv prints each SRV record as a "SRV service location:" block and
+// the targets' addresses from the additional section, as Windows Server's
+// samples show; the empty line after them is assumed from the A output.
+// -debug prints every reply ("Got answer:", see winDebug).
 func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 	qtype := TypeA
+	debug := false
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		opt, val, _ := strings.Cut(args[0][1:], "=")
 		switch strings.ToLower(opt) {
 		case "type", "querytype", "q", "ty":
 			t, ok := ParseType(val)
-			if !ok || (t != TypeA && t != TypePTR) {
+			if !ok || (t != TypeA && t != TypePTR && t != TypeSRV) {
 				return "", "not modeled: nslookup.exe -" + opt + "=" + val + "\n", ExitNotModeled
 			}
 			qtype = t
+		case "debug", "deb":
+			debug = true
 		default:
 			return "", "not modeled: nslookup.exe option -" + opt + "\n", ExitNotModeled
 		}
@@ -269,12 +277,17 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 	if err != nil {
 		return "", "not modeled: nslookup.exe without a server address\n", ExitNotModeled
 	}
-	ptr := k.ask(server, reverseName(sip), TypePTR)
+	var out, errOut strings.Builder
+	w := winSession{k: k, server: server, debug: debug, out: &out}
+	ptr := w.ask(reverseName(sip), TypePTR)
 	switch ptr.Rcode {
 	case NotModeled:
 		return "", ptr.Why + "\n", ExitNotModeled
 	case NoServer:
 		return "", "not modeled: nslookup.exe timing out on " + server + "\n", ExitNotModeled
+	}
+	if w.notModeled != "" {
+		return "", w.notModeled + "\n", ExitNotModeled
 	}
 	serverName := "UnKnown"
 	for _, r := range ptr.Records {
@@ -283,7 +296,6 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 			break
 		}
 	}
-	var out, errOut strings.Builder
 	fmt.Fprintf(&out, "Server:  %s\nAddress:  %s\n\n", serverName, server)
 
 	if ip, err := netip.ParseAddr(host); err == nil || qtype == TypePTR {
@@ -291,9 +303,12 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		if err == nil {
 			q = reverseName(ip)
 		}
-		a := k.ask(server, q, TypePTR)
+		a := w.ask(q, TypePTR)
 		if a.Rcode == NotModeled {
 			return "", a.Why + "\n", ExitNotModeled
+		}
+		if w.notModeled != "" {
+			return "", w.notModeled + "\n", ExitNotModeled
 		}
 		if a.Rcode != NoError || len(a.Records) == 0 {
 			fmt.Fprintf(&errOut, "*** %s can't find %s: %s\n", serverName, host, windowsRcode(a))
@@ -319,7 +334,7 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 	cands = omitDuplicates(append(cands, n))
 	var last Answer
 	for _, cand := range cands {
-		a := k.ask(server, cand, TypeA)
+		a := w.ask(cand, qtype)
 		last = a
 		switch a.Rcode {
 		case NotModeled:
@@ -327,12 +342,26 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		case NoServer:
 			return "", "not modeled: nslookup.exe timing out on " + server + "\n", ExitNotModeled
 		}
-		addrs := a.Addresses()
-		if a.Rcode != NoError || len(addrs) == 0 {
+		if w.notModeled != "" {
+			return "", w.notModeled + "\n", ExitNotModeled
+		}
+		if a.Rcode != NoError || !a.hasType(qtype) {
 			continue
 		}
 		if !a.Authoritative {
 			errOut.WriteString("Non-authoritative answer:\n")
+		}
+		if qtype == TypeSRV {
+			writeSRV(&out, a)
+			return out.String(), errOut.String(), 0
+		}
+		if debug {
+			// The default query type is A+AAAA: the AAAA question for the
+			// name that answered follows (nslookup.exe -debug samples).
+			w.ask(cand, TypeAAAA)
+			if w.notModeled != "" {
+				return "", w.notModeled + "\n", ExitNotModeled
+			}
 		}
 		canon := cand
 		var aliases []string
@@ -343,7 +372,7 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 			}
 		}
 		fmt.Fprintf(&out, "Name:    %s\n", canon)
-		writeList(&out, "Address:  ", "Addresses:  ", addrs)
+		writeList(&out, "Address:  ", "Addresses:  ", a.Addresses())
 		if len(aliases) > 0 {
 			writeList(&out, "Aliases:  ", "Aliases:  ", aliases)
 		}
@@ -351,10 +380,40 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		return out.String(), errOut.String(), 0
 	}
 	if last.Rcode == NoError {
-		return "", "not modeled: nslookup.exe's message for a name without addresses\n", ExitNotModeled
+		return "", "not modeled: nslookup.exe's message for a name without " + TypeString(qtype) + " records\n", ExitNotModeled
 	}
 	fmt.Fprintf(&errOut, "*** %s can't find %s: %s\n", serverName, host, windowsRcode(last))
 	return out.String(), errOut.String(), 1
+}
+
+// writeSRV prints an SRV answer as nslookup.exe does: per record the owner,
+// a tab and "SRV service location:", the four fields on continuation lines,
+// then each target's address from the additional section ("<name>
+// internet address = <ip>"; the tab after the name, like the continuation
+// lines' tab and two spaces, is read from samples whose whitespace was
+// reflowed, and not confirmed).
+func writeSRV(b *strings.Builder, a Answer) {
+	for _, r := range a.Records {
+		if r.Type != TypeSRV {
+			continue
+		}
+		f := strings.Fields(r.Data)
+		if len(f) != 4 {
+			continue
+		}
+		fmt.Fprintf(b, "%s\tSRV service location:\n", r.Name)
+		fmt.Fprintf(b, "\t  priority       = %s\n\t  weight         = %s\n\t  port           = %s\n\t  svr hostname   = %s\n",
+			f[0], f[1], f[2], strings.TrimSuffix(f[3], "."))
+	}
+	for _, r := range a.Extra {
+		switch r.Type {
+		case TypeA:
+			fmt.Fprintf(b, "%s\tinternet address = %s\n", r.Name, r.Data)
+		case TypeAAAA:
+			fmt.Fprintf(b, "%s\tAAAA IPv6 address = %s\n", r.Name, r.Data)
+		}
+	}
+	b.WriteString("\n")
 }
 
 // writeList prints nslookup.exe's address or alias list: the label, then

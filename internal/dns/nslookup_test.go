@@ -120,3 +120,25 @@ func helloPodImage(t *testing.T, c *model.Cluster) Source { return helloPod(t, c
 func busyboxInDemo(*testing.T, *model.Cluster) Source {
 	return Source{Namespace: "demo", Pod: "bb", Node: "k8s-lab-node-1", Image: "busybox:1.37"}
 }
+
+func TestNSLookupExeWritesTTLsAsPublishedTranscriptsDo(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ttl  uint32
+		want string
+	}{
+		{"seconds alone", 30, "30 secs"},
+		{"minutes and seconds", 67, "1 min 7 secs"},
+		{"whole minutes drop the seconds", 300, "5 mins"},
+		{"a whole day", 86400, "1 day"},
+		{"hours, minutes and seconds", 80204, "22 hours 16 mins 44 secs"},
+		{"whole hours", 7200, "2 hours"},
+		{"days", 604800, "7 days"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := winDuration(c.ttl); got != c.want {
+				t.Errorf("winDuration(%d) = %q, want %q", c.ttl, got, c.want)
+			}
+		})
+	}
+}

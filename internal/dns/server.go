@@ -225,6 +225,9 @@ func (s *Server) query(name string, qtype uint16, depth int) Answer {
 	if k, ok := s.kube[bi]; ok {
 		if zone := longestZone(k.Zones, name); zone != "" {
 			ans, nameErr := s.kubernetes(k, zone, name, qtype, depth)
+			if len(ans.Records) == 0 && (ans.Rcode == NoError || ans.Rcode == NXDomain) {
+				ans.Authority = []Record{soa(zone, k.TTL)}
+			}
 			// handler.go: a name error ends the query unless fallthrough
 			// covers the name (kubeadm: only the reverse zones).
 			if !nameErr || !k.fallsThrough(name) {
@@ -250,6 +253,26 @@ func (s *Server) query(name string, qtype uint16, depth int) Answer {
 	a.Rcode = ServFail
 	a.Why = "no plugin of the Corefile answers " + name
 	return a
+}
+
+// soa is the kubernetes plugin's SOA for zone (plugin/backend_lookup.go
+// SOA): ns.dns.<zone>, hostmaster.<zone>, refresh 7200, retry 1800, expire
+// 86400, minimum the plugin's TTL, and a TTL of that capped at 300. The
+// serial, the time of the last change CoreDNS saw (kubernetes.go Serial),
+// is unknown: 0.
+func soa(zone string, ttl uint32) Record {
+	owner := zone
+	if owner == "." {
+		owner = ""
+	}
+	join := func(label string) string {
+		if owner == "" {
+			return label + "."
+		}
+		return label + "." + owner + "."
+	}
+	return Record{Name: owner, Type: TypeSOA, TTL: min(ttl, 300),
+		Data: fmt.Sprintf("%s %s 0 7200 1800 86400 %d", join("ns.dns"), join("hostmaster"), ttl)}
 }
 
 func zoneLen(z string) int {

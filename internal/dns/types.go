@@ -134,7 +134,12 @@ type Answer struct {
 	// Extra is the additional section: the addresses of SRV targets
 	// (plugin/backend_lookup.go SRV).
 	Extra []Record
-	Path  Path
+	// Authority is the authority section: the zone's SOA that the
+	// kubernetes plugin sends with an empty answer, NXDOMAIN or NODATA
+	// (plugin/backend_lookup.go BackendError, SOA). Its serial is 0: the
+	// twin does not know when CoreDNS last saw a change.
+	Authority []Record
+	Path      Path
 	// Why says in one sentence which rule produced the answer.
 	Why string
 	// Cache says what the twin assumes of the cache plugin for a forwarded
