@@ -2,13 +2,16 @@
 // `kubectl apply` and etcd, for the parts that matter on hybrid
 // Linux/Windows clusters:
 //
-//   - mutating admission: DefaultTolerationSeconds (DefaultTolerations) and
-//     RuntimeClass (ApplyRuntimeClass), in the order kube-apiserver runs them
-//     (pkg/kubeapiserver/options/plugins.go lists DefaultTolerationSeconds
-//     before RuntimeClass);
+//   - mutating admission: NamespaceLifecycle (AdmitNamespace),
+//     ServiceAccount (AdmitServiceAccount), Priority (AdmitPriority, with
+//     SystemPriorityClasses), DefaultTolerationSeconds (DefaultTolerations)
+//     and RuntimeClass (ApplyRuntimeClass), in the order kube-apiserver runs
+//     them (pkg/kubeapiserver/options/plugins.go AllOrderedPlugins), before
+//     the registry generates a generateName pod's name;
 //   - object validation: a subset of pkg/apis/core/validation/validation.go
-//     (ValidatePod), reported with the apimachinery field errors the real
-//     server uses, and printed the way kubectl prints them (FormatInvalid);
+//     (ValidatePodCreate: the metadata, then ValidatePod's spec rules),
+//     reported with the apimachinery field errors the real server uses, and
+//     printed the way kubectl prints them (FormatInvalid);
 //   - the warnings the registry sends with a valid pod (PodWarnings, after
 //     pkg/api/pod/warnings.go), which kubectl prints as "Warning: …";
 //   - validating admission: Pod Security Admission (CheckPodSecurity), backed

@@ -36,7 +36,8 @@ vfpctrl, Get-NetAdapter and Get-NetFirewallRule. Commands outside that list
 are refused with the list of what is emulated.
 
 In pods and on nodes the client tools walk the twin: ping, curl, wget,
-busybox nslookup (-type=a, aaaa, cname, txt, srv, ptr), nslookup.exe, and
+busybox nslookup (-type=a, aaaa, cname, txt, srv, ptr), nslookup.exe
+(-type=a, ptr, srv; -debug with TTLs for answers of the cluster DNS), and
 Resolve-DnsName (with TTLs) on Windows nodes or under powershell.exe in images
 that have PowerShell. A program a Windows image lacks fails in the container
 runtime ("The system cannot find the file specified", exit 1) unless cmd /c
