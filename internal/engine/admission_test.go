@@ -233,3 +233,24 @@ func TestAdmittedPodsCarryTheirResolvedPriorityAndAccount(t *testing.T) {
 		t.Fatal("the lab has no pods in demo or win-demo")
 	}
 }
+
+func TestServiceAccountAdmissionJudgesOnlyNamespacesTheInputSpeaksFor(t *testing.T) {
+	c := buildLab(t, "testdata/service-accounts.yaml")
+	var refused []string
+	for _, r := range c.Rejected {
+		refused = append(refused, r.Key.Name+": "+r.Message)
+	}
+	want := []string{`as-nobody: Error from server (Forbidden): pods "as-nobody" is forbidden: error looking up service account default/nobody: serviceaccount "nobody" not found`}
+	if !reflect.DeepEqual(refused, want) {
+		t.Errorf("refused\n%q\nwant\n%q", refused, want)
+	}
+	noted := false
+	for _, n := range c.Notes {
+		if n.Object.Name == "as-reporter" && strings.Contains(n.Message, "ServiceAccount kube-public/reporter is not in the input; taken to exist") {
+			noted = true
+		}
+	}
+	if !noted {
+		t.Errorf("no note that kube-public/reporter was taken to exist: %+v", c.Notes)
+	}
+}
