@@ -30,6 +30,8 @@ func addSeeds(f *testing.F) {
 	f.Add(b.Bytes())
 	f.Add([]byte("a: &a [*a, *a]\nb: &b [*a, *a]\n"))
 	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  <<: [{a: b}, {c: d}]\n"))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: a, image: b}]}\n"))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"w-"},"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"lots"}}}]}}`))
 }
 
 // FuzzLoad feeds arbitrary bytes to Load as stdin: it must never panic, and
