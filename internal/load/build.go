@@ -204,7 +204,8 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 // generateName gives an object with only metadata.generateName the name
 // the API server would generate before validating it (k8s.io/apiserver
 // pkg/registry/rest/create.go BeforeCreate), written into md. The random
-// suffix is a hash of the document, so a load is repeatable.
+// suffix is a hash of the document and the line it starts on, so a load is
+// repeatable and two copies of one document get two names.
 func (d *decoder) generateName(c *candidate, md map[string]any, label string) (string, error) {
 	base, err := d.stringField(c, md, label, keyElem("metadata"), keyElem("generateName"))
 	if err != nil || base == "" {
@@ -214,7 +215,7 @@ func (d *decoder) generateName(c *candidate, md map[string]any, label string) (s
 	if err != nil {
 		return "", d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	name := names.Generate(base, string(seed))
+	name := names.Generate(base, strconv.Itoa(c.line)+"\n"+string(seed))
 	md["name"] = name
 	c.jsonText = nil // the object is now the generic value, with its name
 	return name, nil

@@ -444,3 +444,14 @@ func TestTheSameGenerateNameDocumentAlwaysGetsTheSameName(t *testing.T) {
 		t.Errorf("a JSON document's pod is named %q", pod.Name)
 	}
 }
+
+func TestTwoCopiesOfAGenerateNameDocumentGetTwoNames(t *testing.T) {
+	doc := "apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec: {containers: [{name: a, image: b}]}\n"
+	snap, err := loadStdin(doc+"---\n"+doc, ValidateWarn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Objects) != 2 || snap.Objects[0].Key == snap.Objects[1].Key {
+		t.Errorf("objects %d, keys %v and %v: want two pods with two names", len(snap.Objects), snap.Objects[0].Key, snap.Objects[len(snap.Objects)-1].Key)
+	}
+}
