@@ -26,7 +26,7 @@ p.sim { color: #57606a; font-size: 13px; }
 nav a { margin-right: 16px; }
 .scroll { overflow: auto; border: 1px solid #eaeef2; max-height: 1200px; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
-th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 th { background: #f6f8fa; }
 td.mono, span.mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 tr.error td.sev { color: #cf222e; font-weight: bold; }
