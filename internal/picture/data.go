@@ -374,9 +374,12 @@ func heat(m *reach.Matrix) *Heat {
 	for i := range h.Cells {
 		h.Cells[i] = make([]HeatCell, len(h.Cols))
 	}
+	// buf is always this function's own copy: a row that holds its
+	// cells returns them from Row, and passing them back as the buffer
+	// would let the next copied row overwrite the matrix.
 	var buf []reach.Cell
 	for i := range m.Sources {
-		buf = m.Row(i, buf)
+		buf = append(buf[:0], m.Row(i, buf)...)
 		for j, c := range buf {
 			hc := &h.Cells[rowOf[i]][colOf[j]]
 			switch c.Verdict {
