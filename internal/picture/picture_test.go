@@ -100,7 +100,9 @@ type lineError struct {
 	line string
 }
 
-func (e *lineError) Error() string { return "unclosed quoted string on line " + strconv.Itoa(e.n) + ": " + e.line }
+func (e *lineError) Error() string {
+	return "unclosed quoted string on line " + strconv.Itoa(e.n) + ": " + e.line
+}
 
 func TestDotQuoteEscapesQuotesBackslashesAndLineBreaks(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
