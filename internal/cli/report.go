@@ -61,12 +61,12 @@ Reachability and traces are simulated walks through the twin's dataplanes.
 
 Exit status: 0 the report is written (whatever it shows), 2 bad input or
 usage (a --trace naming nothing), 3 the cluster cannot be read.`,
-		Example: `  # The lab as a page, with the Windows app traced from a Linux pod
-  kubectl-hybrid report --lab --trace "pod/default/check svc/win-demo/aspnetapp" -f examples/lab/check-pod.yaml > lab.html
+		Example: `  # The lab as a page, with a Linux pod's call to the Windows app traced
+  kubectl-hybrid report --lab --trace "-n demo deploy/hello svc/win-demo/aspnetapp" > lab.html
 
-  # A cluster's topology as SVG, or as a Graphviz graph drawn with dot
+  # A cluster's topology as SVG, and its reach matrix as a Graphviz graph (dot -Tsvg draws it)
   kubectl-hybrid report -f examples/main-cluster -o svg > topology.svg
-  kubectl-hybrid report -f examples/main-cluster -o dot --view reach | dot -Tsvg > reach.svg`,
+  kubectl-hybrid report -f examples/main-cluster -o dot --view reach > reach.dot`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := o.Complete(); err != nil {
