@@ -46,8 +46,8 @@ func NewCmdReport(streams genericiooptions.IOStreams) *cobra.Command {
 default): the topology — nodes by OS with their Calico blocks, VTEPs and the
 VXLAN mesh between them, the pods on each node, Services and their endpoints
 — the check findings with their fixes, the reachability matrix of every
-namespace as a heat map (per namespace pair when it is too large to draw cell
-by cell), and each --trace as a hop diagram with a lane per node. The page
+namespace, with every node as a source too, as a heat map (per namespace
+pair when it is too large to draw cell by cell), and each --trace as a hop diagram with a lane per node. The page
 fetches nothing: the pictures are inline SVG, there is no script, and its
 Content-Security-Policy forbids any request.
 
@@ -174,7 +174,7 @@ func (o *ReportOptions) Run() error {
 	}
 	var m *reach.Matrix
 	if all || o.view == picture.ViewReach {
-		m, err = reach.Compute(e, reach.Options{AllNamespaces: true})
+		m, err = reach.Compute(e, reach.Options{AllNamespaces: true, Nodes: true})
 		if err != nil {
 			return &exitError{code: ExitBadInput, err: err}
 		}

@@ -90,7 +90,7 @@ func buildReport(tc twinCase) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := reach.Compute(e, reach.Options{AllNamespaces: true})
+	m, err := reach.Compute(e, reach.Options{AllNamespaces: true, Nodes: true})
 	if err != nil {
 		return nil, err
 	}

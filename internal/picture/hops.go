@@ -7,7 +7,7 @@ import (
 
 // Hop diagram layout, in pixels.
 const (
-	laneW   = 250
+	laneW   = 330
 	laneGap = 16
 	hopH    = 34
 	hopGap  = 12
@@ -20,33 +20,62 @@ const (
 func drawTraces(ts []Trace) *canvas {
 	c := &canvas{ID: "trace", Title: "Traces: each hop in the lane of the node it happens on"}
 	y := margin
-	width := 600
+	width := 900
 	for ti := range ts {
-		t := &ts[ti]
-		y = drawTrace(c, t, ti, y)
-		width = max(width, 2*margin+legW+len(t.Lanes)*(laneW+laneGap))
+		width = max(width, 2*margin+legW+len(ts[ti].Lanes)*(laneW+laneGap))
+	}
+	for ti := range ts {
+		y = drawTrace(c, &ts[ti], ti, y, width-2*margin)
 	}
 	c.W, c.H = width, y
 	return c
 }
 
-func drawTrace(c *canvas, t *Trace, ti, y int) int {
+// wrap breaks s into lines of at most width pixels at spaces (a word
+// longer than a line is cut by fit).
+func wrap(s string, width int, class string) []string {
+	n := max(int(float64(width)/charWidth(class)), 8)
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) <= n:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	return append(lines, line)
+}
+
+func drawTrace(c *canvas, t *Trace, ti, y, width int) int {
 	head := c.add(&group{Class: "trace-head", Kind: "trace", Name: fmt.Sprintf("trace-%d", ti+1), Title: t.Title})
 	verdict := t.Outcome
 	if t.AtNode != "" && !t.Delivered {
 		verdict += " at " + t.AtNode
 	}
-	head.text(margin, y+14, fmt.Sprintf("%d. %s", ti+1, t.Title), "big", 0)
+	for _, l := range wrap(fmt.Sprintf("%d. %s", ti+1, t.Title), width, "big") {
+		head.text(margin, y+14, l, "big", width)
+		y += 18
+	}
 	class := ""
 	if !t.Delivered {
 		class = "errText"
 	}
-	head.text(margin, y+32, verdict+": "+t.Reason, class, 0)
-	y += 40
-	if t.Fix != "" {
-		head.text(margin, y+10, "fix: "+t.Fix, "small", 0)
+	for _, l := range wrap(verdict+": "+t.Reason, width, class) {
+		head.text(margin, y+12, l, class, width)
 		y += lineH
 	}
+	if t.Fix != "" {
+		for _, l := range wrap("fix: "+t.Fix, width, "small") {
+			head.text(margin, y+10, l, "small", width)
+			y += lineH
+		}
+	}
+	y += 4
 	x0 := margin + legW
 	top := y + 4
 	bottom := top + 24 + len(t.Hops)*(hopH+hopGap)
