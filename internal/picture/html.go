@@ -26,13 +26,14 @@ p.sim { color: #57606a; font-size: 13px; }
 nav a { margin-right: 16px; }
 .scroll { overflow: auto; border: 1px solid #eaeef2; max-height: 1200px; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
-th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
+td.wide { overflow-wrap: anywhere; }
 th { background: #f6f8fa; }
 td.mono, span.mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 tr.error td.sev { color: #cf222e; font-weight: bold; }
 tr.warning td.sev { color: #9a6700; font-weight: bold; }
 tr.info td.sev { color: #0969da; }
-td.fix { white-space: pre-wrap; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; max-width: 520px; }
+td.fix { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; max-width: 520px; }
 .counts span { margin-right: 12px; }
 ul.notes { font-size: 13px; color: #57606a; }
 `
@@ -71,7 +72,7 @@ addresses and objects the input did not give are derived, and the reachability m
 <table id="services">
 <tr><th>Service</th><th>Type</th><th>ClusterIP</th><th>Ports</th><th>Endpoints</th></tr>
 {{- range .Topology.Services}}
-<tr data-service="{{.Namespace}}/{{.Name}}"><td class="mono">{{.Namespace}}/{{.Name}}</td><td>{{.Type}}</td><td class="mono">{{.ClusterIP}}</td><td class="mono">{{range $i, $p := .Ports}}{{if $i}}, {{end}}{{$p}}{{end}}</td><td class="mono">{{range $i, $b := .Backends}}{{if $i}}, {{end}}{{$b.IP}}{{if $b.Pod}} {{$b.Pod}}{{end}}{{if $b.Node}} on {{$b.Node}}{{end}}{{if not $b.Ready}} (not ready){{end}}{{else}}none{{end}}</td></tr>
+<tr data-service="{{.Namespace}}/{{.Name}}"><td class="mono">{{.Namespace}}/{{.Name}}</td><td>{{.Type}}</td><td class="mono">{{.ClusterIP}}</td><td class="mono">{{range $i, $p := .Ports}}{{if $i}}, {{end}}{{$p}}{{end}}</td><td class="mono wide">{{range $i, $b := .Backends}}{{if $i}}, {{end}}{{$b.IP}}{{if $b.Pod}} {{$b.Pod}}{{end}}{{if $b.Node}} on {{$b.Node}}{{end}}{{if not $b.Ready}} (not ready){{end}}{{else}}none{{end}}</td></tr>
 {{- end}}
 </table>
 </section>
@@ -86,7 +87,7 @@ addresses and objects the input did not give are derived, and the reachability m
 <table id="finding-table">
 <tr><th>Severity</th><th>Rule</th><th>Object</th><th>What is wrong</th><th>Fix</th><th>Where</th></tr>
 {{- range .Findings}}
-<tr class="finding {{.Severity}}" data-rule="{{.RuleID}}" data-object="{{.Object}}"><td class="sev">{{.Severity}}</td><td><span class="mono">{{.RuleID}}</span><br>{{.Title}}</td><td class="mono">{{.Object}}{{if .Field}}<br>{{.Field}}{{end}}</td><td>{{.Message}}</td><td class="fix">{{.Fix}}</td><td class="mono">{{if .Location}}{{.Location}}{{else}}derived{{end}}</td></tr>
+<tr class="finding {{.Severity}}" data-rule="{{.RuleID}}" data-object="{{.Object}}"><td class="sev">{{.Severity}}</td><td><span class="mono">{{.RuleID}}</span><br>{{.Title}}</td><td class="mono">{{.Object}}{{if .Field}}<br>{{.Field}}{{end}}</td><td>{{.Message}}</td><td class="fix">{{.Fix}}</td><td class="mono wide">{{if .Location}}{{.Location}}{{else}}derived{{end}}</td></tr>
 {{- end}}
 </table>
 {{- else}}

@@ -226,19 +226,30 @@ func serviceTitle(s *Service) string {
 	return b.String()
 }
 
-// backendSummary counts a Service's endpoints per node.
+// backendSummary counts a Service's endpoints per node (an endpoint on no
+// node, such as the API server's host address, by its address).
 func backendSummary(bs []Backend) string {
 	if len(bs) == 0 {
 		return "no endpoints"
+	}
+	where := func(b Backend) string {
+		if b.Node != "" {
+			return b.Node
+		}
+		return orDash(b.IP)
 	}
 	var parts []string
 	count := 0
 	for i, b := range bs {
 		count++
-		if i == len(bs)-1 || bs[i+1].Node != b.Node {
-			parts = append(parts, fmt.Sprintf("%s×%d", orDash(b.Node), count))
+		if i == len(bs)-1 || where(bs[i+1]) != where(b) {
+			parts = append(parts, fmt.Sprintf("%s×%d", where(b), count))
 			count = 0
 		}
 	}
-	return fmt.Sprintf("%d endpoints: %s", len(bs), strings.Join(parts, " "))
+	noun := "endpoints"
+	if len(bs) == 1 {
+		noun = "endpoint"
+	}
+	return fmt.Sprintf("%d %s: %s", len(bs), noun, strings.Join(parts, " "))
 }
