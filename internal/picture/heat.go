@@ -52,7 +52,10 @@ func drawHeat(h *Heat) *canvas {
 	x := margin
 	items := []struct{ class, label string }{{"allowed", "allowed"}, {"denied", "denied"}, {"partial", "partial"}, {"na", "n/a"}}
 	if h.Aggregated {
-		items = append(items, struct{ class, label string }{"mix0", "mixed: mostly denied"}, struct{ class, label string }{"mix2", "half allowed"}, struct{ class, label string }{"mix4", "mostly allowed"})
+		// heatClass rounds a mixed square's share allowed to quarters.
+		for k, share := range []string{"0", "25", "50", "75", "100"} {
+			items = append(items, struct{ class, label string }{fmt.Sprintf("mix%d", k), "mixed, ≈" + share + "% allowed"})
+		}
 	}
 	for _, it := range items {
 		legend.rect(x, y, 12, 12, it.class)
