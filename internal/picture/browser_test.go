@@ -197,3 +197,39 @@ func TestTheReportOpensInABrowserWithEveryNodeAndFinding(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryDOTGraphIsReadByGraphviz runs Graphviz's dot on every view of
+// the golden cases and of the hostile report (.ci/run installs graphviz
+// with chromium); a syntax error or a warning fails.
+func TestEveryDOTGraphIsReadByGraphviz(t *testing.T) {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz's dot is not installed: the DOT output is not drawn (apt-get install graphviz, as .ci/run does)")
+	}
+	reports := map[string]*Report{"hostile": hostileReport()}
+	for _, tc := range twinCases {
+		reports[tc.name] = reportOf(t, tc)
+	}
+	for name, r := range reports {
+		for _, v := range Views {
+			graph, err := DOT(r, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			cmd := exec.CommandContext(ctx, dot, "-Tsvg")
+			cmd.Stdin = bytes.NewReader(graph)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err = cmd.Run()
+			cancel()
+			if err != nil || errOut.Len() > 0 {
+				t.Errorf("%s %s: dot: %v\n%s", name, v, err, errOut.String())
+				continue
+			}
+			if !strings.Contains(out.String(), "<svg") {
+				t.Errorf("%s %s: dot drew no SVG", name, v)
+			}
+		}
+	}
+}
