@@ -221,3 +221,67 @@ func TestAViewWithoutItsDataIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// FuzzAnyClusterStringKeepsEveryOutputSound puts one string in every
+// field a cluster gives: the page holds no markup of it, the SVG stays
+// well-formed XML and every DOT string closes.
+func FuzzAnyClusterStringKeepsEveryOutputSound(f *testing.F) {
+	for _, s := range []string{hostile, "k8s-lab-win-1", "a\x00b\x01\"\\\n", "\ufffe</svg>", "]]><!--", "\u202e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r := hostileReport()
+		replaceAll(r, s)
+		page, err := HTML(r, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// s unescaped in the page would show as s itself, where a page
+		// of a plain string has no such text of its own.
+		if strings.Contains(s, "<") && strings.Contains(string(page), s) && !strings.Contains(plainPage(t), s) {
+			t.Errorf("the page holds %q unescaped", s)
+		}
+		for _, v := range Views {
+			svg, err := SVG(r, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := wellFormed(svg); err != nil {
+				t.Errorf("%s: %v", v, err)
+			}
+			dot, err := DOT(r, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dotStringsClose(string(dot)); err != nil {
+				t.Errorf("%s: %v", v, err)
+			}
+		}
+	})
+}
+
+// plainPage is the hostile report's page with every string "x".
+func plainPage(t *testing.T) string {
+	r := hostileReport()
+	replaceAll(r, "x")
+	page, err := HTML(r, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(page)
+}
+
+// replaceAll sets every string of the hostile report to s.
+func replaceAll(r *Report, s string) {
+	n := &r.Topology.Nodes[0]
+	n.Name, n.Role, n.IP, n.Blocks[0], n.VTEP.Addr, n.VTEP.MAC = s, s, s, s, s, s
+	n.Pods[0] = Pod{Namespace: s, Name: s, IP: s}
+	r.Topology.Mesh.Members[0] = s
+	r.Topology.Services[0] = Service{Namespace: s, Name: s, Type: s, ClusterIP: s, Ports: []string{s}, Backends: []Backend{{Pod: s, Node: s, IP: s}}}
+	r.Findings[0] = Finding{Severity: s, RuleID: s, Title: s, Object: s, Field: s, Message: s, Fix: s, Location: s}
+	r.NotRun[0], r.Notes[0] = s, s
+	r.Reach.Rows[0], r.Reach.Cols[0], r.Reach.Notes[0], r.Reach.Cells[0][0].Why = s, s, s, s
+	tr := &r.Traces[0]
+	tr.Title, tr.Outcome, tr.Reason, tr.AtNode, tr.Fix, tr.Lanes[0] = s, s, s, s, s, s
+	tr.Hops[0] = Hop{Leg: s, Component: s, Action: s, Verdict: s, Before: s, After: s, Reason: s}
+}

@@ -208,8 +208,36 @@ func init() {
 	template.Must(svgTemplate.New("style").Parse(style))
 }
 
+// xmlText drops what XML 1.0 does not allow in a document (control
+// characters but tab and line breaks, U+FFFE, U+FFFF) and replaces bytes
+// that are not UTF-8: html/template escapes markup, not these, and a
+// standalone SVG holding one would not parse.
+func xmlText(s string) string {
+	s = strings.ToValidUTF8(s, "\ufffd")
+	bad := func(r rune) bool {
+		return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xfffe || r == 0xffff
+	}
+	if strings.IndexFunc(s, bad) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if bad(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
 // render writes the canvas as SVG.
 func (c *canvas) render() ([]byte, error) {
+	c.Title = xmlText(c.Title)
+	for _, g := range c.Groups {
+		g.Name, g.Title, g.Class = xmlText(g.Name), xmlText(g.Title), xmlText(g.Class)
+		for i := range g.Shapes {
+			sh := &g.Shapes[i]
+			sh.Text, sh.Class = xmlText(sh.Text), xmlText(sh.Class)
+		}
+	}
 	var b bytes.Buffer
 	if err := svgTemplate.ExecuteTemplate(&b, "svg", c); err != nil {
 		return nil, fmt.Errorf("drawing %s: %w", c.ID, err)
