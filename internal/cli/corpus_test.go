@@ -185,7 +185,8 @@ func normalize(s, dir string) string {
 
 // caseCommands is the standard set — every command that reads a cluster:
 // get of Kubernetes, Calico and dataplane kinds, exec on a Linux and a
-// Windows node, check, trace between two pods, reach and lab — then the
+// Windows node, check, trace between two pods, reach, report (with that
+// trace) and lab — then the
 // case's own lines from its `commands` file. Nodes and pods to exec on and
 // trace between are read from the case with get -o json; without them
 // those commands are left out. dump reads a live cluster only, so it has no
@@ -209,11 +210,13 @@ func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string 
 		cmds = append(cmds, append(with("exec", "node/"+win), "--", "hnsdiag", "list", "endpoints"))
 	}
 	cmds = append(cmds, with("check"))
+	report := with("report")
 	if src, dst := pickPods(t, run, in, win); src != "" {
 		cmds = append(cmds, with("trace", src, dst))
 		cmds = append(cmds, with("trace", src, "kubernetes.default"))
+		report = with("report", "--trace", src+" "+dst)
 	}
-	cmds = append(cmds, with("reach", "-A"), []string{"lab", "-f", dir})
+	cmds = append(cmds, with("reach", "-A"), report, []string{"lab", "-f", dir})
 	extra, err := os.ReadFile(filepath.Join(dir, "commands"))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)

@@ -83,6 +83,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdReach(streams),
 		NewCmdPlan(streams),
 		NewCmdGen(streams),
+		NewCmdReport(streams),
 		NewCmdDocs(streams, root),
 	)
 	return root
