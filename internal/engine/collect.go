@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	certv1 "k8s.io/api/certificates/v1"
@@ -33,7 +34,8 @@ type input struct {
 	kubelets       []*kubeletv1beta1.KubeletConfiguration
 	kubeletOrigins []model.Origin
 	clusterOrigin  model.Origin
-	// v1CRDs: Calico objects came as crd.projectcalico.org/v1.
+	// v1CRDs: the cluster serves Calico's crd.projectcalico.org/v1 CRDs
+	// (see calicoCRDMode); the group an object is written in does not say.
 	v1CRDs bool
 	// stated is the node network as the command line states it.
 	stated hybrid.Network
@@ -57,7 +59,7 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 	c := in.c
 	for _, o := range s.Objects {
 		c.Origins[o.Key] = o.Origin
-		if o.GVK.Group == "crd.projectcalico.org" {
+		if calicoCRDMode(o) {
 			in.v1CRDs = true
 		}
 		switch t := o.Typed.(type) {
@@ -150,6 +152,29 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 		c.Kubeadm.Kubelet = in.kubelets[0]
 	}
 	return in, nil
+}
+
+// calicoCRDMode reports whether o shows the cluster serving Calico's
+// crd.projectcalico.org/v1 CRDs, the mode in which the operator renders the
+// aggregated Calico API server. The operator decides at start from API
+// discovery: projectcalico.org/v3 CRDs only when crd.projectcalico.org is not
+// served (tigera/operator pkg/apis/version.go UseV3CRDs). A dump does not
+// show discovery, and an object's group is only how it was read: the Calico
+// API server serves every crd.projectcalico.org object as projectcalico.org
+// too, so dumps mix the two. What does show it: a CustomResourceDefinition of
+// the crd.projectcalico.org group, the APIService the aggregated server
+// registers (v3.projectcalico.org), or that server's Deployment
+// (calico-apiserver/calico-apiserver, pkg/render/apiserver.go).
+func calicoCRDMode(o *model.Object) bool {
+	switch {
+	case o.GVK.Group == "apiextensions.k8s.io" && o.GVK.Kind == "CustomResourceDefinition":
+		return strings.HasSuffix(o.Key.Name, ".crd.projectcalico.org")
+	case o.GVK.Group == "apiregistration.k8s.io" && o.GVK.Kind == "APIService":
+		return o.Key.Name == "v3.projectcalico.org"
+	case o.GVK.Group == "apps" && o.GVK.Kind == "Deployment":
+		return o.Key.Namespace == "calico-apiserver" && o.Key.Name == "calico-apiserver"
+	}
+	return false
 }
 
 // patchDocument is a kubelet patch as its file gives it: the document's

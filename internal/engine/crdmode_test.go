@@ -1,0 +1,83 @@
+package engine_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// The operator chooses between the aggregated Calico API server
+// (crd.projectcalico.org/v1 CRDs) and calico-webhooks (projectcalico.org/v3
+// CRDs) from what the cluster serves, not from how a dump spells a group.
+func TestTheCalicoCRDModeComesFromEvidenceNotFromAnObjectsGroup(t *testing.T) {
+	tests := []struct {
+		name         string
+		extra        string
+		wantWebhooks bool
+	}{
+		{"the lab alone runs calico-webhooks", "", true},
+		{"a crd.projectcalico.org object beside the lab is only a spelling", `apiVersion: crd.projectcalico.org/v1
+kind: IPAMConfig
+metadata:
+  name: default
+spec:
+  strictAffinity: true
+  autoAllocateBlocks: true
+`, true},
+		{"a CustomResourceDefinition of the crd.projectcalico.org group shows v1 CRDs", `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ippools.crd.projectcalico.org
+spec:
+  group: crd.projectcalico.org
+  names: {kind: IPPool, plural: ippools}
+  scope: Cluster
+`, false},
+		{"the aggregated server's APIService shows v1 CRDs", `apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v3.projectcalico.org
+spec:
+  group: projectcalico.org
+  version: v3
+`, false},
+		{"the calico-apiserver Deployment shows v1 CRDs", `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: calico-apiserver
+  namespace: calico-apiserver
+spec:
+  replicas: 0
+  selector: {matchLabels: {k8s-app: calico-apiserver}}
+  template:
+    metadata: {labels: {k8s-app: calico-apiserver}}
+    spec:
+      containers: [{name: calico-apiserver, image: quay.io/calico/apiserver:v3.33.0}]
+`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var files []string
+			if tt.extra != "" {
+				f := filepath.Join(t.TempDir(), "extra.yaml")
+				if err := os.WriteFile(f, []byte(tt.extra), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, f)
+			}
+			c := buildLab(t, files...)
+			has := slices.ContainsFunc(c.Deployments, func(d *appsv1.Deployment) bool {
+				return d.Namespace == "calico-system" && d.Name == "calico-webhooks"
+			})
+			if has != tt.wantWebhooks {
+				t.Errorf("calico-webhooks rendered: %v, want %v", has, tt.wantWebhooks)
+			}
+			if ts := findTigeraStatus(t, c, "apiserver"); ts.Status.Conditions[0].Type != "Available" || ts.Status.Conditions[0].Status != "True" {
+				t.Errorf("apiserver TigeraStatus %+v, want Available", ts.Status.Conditions)
+			}
+		})
+	}
+}
