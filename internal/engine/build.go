@@ -145,6 +145,12 @@ func (b *builder) serviceSubnet() string {
 	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.Networking.ServiceSubnet != "" {
 		return strings.Split(cc.Networking.ServiceSubnet, ",")[0]
 	}
+	// Without kubeadm's configuration (a managed cluster: EKS, AKS, GKE) the
+	// Installation's serviceCIDRs state the cluster's service range
+	// (operator api/v1 InstallationSpec.ServiceCIDRs).
+	if inst := b.c.Installation; inst != nil && len(inst.Spec.ServiceCIDRs) > 0 {
+		return inst.Spec.ServiceCIDRs[0]
+	}
 	return defaultServiceCIDR
 }
 

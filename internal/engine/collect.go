@@ -119,6 +119,11 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 			c.Kubeadm.KubeProxy = keep(own, t)
 		case *operator.Installation:
 			c.Installation = keepJSON(own, t)
+			// omitempty loses an empty pool list in the copy, and an empty
+			// list ("no pools") is not an absent one (operator defaults).
+			if cn := t.Spec.CalicoNetwork; cn != nil && cn.IPPools != nil && len(cn.IPPools) == 0 {
+				c.Installation.Spec.CalicoNetwork.IPPools = []operator.IPPool{}
+			}
 		case *operator.APIServer:
 			c.APIServer = keepJSON(own, t)
 		case *operator.TigeraStatus:
