@@ -36,8 +36,8 @@ Read those answers as not modelled.`,
 			return nil
 		}
 		return []Finding{{Object: instKey(inst), Field: "spec.cni.type",
-			Message: fmt.Sprintf("CNI %s: pod addresses and pod traffic belong to the provider's plugin, which the twin does not model "+
-				"(simulated): pods without an observed address show none, and routes, HNS objects, trace and reach assume Calico VXLAN", cni)}}
+			Message: fmt.Sprintf("CNI %s: pod addresses and pod traffic belong to the provider's plugin, which the twin does not model: "+
+				"pods without an observed address show none, and routes, HNS objects, trace and reach assume Calico VXLAN", cni)}}
 	},
 }
 
