@@ -43,15 +43,16 @@ Read those answers as not modelled.`,
 
 var rulePodAddressOutsidePools = Rule{
 	ID: "HYB074", Name: "pod-address-outside-pools", Severity: Error,
-	Title:    "A pod holds an address no enabled IP pool covers",
+	Title:    "A pod holds an address no IP pool covers",
 	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org", "Pod"},
 	Needs:    []Need{{kindInstallation, kindIPPool}},
-	Description: `Removing or disabling the pool a pod's address came from does not take the address away: Calico
-IPAM releases it only when the CNI plugin deletes the pod's network (libcalico-go lib/ipam), so the
-pod keeps running with it. But Felix programs VXLAN routes only for blocks inside an enabled VXLAN
-pool (felix/calc/vxlan_resolver.go), so other nodes lose their route to it, and natOutgoing no
-longer applies; a new pod on the node fails its CNI ADD with "no configured Calico pools for node
-<node>" (libcalico-go lib/ipam/ipam.go) and stays ContainerCreating.`,
+	Description: `Removing the pool a pod's address came from does not take the address away: Calico IPAM
+releases it only when the CNI plugin deletes the pod's network (libcalico-go lib/ipam), so the pod
+keeps running with it. But Felix programs VXLAN routes only for blocks inside a VXLAN pool
+(felix/calc/vxlan_resolver.go), so other nodes lose their route to it, and natOutgoing no longer
+applies. (Disabling a pool is the safe way: a disabled pool still routes its blocks and only stops
+new allocations.) With no enabled pool left, a new pod fails its CNI ADD with "no configured Calico
+pools for node <node>" (libcalico-go lib/ipam/ipam.go) and stays ContainerCreating.`,
 	Remediation: "Create (or re-enable) a pool covering the address, or recreate the pod so that it takes an address from the pools that remain",
 	References:  []Reference{calicoIPPool},
 	Check: func(x *Context) []Finding {
@@ -59,10 +60,17 @@ longer applies; a new pod on the node fails its CNI ADD with "no configured Cali
 		if inst != nil && calicooperator.NonCalicoCNI(inst) != "" {
 			return nil // the provider's IPAM gives the addresses (HYB073)
 		}
+		// A disabled pool still routes the blocks it holds (it only stops
+		// new allocations), so any pool covers an address; new pods fail
+		// only when no pool is enabled.
 		var pools []netip.Prefix
+		enabled := 0
 		for _, p := range x.Cluster.IPPools {
-			if pfx, err := netip.ParsePrefix(p.Spec.CIDR); err == nil && !p.Spec.Disabled {
+			if pfx, err := netip.ParsePrefix(p.Spec.CIDR); err == nil {
 				pools = append(pools, pfx.Masked())
+				if !p.Spec.Disabled {
+					enabled++
+				}
 			}
 		}
 		var out []Finding
@@ -74,9 +82,13 @@ longer applies; a new pod on the node fails its CNI ADD with "no configured Cali
 			if err != nil || covered(pools, addr) {
 				continue
 			}
+			newPods := ""
+			if enabled == 0 {
+				newPods = fmt.Sprintf("; the cluster has no enabled IP pool, so new pods on %s fail with \"no configured Calico pools for node %s\"", p.Spec.NodeName, p.Spec.NodeName)
+			}
 			out = append(out, Finding{Object: model.Key{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}, Field: "status.podIP",
-				Message: fmt.Sprintf("pod %s/%s keeps %s, which no enabled IP pool covers: other nodes get no route to it, and new pods on %s fail with \"no configured Calico pools for node %s\"%s",
-					p.Namespace, p.Name, addr, p.Spec.NodeName, p.Spec.NodeName, noPoolsAtAll(pools)),
+				Message: fmt.Sprintf("pod %s/%s keeps %s, which no IP pool covers: Felix programs no route to it on other nodes%s",
+					p.Namespace, p.Name, addr, newPods),
 				Remediation: fmt.Sprintf("kubectl -n %s delete pod %s (after a pool covers the pod network again)", p.Namespace, p.Name)})
 		}
 		return out
@@ -90,11 +102,4 @@ func covered(pools []netip.Prefix, a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-func noPoolsAtAll(pools []netip.Prefix) string {
-	if len(pools) == 0 {
-		return " (the cluster has no enabled IP pool)"
-	}
-	return ""
 }
