@@ -4,9 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // The operator chooses between the aggregated Calico API server
@@ -17,8 +20,10 @@ func TestTheCalicoCRDModeComesFromEvidenceNotFromAnObjectsGroup(t *testing.T) {
 		name         string
 		extra        string
 		wantWebhooks bool
+		// wantNote: the twin says it does not render the aggregated server.
+		wantNote bool
 	}{
-		{"the lab alone runs calico-webhooks", "", true},
+		{"the lab alone runs calico-webhooks", "", true, false},
 		{"a crd.projectcalico.org object beside the lab is only a spelling", `apiVersion: crd.projectcalico.org/v1
 kind: IPAMConfig
 metadata:
@@ -26,7 +31,7 @@ metadata:
 spec:
   strictAffinity: true
   autoAllocateBlocks: true
-`, true},
+`, true, false},
 		{"a CustomResourceDefinition of the crd.projectcalico.org group shows v1 CRDs", `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -35,7 +40,7 @@ spec:
   group: crd.projectcalico.org
   names: {kind: IPPool, plural: ippools}
   scope: Cluster
-`, false},
+`, false, true},
 		{"the aggregated server's APIService shows v1 CRDs", `apiVersion: apiregistration.k8s.io/v1
 kind: APIService
 metadata:
@@ -43,7 +48,7 @@ metadata:
 spec:
   group: projectcalico.org
   version: v3
-`, false},
+`, false, true},
 		{"the calico-apiserver Deployment shows v1 CRDs", `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -56,7 +61,7 @@ spec:
     metadata: {labels: {k8s-app: calico-apiserver}}
     spec:
       containers: [{name: calico-apiserver, image: quay.io/calico/apiserver:v3.33.0}]
-`, false},
+`, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +79,12 @@ spec:
 			})
 			if has != tt.wantWebhooks {
 				t.Errorf("calico-webhooks rendered: %v, want %v", has, tt.wantWebhooks)
+			}
+			noted := slices.ContainsFunc(c.Notes, func(n model.Note) bool {
+				return n.Severity == model.Assumption && strings.Contains(n.Message, "aggregated Calico API server")
+			})
+			if noted != tt.wantNote {
+				t.Errorf("note on the aggregated API server: %v, want %v (%v)", noted, tt.wantNote, c.Notes)
 			}
 			if ts := findTigeraStatus(t, c, "apiserver"); ts.Status.Conditions[0].Type != "Available" || ts.Status.Conditions[0].Status != "True" {
 				t.Errorf("apiserver TigeraStatus %+v, want Available", ts.Status.Conditions)
