@@ -159,6 +159,10 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 	return in, nil
 }
 
+// liveOrigin starts the Origin.File of objects read from a live cluster
+// (live.OriginPrefix; the engine does not import the live reader).
+const liveOrigin = "live:"
+
 // calicoCRDMode reports whether o shows the cluster serving Calico's
 // crd.projectcalico.org/v1 CRDs, the mode in which the operator renders the
 // aggregated Calico API server. The operator decides at start from API
@@ -169,9 +173,14 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 // too, so dumps mix the two. What does show it: a CustomResourceDefinition of
 // the crd.projectcalico.org group, the APIService the aggregated server
 // registers (v3.projectcalico.org), or that server's Deployment
-// (calico-apiserver/calico-apiserver, pkg/render/apiserver.go).
+// (calico-apiserver/calico-apiserver, pkg/render/apiserver.go). A live read
+// says it too when it took a Calico kind from crd.projectcalico.org: it does
+// so only when the server does not serve projectcalico.org/v3
+// (live.Targets), which is the operator's own test.
 func calicoCRDMode(o *model.Object) bool {
 	switch {
+	case o.GVK.Group == "crd.projectcalico.org":
+		return strings.HasPrefix(o.Origin.File, liveOrigin)
 	case o.GVK.Group == "apiextensions.k8s.io" && o.GVK.Kind == "CustomResourceDefinition":
 		return strings.HasSuffix(o.Key.Name, ".crd.projectcalico.org")
 	case o.GVK.Group == "apiregistration.k8s.io" && o.GVK.Kind == "APIService":

@@ -92,3 +92,46 @@ spec:
 		})
 	}
 }
+
+// A live read takes a Calico kind from crd.projectcalico.org only when the
+// server does not serve projectcalico.org/v3: the operator's v1 mode. The
+// same object from a file is only a spelling.
+func TestALiveReadFromTheV1GroupShowsV1CRDs(t *testing.T) {
+	s := snapshot(t, true)
+	v1 := `apiVersion: crd.projectcalico.org/v1
+kind: IPAMConfig
+metadata:
+  name: default
+spec:
+  strictAffinity: true
+`
+	f := filepath.Join(t.TempDir(), "ipamconfig.yaml")
+	if err := os.WriteFile(f, []byte(v1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extra := snapshot(t, false, f).Objects[0]
+	for _, tt := range []struct {
+		name, origin string
+		wantWebhooks bool
+	}{
+		{"read from a file", f, true},
+		{"read from a live cluster", "live:ipamconfig.crd.projectcalico.org/default", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := *extra
+			o.Origin.File = tt.origin
+			snap := &model.Snapshot{Warnings: s.Warnings}
+			for _, x := range s.Objects {
+				if x.Key != o.Key {
+					snap.Objects = append(snap.Objects, x)
+				}
+			}
+			snap.Objects = append(snap.Objects, &o)
+			c := build(t, snap)
+			has := slices.ContainsFunc(c.Deployments, func(d *appsv1.Deployment) bool { return d.Name == "calico-webhooks" })
+			if has != tt.wantWebhooks {
+				t.Errorf("calico-webhooks rendered: %v, want %v", has, tt.wantWebhooks)
+			}
+		})
+	}
+}
