@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	calicooperator "github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -56,8 +57,17 @@ func (x *Context) idx() *index {
 // hosts.
 func (x *Context) HasWindows() bool { return x.idx().hasWindows }
 
-// WindowsPlanned reports whether Windows nodes exist or are expected.
-func (x *Context) WindowsPlanned() bool { return x.ExpectWindows || x.HasWindows() }
+// WindowsPlanned reports whether Windows nodes exist or are expected: the
+// flag says so, a Windows node or host is listed, or the Installation asks
+// the operator for a Windows dataplane (calicoNetwork.windowsDataplane HNS
+// exists only to serve Windows nodes).
+func (x *Context) WindowsPlanned() bool {
+	if x.ExpectWindows || x.HasWindows() {
+		return true
+	}
+	cn := calicoNetwork(x.Cluster.Installation)
+	return cn.WindowsDataplane != nil && *cn.WindowsDataplane == calicooperator.WindowsHNS
+}
 
 // WindowsNodes are the nodes labelled kubernetes.io/os=windows, by name.
 func (x *Context) WindowsNodes() []*corev1.Node { return x.idx().windowsNodes }

@@ -81,6 +81,7 @@ func builtinRules() []Rule {
 	var all []Rule
 	for _, area := range [][]Rule{
 		calicoRules(),
+		cniRules(),
 		nodeRules(),
 		workloadRules(),
 		daemonSetRules(),

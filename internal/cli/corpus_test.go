@@ -126,7 +126,11 @@ func TestNoCommandPanicsOrHangsOnTheBadInputCorpus(t *testing.T) {
 
 // runCase runs the standard commands and the case's own on a case
 // directory and renders what they did.
-func runCase(t *testing.T, dir string) string {
+func runCase(t *testing.T, dir string) string { return runCaseWith(t, dir, false) }
+
+// runCaseWith is runCase; with mustRead a command that refuses the input
+// (exit 2) fails the test: a case of real shapes must be read.
+func runCaseWith(t *testing.T, dir string, mustRead bool) string {
 	in := []string{"-f", dir}
 	if _, err := os.Stat(filepath.Join(dir, "lab")); err == nil {
 		in = []string{"--lab", "-f", dir}
@@ -136,6 +140,9 @@ func runCase(t *testing.T, dir string) string {
 		r := runChild(t, commandTimeout, args...)
 		if why := r.crashed(); why != "" {
 			t.Errorf("kubectl-hybrid %s: %s", strings.Join(args, " "), why)
+		}
+		if mustRead && r.code == ExitBadInput {
+			t.Errorf("kubectl-hybrid %s refuses a real shape:\n%s", strings.Join(args, " "), r.stderr)
 		}
 		fmt.Fprintf(&b, "$ kubectl-hybrid %s\n", normalize(strings.Join(args, " "), dir))
 		fmt.Fprintf(&b, "exit %d\n", r.code)

@@ -92,6 +92,7 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 		b.nodes,
 		b.kubeadmAddons,
 		b.operator,
+		b.unmodelled,
 		b.namespaces,
 		b.priorityClasses,
 		b.workloads,
@@ -156,6 +157,12 @@ func (b *builder) note(sev model.Severity, k model.Key, format string, args ...a
 func (b *builder) serviceSubnet() string {
 	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.Networking.ServiceSubnet != "" {
 		return strings.Split(cc.Networking.ServiceSubnet, ",")[0]
+	}
+	// Without kubeadm's configuration (a managed cluster: EKS, AKS, GKE) the
+	// Installation's serviceCIDRs state the cluster's service range
+	// (operator api/v1 InstallationSpec.ServiceCIDRs).
+	if inst := b.c.Installation; inst != nil && len(inst.Spec.ServiceCIDRs) > 0 {
+		return inst.Spec.ServiceCIDRs[0]
 	}
 	return defaultServiceCIDR
 }

@@ -36,7 +36,8 @@ type input struct {
 	kubelets       []*kubeletv1beta1.KubeletConfiguration
 	kubeletOrigins []model.Origin
 	clusterOrigin  model.Origin
-	// v1CRDs: Calico objects came as crd.projectcalico.org/v1.
+	// v1CRDs: the cluster serves Calico's crd.projectcalico.org/v1 CRDs
+	// (see calicoCRDMode); the group an object is written in does not say.
 	v1CRDs bool
 	// stated is the node network as the command line states it.
 	stated hybrid.Network
@@ -60,7 +61,7 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 	c := in.c
 	for _, o := range s.Objects {
 		c.Origins[o.Key] = o.Origin
-		if o.GVK.Group == "crd.projectcalico.org" {
+		if calicoCRDMode(o) {
 			in.v1CRDs = true
 		}
 		switch t := o.Typed.(type) {
@@ -124,6 +125,11 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 			c.Kubeadm.KubeProxy = keep(own, t)
 		case *operator.Installation:
 			c.Installation = keepJSON(own, t)
+			// omitempty loses an empty pool list in the copy, and an empty
+			// list ("no pools") is not an absent one (operator defaults).
+			if cn := t.Spec.CalicoNetwork; cn != nil && cn.IPPools != nil && len(cn.IPPools) == 0 {
+				c.Installation.Spec.CalicoNetwork.IPPools = []operator.IPPool{}
+			}
 		case *operator.APIServer:
 			c.APIServer = keepJSON(own, t)
 		case *operator.TigeraStatus:
@@ -157,6 +163,38 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 		c.Kubeadm.Kubelet = in.kubelets[0]
 	}
 	return in, nil
+}
+
+// liveOrigin starts the Origin.File of objects read from a live cluster
+// (live.OriginPrefix; the engine does not import the live reader).
+const liveOrigin = "live:"
+
+// calicoCRDMode reports whether o shows the cluster serving Calico's
+// crd.projectcalico.org/v1 CRDs, the mode in which the operator renders the
+// aggregated Calico API server. The operator decides at start from API
+// discovery: projectcalico.org/v3 CRDs only when crd.projectcalico.org is not
+// served (tigera/operator pkg/apis/version.go UseV3CRDs). A dump does not
+// show discovery, and an object's group is only how it was read: the Calico
+// API server serves every crd.projectcalico.org object as projectcalico.org
+// too, so dumps mix the two. What does show it: a CustomResourceDefinition of
+// the crd.projectcalico.org group, the APIService the aggregated server
+// registers (v3.projectcalico.org), or that server's Deployment
+// (calico-apiserver/calico-apiserver, pkg/render/apiserver.go). A live read
+// says it too when it took a Calico kind from crd.projectcalico.org: it does
+// so only when the server does not serve projectcalico.org/v3
+// (live.Targets), which is the operator's own test.
+func calicoCRDMode(o *model.Object) bool {
+	switch {
+	case o.GVK.Group == "crd.projectcalico.org":
+		return strings.HasPrefix(o.Origin.File, liveOrigin)
+	case o.GVK.Group == "apiextensions.k8s.io" && o.GVK.Kind == "CustomResourceDefinition":
+		return strings.HasSuffix(o.Key.Name, ".crd.projectcalico.org")
+	case o.GVK.Group == "apiregistration.k8s.io" && o.GVK.Kind == "APIService":
+		return o.Key.Name == "v3.projectcalico.org"
+	case o.GVK.Group == "apps" && o.GVK.Kind == "Deployment":
+		return o.Key.Namespace == "calico-apiserver" && o.Key.Name == "calico-apiserver"
+	}
+	return false
 }
 
 // patchDocument is a kubelet patch as its file gives it: the document's

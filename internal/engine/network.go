@@ -116,6 +116,10 @@ func (b *builder) network() error {
 		m.SetNode(n.Name, n.Labels)
 	}
 	if err := m.Load(c.IPAMBlocks, c.BlockAffinities); err != nil {
+		var oe *ipam.ObjectError
+		if errors.As(err, &oe) {
+			return errorAt(c.Origins[model.Key{Group: "projectcalico.org", Kind: oe.Kind, Name: oe.Name}], "%v", err)
+		}
 		return errorAt(model.Origin{}, "%v", err)
 	}
 	b.noteDeletedNodes()

@@ -5,12 +5,14 @@
 package load
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -72,6 +74,14 @@ func (b *builder) add(src source) func(*model.Object) error {
 		}
 		if i, ok := b.index[o.Key]; ok {
 			prev := b.snap.Objects[i]
+			if b.source[i] == src && prev.GVK.Group != o.GVK.Group {
+				// Calico's API server serves the objects of its
+				// crd.projectcalico.org/v1 CRDs as projectcalico.org/v3, so
+				// a dump may hold one object under both groups: it is one
+				// object, read as projectcalico.org/v3.
+				b.sameObject(i, prev, o)
+				return nil
+			}
 			if b.source[i] == src {
 				return &Error{
 					File: o.Origin.File, Doc: o.Origin.Doc, Line: o.Origin.Line,
@@ -88,6 +98,39 @@ func (b *builder) add(src source) func(*model.Object) error {
 		b.source = append(b.source, src)
 		return nil
 	}
+}
+
+// sameObject keeps one of two spellings of a Calico object, the
+// projectcalico.org/v3 one, and warns when the two disagree on what they
+// say (their spec), which one stored object cannot do.
+func (b *builder) sameObject(i int, prev, o *model.Object) {
+	keep, other := prev, o
+	if prev.GVK.Group == crdGroup {
+		keep, other = o, prev
+	}
+	if !reflect.DeepEqual(specOf(keep), specOf(other)) {
+		b.snap.Warnings = append(b.snap.Warnings, fmt.Sprintf(
+			"%s: %s is also given as %s at %s with a different spec; one stored object cannot differ from itself, so the %s one is read",
+			keep.Origin, keyLabel(keep.Key), printable(other.GVK.GroupVersion().String()), other.Origin, printable(keep.GVK.GroupVersion().String())))
+	}
+	b.snap.Objects[i] = keep
+}
+
+// specOf is an object's spec as generic values, from its typed form when
+// there is one (Raw may be dropped).
+func specOf(o *model.Object) any {
+	if o.Typed == nil {
+		return o.Raw["spec"]
+	}
+	js, err := json.Marshal(o.Typed)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(js, &m) != nil {
+		return nil
+	}
+	return m["spec"]
 }
 
 func keyLabel(k model.Key) string { return objectLabel(k.Kind, k.Namespace, k.Name) }

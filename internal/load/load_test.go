@@ -55,11 +55,6 @@ func TestBadInput(t *testing.T) {
 			want:  "testdata/bad/duplicate.yaml:8 (document 2): ConfigMap default/settings: duplicate object: also defined at testdata/bad/duplicate.yaml:1 (document 1)",
 		},
 		{
-			name:  "an IPPool given in both Calico groups within one directory is a duplicate",
-			files: []string{"testdata/bad-dirs/both-calico-groups"},
-			want:  "testdata/bad-dirs/both-calico-groups/b-crd-v1.yaml:2 (document 1): IPPool default-ipv4-ippool: duplicate object: also defined at testdata/bad-dirs/both-calico-groups/a-v3.yaml:1 (document 1)",
-		},
-		{
 			name:  "a key given twice in one mapping is an error",
 			files: []string{"testdata/bad/duplicate-key.yaml"},
 			want:  "testdata/bad/duplicate-key.yaml:7 (document 1): ConfigMap default/settings: data.mode: key given twice (first at line 6)",
@@ -369,6 +364,46 @@ func TestCRDGroupIPPoolDecodesLikeProjectcalicoV3(t *testing.T) {
 	}
 	if v1.GVK.Group != "crd.projectcalico.org" || p1.APIVersion != "crd.projectcalico.org/v1" {
 		t.Errorf("the object's own apiVersion is lost: %v %v", v1.GVK, p1.TypeMeta)
+	}
+}
+
+func TestOneCalicoObjectUnderBothGroupsIsOneObject(t *testing.T) {
+	tests := []struct {
+		name     string
+		v1Spec   string
+		wantWarn string
+	}{
+		{name: "the same spec twice is read once, silently", v1Spec: "cidr: 172.21.0.0/16\n  blockSize: 26\n  vxlanMode: Always\n  natOutgoing: true\n  nodeSelector: all()"},
+		{name: "two different specs are read once, with a warning", v1Spec: "cidr: 172.21.0.0/16\n  blockSize: 24",
+			wantWarn: "IPPool default-ipv4-ippool is also given as crd.projectcalico.org/v1 at <stdin>:1 (document 1) with a different spec"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The v1 spelling comes first, as `kubectl get ippools.crd.projectcalico.org,ippools.projectcalico.org` lists them.
+			in := "apiVersion: crd.projectcalico.org/v1\nkind: IPPool\nmetadata:\n  name: default-ipv4-ippool\nspec:\n  " + tt.v1Spec + "\n---\n" +
+				"apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: default-ipv4-ippool\nspec:\n  cidr: 172.21.0.0/16\n  blockSize: 26\n  vxlanMode: Always\n  natOutgoing: true\n  nodeSelector: all()\n"
+			snap, err := loadStdin(in, ValidateWarn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(snap.Objects) != 1 {
+				t.Fatalf("%d objects, want 1", len(snap.Objects))
+			}
+			if g := snap.Objects[0].GVK.Group; g != "projectcalico.org" {
+				t.Errorf("kept the %s spelling, want projectcalico.org", g)
+			}
+			if p := snap.Objects[0].Typed.(*calico.IPPool); p.Spec.BlockSize != 26 {
+				t.Errorf("blockSize %d, want the v3 object's 26", p.Spec.BlockSize)
+			}
+			got := strings.Join(snap.Warnings, "\n")
+			if tt.wantWarn == "" && got != "" || tt.wantWarn != "" && !strings.Contains(got, tt.wantWarn) {
+				t.Errorf("warnings %q, want %q", got, tt.wantWarn)
+			}
+		})
+	}
+	dir := load(t, Options{Filenames: []string{"testdata/good-dirs/both-calico-groups"}})
+	if len(dir.Objects) != 1 || len(dir.Warnings) != 0 {
+		t.Errorf("a directory with both spellings: %d objects, warnings %q", len(dir.Objects), dir.Warnings)
 	}
 }
 

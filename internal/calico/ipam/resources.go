@@ -22,6 +22,16 @@ const (
 	LabelIPVersion    = "projectcalico.org/ip-version"
 )
 
+// ObjectError is an IPAMBlock or BlockAffinity that Load cannot read, so
+// that the caller can name where the object came from.
+type ObjectError struct {
+	Kind, Name string
+	Err        error
+}
+
+func (e *ObjectError) Error() string { return e.Err.Error() }
+func (e *ObjectError) Unwrap() error { return e.Err }
+
 // Load adds observed IPAMBlock and BlockAffinity objects. Objects marked
 // deleted are skipped, as the Kubernetes backend hides them. A loaded block
 // keeps its allocation order, attributes and sequence numbers exactly; its
@@ -33,7 +43,7 @@ func (m *IPAM) Load(blocks []*calico.IPAMBlock, affinities []*calico.BlockAffini
 		}
 		b, err := blockFromResource(o)
 		if err != nil {
-			return err
+			return &ObjectError{Kind: "IPAMBlock", Name: o.Name, Err: err}
 		}
 		m.blocks[b.cidr] = b
 		m.loaded[b.cidr] = true
@@ -47,7 +57,7 @@ func (m *IPAM) Load(blocks []*calico.IPAMBlock, affinities []*calico.BlockAffini
 		}
 		cidr, err := netip.ParsePrefix(o.Spec.CIDR)
 		if err != nil {
-			return fmt.Errorf("BlockAffinity %s: %w", o.Name, err)
+			return &ObjectError{Kind: "BlockAffinity", Name: o.Name, Err: fmt.Errorf("BlockAffinity %s: %w", o.Name, err)}
 		}
 		if o.Spec.Type != "" && o.Spec.Type != "host" {
 			continue // LoadBalancer ("virtual") affinities are not modelled

@@ -276,7 +276,7 @@ func Render(in Inputs) Output {
 		}
 	case validateInstallation(spec, ep) != nil:
 		core = degrade(ReasonInvalidConfig, "Invalid Installation provided", validateInstallation(spec, ep))
-	case len(activePools) == 0:
+	case len(activePools) == 0 && needsIPPools(spec):
 		core = degrade(ReasonResourceNotFound, "waiting for enabled IP pools to be created", nil)
 	default:
 		if typhaErr != nil {
@@ -378,6 +378,32 @@ func Render(in Inputs) Output {
 	}
 	out.Installation = inst
 	return out
+}
+
+// needsIPPools is core_controller.go Reconcile's test before it waits for
+// pools: the Installation lists pools, or Calico is the CNI plugin or the
+// IPAM. With another provider's CNI and IPAM (AmazonVPC, AzureVNET, GKE's
+// host-local) pods take their addresses elsewhere and no pool is needed.
+func needsIPPools(s *opapi.InstallationSpec) bool {
+	if s.CalicoNetwork != nil && len(s.CalicoNetwork.IPPools) != 0 {
+		return true
+	}
+	return s.CNI != nil && (s.CNI.Type == PluginCalico || s.CNI.IPAM != nil && s.CNI.IPAM.Type == IPAMCalico)
+}
+
+// NonCalicoCNI names the CNI plugin when it is not Calico's (AmazonVPC,
+// AzureVNET, GKE), after the operator's defaulting of an unset type from
+// the provider; "" for Calico CNI or when there is no Installation.
+func NonCalicoCNI(inst *opapi.Installation) string {
+	if inst == nil {
+		return ""
+	}
+	spec := copyInstallation(inst).Spec
+	applyCoreDefaults(&spec)
+	if spec.CNI.Type == PluginCalico {
+		return ""
+	}
+	return spec.CNI.Type
 }
 
 func countLinux(nodes []*corev1.Node) int {

@@ -369,6 +369,37 @@ func TestTigeraStatusMessages(t *testing.T) {
 			want: map[string]string{StatusCalico: degradedOnly("waiting for enabled IP pools to be created"), StatusIPPools: available},
 		},
 		{
+			// core_controller.go Reconcile waits for pools only when the
+			// Installation lists some or Calico is the CNI or the IPAM.
+			name: "the AWS VPC CNI with no pools does not wait for pools",
+			edit: func(in *Inputs) {
+				in.Kubeadm = nil
+				in.Installation.Spec.KubernetesProvider = "EKS"
+				in.Installation.Spec.CNI = &opapi.CNISpec{Type: "AmazonVPC"}
+				in.Installation.Spec.CalicoNetwork.IPPools = nil
+			},
+			want: map[string]string{StatusCalico: available, StatusIPPools: available, StatusCalicoWindows: available},
+		},
+		{
+			name: "the Azure VNET CNI with no pools does not wait for pools",
+			edit: func(in *Inputs) {
+				in.Kubeadm = nil
+				in.Installation.Spec.CNI = &opapi.CNISpec{Type: "AzureVNET"}
+				in.Installation.Spec.CalicoNetwork.IPPools = nil
+			},
+			want: map[string]string{StatusCalico: available, StatusIPPools: available},
+		},
+		{
+			name: "GKE's CNI with host-local IPAM and no pools does not wait for pools",
+			edit: func(in *Inputs) {
+				in.Kubeadm = nil
+				in.Installation.Spec.CNI = &opapi.CNISpec{Type: "GKE"}
+				in.Installation.Spec.CalicoNetwork.IPPools = nil
+				in.Installation.Spec.CalicoNetwork.WindowsDataplane = nil
+			},
+			want: map[string]string{StatusCalico: available, StatusIPPools: available},
+		},
+		{
 			name: "a pool outside kubeadm's podSubnet degrades ippools",
 			edit: func(in *Inputs) { in.Kubeadm = &Kubeadm{PodSubnet: "10.244.0.0/16"} },
 			want: map[string]string{

@@ -192,6 +192,39 @@ func calicoBackend(s *opapi.InstallationSpec, windows bool) string {
 	return "none"
 }
 
+// providerCNIEnv is what node.go nodeEnvVars adds for a provider's CNI
+// plugin: host encryption for WireGuard on AKS with Azure VNET and EKS with
+// the AWS VPC CNI, the provider's workload interface prefix, and Felix's
+// iptables rules returning to the provider's own where it has them.
+func providerCNIEnv(s *opapi.InstallationSpec) []corev1.EnvVar {
+	var env []corev1.EnvVar
+	if s.KubernetesProvider == "AKS" && s.CNI.Type == "AzureVNET" || s.KubernetesProvider == "EKS" && s.CNI.Type == "AmazonVPC" {
+		env = append(env, envVal("FELIX_WIREGUARDHOSTENCRYPTIONENABLED", "true"))
+	}
+	env = append(env, interfacePrefixEnv(s)...)
+	switch s.CNI.Type {
+	case "AmazonVPC":
+		env = append(env, envVal("FELIX_IPTABLESMANGLEALLOWACTION", "Return"))
+	case "GKE":
+		env = append(env, envVal("FELIX_IPTABLESMANGLEALLOWACTION", "Return"), envVal("FELIX_IPTABLESFILTERALLOWACTION", "Return"))
+	}
+	return env
+}
+
+// interfacePrefixEnv names the provider CNI's workload interfaces for Felix
+// and Typha (pkg/render/node.go nodeEnvVars, typha.go typhaEnvVars).
+func interfacePrefixEnv(s *opapi.InstallationSpec) []corev1.EnvVar {
+	switch s.CNI.Type {
+	case "AmazonVPC":
+		return []corev1.EnvVar{envVal("FELIX_INTERFACEPREFIX", "eni")}
+	case "GKE":
+		return []corev1.EnvVar{envVal("FELIX_INTERFACEPREFIX", "gke")}
+	case "AzureVNET":
+		return []corev1.EnvVar{envVal("FELIX_INTERFACEPREFIX", "azv")}
+	}
+	return nil
+}
+
 func clusterType(s *opapi.InstallationSpec) string {
 	t := "k8s,operator"
 	if bgpEnabled(s) {
@@ -262,6 +295,7 @@ func calicoNodeDaemonSet(s *opapi.InstallationSpec, ep endpoint, img images, hea
 		env = append(env, envVal("FELIX_IPINIPMTU", fmt.Sprint(*m)))
 	}
 	env = append(env, addressEnv(s)...)
+	env = append(env, providerCNIEnv(s)...)
 	if s.CNI.Type != PluginCalico {
 		env = append(env, envVal("FELIX_ROUTESOURCE", "WorkloadIPs"))
 	}
@@ -556,7 +590,7 @@ func typhaDeployment(s *opapi.InstallationSpec, ep endpoint, img images, replica
 			Ports: []corev1.ContainerPort{{Name: "calico-typha", ContainerPort: typhaPort, HostPort: typhaPort, Protocol: corev1.ProtocolTCP}},
 			Env: append([]corev1.EnvVar{envVal("TYPHA_LOGSEVERITYSCREEN", "info"), envVal("TYPHA_DATASTORETYPE", "kubernetes"),
 				envVal("TYPHA_HEALTHENABLED", "true"), envVal("TYPHA_HEALTHPORT", fmt.Sprint(felixHealthPrt-1)),
-				envVal("TYPHA_K8SNAMESPACE", CalicoNamespace), envVal("TYPHA_SHUTDOWNTIMEOUTSECS", "300")}, endpointEnv(ep)...),
+				envVal("TYPHA_K8SNAMESPACE", CalicoNamespace), envVal("TYPHA_SHUTDOWNTIMEOUTSECS", "300")}, append(interfacePrefixEnv(s), endpointEnv(ep)...)...),
 			LivenessProbe:   probe("/liveness"),
 			ReadinessProbe:  probe("/readiness"),
 			SecurityContext: &corev1.SecurityContext{RunAsNonRoot: boolp(true), AllowPrivilegeEscalation: boolp(false)},

@@ -9,7 +9,7 @@ import (
 // Emulated lists the commands Exec answers.
 var Emulated = []string{
 	"ip route", "ip addr", "ip link", "ip -d link show vxlan.calico",
-	"ip neigh show dev vxlan.calico", "bridge fdb show dev vxlan.calico",
+	"ip neigh [show dev vxlan.calico]", "bridge fdb [show [dev vxlan.calico]]",
 	"nft list ruleset", "nft list table ip kube-proxy",
 }
 
@@ -20,8 +20,8 @@ var Emulated = []string{
 //	ip addr | ip a | ip addr show [[dev] IFACE]
 //	ip link | ip l | ip link show [[dev] IFACE]
 //	ip -d link show [dev] vxlan.calico
-//	ip neigh show dev vxlan.calico
-//	bridge fdb show dev vxlan.calico
+//	ip neigh [show [dev vxlan.calico]]
+//	bridge fdb [show [dev vxlan.calico]]
 //	nft list ruleset
 //	nft list table [ip|ip6] kube-proxy | nft list table ip calico
 //
@@ -121,7 +121,16 @@ func (n *Node) execIP(argv []string) (string, string, int) {
 		}
 		return n.ipAddr(dev), "", 0
 	case "neighbor", "neighbour":
-		if details || len(rest) != 2 || rest[0] != "dev" || rest[1] != vxlanDevice {
+		if details {
+			return n.notEmulated(argv)
+		}
+		if len(rest) == 0 {
+			// Every device: ip prints each entry's device (ip/ipneigh.c
+			// print_neigh). Of the table the twin knows only what Felix
+			// writes; the kernel's ARP cache comes from traffic.
+			return n.ipNeighAll(), unmodelledNeigh, 0
+		}
+		if len(rest) != 2 || rest[0] != "dev" || rest[1] != vxlanDevice {
 			return n.notEmulated(argv)
 		}
 		if _, ok := n.Link(vxlanDevice); !ok {
@@ -134,6 +143,10 @@ func (n *Node) execIP(argv []string) (string, string, int) {
 
 func (n *Node) execBridge(argv []string) (string, string, int) {
 	a := argv[1:]
+	if (len(a) == 1 || len(a) == 2) && matches(a[0], "fdb") && (len(a) == 1 || matches(a[1], "show") || matches(a[1], "list")) {
+		// Every device: bridge prints each entry's device (bridge/fdb.c).
+		return n.bridgeFDBAll(), unmodelledFDB, 0
+	}
 	if len(a) == 4 && matches(a[0], "fdb") && (matches(a[1], "show") || matches(a[1], "list")) && a[2] == "dev" && a[3] == vxlanDevice {
 		if _, ok := n.Link(vxlanDevice); !ok {
 			return "", fmt.Sprintf("Cannot find device %q\n", vxlanDevice), 1
@@ -242,6 +255,39 @@ func (n *Node) ipNeigh() string {
 	var b strings.Builder
 	for _, e := range n.neigh {
 		fmt.Fprintf(&b, "%s lladdr %s %s \n", e.IP, e.MAC, e.State)
+	}
+	return b.String()
+}
+
+// Said on stderr when the whole table is asked for: what the twin leaves
+// out of it.
+const (
+	unmodelledNeigh = "kubectl-hybrid: only the entries Felix programs on " + vxlanDevice + " are modelled; the kernel's ARP cache for the node network and the pods' interfaces fills from traffic and is not shown\n"
+	unmodelledFDB   = "kubectl-hybrid: only the entries Felix programs on " + vxlanDevice + " are modelled; the multicast entries the kernel adds on every interface are not shown\n"
+)
+
+// ipNeighAll is `ip neigh` without a device: the entries with their device.
+func (n *Node) ipNeighAll() string {
+	n.derive()
+	if _, ok := n.Link(vxlanDevice); !ok {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range n.neigh {
+		fmt.Fprintf(&b, "%s dev %s lladdr %s %s \n", e.IP, vxlanDevice, e.MAC, e.State)
+	}
+	return b.String()
+}
+
+// bridgeFDBAll is `bridge fdb show` without a device.
+func (n *Node) bridgeFDBAll() string {
+	n.derive()
+	if _, ok := n.Link(vxlanDevice); !ok {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range n.fdb {
+		fmt.Fprintf(&b, "%s dev %s dst %s self permanent\n", e.MAC, vxlanDevice, e.Dst)
 	}
 	return b.String()
 }

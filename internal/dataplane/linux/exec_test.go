@@ -8,7 +8,7 @@ import (
 func TestExec(t *testing.T) {
 	n := labNode(t, "k8s-lab-node-2")
 	notEmulated := func(cmd string) string {
-		return `kubectl-hybrid: "` + cmd + `" is not emulated on Linux nodes; emulated: ip route, ip addr, ip link, ip -d link show vxlan.calico, ip neigh show dev vxlan.calico, bridge fdb show dev vxlan.calico, nft list ruleset, nft list table ip kube-proxy` + "\n"
+		return `kubectl-hybrid: "` + cmd + `" is not emulated on Linux nodes; emulated: ip route, ip addr, ip link, ip -d link show vxlan.calico, ip neigh [show dev vxlan.calico], bridge fdb [show [dev vxlan.calico]], nft list ruleset, nft list table ip kube-proxy` + "\n"
 	}
 	for _, tc := range []struct {
 		name     string
@@ -31,7 +31,12 @@ func TestExec(t *testing.T) {
 		{name: "a device that does not exist gets iproute2's error", cmd: "ip link show eth9", stderr: "Device \"eth9\" does not exist.\n", exit: 1},
 		{name: "a table that does not exist gets nft's error", cmd: "nft list table ip nat", stderr: "Error: No such file or directory\nlist table ip nat\n              ^^^\n", exit: 1},
 		{name: "ip rule is not emulated", cmd: "ip rule", stderr: notEmulated("ip rule"), exit: 127},
-		{name: "ip neigh without the device is not emulated: its other entries are dynamic", cmd: "ip neigh", stderr: notEmulated("ip neigh"), exit: 127},
+		{name: "ip neigh without a device names each entry's device and says the ARP cache is left out", cmd: "ip neigh",
+			contains: " dev vxlan.calico lladdr ", stderr: unmodelledNeigh},
+		{name: "ip neigh show is ip neigh", cmd: "ip neigh show", same: "ip neigh", stderr: unmodelledNeigh},
+		{name: "bridge fdb show without a device names each entry's device and says the multicast entries are left out", cmd: "bridge fdb show",
+			contains: " dev vxlan.calico dst 192.168.10.", stderr: unmodelledFDB},
+		{name: "bridge fdb is bridge fdb show", cmd: "bridge fdb", same: "bridge fdb show", stderr: unmodelledFDB},
 		{name: "ip -d for another device is not emulated", cmd: "ip -d link show ens18", stderr: notEmulated("ip -d link show ens18"), exit: 127},
 		{name: "iptables is not emulated", cmd: "iptables -S", stderr: notEmulated("iptables -S"), exit: 127},
 		{name: "ip route add does not change anything", cmd: "ip route add 10.0.0.0/8 dev ens18", stderr: notEmulated("ip route add 10.0.0.0/8 dev ens18"), exit: 127},

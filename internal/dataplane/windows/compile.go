@@ -390,14 +390,16 @@ func (nb *nodeBuild) calicoNetwork() bool {
 	}
 	gw := nthAddr(nb.block.prefix, 1)
 	net := &Network{
-		ID:                 hnsID(n.Name + "/network/" + calicoNetwork),
-		Name:               calicoNetwork,
-		Type:               "Overlay",
-		NetworkAdapterName: nb.nicName,
-		ManagementIP:       out.Address,
-		DrMacAddress:       nb.drMAC(),
-		Subnets:            []Subnet{{AddressPrefix: nb.block.prefix.String(), GatewayAddress: gw.String(), VSID: cx.vni}},
-		CreatedBy:          "calico-node (startup_windows.go SetupVxlanNetwork)",
+		// ensureVxlanNetworkExists asks HNS for a name, a type and a subnet
+		// only: no adapter name, so HNS reports none (the vSwitch is the
+		// External network's).
+		ID:           hnsID(n.Name + "/network/" + calicoNetwork),
+		Name:         calicoNetwork,
+		Type:         "Overlay",
+		ManagementIP: out.Address,
+		DrMacAddress: nb.drMAC(),
+		Subnets:      []Subnet{{AddressPrefix: nb.block.prefix.String(), GatewayAddress: gw.String(), VSID: cx.vni}},
+		CreatedBy:    "calico-node (startup_windows.go SetupVxlanNetwork)",
 	}
 	// ensureVxlanNetworkExists adds a HostRoute policy once the network exists.
 	// Felix's RemoteSubnetRoutes follow when the node is read (render);

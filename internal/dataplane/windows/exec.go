@@ -150,7 +150,7 @@ func emulatedList() []string {
 		"Get-NetAdapter [-Name]", "Get-NetFirewallRule [-Name|-DisplayName]",
 		"Where-Object (?, where)", "Select-Object (select)", "Sort-Object (sort)", "Group-Object (group)",
 		"Format-Table (ft)", "Format-List (fl)", "ConvertTo-Json [-Depth N] [-Compress]",
-		"hnsdiag list networks|endpoints|namespaces|loadbalancers",
+		"hnsdiag list all|networks|endpoints|namespaces|loadbalancers",
 		"vfpctrl /list-vmswitch-port | /port P /list-layer | /port P /layer L /list-group | /port P /layer L [/group G] /list-rule",
 	}
 }

@@ -45,36 +45,48 @@ func (n *Node) hnsdiag(args []string) (string, string, int) {
 			sb.WriteString(strings.Repeat(" ", 4+17+2) + v + "\n")
 		}
 	}
-	note := ""
-	switch strings.ToLower(args[1]) {
-	case "loadbalancers":
-		for _, lb := range n.LoadBalancers() {
-			line("", "Load Balancer", lb.ID)
-			multi("Virtual IPs", lb.FrontendVIPs)
-			multi("Direct IP IDs", lb.EndpointIDs)
-		}
-	case "endpoints":
-		for _, ep := range n.Endpoints() {
-			line("", "Endpoint", ep.ID)
-			line("    ", "Name", ep.Name)
-			line("    ", "IP Address", ep.IPAddress)
-		}
-	case "networks":
-		for _, nw := range n.Networks() {
-			line("", "Network", nw.ID)
-			line("    ", "Name", nw.Name)
-			line("    ", "Type", nw.Type)
-		}
-		note = "kubectl-hybrid: hnsdiag's per-network fields after the ID are reconstructed (not confirmed by observed output)\n"
-	case "namespaces":
-		for _, ns := range n.Namespaces {
-			line("", "Namespace", ns.ID)
-			multi("Endpoint IDs", ns.EndpointIDs)
-		}
-		note = "kubectl-hybrid: hnsdiag's per-namespace fields after the ID are reconstructed (not confirmed by observed output)\n"
-	default:
-		return "", fmt.Sprintf("hnsdiag list %s is not emulated. kubectl-hybrid emulates: %s\n", args[1], strings.Join(emulatedList(), ", ")), 1
+	kinds := []string{strings.ToLower(args[1])}
+	if kinds[0] == "all" {
+		// hnsdiag's help lists All as valid only with list: every kind in
+		// turn (the order of the sections is the twin's).
+		kinds = []string{"networks", "endpoints", "namespaces", "loadbalancers"}
 	}
+	var notes []string
+	for _, kind := range kinds {
+		switch kind {
+		case "loadbalancers":
+			for _, lb := range n.LoadBalancers() {
+				line("", "Load Balancer", lb.ID)
+				multi("Virtual IPs", lb.FrontendVIPs)
+				multi("Direct IP IDs", lb.EndpointIDs)
+			}
+		case "endpoints":
+			for _, ep := range n.Endpoints() {
+				line("", "Endpoint", ep.ID)
+				line("    ", "Name", ep.Name)
+				line("    ", "IP Address", ep.IPAddress)
+			}
+		case "networks":
+			for _, nw := range n.Networks() {
+				line("", "Network", nw.ID)
+				line("    ", "Name", nw.Name)
+				line("    ", "Type", nw.Type)
+			}
+			notes = append(notes, "kubectl-hybrid: hnsdiag's per-network fields after the ID are reconstructed (not confirmed by observed output)\n")
+		case "namespaces":
+			for _, ns := range n.Namespaces {
+				line("", "Namespace", ns.ID)
+				multi("Endpoint IDs", ns.EndpointIDs)
+			}
+			notes = append(notes, "kubectl-hybrid: hnsdiag's per-namespace fields after the ID are reconstructed (not confirmed by observed output)\n")
+		default:
+			return "", fmt.Sprintf("hnsdiag list %s is not emulated. kubectl-hybrid emulates: %s\n", args[1], strings.Join(emulatedList(), ", ")), 1
+		}
+	}
+	if len(kinds) > 1 {
+		notes = append(notes, "kubectl-hybrid: hnsdiag list all prints the kinds in the order networks, endpoints, namespaces, load balancers (not confirmed by observed output)\n")
+	}
+	note := strings.Join(notes, "")
 	return sb.String(), note, 0
 }
 

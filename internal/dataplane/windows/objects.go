@@ -32,7 +32,9 @@ func (n *Node) networkObjs() []any {
 		o.set("IPv6", false)
 		o.set("ManagementIP", nw.ManagementIP)
 		o.set("Name", nw.Name)
-		o.set("NetworkAdapterName", nw.NetworkAdapterName)
+		if nw.NetworkAdapterName != "" {
+			o.set("NetworkAdapterName", nw.NetworkAdapterName)
+		}
 		pols := []any{}
 		for _, p := range nw.Policies {
 			po := newObj(typePSCustomObject)
@@ -177,7 +179,17 @@ func (n *Node) namespaceObjs() []any {
 
 // policyListObjs are the load balancers as HNS's V1 API shows them: a
 // policy list with one ELB policy and references to the backend endpoints
-// (hcsshim internal/hns/hnspolicylist.go PolicyList, ELBPolicy).
+// (hcsshim internal/hns/hnspolicylist.go PolicyList, ELBPolicy), with the
+// fields HNS adds to every policy list it returns, in its order:
+// ActivityId, AdditionalParams, Health, ID, IsApplied, Policies,
+// References, Resources, State, Version. Ten properties make PowerShell
+// print a list per policy list, not a table. The bookkeeping values are
+// stand-ins (simulated): ActivityId is derived from the list's ID where HNS
+// draws a GUID; Health says no error; IsApplied False and State 2 are what
+// HNS reports for a kube-proxy load balancer in use; Resources holds only
+// its ID and state (the allocators are not modelled); Version is HNS's
+// API version as a 64-bit number (major<<32 | minor), which depends on the
+// Windows build and is given as 0 because the twin does not know it.
 func (n *Node) policyListObjs() []any {
 	out := make([]any, 0, len(n.LoadBalancers()))
 	for _, lb := range n.LoadBalancers() {
@@ -197,7 +209,18 @@ func (n *Node) policyListObjs() []any {
 		for i, id := range lb.EndpointIDs {
 			refs[i] = "/endpoints/" + id
 		}
-		out = append(out, newObj(typePSCustomObject).set("ID", lb.ID).set("Policies", []any{elb}).set("References", refs))
+		activity := hnsID(lb.ID + "/activity")
+		out = append(out, newObj(typePSCustomObject).
+			set("ActivityId", activity).
+			set("AdditionalParams", "").
+			set("Health", newObj(typePSCustomObject).set("LastErrorCode", 0)).
+			set("ID", lb.ID).
+			set("IsApplied", false).
+			set("Policies", []any{elb}).
+			set("References", refs).
+			set("Resources", newObj(typePSCustomObject).set("ID", activity).set("State", 1)).
+			set("State", 2).
+			set("Version", 0))
 	}
 	return out
 }
