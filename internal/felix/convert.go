@@ -227,17 +227,8 @@ func KubernetesRules(peers []networkingv1.NetworkPolicyPeer, ports []networkingv
 			protocol = &v
 		}
 		for _, peer := range peers {
-			e := Entity{Ports: byProto[proto]}
-			switch {
-			case peer.IPBlock != nil:
-				e.Nets = []string{peer.IPBlock.CIDR}
-				e.NotNets = peer.IPBlock.Except
-			case peer.PodSelector != nil || peer.NamespaceSelector != nil:
-				e.Selector = KubernetesSelector(peer.PodSelector, true)
-				if peer.NamespaceSelector != nil {
-					e.NamespaceSelector = KubernetesSelector(peer.NamespaceSelector, false)
-				}
-			}
+			e := PeerEntity(peer)
+			e.Ports = byProto[proto]
 			r := Rule{Action: ActionAllow, Protocol: protocol, Index: index}
 			if ingress {
 				r.Src = Entity{Nets: e.Nets, NotNets: e.NotNets, Selector: e.Selector, NamespaceSelector: e.NamespaceSelector}
@@ -249,6 +240,24 @@ func KubernetesRules(peers []networkingv1.NetworkPolicyPeer, ports []networkingv
 		}
 	}
 	return out
+}
+
+// PeerEntity is a NetworkPolicy peer as a Calico rule side: an ipBlock's
+// CIDR and excepts as nets and notNets, selectors converted; an empty peer
+// matches everything.
+func PeerEntity(peer networkingv1.NetworkPolicyPeer) Entity {
+	var e Entity
+	switch {
+	case peer.IPBlock != nil:
+		e.Nets = []string{peer.IPBlock.CIDR}
+		e.NotNets = peer.IPBlock.Except
+	case peer.PodSelector != nil || peer.NamespaceSelector != nil:
+		e.Selector = KubernetesSelector(peer.PodSelector, true)
+		if peer.NamespaceSelector != nil {
+			e.NamespaceSelector = KubernetesSelector(peer.NamespaceSelector, false)
+		}
+	}
+	return e
 }
 
 // FromCalico takes a projectcalico.org/v3 NetworkPolicy (ns set) or

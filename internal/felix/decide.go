@@ -35,6 +35,8 @@ type Decision struct {
 	// ones when only those apply).
 	Selecting []string
 	Reason    string
+	// Calico: a projectcalico.org policy applies in the direction.
+	Calico bool
 }
 
 // Decide evaluates the endpoint's policy chain for a direction as Felix's
@@ -72,7 +74,7 @@ func (x *Calc) DecideEndpoint(ep *Endpoint, tiers []Tier, ingress bool, f Flow) 
 			k8sOnly = k8sOnly && p.Kind == KindKubernetes
 		}
 	}
-	d := Decision{Isolated: true}
+	d := Decision{Isolated: true, Calico: !k8sOnly}
 	for _, t := range tiers {
 		for _, p := range t.Policies {
 			if k8sOnly {
