@@ -23,10 +23,10 @@ import (
 // Engine walks packets and names through one built cluster. It compiles the
 // Linux and Windows dataplanes once; every trace reads that compiled state.
 type Engine struct {
-	c   *model.Cluster
-	lx  map[string]*linux.Node
-	win *windows.Compiler
-	dns *dns.Server
+	c     *model.Cluster
+	lx    map[string]*linux.Node
+	win   *windows.Compiler
+	dns   *dns.Server
 	felix *felix.Calc
 
 	nodes    map[string]*node
