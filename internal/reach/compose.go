@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
@@ -181,6 +182,9 @@ func (an *analyzer) prepareReasons() {
 // the class-level evaluator).
 func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	an := w.an
+	if egress && c.calicoOut || !egress && c.calicoIn {
+		return w.felixEnd(c, egress, peerIP, proto, port)
+	}
 	pols := c.inPols
 	if egress {
 		pols = c.egPols
@@ -241,6 +245,30 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 		w.deny[k] = id
 	}
 	return decision{reason: id}
+}
+
+// felixEnd decides one end of class c whose policies include a
+// projectcalico.org one: the Felix calculation's decision for its
+// representative (felix.Calc.DecideEndpoint, what trace asks on Linux).
+func (w *worker) felixEnd(c *class, egress bool, peerIP netip.Addr, proto trace.Proto, port int) decision {
+	an := w.an
+	tiers := c.fIn
+	if egress {
+		tiers = c.fOut
+	}
+	d := an.e.Felix().DecideEndpoint(c.fep, tiers, !egress, felix.Flow{Peer: peerIP, Proto: proto.Upper(), DstPort: int32(port)})
+	r := Reason{Text: d.Reason}
+	if !d.Allowed {
+		r.Hop = ingressHop(c)
+		if egress {
+			r.Hop = egressHop(c)
+		}
+	}
+	id := an.intern(r)
+	if egress {
+		an.markEgress(id)
+	}
+	return decision{allowed: d.Allowed, reason: id}
 }
 
 // end decides class c's side of a connection: egress toward the peer, or

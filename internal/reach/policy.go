@@ -10,11 +10,10 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
@@ -190,93 +189,53 @@ func (ps *policies) matchesIP(s *peerSel, policyNS string, ip netip.Addr) bool {
 	return ps.matchesPod(s, policyNS, p.Namespace, p.Labels, ip)
 }
 
-// calicoPol is a Calico NetworkPolicy or GlobalNetworkPolicy as Felix on
-// Windows selects endpoints with it (dataplane/windows felix.appliesTo).
-type calicoPol struct {
-	ns         string // "" for a global policy
-	sel, nsSel selector.Selector
-	in, eg     bool
+// felixTiers reads the Felix calculation for class c's representative:
+// the tiers of policies applying per direction, and whether a
+// projectcalico.org policy is among them (its side of a connection is then
+// Felix's decision, not the Kubernetes evaluator's).
+func (an *analyzer) felixTiers(c *class) {
+	c.fep, c.fIn, c.fOut, c.calicoIn, c.calicoOut = nil, nil, nil, false, false
+	if !an.hasCalico && c.os != "windows" {
+		return
+	}
+	fc := an.e.Felix()
+	c.fep = fc.EndpointOf(c.rep)
+	cands := fc.Candidates(c.ns)
+	c.fIn, c.fOut = fc.ActiveAmong(c.fep, cands, true), fc.ActiveAmong(c.fep, cands, false)
+	c.calicoIn, c.calicoOut = calicoIn(c.fIn), calicoIn(c.fOut)
 }
 
-func (an *analyzer) compileCalico() {
-	an.calicoPols = nil
-	add := func(ns string, spec calico.PolicySpec) {
-		p := calicoPol{ns: ns}
-		p.sel, _ = selector.Parse(spec.Selector)
-		if spec.NamespaceSelector != "" {
-			if p.nsSel, _ = selector.Parse(spec.NamespaceSelector); p.nsSel == nil {
-				return // an invalid namespace selector selects nothing
+func calicoIn(tiers []felix.Tier) bool {
+	for _, t := range tiers {
+		for _, p := range t.Policies {
+			if p.Kind != felix.KindKubernetes {
+				return true
 			}
 		}
-		p.in, p.eg = spec.Directions()
-		an.calicoPols = append(an.calicoPols, p)
-	}
-	for _, p := range an.c.CalicoPolicies {
-		add(p.Namespace, p.Spec)
-	}
-	for _, p := range an.c.GlobalNetworkPolicies {
-		add("", p.Spec)
-	}
-}
-
-// calicoApplies reports whether a Calico policy selects class c's pods
-// for a direction (only Windows endpoints are judged by them in the twin).
-func (an *analyzer) calicoApplies(c *class, egress bool) bool {
-	if len(an.calicoPols) == 0 {
-		return false
-	}
-	l := windows.PodLabels(c.rep)
-	var nsl map[string]string
-	for _, p := range an.calicoPols {
-		if egress && !p.eg || !egress && !p.in || p.ns != "" && p.ns != c.ns || p.sel == nil || !p.sel.Evaluate(l) {
-			continue
-		}
-		if p.nsSel != nil {
-			if nsl == nil {
-				nsl = map[string]string{"projectcalico.org/name": c.ns}
-				for k, v := range an.pol.namespaceLabels(c.ns) {
-					nsl[k] = v
-				}
-			}
-			if !p.nsSel.Evaluate(nsl) {
-				continue
-			}
-		}
-		return true
 	}
 	return false
 }
 
 // windowsMayDiffer reports whether Felix's HNS ACLs on class c's pods may
 // decide a direction otherwise than Kubernetes semantics: a Calico policy
-// selects them (only the Windows dataplane of the twin applies Calico
-// policies), or a NetworkPolicy selecting them has a rule Felix on Windows
-// skips or cannot program as written (an ipBlock's except, a named port,
-// IPv6, a protocol other than TCP and UDP).
+// applies to them, or a policy that does has a rule Felix on Windows does
+// not program (windows.WindowsSkip, the compiler's own test).
 func (an *analyzer) windowsMayDiffer(c *class, egress bool) bool {
-	if an.calicoApplies(c, egress) {
+	tiers, calico := c.fIn, c.calicoIn
+	if egress {
+		tiers, calico = c.fOut, c.calicoOut
+	}
+	if calico {
 		return true
 	}
-	pols := c.inPols
-	if egress {
-		pols = c.egPols
-	}
-	for _, p := range pols {
-		rules := p.inRules
-		if egress {
-			rules = p.egRules
-		}
-		for _, r := range rules {
-			for _, pr := range r.peers {
-				if pr.ipBlock != nil && (len(pr.ipBlock.Except) > 0 || strings.Contains(pr.ipBlock.CIDR, ":")) {
-					return true
-				}
+	for _, t := range tiers {
+		for _, p := range t.Policies {
+			rules := p.In
+			if egress {
+				rules = p.Out
 			}
-			for _, pt := range r.ports {
-				if pt.Port != nil && pt.Port.Type == intstr.String {
-					return true
-				}
-				if pt.Protocol != nil && *pt.Protocol != corev1.ProtocolTCP && *pt.Protocol != corev1.ProtocolUDP {
+			for i := range rules {
+				if windows.WindowsSkip(&rules[i]) != "" {
 					return true
 				}
 			}
@@ -303,6 +262,7 @@ func (an *analyzer) resolvePolicies() {
 				c.egPols = append(c.egPols, p)
 			}
 		}
+		an.felixTiers(c)
 		if c.os == "windows" {
 			c.aclIn, c.aclOut = an.windowsMayDiffer(c, false), an.windowsMayDiffer(c, true)
 		}

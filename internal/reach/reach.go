@@ -245,7 +245,7 @@ type analyzer struct {
 	byPlacement   [][]*class
 	podClass      map[netip.Addr]*class
 	pol           *policies
-	calicoPols    []calicoPol
+	hasCalico     bool // the cluster has projectcalico.org policies
 
 	// Path knowledge learned from representative traces.
 	mu       sync.RWMutex
@@ -341,7 +341,7 @@ func newAnalyzer(e *trace.Engine, opt Options) *analyzer {
 	an.startACLCompiler()
 	an.loadNodes()
 	an.compilePolicies()
-	an.compileCalico()
+	an.hasCalico = an.e.Felix().HasCalicoPolicies()
 	return an
 }
 

@@ -47,7 +47,7 @@ func (w *worker) pathsAlike(a *class, t target) bool {
 // transferable answer. A Windows destination whose ACLs judge its ingress
 // matches the source's address, which the signature does not cover.
 func (w *worker) podCopyable(a *class, d *Destination) bool {
-	if a == d.class || d.class.aclIn {
+	if a == d.class || d.class.aclIn || d.class.calicoIn {
 		return false
 	}
 	_, ok := w.bothRels(a, d.tgt)
@@ -72,7 +72,7 @@ func (w *worker) svcCopyable(a *class, d *Destination, cell Cell) bool {
 	for i, t := range w.an.targets(v, d.Proto) {
 		var s subRes
 		switch {
-		case t.cls == a || t.cls != nil && t.cls.aclIn:
+		case t.cls == a || t.cls != nil && (t.cls.aclIn || t.cls.calicoIn):
 			return false
 		case t.cls != nil:
 			var ok bool
@@ -257,6 +257,10 @@ func (an *analyzer) sourceSignature(a *class) string {
 	}
 	if a.aclOut {
 		fmt.Fprintf(&b, "\x00acl%p", a.acl)
+	}
+	if a.calicoOut {
+		// Felix's decision reads the source's own endpoint.
+		fmt.Fprintf(&b, "\x00calico%d", a.id)
 	}
 	return b.String()
 }
