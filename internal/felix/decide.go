@@ -336,6 +336,10 @@ func NamedPort(pod *corev1.Pod, name string, proto corev1.Protocol) int32 {
 	return 0
 }
 
+// InNets reports whether the address is in one of the CIDRs (or is one of
+// the addresses) of a Calico nets list.
+func InNets(nets []string, a netip.Addr) bool { return inNets(nets, a) }
+
 func inNets(nets []string, a netip.Addr) bool {
 	for _, n := range nets {
 		if p, err := netip.ParsePrefix(n); err == nil {

@@ -233,9 +233,14 @@ func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Po
 				}
 			}
 			ports := []string{""}
+			var named []networkingv1.NetworkPolicyPort
 			if pp := portsOf(i); len(pp) > 0 {
 				ports = nil
 				for _, np := range pp {
+					if dir == Egress && np.Port != nil && np.Port.Type == intstr.String {
+						named = append(named, np)
+						continue
+					}
 					m, ok := portMatchNFT(np, portDir, pod, dir)
 					if !ok {
 						notes = append(notes, fmt.Sprintf("%s: %s has a port the view cannot express (named egress port)", name, comment))
@@ -244,10 +249,20 @@ func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Po
 					ports = append(ports, m)
 				}
 			}
-			for _, pm := range peers {
-				for _, po := range ports {
-					c.rules = append(c.rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" accept comment %q", comment)))
+			if len(ports) > 0 {
+				for _, pm := range peers {
+					for _, po := range ports {
+						c.rules = append(c.rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" accept comment %q", comment)))
+					}
 				}
+			}
+			for _, np := range named {
+				line, ok := namedEgressPort(fp, peersOf(i), np, calc)
+				if !ok {
+					notes = append(notes, fmt.Sprintf("%s: %s: named port %s matches no address today; not rendered", name, comment, np.Port.StrVal))
+					continue
+				}
+				c.rules = append(c.rules, line+fmt.Sprintf(" accept comment %q", comment))
 			}
 		}
 	}
@@ -457,6 +472,61 @@ func (cn *calicoNode) peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPe
 		return "", false
 	}
 	return fmt.Sprintf("ip %s %s", field, prefixList(members)), true
+}
+
+// namedEgressPort renders a named port of an egress rule as Felix's
+// named-port IP set: every (address, port) of the endpoints the rule's
+// peers match whose container port of that name and protocol exists,
+// matched as a concatenation of destination address and port.
+func namedEgressPort(fp *felix.Policy, peers []networkingv1.NetworkPolicyPeer, np networkingv1.NetworkPolicyPort, calc *felix.Calc) (string, bool) {
+	proto := corev1.ProtocolTCP
+	if np.Protocol != nil {
+		proto = *np.Protocol
+	}
+	seen := map[int]bool{}
+	var idx []int
+	if len(peers) == 0 {
+		for i := range calc.Endpoints {
+			idx = append(idx, i)
+		}
+	}
+	for _, pr := range peers {
+		var m []int
+		if pr.IPBlock != nil {
+			e := felix.PeerEntity(pr)
+			for i := range calc.Endpoints {
+				if felix.InNets(e.Nets, calc.Endpoints[i].Addr) && !felix.InNets(e.NotNets, calc.Endpoints[i].Addr) {
+					m = append(m, i)
+				}
+			}
+		} else {
+			m, _ = calc.Members(fp, felix.PeerEntity(pr))
+		}
+		for _, i := range m {
+			if !seen[i] {
+				seen[i] = true
+				idx = append(idx, i)
+			}
+		}
+	}
+	sort.Ints(idx)
+	var elems []string
+	for _, i := range idx {
+		ep := &calc.Endpoints[i]
+		n := felix.NamedPort(ep.Pod, np.Port.StrVal, proto)
+		if n == 0 {
+			continue
+		}
+		for _, a := range ep.Addrs {
+			if a.Is4() {
+				elems = append(elems, fmt.Sprintf("%s . %d", a, n))
+			}
+		}
+	}
+	if len(elems) == 0 {
+		return "", false
+	}
+	return fmt.Sprintf("ip daddr . %s dport { %s }", strings.ToLower(string(proto)), strings.Join(elems, ", ")), true
 }
 
 // portMatchNFT renders a NetworkPolicyPort as nft prints the match.
