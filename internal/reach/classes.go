@@ -46,7 +46,7 @@ type class struct {
 	ports []portProto
 
 	// NetworkPolicy: the policies selecting it, per direction, in the
-	// order policy.Index evaluates them; the reasons for not isolated.
+	// order Felix evaluates them (by name within order 1000); the reasons for not isolated.
 	inPols, egPols []*npol
 	noIn, noEg     int32
 	// acl are the HNS ACLs of a Windows class's representative pod,

@@ -178,8 +178,9 @@ func (an *analyzer) prepareReasons() {
 	}
 }
 
-// k8s decides one end by Kubernetes semantics (policy.Index's, through
-// the class-level evaluator).
+// k8s decides one end: by the class-level evaluator of NetworkPolicies
+// (the Felix calculation's semantics for them, which the tests hold it
+// to), or by Felix's decision when a Calico policy applies (felixEnd).
 func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	an := w.an
 	if egress && c.calicoOut || !egress && c.calicoIn {

@@ -19,8 +19,9 @@ import (
 
 type calicoRule = calico.Rule
 
-// The class-level NetworkPolicy evaluator: policy.Index's semantics (see
-// internal/policy) with selectors compiled once and every peer of every
+// The class-level NetworkPolicy evaluator: the Felix calculation's
+// semantics for Kubernetes NetworkPolicies (internal/felix; the tests
+// compare every class pair with felix.Calc.Decide) with selectors compiled once and every peer of every
 // rule resolved to the set of classes it matches, so that a class pair is
 // a few bit tests instead of a selector evaluation per pod pair.
 
@@ -61,8 +62,8 @@ type peerSel struct {
 type policies struct {
 	byNS     map[string][]*npol
 	nsLabels map[string]labels.Set
-	// workloads are the pods selectors can match (policy.Index's: not
-	// host-networked, not finished, with an address), by address.
+	// workloads are the pods selectors can match (not host-networked,
+	// not finished, with an address), by address.
 	workloads map[netip.Addr]*corev1.Pod
 }
 
@@ -159,7 +160,7 @@ func (ps *policies) namespaceLabels(ns string) labels.Set {
 	return labels.Set{corev1.LabelMetadataName: ns}
 }
 
-// matchesPod is policy.Index.PeerMatches for a peer that is a workload.
+// matchesPod reports whether a peer matches a workload.
 func (ps *policies) matchesPod(s *peerSel, policyNS, ns string, l map[string]string, ip netip.Addr) bool {
 	if s.ipBlock != nil {
 		return policy.IPBlockMatches(s.ipBlock, ip)
@@ -177,7 +178,7 @@ func (ps *policies) matchesPod(s *peerSel, policyNS, ns string, l map[string]str
 	return s.podSel == nil || s.podSel.Matches(labels.Set(l))
 }
 
-// matchesIP is policy.Index.PeerMatches for an address.
+// matchesIP reports whether a peer matches an address.
 func (ps *policies) matchesIP(s *peerSel, policyNS string, ip netip.Addr) bool {
 	if s.ipBlock != nil {
 		return policy.IPBlockMatches(s.ipBlock, ip)

@@ -468,11 +468,11 @@ func TestJSONAndCSVListEveryCell(t *testing.T) {
 	checkGolden(t, "deny-all-ingress.csv", c.String())
 }
 
-// Every class pair's policy decision equals policy.Index.Decide for its
-// representative pods, and every Windows endpoint's compiled ACLs equal
-// the trace engine's.
-func TestClassDecisionsMatchThePolicyIndexAndTheACLs(t *testing.T) {
-	e := withExtra(t, denyAllIngress, allowFromDemo, egressDNSOnly, windowsEgressToDemo, fromNode1Block, namedPortOnWindows)
+// Every class pair's policy decision equals the Felix calculation's for
+// its representative pods, and every Windows endpoint's compiled ACLs
+// equal the trace engine's.
+func TestClassDecisionsMatchTheFelixCalculationAndTheACLs(t *testing.T) {
+	e := withExtra(t, denyAllIngress, allowFromDemo, egressDNSOnly, windowsEgressToDemo, fromNode1Block, namedPortOnWindows, calicoDenyFromDemo)
 	checkDecisions(t, e, 0)
 }
 
