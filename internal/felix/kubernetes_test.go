@@ -252,4 +252,3 @@ func TestIPSetMembersAreTheWorkloadsASelectorMatchesInAddressOrder(t *testing.T)
 		t.Error("a host-networked pod is no workload endpoint")
 	}
 }
-
