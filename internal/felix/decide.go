@@ -88,7 +88,8 @@ func (x *Calc) DecideEndpoint(ep *Endpoint, tiers []Tier, ingress bool, f Flow) 
 	var passed []string
 	var logged []string
 	for _, t := range tiers {
-		action, p, r := x.evalTier(t, ep, peer, ingress, f)
+		action, p, r, logs := x.evalTier(t, ep, peer, ingress, f)
+		logged = append(logged, logs...)
 		switch action {
 		case ActionAllow, ActionDeny:
 			d.Allowed, d.Policy, d.Rule = action == ActionAllow, p, r.Index
@@ -106,7 +107,6 @@ func (x *Calc) DecideEndpoint(ep *Endpoint, tiers []Tier, ingress bool, f Flow) 
 			passed = append(passed, fmt.Sprintf("%s %s rule %d passed it to the next tier", p.Display(), dir, r.Index))
 			continue
 		}
-		logged = append(logged, x.logs(t, ep, peer, ingress, f)...)
 		what := "from"
 		if !ingress {
 			what = "to"
@@ -146,8 +146,14 @@ func prefix(logged, passed []string) string {
 }
 
 // evalTier returns the first Allow, Deny or Pass rule of the tier's
-// policies that matches, "" when none does.
-func (x *Calc) evalTier(t Tier, ep, peer *Endpoint, ingress bool, f Flow) (string, *Policy, *Rule) {
+// policies that matches ("" when none does), and the Log rules that
+// matched before it (they log and go on).
+func (x *Calc) evalTier(t Tier, ep, peer *Endpoint, ingress bool, f Flow) (string, *Policy, *Rule, []string) {
+	dir := "egress"
+	if ingress {
+		dir = "ingress"
+	}
+	var logged []string
 	for _, p := range t.Policies {
 		rules := p.Out
 		if ingress {
@@ -155,41 +161,22 @@ func (x *Calc) evalTier(t Tier, ep, peer *Endpoint, ingress bool, f Flow) (strin
 		}
 		for i := range rules {
 			r := &rules[i]
-			if r.Action == ActionLog || !x.RuleMatches(p, r, ep, peer, ingress, f) {
+			if !x.RuleMatches(p, r, ep, peer, ingress, f) {
 				continue
 			}
 			switch r.Action {
+			case ActionLog:
+				logged = append(logged, fmt.Sprintf("logged by %s %s rule %d", p.Display(), dir, r.Index))
 			case "", ActionAllow:
-				return ActionAllow, p, r
+				return ActionAllow, p, r, logged
 			case ActionDeny:
-				return ActionDeny, p, r
+				return ActionDeny, p, r, logged
 			case ActionPass, "next-tier":
-				return ActionPass, p, r
+				return ActionPass, p, r, logged
 			}
 		}
 	}
-	return "", nil, nil
-}
-
-// logs names the Log rules of a tier that match (they log and go on).
-func (x *Calc) logs(t Tier, ep, peer *Endpoint, ingress bool, f Flow) []string {
-	var out []string
-	dir := "egress"
-	if ingress {
-		dir = "ingress"
-	}
-	for _, p := range t.Policies {
-		rules := p.Out
-		if ingress {
-			rules = p.In
-		}
-		for i := range rules {
-			if rules[i].Action == ActionLog && x.RuleMatches(p, &rules[i], ep, peer, ingress, f) {
-				out = append(out, fmt.Sprintf("logged by %s %s rule %d", p.Display(), dir, rules[i].Index))
-			}
-		}
-	}
-	return out
+	return "", nil, nil, logged
 }
 
 // RuleMatches reports whether the rule of policy p matches the flow at
