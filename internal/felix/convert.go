@@ -97,6 +97,8 @@ type Entity struct {
 	NotPorts          []intstr.IntOrString
 	SANames           []string
 	SASelector        string
+
+	c *compiledEntity // set by New
 }
 
 // HasSelector reports whether the entity matches endpoints (an IP set).

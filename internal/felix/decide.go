@@ -20,6 +20,9 @@ type Flow struct {
 	Proto   string
 	DstPort int32
 	SrcPort int32
+	// PeerName, when set, names the peer in reasons instead of its
+	// address (reach's "the source").
+	PeerName string
 }
 
 // Decision is one direction's verdict for one connection.
@@ -121,10 +124,10 @@ func (x *Calc) DecideEndpoint(ep *Endpoint, tiers []Tier, ingress bool, f Flow) 
 		}
 		if k8sOnly {
 			d.Reason = fmt.Sprintf("denied: %s/%s is selected for %s by %s and no rule allows %s %s %s",
-				ep.Namespace, ep.Pod.Name, dir, strings.Join(names, ", "), what, x.describePeer(f.Peer, peer), flowString(f.Proto, f.DstPort))
+				ep.Namespace, ep.Pod.Name, dir, strings.Join(names, ", "), what, x.describePeer(f, peer), flowString(f.Proto, f.DstPort))
 		} else {
 			d.Reason = fmt.Sprintf("denied at the end of tier %s: %s/%s is selected for %s by %s and no rule allows or passes %s %s %s",
-				t.Name, ep.Namespace, ep.Pod.Name, dir, strings.Join(names, ", "), what, x.describePeer(f.Peer, peer), flowString(f.Proto, f.DstPort))
+				t.Name, ep.Namespace, ep.Pod.Name, dir, strings.Join(names, ", "), what, x.describePeer(f, peer), flowString(f.Proto, f.DstPort))
 		}
 		d.Reason = prefix(logged, passed) + d.Reason
 		return d
@@ -233,16 +236,20 @@ func (x *Calc) entityMatches(p *Policy, r *Rule, e Entity, end entityEnd, proto 
 	if len(e.NotNets) > 0 && inNets(e.NotNets, end.addr) {
 		return false
 	}
-	if e.HasSelector() {
+	c := e.c
+	if c == nil {
+		c = x.compileEntity(e, true)
+	}
+	if c.hasSelector {
 		if end.ep == nil {
 			return false
 		}
-		if in, ok := x.InSet(p, e, end.ep); !ok || !in {
+		if in, ok := c.inSet(p, end.ep); !ok || !in {
 			return false
 		}
 	}
-	if e.NotSelector != "" && end.ep != nil {
-		if in, ok := x.InSet(p, Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector}, end.ep); !ok || in {
+	if c.notSel && end.ep != nil {
+		if in, ok := c.inNotSet(p, end.ep); !ok || in {
 			return false
 		}
 	}
@@ -380,9 +387,27 @@ func flowString(proto string, port int32) string {
 	return fmt.Sprintf("%s/%d", proto, port)
 }
 
-func (x *Calc) describePeer(ip netip.Addr, ep *Endpoint) string {
-	if ep == nil {
-		return ip.String()
+func (x *Calc) describePeer(f Flow, ep *Endpoint) string {
+	if f.PeerName != "" {
+		return f.PeerName
 	}
-	return fmt.Sprintf("%s (%s/%s)", ip, ep.Pod.Namespace, ep.Pod.Name)
+	if ep == nil {
+		return f.Peer.String()
+	}
+	return fmt.Sprintf("%s (%s/%s)", f.Peer, ep.Pod.Namespace, ep.Pod.Name)
+}
+
+// PeerSideMatches reports whether the peer's side of a rule (the source
+// of an ingress rule, the destination of an egress one) matches the
+// endpoint, ports left out: its nets, notNets, selector and notSelector.
+// Two peers it answers alike for every rule of an endpoint's policies get
+// the same decision for the same port.
+func (x *Calc) PeerSideMatches(p *Policy, r *Rule, ingress bool, ep *Endpoint) bool {
+	e := r.Dst
+	if ingress {
+		e = r.Src
+	}
+	end := entityEnd{addr: ep.Addr, ep: ep}
+	return x.entityMatches(p, r, Entity{Nets: e.Nets, NotNets: e.NotNets, Selector: e.Selector, NamespaceSelector: e.NamespaceSelector,
+		NotSelector: e.NotSelector, SANames: e.SANames, SASelector: e.SASelector, c: e.c}, end, "")
 }

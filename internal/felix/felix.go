@@ -207,6 +207,7 @@ func New(c *model.Cluster) *Calc {
 	// modeled, so other tiers sort by name before it.
 	sort.Strings(x.Tiers)
 	x.Tiers = append(x.Tiers, DefaultTier)
+	x.compileRules()
 	return x
 }
 
@@ -490,19 +491,97 @@ func (x *Calc) memberOf(ep *Endpoint, e Entity, sel, saSel selector.Selector) bo
 // set (Members, for one endpoint); ok is false when a selector does not
 // parse.
 func (x *Calc) InSet(p *Policy, e Entity, ep *Endpoint) (in, ok bool) {
-	sel, nsSel, saSel, good := x.compile(e)
-	if !good {
+	if e.c != nil {
+		return e.c.inSet(p, ep)
+	}
+	c := x.compileEntity(e, false)
+	return c.inSet(p, ep)
+}
+
+// compiledEntity is a rule side's selectors, parsed once, with its
+// namespace selector evaluated on every namespace (New compiles every
+// rule's sides, so that deciding takes no lock).
+type compiledEntity struct {
+	e                 *Calc
+	sel, nsSel, saSel selector.Selector
+	nsOK              map[string]bool
+	names             []string
+	bad               bool
+	notSel, notSelBad bool
+	notSelector       selector.Selector
+	hasSelector       bool
+	nsSelectorGiven   bool
+}
+
+func (x *Calc) compileEntity(e Entity, withNot bool) *compiledEntity {
+	c := &compiledEntity{e: x, names: e.SANames, hasSelector: e.HasSelector(), nsSelectorGiven: e.NamespaceSelector != ""}
+	var good bool
+	c.sel, c.nsSel, c.saSel, good = x.compile(e)
+	c.bad = !good
+	if good && c.nsSel != nil {
+		c.nsOK = x.namespaceMatches(e.NamespaceSelector, c.nsSel)
+	}
+	if withNot && e.NotSelector != "" {
+		c.notSel = true
+		c.notSelector = x.parsed(e.NotSelector)
+		c.notSelBad = c.notSelector == nil
+	}
+	return c
+}
+
+func (c *compiledEntity) inScope(p *Policy, ep *Endpoint) bool {
+	switch {
+	case c.nsSelectorGiven:
+		ok, known := c.nsOK[ep.Namespace]
+		if !known {
+			ok = c.nsSel.Evaluate(c.e.NamespaceLabelsOf(ep.Namespace))
+		}
+		return ok
+	case p.Namespace != "":
+		return ep.Namespace == p.Namespace
+	}
+	return true
+}
+
+func (c *compiledEntity) inSet(p *Policy, ep *Endpoint) (in, ok bool) {
+	if c.bad {
 		return false, false
 	}
-	switch {
-	case nsSel != nil:
-		if !x.namespaceMatches(e.NamespaceSelector, nsSel)[ep.Namespace] {
-			return false, true
-		}
-	case p.Namespace != "":
-		if ep.Namespace != p.Namespace {
-			return false, true
+	if !c.inScope(p, ep) {
+		return false, true
+	}
+	if !c.sel.Evaluate(ep.Labels) {
+		return false, true
+	}
+	if len(c.names) > 0 && !slices.Contains(c.names, ep.ServiceAccount) {
+		return false, true
+	}
+	if c.saSel != nil && !c.saSel.Evaluate(c.e.serviceAccountLabels(ep.Namespace, ep.ServiceAccount)) {
+		return false, true
+	}
+	return true, true
+}
+
+// inNotSet reports whether the endpoint is in the notSelector's set (the
+// same scope as the selector's).
+func (c *compiledEntity) inNotSet(p *Policy, ep *Endpoint) (in, ok bool) {
+	if c.notSelBad || (c.nsSelectorGiven && c.nsSel == nil) {
+		return false, false
+	}
+	if !c.inScope(p, ep) {
+		return false, true
+	}
+	return c.notSelector.Evaluate(ep.Labels), true
+}
+
+// compileRules compiles every rule side of the policies (New).
+func (x *Calc) compileRules() {
+	for _, p := range x.Policies {
+		for _, rules := range [][]Rule{p.In, p.Out} {
+			for i := range rules {
+				rules[i].Src.c = x.compileEntity(rules[i].Src, true)
+				rules[i].Dst.c = x.compileEntity(rules[i].Dst, true)
+			}
 		}
 	}
-	return x.memberOf(ep, e, sel, saSel), true
 }

@@ -184,7 +184,7 @@ func (an *analyzer) prepareReasons() {
 func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	an := w.an
 	if egress && c.calicoOut || !egress && c.calicoIn {
-		return w.felixEnd(c, egress, peerIP, proto, port)
+		return w.felixEnd(c, egress, p, peerIP, proto, port)
 	}
 	pols := c.inPols
 	if egress {
@@ -251,13 +251,22 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 // felixEnd decides one end of class c whose policies include a
 // projectcalico.org one: the Felix calculation's decision for its
 // representative (felix.Calc.DecideEndpoint, what trace asks on Linux).
-func (w *worker) felixEnd(c *class, egress bool, peerIP netip.Addr, proto trace.Proto, port int) decision {
+func (w *worker) felixEnd(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	an := w.an
 	tiers := c.fIn
 	if egress {
 		tiers = c.fOut
 	}
-	d := an.e.Felix().DecideEndpoint(c.fep, tiers, !egress, felix.Flow{Peer: peerIP, Proto: proto.Upper(), DstPort: int32(port)})
+	f := felix.Flow{Peer: peerIP, Proto: proto.Upper(), DstPort: int32(port)}
+	if p.cls != nil {
+		// Named by role, so that a template row's cell holds for
+		// another source that the rules see alike (markUnlike).
+		f.PeerName = "the source"
+		if egress {
+			f.PeerName = "the destination"
+		}
+	}
+	d := an.e.Felix().DecideEndpoint(c.fep, tiers, !egress, f)
 	r := Reason{Text: d.Reason}
 	if !d.Allowed {
 		r.Hop = ingressHop(c)

@@ -246,6 +246,7 @@ type analyzer struct {
 	podClass      map[netip.Addr]*class
 	pol           *policies
 	hasCalico     bool // the cluster has projectcalico.org policies
+	calicoInRules []calicoInRule
 
 	// Path knowledge learned from representative traces.
 	mu       sync.RWMutex
@@ -487,6 +488,7 @@ func (an *analyzer) matrix() *Matrix {
 	// cells from the first of them, the template: templates and node rows
 	// first, then the others, which keep only where they differ.
 	an.indexIngress()
+	an.indexCalicoIngress()
 	an.cols, an.bcByGroup = m.Destinations, nil
 	an.indexPodCols()
 	tmplOf := make([]int, len(m.Sources))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 // transferable reports whether a sub-result holds for another source of the
@@ -47,7 +49,7 @@ func (w *worker) pathsAlike(a *class, t target) bool {
 // transferable answer. A Windows destination whose ACLs judge its ingress
 // matches the source's address, which the signature does not cover.
 func (w *worker) podCopyable(a *class, d *Destination) bool {
-	if a == d.class || d.class.aclIn || d.class.calicoIn {
+	if a == d.class || d.class.aclIn {
 		return false
 	}
 	_, ok := w.bothRels(a, d.tgt)
@@ -72,7 +74,7 @@ func (w *worker) svcCopyable(a *class, d *Destination, cell Cell) bool {
 	for i, t := range w.an.targets(v, d.Proto) {
 		var s subRes
 		switch {
-		case t.cls == a || t.cls != nil && (t.cls.aclIn || t.cls.calicoIn):
+		case t.cls == a || t.cls != nil && t.cls.aclIn:
 			return false
 		case t.cls != nil:
 			var ok bool
@@ -168,6 +170,13 @@ func (w *worker) markUnlike(a, t *class, ncols int) {
 			}
 		}
 	}
+	for _, r := range an.calicoInRules {
+		if r.bits.has(a.id) != r.bits.has(t.id) {
+			for _, id := range r.protects {
+				mark(id)
+			}
+		}
+	}
 	for _, j := range backendOf[a.id] {
 		w.unlikeCol.set(int(j))
 	}
@@ -224,6 +233,52 @@ func (an *analyzer) indexIngress() {
 					an.inRules = append(an.inRules, r)
 				}
 			}
+		}
+	}
+}
+
+// calicoInRule is an ingress rule of a projectcalico.org policy, as
+// markUnlike reads it: the classes whose pods its source side matches,
+// and the classes the policy selects for ingress.
+type calicoInRule struct {
+	bits     bitset
+	protects []int32
+}
+
+// indexCalicoIngress lists the Calico policies' ingress rules with the
+// classes each matches as a source (felix.Calc.PeerSideMatches on the
+// class's representative) and the classes it protects.
+func (an *analyzer) indexCalicoIngress() {
+	an.calicoInRules = nil
+	if !an.hasCalico {
+		return
+	}
+	fc := an.e.Felix()
+	protects := map[*felix.Policy][]int32{}
+	for _, c := range an.classes {
+		for _, t := range c.fIn {
+			for _, p := range t.Policies {
+				if p.Kind != felix.KindKubernetes {
+					protects[p] = append(protects[p], int32(c.id))
+				}
+			}
+		}
+	}
+	for _, p := range fc.Policies {
+		if len(protects[p]) == 0 {
+			continue
+		}
+		for i := range p.In {
+			r := calicoInRule{bits: newBitset(len(an.classes)), protects: protects[p]}
+			for _, c := range an.classes {
+				if c.fep == nil {
+					c.fep = fc.EndpointOf(c.rep)
+				}
+				if fc.PeerSideMatches(p, &p.In[i], true, c.fep) {
+					r.bits.set(c.id)
+				}
+			}
+			an.calicoInRules = append(an.calicoInRules, r)
 		}
 	}
 }
