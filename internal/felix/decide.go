@@ -398,16 +398,16 @@ func (x *Calc) describePeer(f Flow, ep *Endpoint) string {
 }
 
 // PeerSideMatches reports whether the peer's side of a rule (the source
-// of an ingress rule, the destination of an egress one) matches the
-// endpoint, ports left out: its nets, notNets, selector and notSelector.
-// Two peers it answers alike for every rule of an endpoint's policies get
-// the same decision for the same port.
-func (x *Calc) PeerSideMatches(p *Policy, r *Rule, ingress bool, ep *Endpoint) bool {
+// of an ingress rule, the destination of an egress one) matches the peer
+// at addr (ep: its workload endpoint, or nil), ports left out: its nets,
+// notNets, selector and notSelector. Two peers every rule of an
+// endpoint's ingress policies answers alike get the same ingress decision
+// for the same port.
+func (x *Calc) PeerSideMatches(p *Policy, r *Rule, ingress bool, addr netip.Addr, ep *Endpoint) bool {
 	e := r.Dst
 	if ingress {
 		e = r.Src
 	}
-	end := entityEnd{addr: ep.Addr, ep: ep}
-	return x.entityMatches(p, r, Entity{Nets: e.Nets, NotNets: e.NotNets, Selector: e.Selector, NamespaceSelector: e.NamespaceSelector,
-		NotSelector: e.NotSelector, SANames: e.SANames, SASelector: e.SASelector, c: e.c}, end, "")
+	e.Ports, e.NotPorts = nil, nil
+	return x.entityMatches(p, r, e, entityEnd{addr: addr, ep: ep}, "")
 }

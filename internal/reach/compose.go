@@ -18,6 +18,8 @@ import (
 // the whole run.
 type worker struct {
 	an *analyzer
+	// felixMemo keeps Felix's ingress decisions (felixEnd).
+	felixMemo map[felixKey]decision
 	// slots memoizes a row's sub-results by pod column and rel; gen
 	// marks the current row's.
 	slots   []subRes
@@ -266,6 +268,29 @@ func (w *worker) felixEnd(c *class, egress bool, p peer, peerIP netip.Addr, prot
 			f.PeerName = "the destination"
 		}
 	}
+	// An ingress decision depends on the peer only through which rules'
+	// source sides match it: decisions are kept by that signature.
+	var key felixKey
+	cache := !egress && p.cls != nil
+	if cache {
+		key = felixKey{cls: int32(c.id), proto: pid(proto), port: int32(port)}
+		n := 0
+		for _, t := range tiers {
+			for _, pol := range t.Policies {
+				for i := range pol.In {
+					if n == 64 {
+						cache = false
+					} else if an.e.Felix().PeerSideMatches(pol, &pol.In[i], true, peerIP, p.cls.fep) {
+						key.sig |= 1 << n
+					}
+					n++
+				}
+			}
+		}
+		if d, ok := w.felixMemo[key]; ok && cache {
+			return d
+		}
+	}
 	d := an.e.Felix().DecideEndpoint(c.fep, tiers, !egress, f)
 	r := Reason{Text: d.Reason}
 	if !d.Allowed {
@@ -278,7 +303,22 @@ func (w *worker) felixEnd(c *class, egress bool, p peer, peerIP netip.Addr, prot
 	if egress {
 		an.markEgress(id)
 	}
-	return decision{allowed: d.Allowed, reason: id}
+	out := decision{allowed: d.Allowed, reason: id}
+	if cache {
+		if w.felixMemo == nil {
+			w.felixMemo = map[felixKey]decision{}
+		}
+		w.felixMemo[key] = out
+	}
+	return out
+}
+
+// felixKey keeps a Felix ingress decision of a class: the flow and which
+// rules' source sides match the peer (felixEnd).
+type felixKey struct {
+	cls, port int32
+	proto     protoID
+	sig       uint64
 }
 
 // end decides class c's side of a connection: egress toward the peer, or

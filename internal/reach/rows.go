@@ -274,7 +274,7 @@ func (an *analyzer) indexCalicoIngress() {
 				if c.fep == nil {
 					c.fep = fc.EndpointOf(c.rep)
 				}
-				if fc.PeerSideMatches(p, &p.In[i], true, c.fep) {
+				if fc.PeerSideMatches(p, &p.In[i], true, c.repIP, c.fep) {
 					r.bits.set(c.id)
 				}
 			}
