@@ -85,7 +85,7 @@ func evalChain(chains map[string]*nftChain, name string, pk nftPacket, depth int
 			return CalicoVerdict{Chain: name, Rule: rule}, true, nil
 		case verdict[0] == "return":
 			return CalicoVerdict{}, false, nil
-		case verdict[0] == "jump" || verdict[0] == "goto":
+		case (verdict[0] == "jump" || verdict[0] == "goto") && len(verdict) > 1:
 			v, done, err := evalChain(chains, verdict[1], pk, depth+1)
 			if err != nil || done {
 				return v, done, err
@@ -109,19 +109,19 @@ func nftTokens(rule string) []string {
 		case rule[i] == ' ':
 			i++
 		case rule[i] == '{':
-			j := strings.IndexByte(rule[i:], '}')
-			if j < 0 {
-				j = len(rule) - i - 1
+			end := len(rule)
+			if j := strings.IndexByte(rule[i:], '}'); j >= 0 {
+				end = i + j + 1
 			}
-			out = append(out, rule[i:i+j+1])
-			i += j + 1
+			out = append(out, rule[i:end])
+			i = end
 		case rule[i] == '"':
-			j := strings.IndexByte(rule[i+1:], '"')
-			if j < 0 {
-				j = len(rule) - i - 1
+			end := len(rule)
+			if j := strings.IndexByte(rule[i+1:], '"'); j >= 0 {
+				end = i + j + 2
 			}
-			out = append(out, rule[i:i+j+2])
-			i += j + 2
+			out = append(out, rule[i:end])
+			i = end
 		default:
 			j := strings.IndexByte(rule[i:], ' ')
 			if j < 0 {
@@ -150,12 +150,16 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 		}
 		return false
 	}
+	short := fmt.Errorf("a match is cut short")
 	for i < len(toks) {
 		switch t := toks[i]; t {
 		case "accept", "drop", "return", "jump", "goto", "log":
 			return match, toks[i:], nil
 		case "ct":
 			// ct state established,related / invalid: never a new connection.
+			if i+2 >= len(toks) {
+				return false, nil, short
+			}
 			i += 3
 			match = false
 		case "ip":
@@ -189,6 +193,9 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 			}
 			i += 2
 			n := neg()
+			if i >= len(toks) {
+				return false, nil, short
+			}
 			in, err := inPrefixSet(toks[i], a)
 			if err != nil {
 				return false, nil, err
@@ -200,15 +207,24 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 		case "meta":
 			i += 2 // meta l4proto
 			n := neg()
+			if i >= len(toks) {
+				return false, nil, short
+			}
 			same := felix.ProtocolNumber(intstr.FromString(toks[i])) == felix.ProtocolNumber(intstr.FromString(pk.proto))
 			if same == n {
 				match = false
 			}
 			i++
 		case "icmp":
+			if i+2 >= len(toks) {
+				return false, nil, short
+			}
 			what := toks[i+1]
 			i += 2
 			n := neg()
+			if i >= len(toks) {
+				return false, nil, short
+			}
 			want := int32(8) // an echo request
 			if what == "code" {
 				want = 0
@@ -219,9 +235,15 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 				match = false
 			}
 		case "tcp", "udp", "sctp", "th":
+			if i+2 >= len(toks) {
+				return false, nil, short
+			}
 			field := toks[i+1]
 			i += 2
 			n := neg()
+			if i >= len(toks) {
+				return false, nil, short
+			}
 			port := pk.dport
 			if field == "sport" {
 				port = pk.sport
