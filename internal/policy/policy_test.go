@@ -4,34 +4,13 @@ import (
 	"fmt"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
-
-func sel(kv ...string) *metav1.LabelSelector {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return &metav1.LabelSelector{MatchLabels: m}
-}
 
 func np(ns, name string, podSel *metav1.LabelSelector, types []networkingv1.PolicyType, in []networkingv1.NetworkPolicyIngressRule, eg []networkingv1.NetworkPolicyEgressRule) *networkingv1.NetworkPolicy {
 	return &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: networkingv1.NetworkPolicySpec{PodSelector: *podSel, PolicyTypes: types, Ingress: in, Egress: eg}}
-}
-
-func port(p intstr.IntOrString, proto corev1.Protocol, end int32) networkingv1.NetworkPolicyPort {
-	np := networkingv1.NetworkPolicyPort{Port: &p}
-	if proto != "" {
-		np.Protocol = &proto
-	}
-	if end != 0 {
-		np.EndPort = &end
-	}
-	return np
 }
 
 func TestPolicyTypesDefaultToIngressAndEgressWhenThereAreEgressRules(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -61,13 +60,7 @@ spec:
 // pod network).
 func genEngineWith(tb testing.TB, pods int, extra string) *trace.Engine {
 	tb.Helper()
-	nodes := max(4, pods/30)
-	dir := tb.TempDir()
-	o := gen.Options{Nodes: nodes, WindowsNodes: nodes / 10, Namespaces: max(1, nodes/10), Pods: pods,
-		Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 2, ObservedIPs: true, PlainNodes: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		tb.Fatal(err)
-	}
+	dir := genDir(tb, pods, 2)
 	snap, err := load.Load(load.Options{Filenames: []string{dir}})
 	if err != nil {
 		tb.Fatal(err)
