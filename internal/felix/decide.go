@@ -25,6 +25,11 @@ type Flow struct {
 	PeerName string
 }
 
+// HostEndpointsNote says, where Calico policies exist, what the twin
+// leaves out: HostEndpoints (which Calico policies can select to police a
+// node's own interfaces) are not modeled.
+const HostEndpointsNote = " (the twin models workload endpoints only: Calico HostEndpoints, which a Calico policy could police the host with, are not modeled)"
+
 // Decision is one direction's verdict for one connection.
 type Decision struct {
 	Allowed bool
@@ -55,7 +60,11 @@ func (x *Calc) Decide(pod *corev1.Pod, ingress bool, f Flow) Decision {
 		return Decision{Reason: "no pod given"}
 	}
 	if pod.Spec.HostNetwork {
-		return Decision{Allowed: true, Reason: fmt.Sprintf("%s/%s is host-networked: Calico enforces no NetworkPolicy on it", pod.Namespace, pod.Name)}
+		why := fmt.Sprintf("%s/%s is host-networked: Calico enforces no NetworkPolicy on it", pod.Namespace, pod.Name)
+		if x.HasCalicoPolicies() {
+			why += HostEndpointsNote
+		}
+		return Decision{Allowed: true, Reason: why}
 	}
 	ep := x.EndpointOf(pod)
 	return x.DecideEndpoint(ep, x.Active(ep, ingress), ingress, f)

@@ -69,6 +69,7 @@ type Calc struct {
 	nsMatches map[string]map[string]bool
 	members   map[MemberKey][]int
 	sels      map[string]selector.Selector
+	hasCalico bool
 }
 
 // PodLabels are the labels Calico's selectors see on a pod's endpoint
@@ -208,19 +209,13 @@ func New(c *model.Cluster) *Calc {
 	sort.Strings(x.Tiers)
 	x.Tiers = append(x.Tiers, DefaultTier)
 	x.compileRules()
+	x.hasCalico = len(c.CalicoPolicies)+len(c.GlobalNetworkPolicies) > 0
 	return x
 }
 
 // HasCalicoPolicies reports whether the cluster has projectcalico.org
 // policies.
-func (x *Calc) HasCalicoPolicies() bool {
-	for _, p := range x.Policies {
-		if p.Kind != KindKubernetes {
-			return true
-		}
-	}
-	return false
-}
+func (x *Calc) HasCalicoPolicies() bool { return x.hasCalico }
 
 // EndpointAt is the workload endpoint with the address, or nil.
 func (x *Calc) EndpointAt(a netip.Addr) *Endpoint {

@@ -85,6 +85,9 @@ func (cn *calicoNode) table(calc *felix.Calc) (*nftTable, []string) {
 	k := cn.cal
 	var notes []string
 	t := &nftTable{family: "ip", name: "calico", comment: "kubectl-hybrid: simplified view of Felix policy and NAT, not byte-exact"}
+	if calc.HasCalicoPolicies() {
+		t.comment += "; workload endpoints only, Calico HostEndpoints are not modeled"
+	}
 	if len(k.allPools) > 0 {
 		all := &nftSet{name: "cali40all-ipam-pools", keyType: "ipv4_addr", flags: []string{"interval"}}
 		for _, p := range k.allPools {
