@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -347,31 +348,13 @@ pods alike. A rollout restart spreads them.`,
 	},
 }
 
-// calicoPodLabels are the labels Calico selectors see on a pod.
-func calicoPodLabels(p *corev1.Pod) map[string]string {
-	l := make(map[string]string, len(p.Labels)+3)
-	for k, v := range p.Labels {
-		l[k] = v
-	}
-	l["projectcalico.org/namespace"] = p.Namespace
-	l["projectcalico.org/orchestrator"] = "k8s"
-	sa := p.Spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
-	}
-	l["projectcalico.org/serviceaccount"] = sa
-	return l
-}
+// calicoPodLabels are the labels Calico selectors see on a pod
+// (felix.PodLabels: the Felix calculation's).
+func calicoPodLabels(p *corev1.Pod) map[string]string { return felix.PodLabels(p) }
 
-// calicoNamespaceLabels are the labels a namespaceSelector sees.
-func calicoNamespaceLabels(ns *corev1.Namespace) map[string]string {
-	l := make(map[string]string, len(ns.Labels)+1)
-	for k, v := range ns.Labels {
-		l[k] = v
-	}
-	l["projectcalico.org/name"] = ns.Name
-	return l
-}
+// calicoNamespaceLabels are the labels a namespaceSelector sees
+// (felix.NamespaceLabels).
+func calicoNamespaceLabels(ns *corev1.Namespace) map[string]string { return felix.NamespaceLabels(ns) }
 
 // policyScope: which pods a policy's or rule's selector can select: those
 // of the policy's namespace, of namespaces a namespaceSelector selects, or

@@ -6,11 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -226,33 +224,12 @@ func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
 	return an.acls[ip]
 }
 
-// startACLCompiler makes the Windows compiler that loadACLs reads ACLs
-// from, on another core while the classes are built: it reads the
-// cluster only. Services (kube-proxy's load balancers) do not change an
-// endpoint's ACLs, so it is made without them. (The IPAM blocks do not
-// either, but without them the CNI creates no endpoints.)
+// startACLCompiler points loadACLs at the trace engine's Windows
+// compiler: the endpoints' ACLs are the ones trace walks, compiled from
+// the same Felix calculation (windows.Compiler.Endpoints leaves out
+// kube-proxy's objects, so Services cost nothing here).
 func (an *analyzer) startACLCompiler() {
-	done := make(chan *windows.Compiler, 1)
-	var crashed crash.Group
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				crashed.Keep(r)
-				done <- nil
-			}
-		}()
-		cc := *an.c
-		cc.Services, cc.EndpointSlices = nil, nil
-		// A cluster the compiler refuses has no endpoint ACLs to read:
-		// loadACLs then loads none (nil on error).
-		x, _ := windows.NewCompiler(&cc)
-		done <- x
-	}()
-	an.aclCompiler = sync.OnceValue(func() *windows.Compiler {
-		x := <-done
-		crashed.Repanic()
-		return x
-	})
+	an.aclCompiler = an.e.WindowsCompiler
 }
 
 // loadACLs compiles the HNS ACLs of the Windows pod endpoints with the

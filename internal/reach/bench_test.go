@@ -19,13 +19,7 @@ import (
 // mix) with the given number of workload pods.
 func genEngine(tb testing.TB, pods int) *trace.Engine {
 	tb.Helper()
-	nodes := max(4, pods/30)
-	dir := tb.TempDir()
-	o := gen.Options{Nodes: nodes, WindowsNodes: nodes / 10, Namespaces: max(1, nodes/10), Pods: pods,
-		Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true, PlainNodes: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		tb.Fatal(err)
-	}
+	dir := genDir(tb, pods, 1)
 	t0 := time.Now()
 	snap, err := load.Load(load.Options{Filenames: []string{filepath.Join(dir)}})
 	if err != nil {
@@ -42,6 +36,20 @@ func genEngine(tb testing.TB, pods int) *trace.Engine {
 	}
 	tb.Logf("gen %d pods: load+build %v, trace.New %v", pods, t1.Sub(t0), time.Since(t1))
 	return e
+}
+
+// genDir writes a cluster of genEngine's shape, drawn with seed, into a
+// temporary directory.
+func genDir(tb testing.TB, pods int, seed uint64) string {
+	tb.Helper()
+	nodes := max(4, pods/30)
+	dir := tb.TempDir()
+	o := gen.Options{Nodes: nodes, WindowsNodes: nodes / 10, Namespaces: max(1, nodes/10), Pods: pods,
+		Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: seed, ObservedIPs: true, PlainNodes: true}
+	if _, err := gen.WriteDir(dir, o); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
 }
 
 // BenchmarkReachSynthetic10k is `reach -A` over the 10,000-pod synthetic

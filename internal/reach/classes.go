@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
@@ -45,7 +46,7 @@ type class struct {
 	ports []portProto
 
 	// NetworkPolicy: the policies selecting it, per direction, in the
-	// order policy.Index evaluates them; the reasons for not isolated.
+	// order Felix evaluates them (by name within order 1000); the reasons for not isolated.
 	inPols, egPols []*npol
 	noIn, noEg     int32
 	// acl are the HNS ACLs of a Windows class's representative pod,
@@ -53,6 +54,13 @@ type class struct {
 	// may differ from Kubernetes semantics (else they are not compiled).
 	acl           *endpointACLs
 	aclIn, aclOut bool
+	// The Felix calculation's view of the representative: its endpoint
+	// and the tiers applying per direction (read for Windows classes and
+	// when the cluster has Calico policies); calicoIn and calicoOut say a
+	// projectcalico.org policy is among them.
+	fep                 *felix.Endpoint
+	fIn, fOut           []felix.Tier
+	calicoIn, calicoOut bool
 }
 
 type member struct {

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
@@ -17,6 +18,8 @@ import (
 // the whole run.
 type worker struct {
 	an *analyzer
+	// felixMemo keeps Felix's ingress decisions (felixEnd).
+	felixMemo map[felixKey]decision
 	// slots memoizes a row's sub-results by pod column and rel; gen
 	// marks the current row's.
 	slots   []subRes
@@ -177,10 +180,14 @@ func (an *analyzer) prepareReasons() {
 	}
 }
 
-// k8s decides one end by Kubernetes semantics (policy.Index's, through
-// the class-level evaluator).
+// k8s decides one end: by the class-level evaluator of NetworkPolicies
+// (the Felix calculation's semantics for them, which the tests hold it
+// to), or by Felix's decision when a Calico policy applies (felixEnd).
 func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	an := w.an
+	if egress && c.calicoOut || !egress && c.calicoIn {
+		return w.felixEnd(c, egress, p, peerIP, proto, port)
+	}
 	pols := c.inPols
 	if egress {
 		pols = c.egPols
@@ -241,6 +248,77 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 		w.deny[k] = id
 	}
 	return decision{reason: id}
+}
+
+// felixEnd decides one end of class c whose policies include a
+// projectcalico.org one: the Felix calculation's decision for its
+// representative (felix.Calc.DecideEndpoint, what trace asks on Linux).
+func (w *worker) felixEnd(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
+	an := w.an
+	tiers := c.fIn
+	if egress {
+		tiers = c.fOut
+	}
+	f := felix.Flow{Peer: peerIP, Proto: proto.Upper(), DstPort: int32(port)}
+	if p.cls != nil {
+		// Named by role, so that a template row's cell holds for
+		// another source that the rules see alike (markUnlike).
+		f.PeerName = "the source"
+		if egress {
+			f.PeerName = "the destination"
+		}
+	}
+	// An ingress decision depends on the peer only through which rules'
+	// source sides match it: decisions are kept by that signature.
+	var key felixKey
+	cache := !egress && p.cls != nil
+	if cache {
+		key = felixKey{cls: int32(c.id), proto: pid(proto), port: int32(port)}
+		n := 0
+		for _, t := range tiers {
+			for _, pol := range t.Policies {
+				for i := range pol.In {
+					if n == 64 {
+						cache = false
+					} else if an.e.Felix().PeerSideMatches(pol, &pol.In[i], true, peerIP, p.cls.fep) {
+						key.sig |= 1 << n
+					}
+					n++
+				}
+			}
+		}
+		if d, ok := w.felixMemo[key]; ok && cache {
+			return d
+		}
+	}
+	d := an.e.Felix().DecideEndpoint(c.fep, tiers, !egress, f)
+	r := Reason{Text: d.Reason}
+	if !d.Allowed {
+		r.Hop = ingressHop(c)
+		if egress {
+			r.Hop = egressHop(c)
+		}
+	}
+	id := an.intern(r)
+	if egress {
+		an.markEgress(id)
+	}
+	out := decision{allowed: d.Allowed, reason: id}
+	if cache {
+		if w.felixMemo == nil {
+			w.felixMemo = map[felixKey]decision{}
+		}
+		w.felixMemo[key] = out
+	}
+	return out
+}
+
+// felixKey keeps a Felix ingress decision of a class: the flow and which
+// rules' source sides match the peer (felixEnd).
+type felixKey struct {
+	cls, port int32
+	proto     protoID
+	sig       uint64
 }
 
 // end decides class c's side of a connection: egress toward the peer, or

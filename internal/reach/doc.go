@@ -40,11 +40,15 @@
 // egress policy (stage p1), the egress policy (E), the way to the
 // destination's node (p2), the destination's ingress policy (I), what lies
 // between it and the pod (p3), the pod's listener (L), and the reply's way
-// back (r). E and I are decided per class pair by Kubernetes semantics
-// (internal/policy's, with selectors compiled once and each rule's peers
-// resolved to a set of classes), or, for a Windows class whose HNS ACLs may
-// decide otherwise (Felix skipped a rule; Calico policies exist), by its
-// endpoint's ACLs as the trace's VFP hop matches them. L is the workload
+// back (r). E and I are decided per class pair from the Felix calculation
+// (internal/felix) that trace and both dataplanes read: NetworkPolicies
+// alone by a class-level evaluator of the same semantics (selectors
+// compiled once and each rule's peers resolved to a set of classes), a
+// class a projectcalico.org policy selects by Felix's decision for its
+// representative, and a Windows class whose HNS ACLs may decide otherwise
+// (a Calico policy applies, or Felix on Windows skips one of its rules,
+// windows.WindowsSkip) by its endpoint's ACLs as the trace's VFP hop
+// matches them. L is the workload
 // table (internal/workload). p1, p2, p3 and r depend only on the two
 // placements, the same node or not, protocol and port, and are learned from
 // representative traces: when a cell needs a stage no trace has shown, the

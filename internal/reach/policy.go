@@ -10,18 +10,18 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
 type calicoRule = calico.Rule
 
-// The class-level NetworkPolicy evaluator: policy.Index's semantics (see
-// internal/policy) with selectors compiled once and every peer of every
+// The class-level NetworkPolicy evaluator: the Felix calculation's
+// semantics for Kubernetes NetworkPolicies (internal/felix; the tests
+// compare every class pair with felix.Calc.Decide) with selectors compiled once and every peer of every
 // rule resolved to the set of classes it matches, so that a class pair is
 // a few bit tests instead of a selector evaluation per pod pair.
 
@@ -62,8 +62,8 @@ type peerSel struct {
 type policies struct {
 	byNS     map[string][]*npol
 	nsLabels map[string]labels.Set
-	// workloads are the pods selectors can match (policy.Index's: not
-	// host-networked, not finished, with an address), by address.
+	// workloads are the pods selectors can match (not host-networked,
+	// not finished, with an address), by address.
 	workloads map[netip.Addr]*corev1.Pod
 }
 
@@ -160,7 +160,7 @@ func (ps *policies) namespaceLabels(ns string) labels.Set {
 	return labels.Set{corev1.LabelMetadataName: ns}
 }
 
-// matchesPod is policy.Index.PeerMatches for a peer that is a workload.
+// matchesPod reports whether a peer matches a workload.
 func (ps *policies) matchesPod(s *peerSel, policyNS, ns string, l map[string]string, ip netip.Addr) bool {
 	if s.ipBlock != nil {
 		return policy.IPBlockMatches(s.ipBlock, ip)
@@ -178,7 +178,7 @@ func (ps *policies) matchesPod(s *peerSel, policyNS, ns string, l map[string]str
 	return s.podSel == nil || s.podSel.Matches(labels.Set(l))
 }
 
-// matchesIP is policy.Index.PeerMatches for an address.
+// matchesIP reports whether a peer matches an address.
 func (ps *policies) matchesIP(s *peerSel, policyNS string, ip netip.Addr) bool {
 	if s.ipBlock != nil {
 		return policy.IPBlockMatches(s.ipBlock, ip)
@@ -190,93 +190,53 @@ func (ps *policies) matchesIP(s *peerSel, policyNS string, ip netip.Addr) bool {
 	return ps.matchesPod(s, policyNS, p.Namespace, p.Labels, ip)
 }
 
-// calicoPol is a Calico NetworkPolicy or GlobalNetworkPolicy as Felix on
-// Windows selects endpoints with it (dataplane/windows felix.appliesTo).
-type calicoPol struct {
-	ns         string // "" for a global policy
-	sel, nsSel selector.Selector
-	in, eg     bool
+// felixTiers reads the Felix calculation for class c's representative:
+// the tiers of policies applying per direction, and whether a
+// projectcalico.org policy is among them (its side of a connection is then
+// Felix's decision, not the Kubernetes evaluator's).
+func (an *analyzer) felixTiers(c *class) {
+	c.fep, c.fIn, c.fOut, c.calicoIn, c.calicoOut = nil, nil, nil, false, false
+	if !an.hasCalico && c.os != "windows" {
+		return
+	}
+	fc := an.e.Felix()
+	c.fep = fc.EndpointOf(c.rep)
+	cands := fc.Candidates(c.ns)
+	c.fIn, c.fOut = fc.ActiveAmong(c.fep, cands, true), fc.ActiveAmong(c.fep, cands, false)
+	c.calicoIn, c.calicoOut = calicoIn(c.fIn), calicoIn(c.fOut)
 }
 
-func (an *analyzer) compileCalico() {
-	an.calicoPols = nil
-	add := func(ns string, spec calico.PolicySpec) {
-		p := calicoPol{ns: ns}
-		p.sel, _ = selector.Parse(spec.Selector)
-		if spec.NamespaceSelector != "" {
-			if p.nsSel, _ = selector.Parse(spec.NamespaceSelector); p.nsSel == nil {
-				return // an invalid namespace selector selects nothing
+func calicoIn(tiers []felix.Tier) bool {
+	for _, t := range tiers {
+		for _, p := range t.Policies {
+			if p.Kind != felix.KindKubernetes {
+				return true
 			}
 		}
-		p.in, p.eg = spec.Directions()
-		an.calicoPols = append(an.calicoPols, p)
-	}
-	for _, p := range an.c.CalicoPolicies {
-		add(p.Namespace, p.Spec)
-	}
-	for _, p := range an.c.GlobalNetworkPolicies {
-		add("", p.Spec)
-	}
-}
-
-// calicoApplies reports whether a Calico policy selects class c's pods
-// for a direction (only Windows endpoints are judged by them in the twin).
-func (an *analyzer) calicoApplies(c *class, egress bool) bool {
-	if len(an.calicoPols) == 0 {
-		return false
-	}
-	l := windows.PodLabels(c.rep)
-	var nsl map[string]string
-	for _, p := range an.calicoPols {
-		if egress && !p.eg || !egress && !p.in || p.ns != "" && p.ns != c.ns || p.sel == nil || !p.sel.Evaluate(l) {
-			continue
-		}
-		if p.nsSel != nil {
-			if nsl == nil {
-				nsl = map[string]string{"projectcalico.org/name": c.ns}
-				for k, v := range an.pol.namespaceLabels(c.ns) {
-					nsl[k] = v
-				}
-			}
-			if !p.nsSel.Evaluate(nsl) {
-				continue
-			}
-		}
-		return true
 	}
 	return false
 }
 
 // windowsMayDiffer reports whether Felix's HNS ACLs on class c's pods may
 // decide a direction otherwise than Kubernetes semantics: a Calico policy
-// selects them (only the Windows dataplane of the twin applies Calico
-// policies), or a NetworkPolicy selecting them has a rule Felix on Windows
-// skips or cannot program as written (an ipBlock's except, a named port,
-// IPv6, a protocol other than TCP and UDP).
+// applies to them, or a policy that does has a rule Felix on Windows does
+// not program (windows.WindowsSkip, the compiler's own test).
 func (an *analyzer) windowsMayDiffer(c *class, egress bool) bool {
-	if an.calicoApplies(c, egress) {
+	tiers, calico := c.fIn, c.calicoIn
+	if egress {
+		tiers, calico = c.fOut, c.calicoOut
+	}
+	if calico {
 		return true
 	}
-	pols := c.inPols
-	if egress {
-		pols = c.egPols
-	}
-	for _, p := range pols {
-		rules := p.inRules
-		if egress {
-			rules = p.egRules
-		}
-		for _, r := range rules {
-			for _, pr := range r.peers {
-				if pr.ipBlock != nil && (len(pr.ipBlock.Except) > 0 || strings.Contains(pr.ipBlock.CIDR, ":")) {
-					return true
-				}
+	for _, t := range tiers {
+		for _, p := range t.Policies {
+			rules := p.In
+			if egress {
+				rules = p.Out
 			}
-			for _, pt := range r.ports {
-				if pt.Port != nil && pt.Port.Type == intstr.String {
-					return true
-				}
-				if pt.Protocol != nil && *pt.Protocol != corev1.ProtocolTCP && *pt.Protocol != corev1.ProtocolUDP {
+			for i := range rules {
+				if windows.WindowsSkip(&rules[i]) != "" {
 					return true
 				}
 			}
@@ -303,6 +263,7 @@ func (an *analyzer) resolvePolicies() {
 				c.egPols = append(c.egPols, p)
 			}
 		}
+		an.felixTiers(c)
 		if c.os == "windows" {
 			c.aclIn, c.aclOut = an.windowsMayDiffer(c, false), an.windowsMayDiffer(c, true)
 		}

@@ -245,7 +245,8 @@ type analyzer struct {
 	byPlacement   [][]*class
 	podClass      map[netip.Addr]*class
 	pol           *policies
-	calicoPols    []calicoPol
+	hasCalico     bool // the cluster has projectcalico.org policies
+	calicoInRules []calicoInRule
 
 	// Path knowledge learned from representative traces.
 	mu       sync.RWMutex
@@ -341,7 +342,7 @@ func newAnalyzer(e *trace.Engine, opt Options) *analyzer {
 	an.startACLCompiler()
 	an.loadNodes()
 	an.compilePolicies()
-	an.compileCalico()
+	an.hasCalico = an.e.Felix().HasCalicoPolicies()
 	return an
 }
 
@@ -487,6 +488,7 @@ func (an *analyzer) matrix() *Matrix {
 	// cells from the first of them, the template: templates and node rows
 	// first, then the others, which keep only where they differ.
 	an.indexIngress()
+	an.indexCalicoIngress()
 	an.cols, an.bcByGroup = m.Destinations, nil
 	an.indexPodCols()
 	tmplOf := make([]int, len(m.Sources))

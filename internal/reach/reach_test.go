@@ -297,11 +297,11 @@ func TestWhatIfsOnTheLab(t *testing.T) {
 			},
 		},
 		{
-			name:  "a Calico policy selecting a Windows pod is its endpoint's ACLs, which Kubernetes semantics do not see",
+			name:  "a Calico policy selecting a Windows pod is its endpoint's ACLs, and Felix's calculation agrees with them",
 			extra: []string{calicoDenyFromDemo},
 			opt:   Options{AllNamespaces: true, Nodes: true, To: filters(t, "ns/win-demo")},
 			cells: []wantCell{
-				{"demo/hello", "win-demo/aspnetapp", 8080, Denied, "Kubernetes semantics say otherwise"},
+				{"demo/hello", "win-demo/aspnetapp", 8080, Denied, "denied by projectcalico.org NetworkPolicy win-demo/deny-demo ingress rule 0"},
 				{"demo/hello", "svc/win-demo/aspnetapp", 80, Denied, ""},
 				{"kube-system/coredns", "win-demo/aspnetapp", 8080, Allowed, ""},
 				{"node/k8s-lab-win-1", "win-demo/aspnetapp", 8080, Allowed, "allow-host-to-endpoint"},
@@ -468,11 +468,11 @@ func TestJSONAndCSVListEveryCell(t *testing.T) {
 	checkGolden(t, "deny-all-ingress.csv", c.String())
 }
 
-// Every class pair's policy decision equals policy.Index.Decide for its
-// representative pods, and every Windows endpoint's compiled ACLs equal
-// the trace engine's.
-func TestClassDecisionsMatchThePolicyIndexAndTheACLs(t *testing.T) {
-	e := withExtra(t, denyAllIngress, allowFromDemo, egressDNSOnly, windowsEgressToDemo, fromNode1Block, namedPortOnWindows)
+// Every class pair's policy decision equals the Felix calculation's for
+// its representative pods, and every Windows endpoint's compiled ACLs
+// equal the trace engine's.
+func TestClassDecisionsMatchTheFelixCalculationAndTheACLs(t *testing.T) {
+	e := withExtra(t, denyAllIngress, allowFromDemo, egressDNSOnly, windowsEgressToDemo, fromNode1Block, namedPortOnWindows, calicoDenyFromDemo)
 	checkDecisions(t, e, 0)
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 // transferable reports whether a sub-result holds for another source of the
@@ -168,6 +170,13 @@ func (w *worker) markUnlike(a, t *class, ncols int) {
 			}
 		}
 	}
+	for _, r := range an.calicoInRules {
+		if r.bits.has(a.id) != r.bits.has(t.id) {
+			for _, id := range r.protects {
+				mark(id)
+			}
+		}
+	}
 	for _, j := range backendOf[a.id] {
 		w.unlikeCol.set(int(j))
 	}
@@ -228,6 +237,52 @@ func (an *analyzer) indexIngress() {
 	}
 }
 
+// calicoInRule is an ingress rule of a projectcalico.org policy, as
+// markUnlike reads it: the classes whose pods its source side matches,
+// and the classes the policy selects for ingress.
+type calicoInRule struct {
+	bits     bitset
+	protects []int32
+}
+
+// indexCalicoIngress lists the Calico policies' ingress rules with the
+// classes each matches as a source (felix.Calc.PeerSideMatches on the
+// class's representative) and the classes it protects.
+func (an *analyzer) indexCalicoIngress() {
+	an.calicoInRules = nil
+	if !an.hasCalico {
+		return
+	}
+	fc := an.e.Felix()
+	protects := map[*felix.Policy][]int32{}
+	for _, c := range an.classes {
+		for _, t := range c.fIn {
+			for _, p := range t.Policies {
+				if p.Kind != felix.KindKubernetes {
+					protects[p] = append(protects[p], int32(c.id))
+				}
+			}
+		}
+	}
+	for _, p := range fc.Policies {
+		if len(protects[p]) == 0 {
+			continue
+		}
+		for i := range p.In {
+			r := calicoInRule{bits: newBitset(len(an.classes)), protects: protects[p]}
+			for _, c := range an.classes {
+				if c.fep == nil {
+					c.fep = fc.EndpointOf(c.rep)
+				}
+				if fc.PeerSideMatches(p, &p.In[i], true, c.repIP, c.fep) {
+					r.bits.set(c.id)
+				}
+			}
+			an.calicoInRules = append(an.calicoInRules, r)
+		}
+	}
+}
+
 // markEgress notes a reason that names its source (an egress decision).
 func (an *analyzer) markEgress(id int32) {
 	an.rmu.Lock()
@@ -257,6 +312,10 @@ func (an *analyzer) sourceSignature(a *class) string {
 	}
 	if a.aclOut {
 		fmt.Fprintf(&b, "\x00acl%p", a.acl)
+	}
+	if a.calicoOut {
+		// Felix's decision reads the source's own endpoint.
+		fmt.Fprintf(&b, "\x00calico%d", a.id)
 	}
 	return b.String()
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
 
@@ -167,8 +167,8 @@ func writeLabelSig(key *strings.Builder, p *corev1.Pod, tests []labelTest) {
 			m = t.k8s.Matches(labels.Set(p.Labels))
 		case t.calico != nil:
 			if cl == nil {
-				// As Felix on Windows sees them (calicoApplies).
-				cl = windows.PodLabels(p)
+				// As Felix sees them.
+				cl = felix.PodLabels(p)
 			}
 			m = t.calico.Evaluate(cl)
 		default:

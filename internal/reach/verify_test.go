@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -109,17 +110,18 @@ func podOf(c *class, ip string) string {
 	return fmt.Sprint("?", ip)
 }
 
-// checkDecisions compares the class-level policy evaluator with
-// policy.Index.Decide on every class's representative pod (peers: every
-// class's representative address and every node address), and every
-// compiled Windows endpoint's ACLs with trace.Engine.EndpointACL. limit >
-// 0 samples that many class pairs.
+// checkDecisions compares reach's decision of each end (the class-level
+// evaluator, or Felix's decision for a class a Calico policy selects) with
+// the Felix calculation's Decide on every class's representative pod
+// (peers: every class's representative address and every node address),
+// and every compiled Windows endpoint's ACLs with trace.Engine.EndpointACL.
+// limit > 0 samples that many class pairs.
 func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 	t.Helper()
 	an := newAnalyzer(e, Options{AllNamespaces: true})
 	an.prepare()
-	c := e.Cluster()
-	x := policy.NewIndex(c.NetworkPolicies, c.Namespaces, c.Pods)
+	x := e.Felix()
+	w := an.newWorker()
 	type pair struct{ a, b *class }
 	var pairs []pair
 	for _, a := range an.classes {
@@ -148,10 +150,10 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 	for _, p := range pairs {
 		for _, f := range flows(p.b) {
 			up := f.proto.Upper()
-			gotIn, _ := an.pol.ingress(p.b, peer{cls: p.a}, up, int32(f.port))
-			wantIn := x.Decide(p.b.rep, policy.Ingress, p.a.repIP, up, int32(f.port))
-			gotEg, _ := an.pol.egress(p.a, peer{cls: p.b}, up, int32(f.port))
-			wantEg := x.Decide(p.a.rep, policy.Egress, p.b.repIP, up, int32(f.port))
+			gotIn := w.k8s(p.b, false, peer{cls: p.a}, p.a.repIP, f.proto, f.port).allowed
+			wantIn := x.Decide(p.b.rep, true, felix.Flow{Peer: p.a.repIP, Proto: up, DstPort: int32(f.port)})
+			gotEg := w.k8s(p.a, true, peer{cls: p.b}, p.b.repIP, f.proto, f.port).allowed
+			wantEg := x.Decide(p.a.rep, false, felix.Flow{Peer: p.b.repIP, Proto: up, DstPort: int32(f.port)})
 			if gotIn != wantIn.Allowed || gotEg != wantEg.Allowed {
 				t.Errorf("%s → %s %s: ingress %t (index %t: %s), egress %t (index %t: %s)", p.a.label, p.b.label, flowString(f.proto, f.port),
 					gotIn, wantIn.Allowed, wantIn.Reason, gotEg, wantEg.Allowed, wantEg.Reason)
@@ -213,8 +215,8 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 		{
 			for _, f := range flows(b) {
 				up := f.proto.Upper()
-				got, _ := an.pol.ingress(b, peer{ip: nd.ip}, up, int32(f.port))
-				want := x.Decide(b.rep, policy.Ingress, nd.ip, up, int32(f.port))
+				got := w.k8s(b, false, peer{ip: nd.ip}, nd.ip, f.proto, f.port).allowed
+				want := x.Decide(b.rep, true, felix.Flow{Peer: nd.ip, Proto: up, DstPort: int32(f.port)})
 				if got != want.Allowed {
 					t.Errorf("node %s → %s %s: %t, index %t (%s)", nd.name, b.label, flowString(f.proto, f.port), got, want.Allowed, want.Reason)
 				}

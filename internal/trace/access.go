@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
@@ -101,3 +102,10 @@ func (e *Engine) EndpointACL(pod *corev1.Pod, dir policy.Direction, peer netip.A
 	}
 	return v, true
 }
+
+// Felix is the engine's Felix calculation, which its Linux tables and
+// decisions and its Windows ACLs read.
+func (e *Engine) Felix() *felix.Calc { return e.felix }
+
+// WindowsCompiler is the engine's compiler of Windows nodes.
+func (e *Engine) WindowsCompiler() *windows.Compiler { return e.win }

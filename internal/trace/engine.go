@@ -16,18 +16,18 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
 // Engine walks packets and names through one built cluster. It compiles the
 // Linux and Windows dataplanes once; every trace reads that compiled state.
 type Engine struct {
-	c   *model.Cluster
-	lx  map[string]*linux.Node
-	win *windows.Compiler
-	dns *dns.Server
-	pol *policy.Index
+	c     *model.Cluster
+	lx    map[string]*linux.Node
+	win   *windows.Compiler
+	dns   *dns.Server
+	felix *felix.Calc
 
 	nodes    map[string]*node
 	byIP     map[netip.Addr]*node // node addresses and Linux VTEP addresses
@@ -113,17 +113,20 @@ func New(c *model.Cluster) (*Engine, error) {
 	if c == nil {
 		return nil, errors.New("trace: nil cluster")
 	}
-	lx, err := linux.Compile(c)
+	// One Felix calculation: the Linux tables and decisions and the
+	// Windows ACLs read it.
+	calc := felix.New(c)
+	lx, err := linux.CompileFelix(c, calc)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}
-	win, err := windows.NewCompiler(c)
+	win, err := windows.NewCompilerFelix(c, calc)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Windows dataplane: %w", err)
 	}
 	e := &Engine{
 		c: c, lx: lx, win: win, dns: dns.NewServer(c),
-		pol:      policy.NewIndex(c.NetworkPolicies, c.Namespaces, c.Pods),
+		felix:    calc,
 		nodes:    map[string]*node{},
 		byIP:     map[netip.Addr]*node{},
 		pods:     map[netip.Addr]*corev1.Pod{},

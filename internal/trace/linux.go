@@ -68,7 +68,7 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 			// through the workload's egress policy, then
 			// DefaultEndpointToHostAction (Accept).
 			comp := "Calico filter-cali-fw-" + vethOf(fromPod) + " (INPUT, egress of " + podName(fromPod) + ")"
-			ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport))
+			ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 			if !ok {
 				w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
 				return
@@ -280,7 +280,7 @@ func (w *walker) linuxFilter(nd *node, pkt packet, local bool, fromPod, outPod *
 	if fromPod != nil && !fromPod.Spec.HostNetwork {
 		veth := vethOf(fromPod)
 		comp := "Calico filter-cali-fw-" + veth + " (egress of " + podName(fromPod) + ")"
-		ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport))
+		ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 		if !ok {
 			w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
 			return false
@@ -294,7 +294,7 @@ func (w *walker) linuxFilter(nd *node, pkt packet, local bool, fromPod, outPod *
 			w.add(nd.name, comp, "accept", pkt, nil, Pass, "traffic from the host to its own workloads is always allowed (kubelet probes; NetworkPolicy does not apply)", 0)
 			return true
 		}
-		ok, why := nd.lx.PolicyAllows(outPod, policy.Ingress, pkt.src, pkt.proto.Upper(), int32(pkt.dport))
+		ok, why := nd.lx.PolicyAllows(outPod, policy.Ingress, pkt.src, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 		if !ok {
 			w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
 			return false

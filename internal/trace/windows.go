@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
@@ -253,13 +254,21 @@ func (w *walker) winACL(nd *node, ep *windows.Endpoint, pod *corev1.Pod, dir str
 		if dir == "Out" {
 			port = int32(remotePort)
 		}
-		d := w.e.pol.Decide(pod, pdir, peer, pkt.proto.Upper(), port)
+		srcPort := int32(remotePort)
+		if dir == "Out" {
+			srcPort = int32(localPort)
+		}
+		d := w.e.felix.Decide(pod, pdir == policy.Ingress, felix.Flow{Peer: peer, Proto: pkt.proto.Upper(), DstPort: port, SrcPort: srcPort})
 		if d.Allowed != allowed {
 			say := "deny"
 			if d.Allowed {
 				say = "allow"
 			}
-			why += fmt.Sprintf("; Kubernetes semantics %s it (%s)", say, d.Reason)
+			sem := "Kubernetes semantics"
+			if d.Calico {
+				sem = "Calico's policy semantics (as Felix programs Linux)"
+			}
+			why += fmt.Sprintf("; %s %s it (%s)", sem, say, d.Reason)
 			var skipped []string
 			for _, s := range ep.ACLReport {
 				if s.Direction == dir && s.Skipped > 0 {

@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 // calicoCluster is what every node's simplified Calico table shares.
@@ -49,26 +53,41 @@ func (k *calicoCluster) forNode(ni *nodeInfo, n *Node) *calicoNode {
 }
 
 // PolicyAllows reports whether Calico on this node lets a new connection
-// through for pod (see PolicyIndex.Allows for the semantics).
-func (n *Node) PolicyAllows(pod *corev1.Pod, dir Direction, peerIP netip.Addr, proto string, port int32) (bool, string) {
-	if n.pol == nil {
-		return true, "no NetworkPolicy index"
+// through for pod (felix.Calc.Decide, over the calculation the node's
+// Calico table renders): port is the destination port, srcPort the
+// source's (0 when unknown).
+func (n *Node) PolicyAllows(pod *corev1.Pod, dir Direction, peerIP netip.Addr, proto string, port, srcPort int32) (bool, string) {
+	d := n.PolicyDecide(pod, dir, felix.Flow{Peer: peerIP, Proto: proto, DstPort: port, SrcPort: srcPort})
+	return d.Allowed, d.Reason
+}
+
+// PolicyDecide is Felix's decision for one direction of a new connection
+// of pod (felix.Calc.Decide), from the calculation the node's Calico table
+// is rendered from.
+func (n *Node) PolicyDecide(pod *corev1.Pod, dir Direction, f felix.Flow) felix.Decision {
+	if n.calc == nil {
+		return felix.Decision{Allowed: true, Reason: "no Felix calculation"}
 	}
-	return n.pol.Allows(pod, dir, peerIP, proto, port)
+	return n.calc.Decide(pod, dir == Ingress, f)
 }
 
 // table is a simplified "table ip calico": Felix's real table holds many
 // more chains (raw, mangle, failsafes, host endpoints, ...) and matches
 // selectors through IP sets; this view keeps what decides pod traffic:
 // the workload dispatch, one chain per workload and direction with the
-// NetworkPolicy rules resolved to today's member addresses, and the
+// policies' rules resolved to today's member addresses (tiers as chains of
+// their own, a Pass as a return to the next tier; host endpoints are not
+// modeled), and the
 // natOutgoing masquerade (felix/rules: cali-to-wl-dispatch,
 // cali-tw-<iface>, cali-fw-<iface>, cali-nat-outgoing; nftables table
 // "calico", chains named "<table>-<chain>").
-func (cn *calicoNode) table(pol *PolicyIndex) (*nftTable, []string) {
+func (cn *calicoNode) table(calc *felix.Calc) (*nftTable, []string) {
 	k := cn.cal
 	var notes []string
 	t := &nftTable{family: "ip", name: "calico", comment: "kubectl-hybrid: simplified view of Felix policy and NAT, not byte-exact"}
+	if calc.HasCalicoPolicies() {
+		t.comment += "; workload endpoints only, Calico HostEndpoints are not modeled"
+	}
 	if len(k.allPools) > 0 {
 		all := &nftSet{name: "cali40all-ipam-pools", keyType: "ipv4_addr", flags: []string{"interval"}}
 		for _, p := range k.allPools {
@@ -108,11 +127,12 @@ func (cn *calicoNode) table(pol *PolicyIndex) (*nftTable, []string) {
 			&nftChain{name: "filter-cali-from-wl-dispatch", rules: []string{"iifname vmap { " + strings.Join(from, ", ") + " }"}},
 			&nftChain{name: "filter-cali-to-wl-dispatch", rules: []string{"oifname vmap { " + strings.Join(to, ", ") + " }"}})
 		for i, p := range pods {
-			tw, n1 := cn.workloadChain("filter-cali-tw-"+names[i], p, Ingress, pol)
-			fw, n2 := cn.workloadChain("filter-cali-fw-"+names[i], p, Egress, pol)
+			tw, n1 := cn.workloadChain("filter-cali-tw-"+names[i], p, Ingress, calc)
+			fw, n2 := cn.workloadChain("filter-cali-fw-"+names[i], p, Egress, calc)
 			notes = append(notes, n1...)
 			notes = append(notes, n2...)
-			t.chains = append(t.chains, tw, fw)
+			t.chains = append(t.chains, tw...)
+			t.chains = append(t.chains, fw...)
 		}
 	}
 	post := &nftChain{name: "nat-POSTROUTING", typ: "nat", hook: "postrouting", priority: nftPriority("postrouting", 100)}
@@ -125,20 +145,73 @@ func (cn *calicoNode) table(pol *PolicyIndex) (*nftTable, []string) {
 	return t, notes
 }
 
-// workloadChain renders one workload's policy for one direction.
-func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction, pol *PolicyIndex) (*nftChain, []string) {
+// workloadChain renders one workload's policy for one direction: the
+// Kubernetes NetworkPolicies' rules as before when only they apply, else
+// one chain per tier (felix/rules/endpoints.go: start of tier, policies in
+// order, end of tier drop) and the profile after the tiers.
+func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction, calc *felix.Calc) ([]*nftChain, []string) {
 	c := &nftChain{name: name, rules: []string{"ct state established,related accept", "ct state invalid drop"}}
-	var notes []string
-	sel := pol.Selecting(pod, dir)
-	if len(sel) == 0 {
-		c.rules = append(c.rules, fmt.Sprintf("accept comment %q", "profile kns."+pod.Namespace+": no NetworkPolicy selects the pod"))
-		return c, nil
+	ep := calc.EndpointOf(pod)
+	tiers := calc.Active(ep, dir == Ingress)
+	profile := fmt.Sprintf("accept comment %q", "profile kns."+pod.Namespace+": no NetworkPolicy selects the pod")
+	if len(tiers) == 0 {
+		c.rules = append(c.rules, profile)
+		return []*nftChain{c}, nil
 	}
+	if len(tiers) == 1 && kubernetesOnly(tiers[0]) {
+		notes := cn.kubernetesRules(c, name, tiers[0].Policies, pod, dir, calc)
+		c.rules = append(c.rules, fmt.Sprintf("drop comment %q", "no NetworkPolicy rule allowed the packet"))
+		return []*nftChain{c}, notes
+	}
+	out := []*nftChain{c}
+	var notes []string
+	for _, t := range tiers {
+		tc := &nftChain{name: name + "-tier-" + t.Name}
+		c.rules = append(c.rules, fmt.Sprintf("jump %s comment %q", tc.name, "tier "+t.Name))
+		for _, p := range t.Policies {
+			if p.Kind == felix.KindKubernetes {
+				notes = append(notes, cn.kubernetesRules(tc, name, []*felix.Policy{p}, pod, dir, calc)...)
+				continue
+			}
+			rules := p.Out
+			if dir == Ingress {
+				rules = p.In
+			}
+			for i := range rules {
+				line, why := cn.calicoRule(p, &rules[i], ep, dir, calc)
+				if why != "" {
+					notes = append(notes, fmt.Sprintf("%s: %s %s rule %d %s; not rendered", name, p.Display(), strings.ToLower(string(dir)), rules[i].Index, why))
+					continue
+				}
+				tc.rules = append(tc.rules, line)
+			}
+		}
+		tc.rules = append(tc.rules, fmt.Sprintf("drop comment %q", "end of tier "+t.Name+": no policy allowed or passed the packet"))
+		out = append(out, tc)
+	}
+	c.rules = append(c.rules, fmt.Sprintf("accept comment %q", "profile kns."+pod.Namespace+": every tier passed the packet"))
+	return out, notes
+}
+
+func kubernetesOnly(t felix.Tier) bool {
+	for _, p := range t.Policies {
+		if p.Kind != felix.KindKubernetes {
+			return false
+		}
+	}
+	return true
+}
+
+// kubernetesRules renders Kubernetes NetworkPolicies' rules (each peer and
+// port of a rule as a line, accept) into c.
+func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Policy, pod *corev1.Pod, dir Direction, calc *felix.Calc) []string {
+	var notes []string
 	peerDir, portDir := "saddr", "dport"
 	if dir == Egress {
 		peerDir = "daddr"
 	}
-	for _, p := range sel {
+	for _, fp := range pols {
+		p := fp.K8s
 		rules := p.Spec.Ingress
 		peersOf := func(i int) []networkingv1.NetworkPolicyPeer { return rules[i].From }
 		portsOf := func(i int) []networkingv1.NetworkPolicyPort { return rules[i].Ports }
@@ -154,7 +227,7 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 			if ps := peersOf(i); len(ps) > 0 {
 				peers = nil
 				for _, pr := range ps {
-					m, ok := cn.peerMatch(p.Namespace, pr, peerDir, pol)
+					m, ok := cn.peerMatch(fp, pr, peerDir, calc)
 					if !ok {
 						notes = append(notes, fmt.Sprintf("%s: %s matches no address today; not rendered", name, comment))
 						continue
@@ -163,9 +236,14 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 				}
 			}
 			ports := []string{""}
+			var named []networkingv1.NetworkPolicyPort
 			if pp := portsOf(i); len(pp) > 0 {
 				ports = nil
 				for _, np := range pp {
+					if dir == Egress && np.Port != nil && np.Port.Type == intstr.String {
+						named = append(named, np)
+						continue
+					}
 					m, ok := portMatchNFT(np, portDir, pod, dir)
 					if !ok {
 						notes = append(notes, fmt.Sprintf("%s: %s has a port the view cannot express (named egress port)", name, comment))
@@ -174,15 +252,192 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 					ports = append(ports, m)
 				}
 			}
-			for _, pm := range peers {
-				for _, po := range ports {
-					c.rules = append(c.rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" accept comment %q", comment)))
+			if len(ports) > 0 {
+				for _, pm := range peers {
+					for _, po := range ports {
+						c.rules = append(c.rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" accept comment %q", comment)))
+					}
 				}
+			}
+			for _, np := range named {
+				line, ok := namedEgressPort(fp, peersOf(i), np, calc)
+				if !ok {
+					notes = append(notes, fmt.Sprintf("%s: %s: named port %s matches no address today; not rendered", name, comment, np.Port.StrVal))
+					continue
+				}
+				c.rules = append(c.rules, line+fmt.Sprintf(" accept comment %q", comment))
 			}
 		}
 	}
-	c.rules = append(c.rules, fmt.Sprintf("drop comment %q", "no NetworkPolicy rule allowed the packet"))
-	return c, notes
+	return notes
+}
+
+// calicoRule renders one rule of a Calico policy as nft matches on today's
+// IP set members and a verdict: Allow accepts, Deny drops, Pass returns to
+// the endpoint chain (the next tier), Log logs. why is set when the view
+// cannot express the rule.
+func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpoint, dir Direction, calc *felix.Calc) (string, string) {
+	if r.IPVersion == 6 {
+		return "", "is for IPv6 (this table is IPv4)"
+	}
+	var m []string
+	l4 := ""
+	if r.Protocol != nil {
+		l4 = nftProto(*r.Protocol)
+		m = append(m, "meta l4proto "+l4)
+	}
+	if r.NotProtocol != nil {
+		m = append(m, "meta l4proto != "+nftProto(*r.NotProtocol))
+	}
+	if r.ICMP != nil {
+		m = append(m, icmpMatch(r.ICMP, "")...)
+	}
+	if r.NotICMP != nil {
+		m = append(m, icmpMatch(r.NotICMP, "!= ")...)
+	}
+	for _, side := range []struct {
+		e     felix.Entity
+		field string
+		port  string
+		local bool
+	}{{r.Src, "saddr", "sport", dir == Egress}, {r.Dst, "daddr", "dport", dir == Ingress}} {
+		e := side.e
+		if nets := v4Prefixes(e.Nets); len(e.Nets) > 0 {
+			if len(nets) == 0 {
+				return "", "has only IPv6 nets"
+			}
+			m = append(m, fmt.Sprintf("ip %s %s", side.field, prefixList(nets)))
+		}
+		if nets := v4Prefixes(e.NotNets); len(nets) > 0 {
+			m = append(m, fmt.Sprintf("ip %s != %s", side.field, prefixList(nets)))
+		}
+		if e.HasSelector() {
+			members, ok := cn.members(p, e, calc)
+			if !ok {
+				return "", "has a selector that does not parse"
+			}
+			if len(members) == 0 {
+				return "", "matches no address today"
+			}
+			m = append(m, fmt.Sprintf("ip %s %s", side.field, prefixList(members)))
+		}
+		if e.NotSelector != "" {
+			members, ok := cn.members(p, felix.Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector}, calc)
+			if !ok {
+				return "", "has a notSelector that does not parse"
+			}
+			if len(members) > 0 {
+				m = append(m, fmt.Sprintf("ip %s != %s", side.field, prefixList(members)))
+			}
+		}
+		proto := l4
+		if proto == "" {
+			proto = "th"
+		}
+		for _, ports := range []struct {
+			list []intstr.IntOrString
+			neg  string
+		}{{e.Ports, ""}, {e.NotPorts, "!= "}} {
+			if len(ports.list) == 0 {
+				continue
+			}
+			var s []string
+			for _, pt := range ports.list {
+				v, ok := calicoPort(pt, side.local, ep, l4)
+				if !ok {
+					return "", "has a named port the view cannot resolve"
+				}
+				s = append(s, v)
+			}
+			m = append(m, fmt.Sprintf("%s %s %s%s", proto, side.port, ports.neg, nftList(s)))
+		}
+	}
+	verdict := map[string]string{"": "accept", felix.ActionAllow: "accept", felix.ActionDeny: "drop", felix.ActionPass: "return", "next-tier": "return",
+		felix.ActionLog: "log prefix \"calico-packet: \""}[r.Action]
+	if verdict == "" {
+		return "", "has an unknown action " + r.Action
+	}
+	comment := fmt.Sprintf("%s %s %s rule %d", strings.TrimPrefix(p.ID, "policy-"), r.Action, strings.ToLower(string(dir)), r.Index)
+	return strings.TrimSpace(strings.Join(m, " ")+" "+verdict) + fmt.Sprintf(" comment %q", comment), ""
+}
+
+func (cn *calicoNode) members(p *felix.Policy, e felix.Entity, calc *felix.Calc) ([]netip.Prefix, bool) {
+	idx, ok := calc.Members(p, e)
+	if !ok {
+		return nil, false
+	}
+	var out []netip.Prefix
+	for _, i := range idx {
+		for _, a := range calc.Endpoints[i].Addrs {
+			if a.Is4() {
+				out = append(out, netip.PrefixFrom(a, 32))
+			}
+		}
+	}
+	return out, true
+}
+
+func nftProto(p intstr.IntOrString) string {
+	if p.Type == intstr.Int {
+		return fmt.Sprint(p.IntVal)
+	}
+	return strings.ToLower(p.StrVal)
+}
+
+func icmpMatch(f *calicoapi.ICMPFields, neg string) []string {
+	var out []string
+	if f.Type != nil {
+		out = append(out, fmt.Sprintf("icmp type %s%d", neg, *f.Type))
+	}
+	if f.Code != nil {
+		out = append(out, fmt.Sprintf("icmp code %s%d", neg, *f.Code))
+	}
+	return out
+}
+
+func v4Prefixes(nets []string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, n := range nets {
+		if p, err := netip.ParsePrefix(n); err == nil && p.Addr().Is4() {
+			out = append(out, p.Masked())
+		} else if a, err := netip.ParseAddr(n); err == nil && a.Is4() {
+			out = append(out, netip.PrefixFrom(a, 32))
+		}
+	}
+	return out
+}
+
+func nftList(s []string) string {
+	if len(s) == 1 {
+		return s[0]
+	}
+	return "{ " + strings.Join(s, ", ") + " }"
+}
+
+// calicoPort is one Calico port as nft writes it: a number, lo-hi, or a
+// named port resolved on the local endpoint (the only end whose container
+// ports a per-endpoint chain knows).
+func calicoPort(p intstr.IntOrString, local bool, ep *felix.Endpoint, proto string) (string, bool) {
+	if p.Type == intstr.Int {
+		return fmt.Sprint(p.IntVal), true
+	}
+	s := strings.ReplaceAll(p.StrVal, ":", "-")
+	lo, hi, isRange := strings.Cut(s, "-")
+	if _, err := strconv.Atoi(lo); err == nil {
+		if !isRange {
+			return lo, true
+		}
+		if _, err := strconv.Atoi(hi); err == nil {
+			return s, true
+		}
+	}
+	if !local || ep == nil || proto == "" {
+		return "", false
+	}
+	if n := felix.NamedPort(ep.Pod, p.StrVal, corev1.Protocol(strings.ToUpper(proto))); n != 0 {
+		return fmt.Sprint(n), true
+	}
+	return "", false
 }
 
 func nonEmpty(s ...string) []string {
@@ -195,9 +450,9 @@ func nonEmpty(s ...string) []string {
 	return out
 }
 
-// peerMatch renders a policy peer as an address match on today's members,
-// the way Felix's IP sets would hold them.
-func (cn *calicoNode) peerMatch(policyNS string, pr networkingv1.NetworkPolicyPeer, field string, pol *PolicyIndex) (string, bool) {
+// peerMatch renders a NetworkPolicy peer as an address match on today's
+// members of its IP set (felix.Calc.Members of the converted peer).
+func (cn *calicoNode) peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPeer, field string, calc *felix.Calc) (string, bool) {
 	if pr.IPBlock != nil {
 		cidr, err := netip.ParsePrefix(pr.IPBlock.CIDR)
 		if err != nil {
@@ -215,16 +470,66 @@ func (cn *calicoNode) peerMatch(policyNS string, pr networkingv1.NetworkPolicyPe
 		}
 		return s, true
 	}
-	var members []netip.Prefix
-	for _, ip := range pol.PeerMembers(policyNS, pr) {
-		if ip.Is4() {
-			members = append(members, netip.PrefixFrom(ip, 32))
-		}
-	}
+	members, _ := cn.members(p, felix.PeerEntity(pr), calc)
 	if len(members) == 0 {
 		return "", false
 	}
 	return fmt.Sprintf("ip %s %s", field, prefixList(members)), true
+}
+
+// namedEgressPort renders a named port of an egress rule as Felix's
+// named-port IP set: every (address, port) of the endpoints the rule's
+// peers match whose container port of that name and protocol exists,
+// matched as a concatenation of destination address and port.
+func namedEgressPort(fp *felix.Policy, peers []networkingv1.NetworkPolicyPeer, np networkingv1.NetworkPolicyPort, calc *felix.Calc) (string, bool) {
+	proto := corev1.ProtocolTCP
+	if np.Protocol != nil {
+		proto = *np.Protocol
+	}
+	seen := map[int]bool{}
+	var idx []int
+	if len(peers) == 0 {
+		for i := range calc.Endpoints {
+			idx = append(idx, i)
+		}
+	}
+	for _, pr := range peers {
+		var m []int
+		if pr.IPBlock != nil {
+			e := felix.PeerEntity(pr)
+			for i := range calc.Endpoints {
+				if felix.InNets(e.Nets, calc.Endpoints[i].Addr) && !felix.InNets(e.NotNets, calc.Endpoints[i].Addr) {
+					m = append(m, i)
+				}
+			}
+		} else {
+			m, _ = calc.Members(fp, felix.PeerEntity(pr))
+		}
+		for _, i := range m {
+			if !seen[i] {
+				seen[i] = true
+				idx = append(idx, i)
+			}
+		}
+	}
+	sort.Ints(idx)
+	var elems []string
+	for _, i := range idx {
+		ep := &calc.Endpoints[i]
+		n := felix.NamedPort(ep.Pod, np.Port.StrVal, proto)
+		if n == 0 {
+			continue
+		}
+		for _, a := range ep.Addrs {
+			if a.Is4() {
+				elems = append(elems, fmt.Sprintf("%s . %d", a, n))
+			}
+		}
+	}
+	if len(elems) == 0 {
+		return "", false
+	}
+	return fmt.Sprintf("ip daddr . %s dport { %s }", strings.ToLower(string(proto)), strings.Join(elems, ", ")), true
 }
 
 // portMatchNFT renders a NetworkPolicyPort as nft prints the match.
@@ -246,7 +551,7 @@ func portMatchNFT(np networkingv1.NetworkPolicyPort, field string, pod *corev1.P
 	if dir == Egress {
 		return "", false
 	}
-	if n := NamedPort(pod, np.Port.StrVal, proto); n != 0 {
+	if n := felix.NamedPort(pod, np.Port.StrVal, proto); n != 0 {
 		return fmt.Sprintf("%s %s %d", l4, field, n), true
 	}
 	return "", false

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -50,11 +51,20 @@ const (
 
 // Compile derives the dataplane of every Linux node of c. It does not
 // modify c.
-func Compile(c *model.Cluster) (map[string]*Node, error) {
+func Compile(c *model.Cluster) (map[string]*Node, error) { return CompileFelix(c, nil) }
+
+// CompileFelix is Compile reading the given Felix calculation of the
+// cluster (nil: its own), which the nodes' Calico tables render and their
+// policy decisions read.
+func CompileFelix(c *model.Cluster, calc *felix.Calc) (map[string]*Node, error) {
 	if c == nil {
 		return nil, errors.New("dataplane/linux: nil cluster")
 	}
+	if calc == nil {
+		calc = felix.New(c)
+	}
 	cc := newClusterCtx(c)
+	cc.calc = calc
 	out := make(map[string]*Node, len(cc.linux))
 	for _, n := range cc.linux {
 		out[n.name] = cc.compileNode(n)
@@ -126,7 +136,7 @@ type clusterCtx struct {
 	anyVX    bool
 	kp       *kubeProxyCluster
 	cal      *calicoCluster
-	pol      *PolicyIndex
+	calc     *felix.Calc
 	// idx holds the lookups' indexes, built on first use.
 	idxOnce sync.Once
 	idx     *lookupIdx
@@ -251,7 +261,6 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 		}
 	}
 	cc.kp = newKubeProxyCluster(c)
-	cc.pol = NewPolicyIndex(c.NetworkPolicies, c.Namespaces, c.Pods)
 	cc.cal = newCalicoCluster(cc)
 	return cc
 }
@@ -356,7 +365,7 @@ func (cc *clusterCtx) blockOf(a netip.Addr) (block, bool) {
 }
 
 func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
-	n := &Node{Name: ni.name, IP: ni.ip, pol: cc.pol}
+	n := &Node{Name: ni.name, IP: ni.ip, calc: cc.calc}
 	nicName := ni.host.NIC.Name
 	if nicName == "" {
 		nicName = defaultNICName

@@ -194,7 +194,7 @@ func (n *Node) nftTables() []*nftTable {
 		ts = append(ts, n.kp.table("ip"), n.kp.table("ip6"))
 	}
 	if n.cal != nil {
-		t, _ := n.cal.table(n.pol)
+		t, _ := n.cal.table(n.calc)
 		ts = append(ts, t)
 	}
 	return ts

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 // LinkKind is what a link is.
@@ -156,7 +158,7 @@ type Node struct {
 	kp      *kubeProxyNode
 	kpNotes []string
 	cal     *calicoNode
-	pol     *PolicyIndex
+	calc    *felix.Calc
 }
 
 // derive builds the routing table and the VXLAN neighbour and FDB entries,
@@ -216,7 +218,7 @@ func (n *Node) Notes() []string {
 		out = append(out, n.kpNotes...)
 	}
 	if n.cal != nil {
-		_, cn := n.cal.table(n.pol)
+		_, cn := n.cal.table(n.calc)
 		out = append(out, cn...)
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	fc "github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -49,7 +50,7 @@ func Compile(c *model.Cluster) (map[string]*Node, error) {
 	if c == nil {
 		return nil, fmt.Errorf("no cluster")
 	}
-	cx, err := newCompiler(c)
+	cx, err := newCompiler(c, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +83,15 @@ type Compiler struct {
 
 // NewCompiler prepares compiling the cluster's Windows nodes; it fails
 // where Compile fails before compiling any node.
-func NewCompiler(c *model.Cluster) (*Compiler, error) {
+func NewCompiler(c *model.Cluster) (*Compiler, error) { return NewCompilerFelix(c, nil) }
+
+// NewCompilerFelix is NewCompiler reading the given Felix calculation of
+// the cluster (nil: its own).
+func NewCompilerFelix(c *model.Cluster, calc *fc.Calc) (*Compiler, error) {
 	if c == nil {
 		return nil, fmt.Errorf("no cluster")
 	}
-	cx, err := newCompiler(c)
+	cx, err := newCompiler(c, calc)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +195,7 @@ type block struct {
 	node   string // affinity host, "" when none
 }
 
-func newCompiler(c *model.Cluster) (*compiler, error) {
+func newCompiler(c *model.Cluster, calc *fc.Calc) (*compiler, error) {
 	cx := &compiler{
 		c:          c,
 		hosts:      map[string]*hybrid.Host{},
@@ -253,7 +258,10 @@ func newCompiler(c *model.Cluster) (*compiler, error) {
 			cx.vni = *f.Spec.VXLANVNI
 		}
 	}
-	cx.felix = newFelix(cx)
+	if calc == nil {
+		calc = fc.New(c)
+	}
+	cx.felix = newFelix(calc)
 	return cx, nil
 }
 

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/netip"
-	"slices"
 	"testing"
-
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 )
 
 // TestRouteIndexFindsWhatTheScanFinds compares routeIndex.lookup with the
@@ -51,60 +48,6 @@ func TestRouteIndexFindsWhatTheScanFinds(t *testing.T) {
 			if got := ri.lookup(ip, skip); got != want {
 				t.Fatalf("seed %d: lookup(%s, %q) = %d, want %d (routes %v)", seed, ip, skip, got, want, ri.all)
 			}
-		}
-	}
-}
-
-// TestSelectMembersIsTheScan compares the indexed, cached IP set members
-// with the scan over every workload they replace.
-func TestSelectMembersIsTheScan(t *testing.T) {
-	r := rand.New(rand.NewSource(1))
-	f := &felix{nsLabels: map[string]map[string]string{}}
-	nss := []string{"a", "b", "c", "d"}
-	for _, ns := range nss {
-		f.nsLabels[ns] = map[string]string{labelName: ns, "team": []string{"x", "y"}[r.Intn(2)]}
-	}
-	for i := 0; i < 400; i++ {
-		ns := nss[r.Intn(len(nss))]
-		f.weps = append(f.weps, wep{ip: fmt.Sprintf("10.0.%d.%d", i/256, i%256), ns: ns, sa: []string{"default", "robot"}[r.Intn(2)],
-			labels: map[string]string{labelNamespace: ns, "app": fmt.Sprint(r.Intn(5)), "tier": []string{"web", "api"}[r.Intn(2)]}})
-	}
-	f.wepsByNS, f.nsMatches, f.members = map[string][]int{}, map[string]map[string]bool{}, map[memberKey][]string{}
-	for i, w := range f.weps {
-		f.wepsByNS[w.ns] = append(f.wepsByNS[w.ns], i)
-	}
-	sels := []string{"", "all()", "app == '1'", "tier == 'web' && app in { '2', '3' }", "has(app)"}
-	nsSels := []string{"", "all()", "team == 'x'", "projectcalico.org/name == 'c'"}
-	for k := 0; k < 500; k++ {
-		ps := &polSet{ns: []string{"", "a", "b"}[r.Intn(3)]}
-		e := centity{selector: sels[r.Intn(len(sels))], nsSelector: nsSels[r.Intn(len(nsSels))]}
-		if r.Intn(3) == 0 {
-			e.saNames = []string{"robot"}
-		}
-		sel := mustSel(e.selector)
-		var nsSel selector.Selector
-		if e.nsSelector != "" {
-			nsSel = mustSel(e.nsSelector)
-		}
-		var want []string
-		for _, w := range f.weps {
-			switch {
-			case nsSel != nil:
-				if !nsSel.Evaluate(f.nsLabels[w.ns]) {
-					continue
-				}
-			case ps.ns != "":
-				if w.ns != ps.ns {
-					continue
-				}
-			}
-			if !sel.Evaluate(w.labels) || len(e.saNames) > 0 && !containsStr(e.saNames, w.sa) {
-				continue
-			}
-			want = append(want, w.ip+"/32")
-		}
-		if got := f.selectMembers(ps, e, sel, nsSel); !slices.Equal(got, want) {
-			t.Fatalf("policy ns %q, %+v: %v, want %v", ps.ns, e, got, want)
 		}
 	}
 }

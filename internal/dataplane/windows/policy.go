@@ -4,20 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"math"
 	"net/netip"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	fc "github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 // Felix's Windows policy constants (felix/dataplane/windows/policysets/policyset_defs.go).
@@ -28,49 +25,35 @@ const (
 	ipPortsPerRule         = 4000 // policysets.go protoRulesToHnsRules
 	protocolAny            = 256
 	actionPass             = "pass"
-	defaultTier            = "default"
 )
 
-// Calico's workload and namespace labels (libcalico-go apiv3 constants).
-const (
-	labelNamespace      = "projectcalico.org/namespace"
-	labelOrchestrator   = "projectcalico.org/orchestrator"
-	labelServiceAccount = "projectcalico.org/serviceaccount"
-	labelName           = "projectcalico.org/name"
-	labelMetadataName   = "kubernetes.io/metadata.name"
-)
-
-// felix computes the HNS ACLs Felix programs on each local workload
-// endpoint (felix/dataplane/windows/endpoint_mgr.go CompleteDeferredWork and
+// felix compiles the twin's Felix calculation (internal/felix: the
+// endpoints, the policies per endpoint and tier, the IP set members) into
+// the HNS ACLs Felix programs on each local workload endpoint
+// (felix/dataplane/windows/endpoint_mgr.go CompleteDeferredWork and
 // policysets/policysets.go).
 type felix struct {
-	cx       *compiler
-	weps     []wep
-	policies []*polSet
-	nsLabels map[string]map[string]string
+	calc *fc.Calc
 
-	// Indexes for endpointACLs, which runs per Windows pod: the first wep
-	// of each address (weps order), the policies that can apply in a
-	// namespace (its own and the global ones, in policies order) and the
-	// tier names. Scanning all weps and all policies per pod made it
-	// O(pods × (pods + policies)).
-	wepByIP    map[string]int
-	policiesNS map[string][]*polSet
-	global     []*polSet
-	tiers      []string
-	// For addresses, which resolves a rule's selectors to IP set members:
-	// the weps of each namespace (positions in weps, ascending), the
-	// namespaces each namespace selector matches, and the members of each
-	// peer already resolved. Evaluating every selector on every workload of
-	// the cluster per rule made the policies O(rules × pods).
-	wepsByNS  map[string][]int
-	nsMatches map[string]map[string]bool
-	members   map[memberKey][]string
+	mu sync.Mutex
+	// built holds each policy's ACLs, converted once.
+	built map[*fc.Policy]*builtPolicy
+	// members holds each IP set as HNS addresses ("ip/32"), by what
+	// decides it: the rules of many policies share them.
+	members map[fc.MemberKey][]string
 	// joined holds the address lists ruleACLs has written, by the list.
 	joined map[joinKey]string
 	// dirs holds each direction's rules by what decides them (dirKey):
 	// endpoints selected by the same policies share them.
 	dirs map[string]*dirRules
+}
+
+// builtPolicy is a policy set as Felix's Windows dataplane holds it
+// (policysets.go AddOrReplacePolicySet): its rules per direction as ACLs,
+// and the rules it skipped.
+type builtPolicy struct {
+	inACL, outACL  []ACL
+	inSkip, outSkp []string
 }
 
 // dirRules are one direction's ACLs of an endpoint, after flattening and
@@ -80,403 +63,8 @@ type dirRules struct {
 	report []ACLSource
 }
 
-// memberKey is what decides an IP set's members (see addresses).
-type memberKey struct {
-	selector, nsSelector, ns, saNames string
-}
-
-// wep is a workload endpoint anywhere in the cluster: what IP sets hold.
-type wep struct {
-	ip     string
-	addr   netip.Addr
-	ns     string
-	sa     string
-	labels map[string]string
-}
-
-// polSet is a policy as Felix's Windows dataplane holds it: a policy set
-// with converted members per direction.
-type polSet struct {
-	id       string // policy-<Kind>/<ns>/<name> (policy_mgr.go policyIDToString)
-	ns       string
-	tier     string
-	order    float64
-	selector selector.Selector
-	nsSel    selector.Selector // spec.namespaceSelector (global policies)
-	ingress  bool
-	egress   bool
-	in, out  []crule
-
-	built          bool
-	inACL, outACL  []ACL
-	inSkip, outSkp []string
-}
-
-// crule is a Calico v3 rule, from a Calico policy or converted from a
-// Kubernetes NetworkPolicy.
-type crule struct {
-	action      string
-	protocol    *intstr.IntOrString
-	notProtocol bool
-	ipVersion   int
-	icmp        bool
-	notICMP     bool
-	src, dst    centity
-}
-
-type centity struct {
-	nets        []string
-	notNets     []string
-	selector    string
-	nsSelector  string
-	notSelector string
-	ports       []intstr.IntOrString
-	notPorts    bool
-	saNames     []string
-	saSelector  string
-}
-
-// PodLabels are the labels the twin's Felix matches selectors against on
-// a pod's endpoint: projectcalico.org/namespace, /orchestrator and
-// /serviceaccount ("default" when the pod names none), then the pod's own
-// labels over them.
-func PodLabels(p *corev1.Pod) map[string]string {
-	sa := p.Spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
-	}
-	l := make(map[string]string, len(p.Labels)+3)
-	l[labelNamespace], l[labelOrchestrator], l[labelServiceAccount] = p.Namespace, "k8s", sa
-	for k, v := range p.Labels {
-		l[k] = v
-	}
-	return l
-}
-
-func newFelix(cx *compiler) *felix {
-	f := &felix{cx: cx, nsLabels: map[string]map[string]string{}}
-	for _, ns := range cx.c.Namespaces {
-		l := map[string]string{labelName: ns.Name, labelMetadataName: ns.Name}
-		for k, v := range ns.Labels {
-			l[k] = v
-		}
-		f.nsLabels[ns.Name] = l
-	}
-	for _, p := range cx.c.Pods {
-		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" ||
-			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodPending {
-			continue
-		}
-		a, err := netip.ParseAddr(p.Status.PodIP)
-		if err != nil || !a.Is4() {
-			continue
-		}
-		l := PodLabels(p)
-		f.weps = append(f.weps, wep{ip: a.String(), addr: a, ns: p.Namespace, sa: l[labelServiceAccount], labels: l})
-	}
-	// By address; pods that share one (an invalid cluster) keep their
-	// order. Sorting positions moves less than a stable sort of the weps.
-	order := make([]int32, len(f.weps))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := f.weps[a].addr.Compare(f.weps[b].addr); c != 0 {
-			return c
-		}
-		return int(a - b)
-	})
-	sorted := make([]wep, len(f.weps))
-	for i, j := range order {
-		sorted[i] = f.weps[j]
-	}
-	f.weps = sorted
-	for _, np := range cx.c.NetworkPolicies {
-		f.policies = append(f.policies, k8sPolicy(np))
-	}
-	for _, p := range cx.c.CalicoPolicies {
-		f.policies = append(f.policies, calicoPolicy("NetworkPolicy", p.Namespace, p.Name, p.Spec))
-	}
-	for _, p := range cx.c.GlobalNetworkPolicies {
-		f.policies = append(f.policies, calicoPolicy("GlobalNetworkPolicy", "", p.Name, p.Spec))
-	}
-	sort.SliceStable(f.policies, func(i, j int) bool {
-		a, b := f.policies[i], f.policies[j]
-		if a.order != b.order {
-			return a.order < b.order
-		}
-		return a.id < b.id
-	})
-	f.wepByIP = make(map[string]int, len(f.weps))
-	for i, w := range f.weps {
-		if _, ok := f.wepByIP[w.ip]; !ok {
-			f.wepByIP[w.ip] = i
-		}
-	}
-	f.policiesNS = map[string][]*polSet{}
-	for _, p := range f.policies {
-		if p.ns == "" {
-			f.global = append(f.global, p)
-		} else {
-			f.policiesNS[p.ns] = append(f.policiesNS[p.ns], p)
-		}
-	}
-	f.tiers = f.tierNames()
-	f.wepsByNS = map[string][]int{}
-	for i, w := range f.weps {
-		f.wepsByNS[w.ns] = append(f.wepsByNS[w.ns], i)
-	}
-	f.nsMatches = map[string]map[string]bool{}
-	f.members = map[memberKey][]string{}
-	return f
-}
-
-// candidates are the policies that may apply to a workload of namespace ns
-// (appliesTo rejects a namespaced policy of another namespace), in policies
-// order.
-func (f *felix) candidates(ns string) []*polSet {
-	own := f.policiesNS[ns]
-	if len(f.global) == 0 {
-		return own
-	}
-	if len(own) == 0 {
-		return f.global
-	}
-	out := make([]*polSet, 0, len(own)+len(f.global))
-	for _, p := range f.policies {
-		if p.ns == "" || p.ns == ns {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// k8sPolicy converts a Kubernetes NetworkPolicy the way libcalico-go does
-// (lib/backend/k8s/conversion/conversion.go K8sNetworkPolicyToCalico): order
-// 1000 in the default tier, the pod selector prefixed with the orchestrator,
-// one rule per protocol and peer, TCP when a port names no protocol, ipBlock
-// excepts as NotNets.
-func k8sPolicy(np *networkingv1.NetworkPolicy) *polSet {
-	p := &polSet{
-		id:       "policy-KubernetesNetworkPolicy/" + np.Namespace + "/" + np.Name,
-		ns:       np.Namespace,
-		tier:     defaultTier,
-		order:    1000,
-		selector: mustSel(k8sSelector(&np.Spec.PodSelector, true)),
-	}
-	for _, t := range np.Spec.PolicyTypes {
-		switch t {
-		case networkingv1.PolicyTypeIngress:
-			p.ingress = true
-		case networkingv1.PolicyTypeEgress:
-			p.egress = true
-		}
-	}
-	if !p.ingress && !p.egress {
-		p.ingress = true
-	}
-	for _, r := range np.Spec.Ingress {
-		p.in = append(p.in, k8sRules(r.From, r.Ports, true)...)
-	}
-	for _, r := range np.Spec.Egress {
-		p.out = append(p.out, k8sRules(r.To, r.Ports, false)...)
-	}
-	return p
-}
-
-// k8sSelector is conversion.go k8sSelectorToCalico: pod selectors are
-// prefixed with the orchestrator label; an empty namespace selector is all().
-func k8sSelector(s *metav1.LabelSelector, pod bool) string {
-	var parts []string
-	if pod {
-		parts = append(parts, labelOrchestrator+" == 'k8s'")
-	}
-	if s == nil {
-		return strings.Join(parts, " && ")
-	}
-	if !pod && len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0 {
-		return "all()"
-	}
-	keys := make([]string, 0, len(s.MatchLabels))
-	for k := range s.MatchLabels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s == '%s'", k, s.MatchLabels[k]))
-	}
-	for _, e := range s.MatchExpressions {
-		vals := strings.Join(e.Values, "', '")
-		switch e.Operator {
-		case metav1.LabelSelectorOpIn:
-			parts = append(parts, fmt.Sprintf("%s in { '%s' }", e.Key, vals))
-		case metav1.LabelSelectorOpNotIn:
-			parts = append(parts, fmt.Sprintf("%s not in { '%s' }", e.Key, vals))
-		case metav1.LabelSelectorOpExists:
-			parts = append(parts, fmt.Sprintf("has(%s)", e.Key))
-		case metav1.LabelSelectorOpDoesNotExist:
-			parts = append(parts, fmt.Sprintf("! has(%s)", e.Key))
-		}
-	}
-	return strings.Join(parts, " && ")
-}
-
-// k8sRules is conversion.go k8sRuleToCalico: ports group by protocol (TCP
-// when none is named; a port without a number allows the whole protocol;
-// no ports at all, everything), and each protocol group makes one Allow
-// rule per peer.
-func k8sRules(peers []networkingv1.NetworkPolicyPeer, ports []networkingv1.NetworkPolicyPort, ingress bool) []crule {
-	byProto := map[string][]intstr.IntOrString{}
-	wholeProto := map[string]bool{}
-	all := len(ports) == 0
-	for _, p := range ports {
-		proto := "TCP"
-		if p.Protocol != nil {
-			proto = string(*p.Protocol)
-		}
-		if _, ok := byProto[proto]; !ok {
-			byProto[proto] = nil
-		}
-		if p.Port == nil {
-			wholeProto[proto] = true
-			continue
-		}
-		port := *p.Port
-		if port.Type == intstr.Int && p.EndPort != nil {
-			port = intstr.FromString(fmt.Sprintf("%d:%d", port.IntVal, *p.EndPort))
-		}
-		byProto[proto] = append(byProto[proto], port)
-	}
-	for proto := range wholeProto {
-		byProto[proto] = nil
-	}
-	protos := make([]string, 0, len(byProto))
-	for k := range byProto {
-		protos = append(protos, k)
-	}
-	sort.Strings(protos)
-	if all {
-		protos = []string{""}
-	}
-	if len(peers) == 0 {
-		peers = []networkingv1.NetworkPolicyPeer{{}}
-	}
-	var out []crule
-	for _, proto := range protos {
-		var protocol *intstr.IntOrString
-		if proto != "" {
-			v := intstr.FromString(proto)
-			protocol = &v
-		}
-		for _, peer := range peers {
-			e := centity{ports: byProto[proto]}
-			switch {
-			case peer.IPBlock != nil:
-				e.nets = []string{peer.IPBlock.CIDR}
-				e.notNets = peer.IPBlock.Except
-			case peer.PodSelector != nil || peer.NamespaceSelector != nil:
-				e.selector = k8sSelector(peer.PodSelector, true)
-				if peer.NamespaceSelector != nil {
-					e.nsSelector = k8sSelector(peer.NamespaceSelector, false)
-				}
-			}
-			r := crule{action: "allow", protocol: protocol}
-			if ingress {
-				r.src = centity{nets: e.nets, notNets: e.notNets, selector: e.selector, nsSelector: e.nsSelector}
-				r.dst = centity{ports: e.ports}
-			} else {
-				r.dst = e
-			}
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func mustSel(s string) selector.Selector {
-	sel, err := selector.Parse(s)
-	if err != nil {
-		return nil
-	}
-	return sel
-}
-
-// calicoPolicy takes a Calico NetworkPolicy or GlobalNetworkPolicy.
-func calicoPolicy(kind, ns, name string, spec calicoapi.PolicySpec) *polSet {
-	p := &polSet{
-		id:    "policy-" + kind + "/" + name,
-		ns:    ns,
-		tier:  spec.Tier,
-		order: math.Inf(1),
-	}
-	if ns != "" {
-		p.id = "policy-" + kind + "/" + ns + "/" + name
-	}
-	if p.tier == "" {
-		p.tier = defaultTier
-	}
-	if spec.Order != nil {
-		p.order = *spec.Order
-	}
-	p.selector = mustSel(spec.Selector)
-	if spec.NamespaceSelector != "" {
-		p.nsSel = mustSel(spec.NamespaceSelector)
-	}
-	p.ingress, p.egress = spec.Directions()
-	for _, r := range spec.Ingress {
-		p.in = append(p.in, fromCalicoRule(r))
-	}
-	for _, r := range spec.Egress {
-		p.out = append(p.out, fromCalicoRule(r))
-	}
-	return p
-}
-
-func fromCalicoRule(r calicoapi.Rule) crule {
-	cr := crule{
-		action:      strings.ToLower(r.Action),
-		protocol:    r.Protocol,
-		notProtocol: r.NotProtocol != nil,
-		icmp:        r.ICMP != nil,
-		notICMP:     r.NotICMP != nil,
-		src:         fromEntity(r.Source),
-		dst:         fromEntity(r.Destination),
-	}
-	if r.IPVersion != nil {
-		cr.ipVersion = *r.IPVersion
-	}
-	return cr
-}
-
-func fromEntity(e calicoapi.EntityRule) centity {
-	ce := centity{
-		nets:        e.Nets,
-		notNets:     e.NotNets,
-		selector:    e.Selector,
-		nsSelector:  e.NamespaceSelector,
-		notSelector: e.NotSelector,
-		ports:       e.Ports,
-		notPorts:    len(e.NotPorts) > 0,
-	}
-	if e.ServiceAccounts != nil {
-		ce.saNames = e.ServiceAccounts.Names
-		ce.saSelector = e.ServiceAccounts.Selector
-	}
-	return ce
-}
-
-// appliesTo reports whether the policy selects the workload.
-func (f *felix) appliesTo(p *polSet, w wep) bool {
-	if p.ns != "" && w.ns != p.ns {
-		return false
-	}
-	if p.selector == nil || !p.selector.Evaluate(w.labels) {
-		return false
-	}
-	if p.nsSel != nil && !p.nsSel.Evaluate(f.nsLabels[w.ns]) {
-		return false
-	}
-	return true
+func newFelix(calc *fc.Calc) *felix {
+	return &felix{calc: calc, built: map[*fc.Policy]*builtPolicy{}, members: map[fc.MemberKey][]string{}}
 }
 
 // endpointACLs is the ACL list Felix applies to a local pod's HNS endpoint
@@ -484,13 +72,9 @@ func (f *felix) appliesTo(p *polSet, w wep) bool {
 // policies, or the profiles when no default-tier policy applies), the egress
 // rules likewise, then one host-scope allow per direction.
 func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource, []string) {
-	w := wep{ip: p.Status.PodIP, ns: p.Namespace}
-	if i, ok := f.wepByIP[p.Status.PodIP]; ok {
-		w = f.weps[i]
-	}
-	if w.labels == nil {
-		w.labels = map[string]string{labelNamespace: p.Namespace, labelOrchestrator: "k8s"}
-	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ep := f.calc.EndpointOf(p)
 	var report []ACLSource
 	var warns []string
 	var acls []ACL
@@ -499,14 +83,10 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 			RemoteAddresses: hostAddr + "/32", RuleType: "Switch", Priority: hostToEndpointPriority})
 		report = append(report, ACLSource{Source: "allow-host-to-endpoint", Direction: "In", Rules: 1})
 	}
-	sa := p.Spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
-	}
-	profiles := []string{"kns." + p.Namespace, "ksa." + p.Namespace + "." + sa}
-	cands := f.candidates(w.ns)
-	in := f.dirRules(w, cands, profiles, p.Namespace, true)
-	out := f.dirRules(w, cands, profiles, p.Namespace, false)
+	profiles := fc.Profiles(ep)
+	cands := f.calc.Candidates(ep.Namespace)
+	in := f.dirRules(ep, cands, profiles, true)
+	out := f.dirRules(ep, cands, profiles, false)
 	acls = slices.Grow(acls, len(in.acls)+len(out.acls)+2)
 	acls = append(append(acls, in.acls...), out.acls...)
 	report = append(append(report, in.report...), out.report...)
@@ -529,43 +109,30 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 // does, flattened (flattener.go) with their priorities rewritten. What
 // decides them (the policies per tier, the profiles) is the key: they are
 // made once per key.
-func (f *felix) dirRules(w wep, cands []*polSet, profiles []string, ns string, inbound bool) *dirRules {
+func (f *felix) dirRules(ep *fc.Endpoint, cands []*fc.Policy, profiles []string, inbound bool) *dirRules {
 	dir := "Out"
 	if inbound {
 		dir = "In"
 	}
 	var key strings.Builder
 	key.WriteString(dir)
-	var chosen [][]*polSet
+	chosen := f.calc.ActiveAmong(ep, cands, inbound)
 	defaultApplies := false
-	for _, tier := range f.tiers {
-		var sets []*polSet
-		for _, ps := range cands {
-			if ps.tier != tier || !f.appliesTo(ps, w) {
-				continue
-			}
-			if (inbound && ps.ingress) || (!inbound && ps.egress) {
-				sets = append(sets, ps)
-			}
-		}
-		if len(sets) == 0 {
-			continue
-		}
-		if tier == defaultTier {
+	for _, t := range chosen {
+		if t.Name == fc.DefaultTier {
 			defaultApplies = true
 		}
-		chosen = append(chosen, sets)
 		key.WriteByte(0)
-		key.WriteString(tier)
-		for _, ps := range sets {
+		key.WriteString(t.Name)
+		for _, ps := range t.Policies {
 			key.WriteByte(1)
-			key.WriteString(ps.id)
+			key.WriteString(ps.ID)
 		}
 	}
 	useProfiles := len(chosen) == 0 || !defaultApplies
 	if useProfiles {
 		key.WriteByte(2)
-		key.WriteString(ns)
+		key.WriteString(ep.Namespace)
 		for _, pr := range profiles {
 			key.WriteByte(0)
 			key.WriteString(pr)
@@ -576,13 +143,13 @@ func (f *felix) dirRules(w wep, cands []*polSet, profiles []string, ns string, i
 	}
 	var tiers [][]ACL
 	var tierReports [][]ACLSource
-	for _, sets := range chosen {
-		rules, rep := f.policySetRules(sets, inbound, true)
+	for _, t := range chosen {
+		rules, rep := f.policySetRules(t.Policies, inbound, true)
 		tiers = append(tiers, rules)
 		tierReports = append(tierReports, rep)
 	}
 	if useProfiles {
-		rules, rep := f.profileRules(profiles, ns, inbound)
+		rules, rep := f.profileRules(profiles, inbound)
 		tiers = append(tiers, rules)
 		tierReports = append(tierReports, rep)
 	}
@@ -601,26 +168,10 @@ func (f *felix) dirRules(w wep, cands []*polSet, profiles []string, ns string, i
 	return d
 }
 
-// tierNames lists the tiers in use, the default tier last (Calico's default
-// tier has order 1,000,000; Tier objects are not modeled, others sort by
-// name before it).
-func (f *felix) tierNames() []string {
-	seen := map[string]bool{}
-	var names []string
-	for _, p := range f.policies {
-		if !seen[p.tier] && p.tier != defaultTier {
-			seen[p.tier] = true
-			names = append(names, p.tier)
-		}
-	}
-	sort.Strings(names)
-	return append(names, defaultTier)
-}
-
 // policySetRules is policysets.go GetPolicySetRules for policies: members in
 // set order, the priority stepping up whenever the action changes, then an
 // end-of-tier Block (or Pass).
-func (f *felix) policySetRules(sets []*polSet, inbound, endOfTierDrop bool) ([]ACL, []ACLSource) {
+func (f *felix) policySetRules(sets []*fc.Policy, inbound, endOfTierDrop bool) ([]ACL, []ACLSource) {
 	prio := policyBasePriority
 	var out []ACL
 	var rep []ACLSource
@@ -630,10 +181,10 @@ func (f *felix) policySetRules(sets []*polSet, inbound, endOfTierDrop bool) ([]A
 		dir = "In"
 	}
 	for _, ps := range sets {
-		f.build(ps)
-		members, skipped := ps.outACL, ps.outSkp
+		b := f.build(ps)
+		members, skipped := b.outACL, b.outSkp
 		if inbound {
-			members, skipped = ps.inACL, ps.inSkip
+			members, skipped = b.inACL, b.inSkip
 		}
 		for _, m := range members {
 			if last != "" && last != m.Action {
@@ -643,7 +194,7 @@ func (f *felix) policySetRules(sets []*polSet, inbound, endOfTierDrop bool) ([]A
 			out = append(out, m)
 			last = m.Action
 		}
-		rep = append(rep, ACLSource{Source: ps.id, Direction: dir, Rules: len(members), Skipped: len(skipped), Reasons: skipped})
+		rep = append(rep, ACLSource{Source: ps.ID, Direction: dir, Rules: len(members), Skipped: len(skipped), Reasons: skipped})
 	}
 	prio++
 	end := ACL{Action: "Block", Direction: dir, Protocol: protocolAny, RuleType: "Switch", Priority: prio}
@@ -658,7 +209,7 @@ func (f *felix) policySetRules(sets []*polSet, inbound, endOfTierDrop bool) ([]A
 // profileRules is GetPolicySetRules over the workload's profiles: kns.<ns>
 // allows everything both ways (libcalico-go NamespaceToProfile), ksa.<ns>.<sa>
 // has no rules.
-func (f *felix) profileRules(profiles []string, ns string, inbound bool) ([]ACL, []ACLSource) {
+func (f *felix) profileRules(profiles []string, inbound bool) ([]ACL, []ACLSource) {
 	dir := "Out"
 	seedDir := "prof-out-"
 	if inbound {
@@ -699,59 +250,64 @@ func profileRuleID(seed string) string {
 // standInRuleID is the twin's rule ID for policy rules: the same chained
 // SHA-224 as Felix, over a text form of the rule rather than its protobuf
 // (whose IP set IDs the twin does not compute).
-func standInRuleID(prev []byte, seed string, r crule, i int) ([]byte, string) {
+func standInRuleID(prev []byte, seed string, r *fc.Rule, i int) ([]byte, string) {
 	if prev == nil {
 		h := sha256.Sum224([]byte(seed))
 		prev = h[:]
 	}
-	h := sha256.Sum224(append(append([]byte{}, prev...), fmt.Sprintf("%d %s", i, r.text())...))
+	h := sha256.Sum224(append(append([]byte{}, prev...), fmt.Sprintf("%d %s", i, ruleText(r))...))
 	return h[:], base64.RawURLEncoding.EncodeToString(h[:])[:16]
 }
 
-// text is a rule's content without pointers, so the same rule gets the
+// ruleText is a rule's content without pointers, so the same rule gets the
 // same ID in every compile.
-func (r crule) text() string {
+func ruleText(r *fc.Rule) string {
 	proto := "-"
-	if r.protocol != nil {
-		proto = r.protocol.String()
+	if r.Protocol != nil {
+		proto = r.Protocol.String()
 	}
-	return fmt.Sprintf("%s proto=%s!%t ipv=%d icmp=%t!%t src={%s} dst={%s}", r.action, proto, r.notProtocol, r.ipVersion, r.icmp, r.notICMP, r.src.text(), r.dst.text())
+	return fmt.Sprintf("%s proto=%s!%t ipv=%d icmp=%t!%t src={%s} dst={%s}", r.Action, proto, r.NotProtocol != nil, r.IPVersion,
+		r.ICMP != nil, r.NotICMP != nil, entityText(r.Src), entityText(r.Dst))
 }
 
-func (e centity) text() string {
-	ports := make([]string, len(e.ports))
-	for i, p := range e.ports {
+func entityText(e fc.Entity) string {
+	ports := make([]string, len(e.Ports))
+	for i, p := range e.Ports {
 		ports[i] = p.String()
 	}
 	return fmt.Sprintf("nets=%q !nets=%q sel=%q nssel=%q !sel=%q ports=%q!%t sa=%q sasel=%q",
-		e.nets, e.notNets, e.selector, e.nsSelector, e.notSelector, ports, e.notPorts, e.saNames, e.saSelector)
+		e.Nets, e.NotNets, e.Selector, e.NamespaceSelector, e.NotSelector, ports, len(e.NotPorts) > 0, e.SANames, e.SASelector)
 }
 
 // build converts a policy's rules once (policysets.go AddOrReplacePolicySet).
-func (f *felix) build(ps *polSet) {
-	if ps.built {
-		return
+func (f *felix) build(ps *fc.Policy) *builtPolicy {
+	if b, ok := f.built[ps]; ok {
+		return b
 	}
-	ps.built = true
+	b := &builtPolicy{}
+	f.built[ps] = b
 	var prev []byte
 	var id string
-	for i, r := range ps.in {
-		prev, id = standInRuleID(prev, "pol-in-"+ps.tier+"/"+ps.id, r, i)
+	for i := range ps.In {
+		r := &ps.In[i]
+		prev, id = standInRuleID(prev, "pol-in-"+ps.Tier+"/"+ps.ID, r, i)
 		acls, err := f.ruleACLs(ps, r, id, true)
 		if err != "" {
-			ps.inSkip = append(ps.inSkip, fmt.Sprintf("rule %d: %s", i, err))
+			b.inSkip = append(b.inSkip, fmt.Sprintf("rule %d: %s", i, err))
 		}
-		ps.inACL = append(ps.inACL, acls...)
+		b.inACL = append(b.inACL, acls...)
 	}
 	prev = nil
-	for i, r := range ps.out {
-		prev, id = standInRuleID(prev, "pol-out-"+ps.tier+"/"+ps.id, r, i)
+	for i := range ps.Out {
+		r := &ps.Out[i]
+		prev, id = standInRuleID(prev, "pol-out-"+ps.Tier+"/"+ps.ID, r, i)
 		acls, err := f.ruleACLs(ps, r, id, false)
 		if err != "" {
-			ps.outSkp = append(ps.outSkp, fmt.Sprintf("rule %d: %s", i, err))
+			b.outSkp = append(b.outSkp, fmt.Sprintf("rule %d: %s", i, err))
 		}
-		ps.outACL = append(ps.outACL, acls...)
+		b.outACL = append(b.outACL, acls...)
 	}
+	return b
 }
 
 // ruleACLs is policysets.go protoRuleToHnsRules: unsupported matches skip
@@ -760,43 +316,40 @@ func (f *felix) build(ps *polSet) {
 // of 4000 and one ACL is emitted per combination of local-address,
 // local-port, remote-address and remote-port chunk. The reason is "" when
 // the rule converts (a rule that is a no-op yields no ACL and no reason).
-func (f *felix) ruleACLs(ps *polSet, r crule, ruleID string, inbound bool) ([]ACL, string) {
+func (f *felix) ruleACLs(ps *fc.Policy, r *fc.Rule, ruleID string, inbound bool) ([]ACL, string) {
 	if why := windowsSkip(r); why != "" {
 		return nil, why
-	}
-	if r.src.saSelector != "" || r.dst.saSelector != "" {
-		return nil, skipSASelector
 	}
 	acl := ACL{Action: "Block", Direction: "Out", Protocol: protocolAny, RuleType: "Switch", Priority: policyBasePriority}
 	if inbound {
 		acl.Direction = "In"
 	}
-	switch r.action {
-	case "", "allow":
+	switch r.Action {
+	case "", fc.ActionAllow:
 		acl.Action = "Allow"
-	case "deny":
+	case fc.ActionDeny:
 		acl.Action = "Block"
-	case "pass", "next-tier":
+	case fc.ActionPass, "next-tier":
 		acl.Action = actionPass
 	default:
-		return nil, skipUnknownAct + r.action
+		return nil, skipUnknownAct + r.Action
 	}
-	if r.protocol != nil {
-		acl.Protocol = protocolNumber(*r.protocol)
+	if r.Protocol != nil {
+		acl.Protocol = fc.ProtocolNumber(*r.Protocol)
 	}
-	src, ok, why := f.addresses(ps, r.src)
+	src, ok, why := f.addresses(ps, r.Src)
 	if !ok {
 		return nil, why
 	}
-	dst, ok, why := f.addresses(ps, r.dst)
+	dst, ok, why := f.addresses(ps, r.Dst)
 	if !ok {
 		return nil, why
 	}
 	local, remote := dst, src
-	localPorts, remotePorts := portList(r.dst.ports), portList(r.src.ports)
+	localPorts, remotePorts := portList(r.Dst.Ports), portList(r.Src.Ports)
 	if !inbound {
 		local, remote = src, dst
-		localPorts, remotePorts = portList(r.src.ports), portList(r.dst.ports)
+		localPorts, remotePorts = portList(r.Src.Ports), portList(r.Dst.Ports)
 	}
 	var out []ACL
 	i := 0
@@ -805,7 +358,7 @@ func (f *felix) ruleACLs(ps *polSet, r crule, ruleID string, inbound bool) ([]AC
 			for _, ra := range chunk(remote) {
 				for _, rp := range chunk(remotePorts) {
 					a := acl
-					a.ID = fmt.Sprintf("%s-%s-%d", ps.id, ruleID, i)
+					a.ID = fmt.Sprintf("%s-%s-%d", ps.ID, ruleID, i)
 					i++
 					a.LocalAddresses = f.join(la)
 					a.LocalPorts = strings.Join(lp, ",")
@@ -824,26 +377,18 @@ func (f *felix) ruleACLs(ps *polSet, r crule, ruleID string, inbound bool) ([]AC
 // when the rule must be skipped: an IP set with no members is "missing" to
 // the Windows dataplane (ipsets.go GetIPSetMembers returns nil for it), and
 // policysets.go then skips the rule; an empty intersection is a no-op.
-func (f *felix) addresses(ps *polSet, e centity) (addrs []string, ok bool, why string) {
-	nets := filterV4(e.nets)
-	if len(e.nets) > 0 && len(nets) == 0 {
+func (f *felix) addresses(ps *fc.Policy, e fc.Entity) (addrs []string, ok bool, why string) {
+	nets := filterV4(e.Nets)
+	if len(e.Nets) > 0 && len(nets) == 0 {
 		return nil, false, "" // only IPv6 nets: a no-op on IPv4
 	}
-	if e.selector == "" && e.nsSelector == "" && len(e.saNames) == 0 {
+	if !e.HasSelector() {
 		return nets, true, ""
 	}
-	sel := mustSel(e.selector)
-	if sel == nil {
-		return nil, false, fmt.Sprintf("bad selector %q", e.selector)
+	members, good := f.selectMembers(ps, e)
+	if !good {
+		return nil, false, badSelector(e)
 	}
-	var nsSel selector.Selector
-	if e.nsSelector != "" {
-		nsSel = mustSel(e.nsSelector)
-		if nsSel == nil {
-			return nil, false, fmt.Sprintf("bad namespace selector %q", e.nsSelector)
-		}
-	}
-	members := f.selectMembers(ps, e, sel, nsSel)
 	if len(members) == 0 {
 		return nil, false, "selector matches no endpoint (empty IP set)"
 	}
@@ -857,74 +402,40 @@ func (f *felix) addresses(ps *polSet, e centity) (addrs []string, ok bool, why s
 	return in, true, ""
 }
 
-// selectMembers lists, in weps order, the workloads in the rule's scope
-// (the namespaces nsSel selects, else the policy's namespace, else all)
-// that sel selects and that run as one of saNames (when given), as
-// "ip/32". Results are shared between rules with the same peer.
-func (f *felix) selectMembers(ps *polSet, e centity, sel, nsSel selector.Selector) []string {
-	key := memberKey{selector: e.selector, nsSelector: "\x00"}
-	if e.nsSelector != "" {
-		key.nsSelector = e.nsSelector
-	} else {
-		key.ns = ps.ns
+func badSelector(e fc.Entity) string {
+	if _, err := selector.Parse(e.Selector); err != nil {
+		return fmt.Sprintf("bad selector %q", e.Selector)
 	}
-	if len(e.saNames) > 0 {
-		key.saNames = strings.Join(e.saNames, "\x00") + "\x00"
+	if _, err := selector.Parse(e.NamespaceSelector); e.NamespaceSelector != "" && err != nil {
+		return fmt.Sprintf("bad namespace selector %q", e.NamespaceSelector)
 	}
-	if m, ok := f.members[key]; ok {
-		return m
-	}
-	var scope []int // positions in weps; nil with all set means every wep
-	all := false
-	switch {
-	case nsSel != nil:
-		// The namespace selector reads only the namespace's labels:
-		// evaluated once per namespace.
-		ok, seen := f.nsMatches[e.nsSelector]
-		if !seen {
-			ok = map[string]bool{}
-			for ns := range f.wepsByNS {
-				ok[ns] = nsSel.Evaluate(f.nsLabels[ns])
-			}
-			f.nsMatches[e.nsSelector] = ok
-		}
-		for ns, idx := range f.wepsByNS {
-			if ok[ns] {
-				scope = append(scope, idx...)
-			}
-		}
-		slices.Sort(scope)
-	case ps.ns != "":
-		scope = f.wepsByNS[ps.ns]
-	default:
-		all = true
-	}
-	var members []string
-	visit := func(w *wep) {
-		if !sel.Evaluate(w.labels) {
-			return
-		}
-		if len(e.saNames) > 0 && !containsStr(e.saNames, w.sa) {
-			return
-		}
-		members = append(members, w.ip+"/32")
-	}
-	if all {
-		for i := range f.weps {
-			visit(&f.weps[i])
-		}
-	} else {
-		for _, i := range scope {
-			visit(&f.weps[i])
-		}
-	}
-	f.members[key] = members
-	return members
+	return fmt.Sprintf("bad service account selector %q", e.SASelector)
 }
 
-// chunk cuts a list into chunks of ipPortsPerRule; an empty list is one
-// empty chunk (SplitIPList, SplitPortList).
-// joinKey is an address list by its first element's address and length.
+// selectMembers is the rule side's IP set (fc.Calc.Members) as HNS
+// addresses, "ip/32" for each IPv4 address of each member, shared between
+// rules with the same set.
+func (f *felix) selectMembers(ps *fc.Policy, e fc.Entity) ([]string, bool) {
+	k := fc.KeyOf(ps, e)
+	if m, ok := f.members[k]; ok {
+		return m, true
+	}
+	idx, ok := f.calc.Members(ps, e)
+	if !ok {
+		return nil, false
+	}
+	var members []string
+	for _, i := range idx {
+		for _, a := range f.calc.Endpoints[i].Addrs {
+			if a.Is4() {
+				members = append(members, a.String()+"/32")
+			}
+		}
+	}
+	f.members[k] = members
+	return members, true
+}
+
 type joinKey struct {
 	first *string
 	n     int
@@ -992,31 +503,6 @@ func namedPorts(ports []intstr.IntOrString) bool {
 	return false
 }
 
-// protocolNumber is policysets.go protocolNameToNumber.
-func protocolNumber(p intstr.IntOrString) int {
-	if p.Type == intstr.Int {
-		return int(p.IntVal)
-	}
-	switch strings.ToLower(p.StrVal) {
-	case "tcp":
-		return 6
-	case "udp":
-		return 17
-	case "icmp":
-		return 1
-	case "icmpv6":
-		return 58
-	case "sctp":
-		return 132
-	case "udplite":
-		return 136
-	}
-	if n, err := strconv.Atoi(p.StrVal); err == nil {
-		return n
-	}
-	return protocolAny
-}
-
 func filterV4(nets []string) []string {
 	var out []string
 	for _, n := range nets {
@@ -1058,15 +544,6 @@ func intersectCIDRs(as, bs []string) []string {
 		}
 	}
 	return out
-}
-
-func containsStr(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // flattenTiers merges tiers as flattener.go does: a Pass rule in a tier is

@@ -2,10 +2,12 @@ package windows
 
 import (
 	"fmt"
+	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	fc "github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 // Reasons Felix on Windows gives for not programming a rule
@@ -18,7 +20,6 @@ const (
 	SkipICMP       = "ICMP type/code match"
 	SkipNamedPort  = "named port"
 	SkipLogAction  = "log action"
-	skipSASelector = "serviceAccounts.selector (not modeled)"
 	skipUnknownAct = "unknown action "
 )
 
@@ -29,22 +30,26 @@ const (
 // (ruleHasNegativeMatches: notNets, notPorts, notSelector, notProtocol,
 // notICMP; a NetworkPolicy's ipBlock.except becomes notNets), ICMP type or
 // code, named ports, then the log action.
-func windowsSkip(r crule) string {
+func windowsSkip(r *fc.Rule) string {
 	switch {
-	case r.ipVersion == 6:
+	case r.IPVersion == 6:
 		return SkipIPv6
-	case r.notProtocol || r.notICMP || len(r.src.notNets) > 0 || len(r.dst.notNets) > 0 ||
-		r.src.notSelector != "" || r.dst.notSelector != "" || r.src.notPorts || r.dst.notPorts:
+	case r.NotProtocol != nil || r.NotICMP != nil || len(r.Src.NotNets) > 0 || len(r.Dst.NotNets) > 0 ||
+		r.Src.NotSelector != "" || r.Dst.NotSelector != "" || len(r.Src.NotPorts) > 0 || len(r.Dst.NotPorts) > 0:
 		return SkipNegative
-	case r.icmp:
+	case r.ICMP != nil:
 		return SkipICMP
-	case namedPorts(r.src.ports) || namedPorts(r.dst.ports):
+	case namedPorts(r.Src.Ports) || namedPorts(r.Dst.Ports):
 		return SkipNamedPort
-	case r.action == "log":
+	case r.Action == fc.ActionLog:
 		return SkipLogAction
 	}
 	return ""
 }
+
+// WindowsSkip says why Felix on Windows does not program a rule of the
+// calculation, "" when it does.
+func WindowsSkip(r *fc.Rule) string { return windowsSkip(r) }
 
 // Unsupported is one rule of a policy that Felix on Windows does not
 // program.
@@ -62,16 +67,16 @@ type Unsupported struct {
 // NetworkPolicy, in the directions it applies to, that Felix on Windows
 // skips, converted as the compiler converts them (k8sPolicy).
 func UnsupportedNetworkPolicyRules(np *networkingv1.NetworkPolicy) []Unsupported {
-	ps := k8sPolicy(np)
+	ps := fc.FromKubernetes(np)
 	var out []Unsupported
-	if ps.ingress {
+	if ps.Ingress {
 		for i, r := range np.Spec.Ingress {
-			out = appendUnsupported(out, fmt.Sprintf("spec.ingress[%d]", i), k8sRules(r.From, r.Ports, true))
+			out = appendUnsupported(out, fmt.Sprintf("spec.ingress[%d]", i), fc.KubernetesRules(r.From, r.Ports, true, i))
 		}
 	}
-	if ps.egress {
+	if ps.Egress {
 		for i, r := range np.Spec.Egress {
-			out = appendUnsupported(out, fmt.Sprintf("spec.egress[%d]", i), k8sRules(r.To, r.Ports, false))
+			out = appendUnsupported(out, fmt.Sprintf("spec.egress[%d]", i), fc.KubernetesRules(r.To, r.Ports, false, i))
 		}
 	}
 	return out
@@ -85,23 +90,23 @@ func UnsupportedCalicoRules(spec calicoapi.PolicySpec) []Unsupported {
 	var out []Unsupported
 	if ingress {
 		for i, r := range spec.Ingress {
-			out = appendUnsupported(out, fmt.Sprintf("spec.ingress[%d]", i), []crule{fromCalicoRule(r)})
+			out = appendUnsupported(out, fmt.Sprintf("spec.ingress[%d]", i), []fc.Rule{fc.CalicoRule(r)})
 		}
 	}
 	if egress {
 		for i, r := range spec.Egress {
-			out = appendUnsupported(out, fmt.Sprintf("spec.egress[%d]", i), []crule{fromCalicoRule(r)})
+			out = appendUnsupported(out, fmt.Sprintf("spec.egress[%d]", i), []fc.Rule{fc.CalicoRule(r)})
 		}
 	}
 	return out
 }
 
-func appendUnsupported(out []Unsupported, field string, rules []crule) []Unsupported {
+func appendUnsupported(out []Unsupported, field string, rules []fc.Rule) []Unsupported {
 	var reasons []string
 	action := ""
-	for _, r := range rules {
-		action = r.action
-		if why := windowsSkip(r); why != "" && !containsStr(reasons, why) {
+	for i := range rules {
+		action = rules[i].Action
+		if why := windowsSkip(&rules[i]); why != "" && !slices.Contains(reasons, why) {
 			reasons = append(reasons, why)
 		}
 	}
