@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -33,6 +34,9 @@ type MigrateRequest struct {
 	To *Target
 	// APIServer is the kubeconfig's server URL for a live cluster.
 	APIServer string
+	// Diff says what each step's changes compare (diff.Options{NoReach:
+	// true} leaves out the reachability difference).
+	Diff diff.Options
 }
 
 // Migration is the plan: ordered steps, each a what-if on the previous
@@ -66,7 +70,7 @@ type MigrationStep struct {
 	Commands []string `json:"commands"`
 	// Changes is what the twin says changes between the cluster before
 	// and after the step.
-	Changes any     `json:"changes"`
+	Changes *diff.Result `json:"changes"`
 	Verify  []Check `json:"verify"`
 	// Disruption says what the step disturbs: restarts, replaced routes.
 	Disruption string `json:"disruption"`
@@ -119,7 +123,7 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, prev := in.Snapshot, c
+	snap, prev := in.Snapshot, diff.NewTwin(c)
 	for i := range steps {
 		st := &steps[i]
 		st.File = fmt.Sprintf("%02d-%s.yaml", i+1, st.ID)
@@ -133,14 +137,19 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 			return nil, fmt.Errorf("step %s applied to the twin: %w", st.ID, err)
 		}
 		st.Cluster = next
-		st.Verify = verify(st.ID, next)
-		st.Disruption = disruption(st.ID, prev, next)
-		st.Changes = stepChanges(prev, next)
-		prev = next
+		twin := diff.NewTwin(next)
+		ch, err := diff.CompareTwins(prev, twin, req.Diff)
+		if err != nil {
+			return nil, fmt.Errorf("step %s: comparing the twins before and after: %w", st.ID, err)
+		}
+		st.Changes = ch
+		st.Verify = verify(st.ID, twin)
+		st.Disruption = disruption(st.ID, ch)
+		prev = twin
 	}
 	m.Steps = steps
-	m.Final, m.FinalSnapshot = prev, snap
-	m.Preflight = preflight(c, in.Snapshot, inst, steps, prev)
+	m.Final, m.FinalSnapshot = prev.Cluster(), snap
+	m.Preflight = preflight(c, in.Snapshot, inst, steps, m.Final)
 	m.PointOfNoReturn = "the first Windows node joins (kubectl hybrid plan join-windows): a Windows node works only with VXLAN Always, BGP off and strictAffinity, so from then on the rollback below would cut it off; until then every step can be undone"
 	for i := len(steps) - 1; i >= 0; i-- {
 		m.Rollback = append(m.Rollback, RollbackStep{Undoes: steps[i].ID, Commands: steps[i].rollback})
@@ -148,7 +157,7 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 	if m.Rollback == nil {
 		m.Rollback = []RollbackStep{}
 	}
-	rep, err := check.Run(prev, check.Options{ExpectWindows: true})
+	rep, err := check.Run(m.Final, check.Options{ExpectWindows: true})
 	if err != nil {
 		return nil, fmt.Errorf("check on the migrated cluster: %w", err)
 	}

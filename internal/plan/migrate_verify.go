@@ -7,12 +7,11 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -25,7 +24,8 @@ const nodeBackendPath = `{.spec.template.spec.containers[?(@.name=="calico-node"
 // verify is each step's check commands with the twin's answers after it
 // (simulated): every answer is computed from the twin the step's file
 // builds, with the same code `kubectl hybrid exec` and `get` use.
-func verify(id string, c *model.Cluster) []Check {
+func verify(id string, t *diff.Twin) []Check {
+	c := t.Cluster()
 	var out []Check
 	node := sampleLinuxNode(c)
 	switch id {
@@ -34,7 +34,7 @@ func verify(id string, c *model.Cluster) []Check {
 	case StepEncapsulation:
 		out = append(out, Check{Command: "kubectl get ippools", Expect: get(c, "ippools")})
 		if node != "" {
-			out = append(out, Check{Command: "ip route | grep vxlan   # on " + node, Expect: routesGrep(c, node, "vxlan")})
+			out = append(out, Check{Command: "ip route | grep vxlan   # on " + node, Expect: routesGrep(t, node, "vxlan")})
 		}
 	case StepBGP:
 		out = append(out,
@@ -95,13 +95,13 @@ func sampleLinuxNode(c *model.Cluster) string {
 }
 
 // routesGrep is `ip route | grep PATTERN` on a Linux node of the twin.
-func routesGrep(c *model.Cluster, node, pattern string) string {
-	nodes, err := linux.Compile(c)
+func routesGrep(t *diff.Twin, node, pattern string) string {
+	e, err := t.Engine()
 	if err != nil {
-		return "(the twin cannot compile the Linux dataplane: " + err.Error() + ")"
+		return "(the twin cannot compile the dataplane: " + err.Error() + ")"
 	}
-	n, ok := nodes[node]
-	if !ok {
+	n := e.LinuxNode(node)
+	if n == nil {
 		return "(no Linux dataplane for " + node + ")"
 	}
 	routes, _, _ := n.Exec([]string{"ip", "route"})
@@ -162,94 +162,50 @@ func rollout(c *model.Cluster) string {
 	return `Error from server (NotFound): daemonsets.apps "calico-node" not found`
 }
 
-// disruption says what the step disturbs, from the twins before and after:
-// DaemonSets whose pod template changed roll (their pods restart one node
-// at a time), and nodes whose routes to other nodes' blocks change may drop
-// connections between nodes while Felix replaces them.
-func disruption(id string, before, after *model.Cluster) string {
+// disruption says what the step disturbs, from the twins' difference:
+// workloads whose pod template changed roll (their pods restart), and
+// nodes whose routes through another node change may drop connections
+// between nodes while Felix replaces them.
+func disruption(id string, ch *diff.Result) string {
 	var parts []string
-	if rolled := rolledDaemonSets(before, after); len(rolled) > 0 {
-		parts = append(parts, "pods restart as their DaemonSets roll, one node at a time: "+strings.Join(rolled, ", ")+"; the dataplane stays programmed meanwhile, and a pod starting on a node while its calico-node restarts waits for the CNI")
+	for _, w := range ch.Workloads {
+		if len(w.Restarts) == 0 {
+			continue
+		}
+		how := ""
+		if w.Rollout != "" {
+			how = " (" + w.Rollout + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s/%s restarts %d pod(s)%s", w.Workload.Namespace, w.Workload.Name, len(w.Restarts), how))
 	}
-	if rolled := rolledDeployments(before, after); len(rolled) > 0 {
-		parts = append(parts, "Deployments roll out new pods: "+strings.Join(rolled, ", "))
+	if len(parts) > 0 {
+		parts[0] = "pods restart: " + parts[0]
+		parts[len(parts)-1] += "; the dataplane stays programmed meanwhile, and a pod starting on a node while its calico-node restarts waits for the CNI"
 	}
-	if n := nodesWithNewRoutes(before, after); n > 0 {
-		parts = append(parts, fmt.Sprintf("routes to other nodes' blocks are replaced on %d node(s): connections between nodes may drop for a moment while Felix replaces them (a maintenance window in production); pods keep their addresses and are not restarted", n))
+	n := 0
+	for _, nd := range ch.Nodes {
+		if throughOtherNode(nd.Routes.Added) || throughOtherNode(nd.Routes.Removed) {
+			n++
+		}
 	}
-	if id == StepStrictAffinity && len(parts) == 0 {
-		parts = append(parts, "none: only future address assignment changes")
+	if n > 0 {
+		parts = append(parts, fmt.Sprintf("routes to other nodes' blocks are replaced on %d node(s): connections between nodes may drop for a moment while Felix replaces them (a maintenance window in production); pods keep their addresses", n))
 	}
 	if len(parts) == 0 {
-		return "none on the Linux nodes"
+		if id == StepStrictAffinity {
+			return "none: only future address assignment changes"
+		}
+		return "none: no pod restarts and no route changes"
 	}
 	return strings.Join(parts, "; ")
 }
 
-func rolledDaemonSets(before, after *model.Cluster) []string {
-	old := map[string]*appsv1.DaemonSet{}
-	for _, d := range before.DaemonSets {
-		old[d.Namespace+"/"+d.Name] = d
-	}
-	var out []string
-	for _, d := range after.DaemonSets {
-		o, ok := old[d.Namespace+"/"+d.Name]
-		if ok && !reflect.DeepEqual(o.Spec.Template, d.Spec.Template) && d.Status.DesiredNumberScheduled > 0 {
-			out = append(out, fmt.Sprintf("%s/%s (%d pods)", d.Namespace, d.Name, d.Status.DesiredNumberScheduled))
+// throughOtherNode: a route with a next hop, other than the default.
+func throughOtherNode(routes []string) bool {
+	for _, r := range routes {
+		if strings.Contains(r, " via ") && !strings.HasPrefix(r, "default") {
+			return true
 		}
 	}
-	return out
-}
-
-func rolledDeployments(before, after *model.Cluster) []string {
-	old := map[string]*appsv1.Deployment{}
-	for _, d := range before.Deployments {
-		old[d.Namespace+"/"+d.Name] = d
-	}
-	var out []string
-	for _, d := range after.Deployments {
-		if o, ok := old[d.Namespace+"/"+d.Name]; ok && !reflect.DeepEqual(o.Spec.Template, d.Spec.Template) {
-			out = append(out, d.Namespace+"/"+d.Name)
-		}
-	}
-	return out
-}
-
-// remoteRoutes are the routes through a next hop: to other nodes' blocks
-// (and the default route), not the node's own pods.
-func remoteRoutes(table string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(table, "\n") {
-		if strings.Contains(l, " via ") {
-			b.WriteString(l)
-		}
-	}
-	return b.String()
-}
-
-// nodesWithNewRoutes counts Linux nodes whose routes to other nodes change.
-func nodesWithNewRoutes(before, after *model.Cluster) int {
-	a, err1 := linux.Compile(before)
-	b, err2 := linux.Compile(after)
-	if err1 != nil || err2 != nil {
-		return 0
-	}
-	n := 0
-	for name, nb := range b {
-		na, ok := a[name]
-		if !ok {
-			continue
-		}
-		ra, _, _ := na.Exec([]string{"ip", "route"})
-		rb, _, _ := nb.Exec([]string{"ip", "route"})
-		if remoteRoutes(ra) != remoteRoutes(rb) {
-			n++
-		}
-	}
-	return n
-}
-
-// stepChanges is what changes between the two twins.
-func stepChanges(before, after *model.Cluster) any {
-	return nil
+	return false
 }
