@@ -71,7 +71,7 @@ type MigrationStep struct {
 	// Changes is what the twin says changes between the cluster before
 	// and after the step.
 	Changes *diff.Result `json:"changes"`
-	Verify  []Check `json:"verify"`
+	Verify  []Check      `json:"verify"`
 	// Disruption says what the step disturbs: restarts, replaced routes.
 	Disruption string `json:"disruption"`
 	Why        string `json:"why,omitempty"`
