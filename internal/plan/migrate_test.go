@@ -330,3 +330,25 @@ func TestAnIPBlockNamingNodeAddressesAsksForTheTunnelAddresses(t *testing.T) {
 		t.Errorf("ipBlock findings %q (node-1's tunnel address %q)", got, tunnel)
 	}
 }
+
+// Over the whole migration pods keep reaching each other: only the source
+// address of host-network traffic changes, which no pod-to-pod cell sees.
+func TestTheWholeMigrationChangesNoPodToPodReachability(t *testing.T) {
+	in := input(t, false, mainCluster)
+	m, err := ComputeMigration(in, MigrateRequest{Diff: diff.Options{NoReach: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := diff.Compare(in.Cluster, m.Final, diff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Reach == nil {
+		t.Fatal("no reachability difference computed")
+	}
+	for _, c := range d.Reach.Changes {
+		if !strings.HasPrefix(c.From, "node/") {
+			t.Errorf("pod-to-pod reachability changes: %s -> %s:%d %s (%s -> %s)", c.From, c.To, c.Port, c.Effect, c.Before.Verdict, c.After.Verdict)
+		}
+	}
+}
