@@ -311,11 +311,36 @@ func (x *Index) PeerMembers(policyNS string, pr networkingv1.NetworkPolicyPeer) 
 	if pr.IPBlock != nil {
 		return nil
 	}
+	// PeerMatches for every address, with each selector parsed once
+	// rather than once per address.
+	match := func(s *metav1.LabelSelector) func(labels.Set) bool {
+		sel, err := metav1.LabelSelectorAsSelector(s)
+		if err != nil {
+			return func(labels.Set) bool { return false }
+		}
+		return func(l labels.Set) bool { return sel.Matches(l) }
+	}
+	var nsMatch, podMatch func(labels.Set) bool
+	if pr.NamespaceSelector != nil {
+		nsMatch = match(pr.NamespaceSelector)
+	}
+	if pr.PodSelector != nil {
+		podMatch = match(pr.PodSelector)
+	}
 	var out []netip.Addr
 	for _, ip := range x.ips {
-		if x.PeerMatches(policyNS, pr, ip, x.podsByIP[ip]) {
-			out = append(out, ip)
+		pod := x.podsByIP[ip]
+		switch {
+		case pod == nil:
+			continue
+		case nsMatch == nil && pod.Namespace != policyNS:
+			continue
+		case nsMatch != nil && !nsMatch(x.namespaceLabels(pod.Namespace)):
+			continue
+		case podMatch != nil && !podMatch(labels.Set(pod.Labels)):
+			continue
 		}
+		out = append(out, ip)
 	}
 	return out
 }
