@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
