@@ -185,7 +185,7 @@ func normalize(s, dir string) string {
 
 // caseCommands is the standard set — every command that reads a cluster:
 // get of Kubernetes, Calico and dataplane kinds, exec on a Linux and a
-// Windows node, check, trace between two pods, reach and lab — then the
+// Windows node, check, plan migrate, trace between two pods, reach and lab — then the
 // case's own lines from its `commands` file. Nodes and pods to exec on and
 // trace between are read from the case with get -o json; without them
 // those commands are left out. dump reads a live cluster only, so it has no
@@ -208,7 +208,7 @@ func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string 
 	if win != "" {
 		cmds = append(cmds, append(with("exec", "node/"+win), "--", "hnsdiag", "list", "endpoints"))
 	}
-	cmds = append(cmds, with("check"))
+	cmds = append(cmds, with("check"), with("plan", "migrate", "--no-reach"))
 	if src, dst := pickPods(t, run, in, win); src != "" {
 		cmds = append(cmds, with("trace", src, dst))
 		cmds = append(cmds, with("trace", src, "kubernetes.default"))
