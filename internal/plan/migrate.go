@@ -149,7 +149,6 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 	}
 	m.Steps = steps
 	m.Final, m.FinalSnapshot = prev.Cluster(), snap
-	m.Preflight = preflight(c, in.Snapshot, inst, steps, m.Final)
 	m.PointOfNoReturn = "the first Windows node joins (kubectl hybrid plan join-windows): a Windows node works only with VXLAN Always, BGP off and strictAffinity, so from then on the rollback below would cut it off; until then every step can be undone"
 	for i := len(steps) - 1; i >= 0; i-- {
 		m.Rollback = append(m.Rollback, RollbackStep{Undoes: steps[i].ID, Commands: steps[i].rollback})
@@ -161,6 +160,7 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check on the migrated cluster: %w", err)
 	}
+	m.Preflight = preflight(c, in.Snapshot, inst, steps, m.Final, rep)
 	m.After = []Finding{}
 	for _, f := range rep.Findings {
 		if f.Severity == check.Error {

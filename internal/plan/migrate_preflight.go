@@ -37,11 +37,11 @@ func has(steps []MigrationStep, id string) bool {
 
 // preflight reads the cluster for what the steps will run into; final is
 // the migrated twin.
-func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation, steps []MigrationStep, final *model.Cluster) []Finding {
+func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation, steps []MigrationStep, final *model.Cluster, finalCheck *check.Report) []Finding {
 	out := []Finding{}
 	encap, bgp := has(steps, StepEncapsulation), has(steps, StepBGP)
 	if encap || bgp || has(steps, StepWindowsDataplane) {
-		out = append(out, vxlanPort(final)...)
+		out = append(out, vxlanPort(finalCheck)...)
 	}
 	if bgp {
 		out = append(out, Finding{ID: MigBGPPort, Severity: "info", Object: "Installation default",
@@ -68,13 +68,9 @@ func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation
 // vxlanPort: with VXLAN Always every packet between pods of two nodes is
 // UDP 4789 between the nodes; check's HYB060 on the migrated twin names the
 // firewall rules that block it.
-func vxlanPort(final *model.Cluster) []Finding {
+func vxlanPort(rep *check.Report) []Finding {
 	out := []Finding{{ID: MigVXLANPort, Severity: "warning", Object: "Cluster",
 		Message: "UDP 4789 must be open between all nodes, including the future Windows nodes' addresses: after the encapsulation step all pod traffic between nodes is VXLAN; the twin checks only the firewall rules the input states (Cluster spec.network.firewall)"}}
-	rep, err := check.Run(final, check.Options{ExpectWindows: true})
-	if err != nil {
-		return out
-	}
 	for _, f := range rep.Findings {
 		if f.RuleID == "HYB060" {
 			out = append(out, Finding{ID: MigVXLANPort, Severity: "error", Blocking: true, Object: f.Object.String(), Message: f.Message, WayOut: f.Remediation})

@@ -352,3 +352,25 @@ func TestTheWholeMigrationChangesNoPodToPodReachability(t *testing.T) {
 		}
 	}
 }
+
+func TestAFirewallBlockingVXLANBlocksTheMigrationInPreflight(t *testing.T) {
+	raw, err := os.ReadFile(mainCluster + "/00-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := strings.Replace(string(raw), "  network:\n", "  network:\n    firewall:\n      - name: no-vxlan\n        hosts: [k8s-node-2]\n        protocol: UDP\n        ports: [4789]\n        action: Block\n", 1)
+	f := t.TempDir() + "/00-cluster.yaml"
+	if err := os.WriteFile(f, []byte(blocked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster, f)
+	var got []Finding
+	for _, p := range m.Preflight {
+		if p.ID == MigVXLANPort && p.Blocking {
+			got = append(got, p)
+		}
+	}
+	if len(got) == 0 || !strings.Contains(got[0].Message, "k8s-node-2") {
+		t.Errorf("blocking VXLAN findings %+v", got)
+	}
+}

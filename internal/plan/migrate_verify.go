@@ -189,7 +189,7 @@ func disruption(id string, ch *diff.Result) string {
 		}
 	}
 	if n > 0 {
-		parts = append(parts, fmt.Sprintf("routes to other nodes' blocks are replaced on %d node(s): connections between nodes may drop for a moment while Felix replaces them (a maintenance window in production); pods keep their addresses", n))
+		parts = append(parts, fmt.Sprintf("routes to other nodes' blocks change on %d node(s): connections between nodes may drop for a moment while Felix replaces a route (a maintenance window in production); pods keep their addresses", n))
 	}
 	if len(parts) == 0 {
 		if id == StepStrictAffinity {
