@@ -35,6 +35,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -60,6 +61,17 @@ type Index struct {
 	nsLabels map[string]labels.Set
 	podsByIP map[netip.Addr]*corev1.Pod
 	ips      []netip.Addr // podsByIP's keys, ascending
+
+	// members memoizes PeerMembers: the answer is the cluster's, the same
+	// for every node whose rules ask (the index never changes once built).
+	mu      sync.Mutex
+	members map[peerKey][]netip.Addr
+}
+
+// peerKey names a selector peer by its selectors' identity.
+type peerKey struct {
+	ns       string
+	pod, nss *metav1.LabelSelector
 }
 
 // NewIndex indexes the cluster's NetworkPolicies, namespaces and pods.
@@ -307,9 +319,19 @@ func (x *Index) PeerMatches(policyNS string, pr networkingv1.NetworkPolicyPeer, 
 
 // PeerMembers are the workload addresses a selector peer matches today, in
 // ascending order (what Calico's IP set for it holds); nil for an ipBlock.
+// The slice is shared: callers must not change it.
 func (x *Index) PeerMembers(policyNS string, pr networkingv1.NetworkPolicyPeer) []netip.Addr {
 	if pr.IPBlock != nil {
 		return nil
+	}
+	key := peerKey{policyNS, pr.PodSelector, pr.NamespaceSelector}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if m, ok := x.members[key]; ok {
+		return m
+	}
+	if x.members == nil {
+		x.members = map[peerKey][]netip.Addr{}
 	}
 	// PeerMatches for every address, with each selector parsed once
 	// rather than once per address.
@@ -342,6 +364,7 @@ func (x *Index) PeerMembers(policyNS string, pr networkingv1.NetworkPolicyPeer) 
 		}
 		out = append(out, ip)
 	}
+	x.members[key] = out
 	return out
 }
 
