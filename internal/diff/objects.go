@@ -135,7 +135,7 @@ func fieldChanges(a, b any) []FieldChange {
 	ua, ub := toMap(a), toMap(b)
 	var out []FieldChange
 	walk("", ua, ub, &out)
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
@@ -179,10 +179,30 @@ func walk(path string, a, b any, out *[]FieldChange) {
 		}
 		return
 	}
+	if aok && bok {
+		// Lists of different lengths: what each side holds that the
+		// other does not, as elements (positions would all shift).
+		d := lines(jsonEach(la), jsonEach(lb))
+		for _, e := range d.Removed {
+			*out = append(*out, FieldChange{Path: path + "[]", Before: e})
+		}
+		for _, e := range d.Added {
+			*out = append(*out, FieldChange{Path: path + "[]", After: e})
+		}
+		return
+	}
 	if reflect.DeepEqual(a, b) {
 		return
 	}
 	*out = append(*out, FieldChange{Path: path, Before: value(a), After: value(b)})
+}
+
+func jsonEach(l []any) []string {
+	out := make([]string, len(l))
+	for i, e := range l {
+		out[i] = value(e)
+	}
+	return out
 }
 
 // join adds a map key to a path; keys with dots (annotations, labels) are
