@@ -69,8 +69,8 @@ type builder struct {
 	index   map[model.Key]int
 	source  []source
 	dropRaw bool
-	// actions are the what-if actions read, done once all is read.
-	actions []action
+	// deleted: a what-if deletion left a nil place in snap.Objects.
+	deleted bool
 }
 
 func (b *builder) add(src source) func(*model.Object) error {
@@ -128,6 +128,7 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 		}
 		b.snap.Warnings = append(b.snap.Warnings, opts.Base.Warnings...)
 		b.snap.Network, b.snap.Unread = opts.Base.Network, opts.Base.Unread
+		b.snap.Actions = append(b.snap.Actions, opts.Base.Actions...)
 	}
 	if opts.Lab {
 		if err := loadFS(labFS, LabPrefix, lim, b.add(fromLab), val); err != nil {
@@ -150,9 +151,7 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 			return nil, err
 		}
 	}
-	if err := b.finishMarkers(); err != nil {
-		return nil, err
-	}
+	b.compact()
 	for _, o := range b.snap.Objects {
 		if o.Typed == nil {
 			b.snap.Warnings = append(b.snap.Warnings, fmt.Sprintf("%s: kind %s (%s) is not modeled; kept as-is",
