@@ -173,6 +173,24 @@ func walk(path string, a, b any, out *[]FieldChange) {
 	}
 	la, aok := a.([]any)
 	lb, bok := b.([]any)
+	if aok && bok {
+		if na, nb := byName(la), byName(lb); na != nil && nb != nil {
+			// Lists merged by name (containers, env, volumes, ports:
+			// the patch merge key of most lists): compared by name, not
+			// by position.
+			names := map[string]bool{}
+			for k := range na {
+				names[k] = true
+			}
+			for k := range nb {
+				names[k] = true
+			}
+			for k := range names {
+				walk(path+"[name="+k+"]", na[k], nb[k], out)
+			}
+			return
+		}
+	}
 	if aok && bok && len(la) == len(lb) {
 		for i := range la {
 			walk(fmt.Sprintf("%s[%d]", path, i), la[i], lb[i], out)
@@ -195,6 +213,30 @@ func walk(path string, a, b any, out *[]FieldChange) {
 		return
 	}
 	*out = append(*out, FieldChange{Path: path, Before: value(a), After: value(b)})
+}
+
+// byName indexes a list of objects by their "name" field; nil unless
+// every element has a name of its own.
+func byName(l []any) map[string]any {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(l))
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil
+		}
+		n, ok := m["name"].(string)
+		if !ok || n == "" {
+			return nil
+		}
+		if _, dup := out[n]; dup {
+			return nil
+		}
+		out[n] = m
+	}
+	return out
 }
 
 func jsonEach(l []any) []string {

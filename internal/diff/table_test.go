@@ -48,6 +48,10 @@ func TestFieldChangesNameTheChangedLeavesByPath(t *testing.T) {
 	withEnv.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "X", Value: "1"}}
 	twoEnv := pod("p", "a")
 	twoEnv.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "X", Value: "1"}, {Name: "Y", Value: "2"}}
+	oneArg := pod("p", "a")
+	oneArg.Spec.Containers[0].Args = []string{"-q"}
+	withArgs := pod("p", "a")
+	withArgs.Spec.Containers[0].Args = []string{"-q", "-v"}
 	annotated := pod("p", "a")
 	annotated.Annotations = map[string]string{"example.com/x": "1"}
 	reannotated := pod("p", "a")
@@ -57,13 +61,15 @@ func TestFieldChangesNameTheChangedLeavesByPath(t *testing.T) {
 		a, b any
 		want []FieldChange
 	}{
-		{"a changed image is one field with both values", pod("p", "a"), pod("p", "b"),
-			[]FieldChange{{Path: "spec.containers[0].image", Before: "a", After: "b"}}},
+		{"a changed image is one field with both values, its container named", pod("p", "a"), pod("p", "b"),
+			[]FieldChange{{Path: "spec.containers[name=c].image", Before: "a", After: "b"}}},
 		{"the creation timestamp the twin stamps is not a change", pod("p", "a"), stamped, nil},
 		{"a field only after is added", pod("p", "a"), withEnv,
-			[]FieldChange{{Path: "spec.containers[0].env", After: `[{"name":"X","value":"1"}]`}}},
-		{"a list that grows lists the elements it gains", withEnv, twoEnv,
-			[]FieldChange{{Path: "spec.containers[0].env[]", After: `{"name":"Y","value":"2"}`}}},
+			[]FieldChange{{Path: "spec.containers[name=c].env", After: `[{"name":"X","value":"1"}]`}}},
+		{"a named element only after is added by its name", withEnv, twoEnv,
+			[]FieldChange{{Path: "spec.containers[name=c].env[name=Y]", After: `{"name":"Y","value":"2"}`}}},
+		{"a list without names that grows lists the elements it gains", oneArg, withArgs,
+			[]FieldChange{{Path: "spec.containers[name=c].args[]", After: "-v"}}},
 		{"a map only after is added whole", pod("p", "a"), annotated,
 			[]FieldChange{{Path: "metadata.annotations", After: `{"example.com/x":"1"}`}}},
 		{"a key with dots is bracketed", annotated, reannotated,
