@@ -243,17 +243,36 @@ func endpointPolicy(p windows.EndpointPolicy) string {
 	switch p.Type {
 	case windows.PolicyACL:
 		if a := p.ACL; a != nil {
-			return fmt.Sprintf("ACL %s %s priority %d proto %d local %s:%s remote %s:%s %s",
-				a.Direction, a.Action, a.Priority, a.Protocol, a.LocalAddresses, a.LocalPorts, a.RemoteAddresses, a.RemotePorts, a.RuleType)
+			return fmt.Sprintf("ACL %s %s priority %d proto %d local %s remote %s %s",
+				a.Direction, a.Action, a.Priority, a.Protocol, hostPorts(a.LocalAddresses, a.LocalPorts),
+				hostPorts(a.RemoteAddresses, a.RemotePorts), a.RuleType)
 		}
 	case windows.PolicyOutBoundNAT:
-		return "OutBoundNAT exceptions " + strings.Join(p.ExceptionList, ",") + " destinations " + strings.Join(p.Destinations, ",")
+		line := "OutBoundNAT"
+		if len(p.ExceptionList) > 0 {
+			line += " exceptions " + strings.Join(p.ExceptionList, ",")
+		}
+		if len(p.Destinations) > 0 {
+			line += " destinations " + strings.Join(p.Destinations, ",")
+		}
+		return line
 	case windows.PolicyRoute:
 		return fmt.Sprintf("ROUTE %s encap %t", p.DestinationPrefix, p.NeedEncap)
 	case windows.PolicyPA:
 		return "PA " + p.PA
 	}
 	return p.Type
+}
+
+// hostPorts is an ACL side: addresses and ports, "any" where empty.
+func hostPorts(addrs, ports string) string {
+	if addrs == "" {
+		addrs = "any"
+	}
+	if ports == "" {
+		return addrs
+	}
+	return addrs + " port " + ports
 }
 
 // diffState compares two states of one node; nil when they hold the same.

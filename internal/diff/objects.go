@@ -135,7 +135,7 @@ func fieldChanges(a, b any) []FieldChange {
 	ua, ub := toMap(a), toMap(b)
 	var out []FieldChange
 	walk("", ua, ub, &out)
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
@@ -173,9 +173,39 @@ func walk(path string, a, b any, out *[]FieldChange) {
 	}
 	la, aok := a.([]any)
 	lb, bok := b.([]any)
+	if aok && bok {
+		if na, nb := byName(la), byName(lb); na != nil && nb != nil {
+			// Lists merged by name (containers, env, volumes, ports:
+			// the patch merge key of most lists): compared by name, not
+			// by position.
+			names := map[string]bool{}
+			for k := range na {
+				names[k] = true
+			}
+			for k := range nb {
+				names[k] = true
+			}
+			for k := range names {
+				walk(path+"[name="+k+"]", na[k], nb[k], out)
+			}
+			return
+		}
+	}
 	if aok && bok && len(la) == len(lb) {
 		for i := range la {
 			walk(fmt.Sprintf("%s[%d]", path, i), la[i], lb[i], out)
+		}
+		return
+	}
+	if aok && bok {
+		// Lists of different lengths: what each side holds that the
+		// other does not, as elements (positions would all shift).
+		d := lines(jsonEach(la), jsonEach(lb))
+		for _, e := range d.Removed {
+			*out = append(*out, FieldChange{Path: path + "[]", Before: e})
+		}
+		for _, e := range d.Added {
+			*out = append(*out, FieldChange{Path: path + "[]", After: e})
 		}
 		return
 	}
@@ -183,6 +213,38 @@ func walk(path string, a, b any, out *[]FieldChange) {
 		return
 	}
 	*out = append(*out, FieldChange{Path: path, Before: value(a), After: value(b)})
+}
+
+// byName indexes a list of objects by their "name" field; nil unless
+// every element has a name of its own.
+func byName(l []any) map[string]any {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(l))
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil
+		}
+		n, ok := m["name"].(string)
+		if !ok || n == "" {
+			return nil
+		}
+		if _, dup := out[n]; dup {
+			return nil
+		}
+		out[n] = m
+	}
+	return out
+}
+
+func jsonEach(l []any) []string {
+	out := make([]string, len(l))
+	for i, e := range l {
+		out[i] = value(e)
+	}
+	return out
 }
 
 // join adds a map key to a path; keys with dots (annotations, labels) are

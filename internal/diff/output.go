@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -120,6 +121,12 @@ func (r *Result) WriteText(w io.Writer) error {
 }
 
 func fieldLine(f FieldChange) string {
+	// A value of several lines (a ConfigMap's file) stays on the line.
+	for _, v := range []*string{&f.Before, &f.After} {
+		if strings.Contains(*v, "\n") {
+			*v = strconv.Quote(*v)
+		}
+	}
 	switch {
 	case f.Before == "":
 		return fmt.Sprintf("%s: + %s", f.Path, f.After)

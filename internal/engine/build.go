@@ -82,6 +82,7 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 		b.nodes,
 		b.kubeadmAddons,
 		b.operator,
+		b.actions,
 		b.namespaces,
 		b.workloads,
 		b.network,
