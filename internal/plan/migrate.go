@@ -148,6 +148,9 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 		prev = twin
 	}
 	m.Steps = steps
+	if m.Steps == nil {
+		m.Steps = []MigrationStep{}
+	}
 	m.Final, m.FinalSnapshot = prev.Cluster(), snap
 	m.PointOfNoReturn = "the first Windows node joins (kubectl hybrid plan join-windows): a Windows node works only with VXLAN Always, BGP off and strictAffinity, so from then on the rollback below would cut it off; until then every step can be undone"
 	for i := len(steps) - 1; i >= 0; i-- {
