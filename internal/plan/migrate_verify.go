@@ -151,12 +151,13 @@ func evalPath(o any, path string) string {
 	return b.String()
 }
 
-// rollout is what `kubectl rollout status` prints once the DaemonSet has
-// rolled (kubectl's DaemonSetStatusViewer), with the pods the twin runs.
+// rollout is the last line `kubectl rollout status` prints once the
+// DaemonSet has rolled (kubectl's DaemonSetStatusViewer); the twin holds
+// the rolled state, not the progress lines before it.
 func rollout(c *model.Cluster) string {
 	for _, d := range c.DaemonSets {
 		if d.Namespace == "calico-system" && d.Name == "calico-node" {
-			return fmt.Sprintf("daemon set %q successfully rolled out (%d pods updated)", d.Name, d.Status.UpdatedNumberScheduled)
+			return fmt.Sprintf("daemon set %q successfully rolled out", d.Name)
 		}
 	}
 	return `Error from server (NotFound): daemonsets.apps "calico-node" not found`
