@@ -165,7 +165,8 @@ func runCaseWith(t *testing.T, dir string, mustRead bool) string {
 }
 
 // answerLines are the lines of stdout that hold a command's answer when it
-// is not on stderr: the rules check found and trace's verdict.
+// is not on stderr: the rules check found, trace's verdict and diff's
+// section headings.
 func answerLines(command, stdout string) []string {
 	var out []string
 	for _, l := range strings.Split(stdout, "\n") {
@@ -173,6 +174,9 @@ func answerLines(command, stdout string) []string {
 		case command == "check" && checkRuleLine.MatchString(l) && len(out) < stderrLines:
 			out = append(out, strings.TrimSpace(l))
 		case command == "trace" && strings.HasPrefix(l, "verdict:"):
+			out = append(out, l)
+		case command == "diff" && l != "" && !strings.HasPrefix(l, " ") && len(out) < stderrLines:
+			// The section headings: what differs, and how much.
 			out = append(out, l)
 		}
 	}
@@ -192,8 +196,8 @@ func normalize(s, dir string) string {
 
 // caseCommands is the standard set — every command that reads a cluster:
 // get of Kubernetes, Calico and dataplane kinds, exec on a Linux and a
-// Windows node, check, trace between two pods, reach, report (with that
-// trace) and lab — then the
+// Windows node, check, plan migrate, trace between two pods, reach, report
+// (with that trace), lab and diff — then the
 // case's own lines from its `commands` file. Nodes and pods to exec on and
 // trace between are read from the case with get -o json; without them
 // those commands are left out. dump reads a live cluster only, so it has no
@@ -216,7 +220,7 @@ func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string 
 	if win != "" {
 		cmds = append(cmds, append(with("exec", "node/"+win), "--", "hnsdiag", "list", "endpoints"))
 	}
-	cmds = append(cmds, with("check"))
+	cmds = append(cmds, with("check"), with("plan", "migrate", "--no-reach"))
 	report := with("report")
 	if src, dst := pickPods(t, run, in, win); src != "" {
 		cmds = append(cmds, with("trace", src, dst))
@@ -224,6 +228,8 @@ func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string 
 		report = with("report", "--trace", src+" "+dst)
 	}
 	cmds = append(cmds, with("reach", "-A"), report, []string{"lab", "-f", dir})
+	// The case as a what-if layered on the lab: the base and the layering.
+	cmds = append(cmds, []string{"diff", "--lab", "--what-if", dir})
 	extra, err := os.ReadFile(filepath.Join(dir, "commands"))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)

@@ -8,8 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // ExecOptions is `kubectl-hybrid exec`: run an emulated command on a node
@@ -32,7 +34,9 @@ func NewCmdExec(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `Answer the node and pod commands the seed articles run, from the compiled
 dataplane: on Linux nodes ip route, ip addr, ip -d link show vxlan.calico,
 ip neigh, bridge fdb and nft; on Windows nodes the HNS cmdlets, hnsdiag,
-vfpctrl, Get-NetAdapter and Get-NetFirewallRule. Commands outside that list
+vfpctrl, Get-NetAdapter and Get-NetFirewallRule; on Linux nodes also
+calicoctl node status and calicoctl ipam show --show-configuration (with or
+without sudo). Commands outside that list
 are refused with the list of what is emulated.
 
 In pods and on nodes the client tools walk the twin: ping, curl, wget,
@@ -143,6 +147,16 @@ func execOnNode(c *model.Cluster, name string, argv []string) (string, string, i
 			return "", "", 0, fmt.Errorf("node %s: no Windows dataplane compiled", name)
 		}
 		out, errOut, code := n.Exec(argv)
+		return out, errOut, code, nil
+	}
+	words := argv
+	if len(argv) == 1 {
+		if w, err := trace.SplitCommand(argv[0]); err == nil {
+			words = w
+		}
+	}
+	if calicoctl.IsCalicoctl(words) {
+		out, errOut, code := calicoctl.Exec(c, name, words)
 		return out, errOut, code, nil
 	}
 	nodes, err := linux.Compile(c)

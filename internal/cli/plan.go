@@ -24,6 +24,7 @@ func NewCmdPlan(streams genericiooptions.IOStreams) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(NewCmdPlanJoinWindows(streams))
+	cmd.AddCommand(NewCmdPlanMigrate(streams))
 	return cmd
 }
 

@@ -93,6 +93,7 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 		b.kubeadmAddons,
 		b.operator,
 		b.unmodelled,
+		b.actions,
 		b.namespaces,
 		b.priorityClasses,
 		b.workloads,

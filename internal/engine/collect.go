@@ -41,6 +41,8 @@ type input struct {
 	v1CRDs bool
 	// stated is the node network as the command line states it.
 	stated hybrid.Network
+	// actions are the snapshot's what-if actions (Snapshot.Actions).
+	actions []*model.Object
 }
 
 // collect sorts the snapshot's typed objects into a Cluster of observed
@@ -57,6 +59,7 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 		},
 		kubeletPatches: map[string][]byte{},
 		stated:         s.Network,
+		actions:        s.Actions,
 	}
 	c := in.c
 	for _, o := range s.Objects {

@@ -30,6 +30,12 @@ type Options struct {
 	// Lab loads the built-in lab first; Filenames then add to or replace its
 	// objects.
 	Lab bool
+	// Base is a snapshot read before (a live cluster, or files read once
+	// for several layerings): its objects come first, as the lab's would,
+	// and Filenames add to, replace, delete or act on them. Its objects
+	// are shared, never changed: an action changes a copy. Its warnings,
+	// node network and unread kinds carry over. Not with Lab.
+	Base *model.Snapshot
 	// Stdin is read for "-" (os.Stdin when nil).
 	Stdin io.Reader
 	// DropRaw leaves Object.Raw nil for the kinds the twin models, which
@@ -65,12 +71,17 @@ type builder struct {
 	index   map[model.Key]int
 	source  []source
 	dropRaw bool
+	// deleted: a what-if deletion left a nil place in snap.Objects.
+	deleted bool
 }
 
 func (b *builder) add(src source) func(*model.Object) error {
 	return func(o *model.Object) error {
 		if b.dropRaw && o.Typed != nil && o.Key.Kind != "KubeletConfiguration" {
 			o.Raw = nil
+		}
+		if ann, ok := markerOf(o); ok {
+			return b.marker(o, src, ann)
 		}
 		if i, ok := b.index[o.Key]; ok {
 			prev := b.snap.Objects[i]
@@ -148,6 +159,20 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 	b := &builder{index: map[model.Key]int{}, dropRaw: opts.DropRaw}
 	lim := opts.Limits.withDefaults()
 	val := newValidator(opts.Validation)
+	if opts.Base != nil {
+		if opts.Lab {
+			return nil, errors.New("load: a base snapshot and the lab cannot be combined")
+		}
+		// Added as they are: a base is resolved already, and shared.
+		for _, o := range opts.Base.Objects {
+			b.index[o.Key] = len(b.snap.Objects)
+			b.snap.Objects = append(b.snap.Objects, o)
+			b.source = append(b.source, fromLab)
+		}
+		b.snap.Warnings = append(b.snap.Warnings, opts.Base.Warnings...)
+		b.snap.Network, b.snap.Unread = opts.Base.Network, opts.Base.Unread
+		b.snap.Actions = append(b.snap.Actions, opts.Base.Actions...)
+	}
 	if opts.Lab {
 		if err := loadFS(labFS, LabPrefix, lim, b.add(fromLab), val); err != nil {
 			return nil, err
@@ -169,6 +194,7 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 			return nil, err
 		}
 	}
+	b.compact()
 	for _, o := range b.snap.Objects {
 		if o.Typed == nil {
 			b.snap.Warnings = append(b.snap.Warnings, fmt.Sprintf("%s: kind %s (%s) is not modeled; kept as-is",

@@ -128,7 +128,12 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 		}
 		found = append(found, finding{err: d.errorAt(c.lineOf(u.path), label, "%s", msg), unknown: true})
 	}
-	for _, e := range validate.Object(obj.Typed, k) {
+	// A what-if marker is no object to create: only its name is read.
+	var errs field.ErrorList
+	if _, marker := markerOf(obj); !marker {
+		errs = validate.Object(obj.Typed, k)
+	}
+	for _, e := range errs {
 		found = append(found, finding{err: d.errorAt(errorLine(c.lineNear, e), label, "%s", e.Error()), bypassed: calicoCheck(obj, e)})
 	}
 	if needsLines(obj.Typed) {

@@ -81,6 +81,11 @@ type Snapshot struct {
 	// (--node-network, --node-gateway); a field set here wins over the
 	// Cluster kind's.
 	Network hybrid.Network
+	// Actions are what-if markers with hybrid.ActionAnnotation, in input
+	// order: imperative steps (approve, cordon, drain, restart, …) the
+	// engine does on the built object of the marker's key, observed or
+	// derived. They are not objects of the cluster.
+	Actions []*Object
 	// Unread are the kinds a live read could not list (refused, or not
 	// served by the server); always empty for files. Their absence from
 	// Objects says nothing about the cluster.

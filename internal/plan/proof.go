@@ -11,7 +11,6 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -141,36 +140,23 @@ func isPlanned(nodes []NodeRequest, name string) bool {
 // whatIf is the input snapshot with the plan's objects added or replacing
 // theirs, and the new hosts in the Cluster kind.
 func whatIf(in Input, b *Bundle, nodes []NodeRequest) (*model.Snapshot, error) {
-	out := &model.Snapshot{Objects: append([]*model.Object(nil), in.Snapshot.Objects...)}
-	index := map[model.Key]int{}
-	for i, o := range out.Objects {
-		index[o.Key] = i
-	}
-	put := func(o *model.Object) {
-		if i, ok := index[o.Key]; ok {
-			out.Objects[i] = o
-			return
-		}
-		index[o.Key] = len(out.Objects)
-		out.Objects = append(out.Objects, o)
-	}
 	var files []File
 	files = append(files, b.Cluster...)
 	for _, n := range b.Nodes {
 		files = append(files, n.Files...)
 	}
+	var objs []*model.Object
 	for _, f := range files {
 		if !f.Object {
 			continue
 		}
-		objs, err := load.DecodeDocuments(strings.NewReader(f.Body), "plan:"+f.Path)
+		o, err := decode(f.Path, f.Body)
 		if err != nil {
-			return nil, fmt.Errorf("the plan's own %s does not load: %w", f.Path, err)
+			return nil, err
 		}
-		for _, o := range objs {
-			put(o)
-		}
+		objs = append(objs, o...)
 	}
+	out := layer(in.Snapshot, objs...)
 	// The DaemonSet patches of the cluster step: the Linux node selector.
 	for i, o := range out.Objects {
 		ds, ok := o.Typed.(*appsv1.DaemonSet)
@@ -190,7 +176,7 @@ func whatIf(in Input, b *Bundle, nodes []NodeRequest) (*model.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	put(cl)
+	out = layer(out, cl)
 	return out, nil
 }
 

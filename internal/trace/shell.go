@@ -195,3 +195,8 @@ func filter(argv []string, in string) (out string, code int, ok bool) {
 	}
 	return "", 0, false
 }
+
+// Filter runs a pipeline's text filter (tail, head, grep) on in, as a
+// command's output piped into it would be; ok is false for a command that
+// is no filter.
+func Filter(argv []string, in string) (out string, code int, ok bool) { return filter(argv, in) }

@@ -1,0 +1,66 @@
+package linux
+
+// NFTItem is one piece of a node's nftables ruleset as a comparison reads
+// it: a set's or chain's declaration, a set or map element, or a rule. Two
+// rulesets hold the same items when nft list ruleset would print the same
+// declarations, elements and rules (elements in any order; a chain's rules
+// are compared in order by the caller if it needs to).
+type NFTItem struct {
+	// Table is "family name" ("ip kube-proxy", "ip calico").
+	Table string
+	// In is the set, map or chain the item belongs to ("set cluster-ips",
+	// "map service-ips", "chain services"); empty for the table itself.
+	In string
+	// Kind is "table", "set", "map", "chain", "element" or "rule".
+	Kind string
+	// Text is the declaration (type, hook, priority, flags), the element
+	// as nft prints it (key, and " : value" for a map) or the rule.
+	Text string
+}
+
+// NFTItems lists the node's nftables tables item by item, in the order
+// nft list ruleset prints them: kube-proxy's tables, then Felix's.
+func (n *Node) NFTItems() []NFTItem {
+	var out []NFTItem
+	for _, t := range n.nftTables() {
+		table := t.family + " " + t.name
+		out = append(out, NFTItem{Table: table, Kind: "table", Text: t.comment})
+		for _, s := range t.sets {
+			kind, typ := "set", s.keyType
+			if s.isMap {
+				kind, typ = "map", typ+" : "+s.valType
+			}
+			in := kind + " " + s.name
+			decl := "type " + typ
+			if len(s.flags) > 0 {
+				decl += " flags"
+				for _, f := range s.flags {
+					decl += " " + f
+				}
+			}
+			if s.timeout != "" {
+				decl += " timeout " + s.timeout
+			}
+			out = append(out, NFTItem{Table: table, In: in, Kind: kind, Text: decl})
+			for _, e := range s.elems {
+				text := e.key
+				if s.isMap {
+					text += " : " + e.value
+				}
+				out = append(out, NFTItem{Table: table, In: in, Kind: "element", Text: text})
+			}
+		}
+		for _, c := range t.chains {
+			in := "chain " + c.name
+			decl := ""
+			if c.typ != "" {
+				decl = "type " + c.typ + " hook " + c.hook + " priority " + c.priority
+			}
+			out = append(out, NFTItem{Table: table, In: in, Kind: "chain", Text: decl})
+			for _, r := range c.rules {
+				out = append(out, NFTItem{Table: table, In: in, Kind: "rule", Text: r})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+// Package diff is the differential twin: it compares two built twins — a
+// cluster before and after a change (a what-if, a plan step) — and reports
+// every difference that matters, semantically (sets of routes, nftables
+// elements and rules, HNS objects; not text): per node, what its dataplane
+// gains and loses; per workload, what changes in its pod template and which
+// pods a rollout restarts; TigeraStatus; objects added, removed or changed;
+// and which pod classes (and nodes) gain or lose connectivity, with the
+// reason internal/reach gives.
+//
+// The computation is pure: it reads the two clusters and never changes
+// them. Everything it returns is sorted, so two runs give the same Result.
+package diff
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
+
+// Options say what to compare.
+type Options struct {
+	// NoReach leaves out the reachability difference (the costliest part:
+	// two reach matrices).
+	NoReach bool
+	// Reach scopes the reachability difference; nil means every namespace
+	// with every node as a source row (reach -A --nodes).
+	Reach *reach.Options
+	// NoDataplane leaves out the per-node dataplane difference.
+	NoDataplane bool
+}
+
+// Twin is one built cluster prepared for comparison: its trace engine (the
+// compiled dataplanes) and its reach matrix are made on first use and kept,
+// so a caller comparing a chain of twins (a plan's steps) makes each once.
+// A Twin is safe for use by one comparison at a time.
+type Twin struct {
+	c *model.Cluster
+
+	engOnce sync.Once
+	eng     *trace.Engine
+	engErr  error
+
+	reachMu  sync.Mutex
+	reachKey string
+	matrix   *reach.Matrix
+	reachErr error
+}
+
+// NewTwin prepares a built cluster for comparison; nothing is compiled yet.
+// The cluster must not be changed afterwards.
+func NewTwin(c *model.Cluster) *Twin { return &Twin{c: c} }
+
+// Cluster is the twin's cluster.
+func (t *Twin) Cluster() *model.Cluster { return t.c }
+
+// Engine is the twin's trace engine, made on first use.
+func (t *Twin) Engine() (*trace.Engine, error) {
+	t.engOnce.Do(func() { t.eng, t.engErr = trace.New(t.c) })
+	return t.eng, t.engErr
+}
+
+// reachMatrix is the twin's reach matrix for opt, made once per options.
+func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, error) {
+	key := fmt.Sprintf("%+v", opt)
+	t.reachMu.Lock()
+	defer t.reachMu.Unlock()
+	if t.matrix != nil && t.reachKey == key || t.reachErr != nil && t.reachKey == key {
+		return t.matrix, t.reachErr
+	}
+	e, err := t.Engine()
+	if err != nil {
+		return nil, err
+	}
+	t.reachKey = key
+	t.matrix, t.reachErr = reach.Compute(e, opt)
+	return t.matrix, t.reachErr
+}
+
+// Compare reports what changes from before to after, two clusters built by
+// engine.Build or engine.BuildOwned (a base, and the base with what-if
+// files layered on it). It is CompareTwins on fresh twins.
+func Compare(before, after *model.Cluster, opts Options) (*Result, error) {
+	if before == nil || after == nil {
+		return nil, fmt.Errorf("diff: nil cluster")
+	}
+	return CompareTwins(NewTwin(before), NewTwin(after), opts)
+}
+
+// CompareTwins is Compare over prepared twins, reusing what each has
+// compiled already (a plan compares step k with k+1, then k+1 with k+2).
+func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
+	if before == nil || after == nil || before.c == nil || after.c == nil {
+		return nil, fmt.Errorf("diff: nil twin")
+	}
+	r := &Result{}
+	r.Objects = compareObjects(before.c, after.c)
+	r.Workloads = compareWorkloads(before.c, after.c)
+	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
+	// The dataplanes and reachability are functions of the objects the
+	// twin compiles them from: when none of those differ, neither does
+	// anything compiled from them, and nothing is compiled.
+	same := sameNetworkInputs(before.c, after.c)
+	if !opts.NoDataplane && !same {
+		nodes, err := compareNodes(before, after)
+		if err != nil {
+			return nil, err
+		}
+		r.Nodes = nodes
+	}
+	if !opts.NoReach {
+		r.Reach = &ReachDiff{}
+		if !same {
+			ro := reach.Options{AllNamespaces: true, Nodes: true}
+			if opts.Reach != nil {
+				ro = *opts.Reach
+			}
+			rd, err := compareReach(before, after, ro)
+			if err != nil {
+				return nil, err
+			}
+			r.Reach = rd
+		}
+	}
+	return r, nil
+}

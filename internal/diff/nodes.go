@@ -1,0 +1,345 @@
+package diff
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
+
+// state is one node's dataplane as sets of entries, each in the form the
+// node's tool prints it (IDs that HNS picks at random left out).
+type state struct {
+	os                            string
+	routes, neigh, fdb, kp, felix []string
+	networks, endpoints, lbs, vfp []string
+	chains                        map[string][]string // "table chain" → rules in order
+}
+
+func nodeOS(n *corev1.Node) string {
+	if n.Labels[corev1.LabelOSStable] == hybrid.OSWindows {
+		return hybrid.OSWindows
+	}
+	return hybrid.OSLinux
+}
+
+// compareNodes compares every node's dataplane, on all cores: nodes only
+// one twin has list their whole state as added or removed.
+func compareNodes(before, after *Twin) ([]NodeDiff, error) {
+	ea, err := before.Engine()
+	if err != nil {
+		return nil, fmt.Errorf("the before twin: %w", err)
+	}
+	eb, err := after.Engine()
+	if err != nil {
+		return nil, fmt.Errorf("the after twin: %w", err)
+	}
+	type pair struct{ a, b *corev1.Node }
+	byName := map[string]*pair{}
+	for _, n := range before.c.Nodes {
+		byName[n.Name] = &pair{a: n}
+	}
+	for _, n := range after.c.Nodes {
+		if p, ok := byName[n.Name]; ok {
+			p.b = n
+		} else {
+			byName[n.Name] = &pair{b: n}
+		}
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]*NodeDiff, len(names))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := byName[names[i]]
+				var sa, sb *state
+				if p.a != nil {
+					sa = nodeState(ea, p.a)
+				}
+				if p.b != nil {
+					sb = nodeState(eb, p.b)
+				}
+				out[i] = diffState(names[i], sa, sb)
+			}
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var res []NodeDiff
+	for _, d := range out {
+		if d != nil {
+			res = append(res, *d)
+		}
+	}
+	return res, nil
+}
+
+// nodeState reads a node's compiled dataplane from the twin's engine.
+func nodeState(e *trace.Engine, n *corev1.Node) *state {
+	s := &state{os: nodeOS(n), chains: map[string][]string{}}
+	if s.os == hybrid.OSWindows {
+		if w := e.WindowsNode(n.Name); w != nil {
+			windowsState(s, w)
+		}
+		return s
+	}
+	lx := e.LinuxNode(n.Name)
+	if lx == nil {
+		return s
+	}
+	for _, r := range lx.Routes() {
+		s.routes = append(s.routes, r.String())
+	}
+	for _, e := range lx.Neighbors() {
+		s.neigh = append(s.neigh, fmt.Sprintf("%s dev %s lladdr %s %s", e.IP, e.Dev, e.MAC, e.State))
+	}
+	for _, e := range lx.FDB() {
+		s.fdb = append(s.fdb, fmt.Sprintf("%s dev %s dst %s self permanent", e.MAC, e.Dev, e.Dst))
+	}
+	for _, it := range lx.NFTItems() {
+		line := nftLine(it)
+		if strings.HasSuffix(it.Table, " kube-proxy") {
+			s.kp = append(s.kp, line)
+		} else {
+			s.felix = append(s.felix, line)
+		}
+		if it.Kind == "rule" {
+			k := it.Table + " " + it.In
+			s.chains[k] = append(s.chains[k], it.Text)
+		}
+	}
+	return s
+}
+
+// nftLine is one nftables item as a line: "table ip kube-proxy: chain
+// services: rule …", "… set cluster-ips: element 10.96.0.1".
+func nftLine(it linux.NFTItem) string {
+	where := "table " + it.Table
+	if it.In != "" {
+		where += " " + it.In
+	}
+	switch it.Kind {
+	case "table", "set", "map", "chain":
+		if it.Text == "" {
+			return where
+		}
+		return where + ": " + it.Text
+	}
+	return where + ": " + it.Kind + " " + it.Text
+}
+
+// windowsState lists a Windows node's HNS objects and VFP rules.
+func windowsState(s *state, w *windows.Node) {
+	for _, nw := range w.Networks() {
+		head := fmt.Sprintf("network %s type %s", nw.Name, nw.Type)
+		line := head + " adapter " + nw.NetworkAdapterName + " management " + nw.ManagementIP
+		if nw.DrMacAddress != "" {
+			line += " drmac " + nw.DrMacAddress
+		}
+		for _, sn := range nw.Subnets {
+			line += fmt.Sprintf(" subnet %s gateway %s vsid %d", sn.AddressPrefix, sn.GatewayAddress, sn.VSID)
+		}
+		s.networks = append(s.networks, line)
+		for _, p := range nw.Policies {
+			pl := head + ": " + p.Type + " " + p.DestinationPrefix
+			if p.ProviderAddress != "" {
+				pl += " pa " + p.ProviderAddress
+			}
+			if p.DistributedRouterMacAddress != "" {
+				pl += " drmac " + p.DistributedRouterMacAddress
+			}
+			if p.IsolationID != 0 {
+				pl += fmt.Sprintf(" vsid %d", p.IsolationID)
+			}
+			s.networks = append(s.networks, pl)
+		}
+	}
+	for _, ep := range w.Endpoints() {
+		head := "endpoint " + ep.IPAddress
+		if ep.Pod != "" {
+			head += " pod " + ep.Pod
+		} else if ep.Name != "" {
+			head += " " + ep.Name
+		}
+		line := fmt.Sprintf("%s kind %s network %s mac %s remote %t", head, ep.Kind, ep.VirtualNetworkName, ep.MacAddress, ep.IsRemoteEndpoint)
+		if ep.GatewayAddress != "" {
+			line += " gateway " + ep.GatewayAddress
+		}
+		s.endpoints = append(s.endpoints, line)
+		for _, p := range ep.Policies {
+			s.endpoints = append(s.endpoints, head+": "+endpointPolicy(p))
+		}
+	}
+	for _, lb := range w.LoadBalancers() {
+		flags := ""
+		if lb.DSR() {
+			flags = " dsr"
+		}
+		s.lbs = append(s.lbs, fmt.Sprintf("%s %s/%s vips %s proto %d %d->%d source %s backends %s%s",
+			lb.Kind, lb.Service, lb.PortName, strings.Join(lb.FrontendVIPs, ","), lb.Protocol, lb.ExternalPort, lb.InternalPort,
+			lb.SourceVIP, strings.Join(lb.Backends, ","), flags))
+	}
+	// A port is named by what it serves (its endpoint's pod or address):
+	// its name is an ID.
+	epName := map[string]string{}
+	for _, ep := range w.Endpoints() {
+		if ep.Pod != "" {
+			epName[ep.ID] = "pod " + ep.Pod
+		} else {
+			epName[ep.ID] = ep.IPAddress
+		}
+	}
+	for _, p := range w.Ports() {
+		port := epName[p.EndpointID]
+		if port == "" {
+			port = p.FriendlyName
+		}
+		if port == "" {
+			port = p.Name
+		}
+		for _, l := range p.Layers {
+			for _, g := range l.Groups {
+				for _, r := range g.Rules {
+					var conds []string
+					for _, c := range r.Conditions {
+						conds = append(conds, c.Key+"="+c.Value)
+					}
+					line := fmt.Sprintf("port %s layer %s group %s %s: rule %s priority %d type %s", port, l.Name, g.Name, g.Direction, r.Name, r.Priority, r.Type)
+					if len(conds) > 0 {
+						line += " " + strings.Join(conds, " ")
+					}
+					if len(r.Data) > 0 {
+						line += " [" + strings.Join(r.Data, "; ") + "]"
+					}
+					s.vfp = append(s.vfp, line)
+				}
+			}
+		}
+	}
+}
+
+// endpointPolicy is one HNS endpoint policy as a line.
+func endpointPolicy(p windows.EndpointPolicy) string {
+	switch p.Type {
+	case windows.PolicyACL:
+		if a := p.ACL; a != nil {
+			return fmt.Sprintf("ACL %s %s priority %d proto %d local %s remote %s %s",
+				a.Direction, a.Action, a.Priority, a.Protocol, hostPorts(a.LocalAddresses, a.LocalPorts),
+				hostPorts(a.RemoteAddresses, a.RemotePorts), a.RuleType)
+		}
+	case windows.PolicyOutBoundNAT:
+		line := "OutBoundNAT"
+		if len(p.ExceptionList) > 0 {
+			line += " exceptions " + strings.Join(p.ExceptionList, ",")
+		}
+		if len(p.Destinations) > 0 {
+			line += " destinations " + strings.Join(p.Destinations, ",")
+		}
+		return line
+	case windows.PolicyRoute:
+		return fmt.Sprintf("ROUTE %s encap %t", p.DestinationPrefix, p.NeedEncap)
+	case windows.PolicyPA:
+		return "PA " + p.PA
+	}
+	return p.Type
+}
+
+// hostPorts is an ACL side: addresses and ports, "any" where empty.
+func hostPorts(addrs, ports string) string {
+	if addrs == "" {
+		addrs = "any"
+	}
+	if ports == "" {
+		return addrs
+	}
+	return addrs + " port " + ports
+}
+
+// diffState compares two states of one node; nil when they hold the same.
+func diffState(name string, a, b *state) *NodeDiff {
+	d := &NodeDiff{Node: name, Change: Changed}
+	switch {
+	case a == nil:
+		a, d.Change, d.OS = &state{}, Added, b.os
+	case b == nil:
+		b, d.Change, d.OS = &state{}, Removed, a.os
+	default:
+		d.OS = b.os
+	}
+	d.Routes = lines(a.routes, b.routes)
+	d.Neighbors = lines(a.neigh, b.neigh)
+	d.FDB = lines(a.fdb, b.fdb)
+	d.KubeProxy = lines(a.kp, b.kp)
+	d.Felix = lines(a.felix, b.felix)
+	d.Networks = lines(a.networks, b.networks)
+	d.Endpoints = lines(a.endpoints, b.endpoints)
+	d.LoadBalancers = lines(a.lbs, b.lbs)
+	d.VFP = lines(a.vfp, b.vfp)
+	for k, ra := range a.chains {
+		rb, ok := b.chains[k]
+		if !ok || slices.Equal(ra, rb) {
+			continue
+		}
+		sa, sb := slices.Clone(ra), slices.Clone(rb)
+		sort.Strings(sa)
+		sort.Strings(sb)
+		if slices.Equal(sa, sb) {
+			d.RulesReordered = append(d.RulesReordered, k)
+		}
+	}
+	sort.Strings(d.RulesReordered)
+	if d.Change == Changed && len(d.RulesReordered) == 0 {
+		empty := true
+		for _, s := range d.Sections() {
+			empty = empty && s.Lines.Empty()
+		}
+		if empty {
+			return nil
+		}
+	}
+	return d
+}
+
+// lines is the set difference of two lists of entries (a repeated entry
+// counts as often as it appears).
+func lines(a, b []string) Lines {
+	count := map[string]int{}
+	for _, s := range a {
+		count[s]++
+	}
+	for _, s := range b {
+		count[s]--
+	}
+	var l Lines
+	for s, n := range count {
+		for ; n > 0; n-- {
+			l.Removed = append(l.Removed, s)
+		}
+		for ; n < 0; n++ {
+			l.Added = append(l.Added, s)
+		}
+	}
+	sort.Strings(l.Added)
+	sort.Strings(l.Removed)
+	return l
+}

@@ -1,0 +1,155 @@
+package diff
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// maxPodsShown bounds the pods a text line names for a class; JSON lists
+// them all.
+const maxPodsShown = 5
+
+// WriteJSON prints the result as one indented JSON object.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText prints the result for a reader, section by section: nodes,
+// workloads, TigeraStatus, reachability, objects; "+" marks what only the
+// after twin has, "-" what only the before twin has. It prints "No
+// differences." for an empty result.
+func (r *Result) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if r.Empty() {
+		fmt.Fprintln(bw, "No differences.")
+		return bw.Flush()
+	}
+	if len(r.Nodes) > 0 {
+		fmt.Fprintf(bw, "Nodes (%d with dataplane changes):\n", len(r.Nodes))
+		for i := range r.Nodes {
+			n := &r.Nodes[i]
+			head := fmt.Sprintf("  node/%s (%s)", n.Node, n.OS)
+			if n.Change != Changed {
+				head += ": " + string(n.Change)
+			}
+			fmt.Fprintln(bw, head)
+			for _, s := range n.Sections() {
+				if s.Lines.Empty() {
+					continue
+				}
+				fmt.Fprintf(bw, "    %s: +%d -%d\n", s.Title, len(s.Lines.Added), len(s.Lines.Removed))
+				for _, l := range s.Lines.Removed {
+					fmt.Fprintf(bw, "      - %s\n", l)
+				}
+				for _, l := range s.Lines.Added {
+					fmt.Fprintf(bw, "      + %s\n", l)
+				}
+			}
+			for _, c := range n.RulesReordered {
+				fmt.Fprintf(bw, "    nftables: the rules of %s are reordered\n", c)
+			}
+		}
+	}
+	if len(r.Workloads) > 0 {
+		fmt.Fprintf(bw, "Workloads (%d):\n", len(r.Workloads))
+		for _, wd := range r.Workloads {
+			fmt.Fprintf(bw, "  %s: %s\n", wd.Workload, wd.Change)
+			for _, f := range wd.Template {
+				fmt.Fprintf(bw, "    %s\n", fieldLine(f))
+			}
+			if wd.Rollout != "" {
+				fmt.Fprintf(bw, "    rollout: %s\n", wd.Rollout)
+			}
+			if wd.Change == Changed {
+				if len(wd.Restarts) == 0 {
+					fmt.Fprintln(bw, "    restarts: no pod")
+				} else {
+					fmt.Fprintf(bw, "    restarts (%d): %s\n", len(wd.Restarts), strings.Join(wd.Restarts, ", "))
+				}
+			}
+		}
+	}
+	if len(r.TigeraStatus) > 0 {
+		fmt.Fprintf(bw, "TigeraStatus (%d):\n", len(r.TigeraStatus))
+		for _, s := range r.TigeraStatus {
+			fmt.Fprintf(bw, "  tigerastatus/%s\n", s.Name)
+			for _, c := range s.Before {
+				fmt.Fprintf(bw, "    - %s\n", c)
+			}
+			for _, c := range s.After {
+				fmt.Fprintf(bw, "    + %s\n", c)
+			}
+		}
+	}
+	if r.Reach != nil && (len(r.Reach.Changes) > 0 || len(r.Reach.Notes) > 0) {
+		fmt.Fprintf(bw, "Reachability (%d changed):\n", len(r.Reach.Changes))
+		for _, c := range r.Reach.Changes {
+			to := c.To
+			if c.Port > 0 {
+				to += fmt.Sprintf(" %d/%s", c.Port, c.Proto)
+			}
+			fmt.Fprintf(bw, "  %s: %s -> %s\n", c.Effect, c.From, to)
+			if len(c.FromPods) > 0 {
+				fmt.Fprintf(bw, "    from pods: %s\n", pods(c.FromPods))
+			}
+			if len(c.ToPods) > 0 {
+				fmt.Fprintf(bw, "    to pods: %s\n", pods(c.ToPods))
+			}
+			fmt.Fprintf(bw, "    before: %s\n", verdictLine(c.Before))
+			fmt.Fprintf(bw, "    after:  %s\n", verdictLine(c.After))
+		}
+		for _, n := range r.Reach.Notes {
+			fmt.Fprintf(bw, "  Note: %s\n", n)
+		}
+	}
+	if len(r.Objects) > 0 {
+		fmt.Fprintf(bw, "Objects (%d):\n", len(r.Objects))
+		for _, o := range r.Objects {
+			fmt.Fprintf(bw, "  %s: %s\n", o.Object, o.Change)
+			for _, f := range o.Fields {
+				fmt.Fprintf(bw, "    %s\n", fieldLine(f))
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func fieldLine(f FieldChange) string {
+	// A value of several lines (a ConfigMap's file) stays on the line.
+	for _, v := range []*string{&f.Before, &f.After} {
+		if strings.Contains(*v, "\n") {
+			*v = strconv.Quote(*v)
+		}
+	}
+	switch {
+	case f.Before == "":
+		return fmt.Sprintf("%s: + %s", f.Path, f.After)
+	case f.After == "":
+		return fmt.Sprintf("%s: - %s", f.Path, f.Before)
+	}
+	return fmt.Sprintf("%s: %s -> %s", f.Path, f.Before, f.After)
+}
+
+func verdictLine(v Verdict) string {
+	s := v.Verdict
+	if v.Reason != "" {
+		s += ": " + v.Reason
+	}
+	if v.Hop != "" {
+		s += " (at " + v.Hop + ")"
+	}
+	return s
+}
+
+func pods(ps []string) string {
+	if len(ps) <= maxPodsShown {
+		return strings.Join(ps, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ps[:maxPodsShown], ", "), len(ps)-maxPodsShown)
+}

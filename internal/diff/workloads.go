@@ -1,0 +1,197 @@
+package diff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// workload is a controller with its pod template and how it rolls a new
+// one out.
+type workload struct {
+	ref      ObjectRef
+	template *corev1.PodTemplateSpec
+	// onDelete: the controller replaces a pod only when it is deleted.
+	onDelete bool
+	rollout  string
+}
+
+func workloadsOf(c *model.Cluster) map[ObjectRef]workload {
+	out := map[ObjectRef]workload{}
+	for _, d := range c.DaemonSets {
+		w := workload{ref: ObjectRef{Group: "apps", Kind: "DaemonSet", Namespace: d.Namespace, Name: d.Name}, template: &d.Spec.Template}
+		// kubernetes pkg/controller/daemon/update.go rollingUpdate: old
+		// pods are deleted node by node, at most maxUnavailable (default
+		// 1) at a time; OnDelete leaves them until someone deletes them.
+		if d.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
+			w.onDelete = true
+			w.rollout = "OnDelete: the pods keep the old template until each is deleted"
+		} else {
+			w.rollout = "RollingUpdate: each node's pod is deleted and re-created, " + maxUnavailable(d.Spec.UpdateStrategy.RollingUpdate) + " node(s) at a time"
+		}
+		out[w.ref] = w
+	}
+	for _, d := range c.Deployments {
+		w := workload{ref: ObjectRef{Group: "apps", Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}, template: &d.Spec.Template}
+		// kubernetes pkg/controller/deployment: a new ReplicaSet (new
+		// pod-template-hash) scales up as the old one scales down
+		// (rolling.go), or the old one goes to zero first (recreate.go).
+		if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+			w.rollout = "Recreate: every old pod is deleted before the new ReplicaSet's pods are created"
+		} else {
+			w.rollout = "RollingUpdate: a new ReplicaSet replaces the pods, within maxSurge and maxUnavailable"
+		}
+		out[w.ref] = w
+	}
+	for _, s := range c.StatefulSets {
+		w := workload{ref: ObjectRef{Group: "apps", Kind: "StatefulSet", Namespace: s.Namespace, Name: s.Name}, template: &s.Spec.Template}
+		// kubernetes pkg/controller/statefulset/stateful_set_control.go:
+		// pods are replaced from the highest ordinal down.
+		if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+			w.onDelete = true
+			w.rollout = "OnDelete: the pods keep the old template until each is deleted"
+		} else {
+			w.rollout = "RollingUpdate: pods are replaced one at a time from the highest ordinal down"
+		}
+		out[w.ref] = w
+	}
+	return out
+}
+
+func maxUnavailable(ru *appsv1.RollingUpdateDaemonSet) string {
+	if ru == nil || ru.MaxUnavailable == nil {
+		return "1"
+	}
+	return ru.MaxUnavailable.String()
+}
+
+// compareWorkloads reports the controllers whose pod template differs,
+// and the pods of the before twin a rollout replaces.
+func compareWorkloads(a, b *model.Cluster) []WorkloadDiff {
+	wa, wb := workloadsOf(a), workloadsOf(b)
+	owned := podsByController(a)
+	var out []WorkloadDiff
+	for ref, w := range wb {
+		old, ok := wa[ref]
+		if !ok {
+			out = append(out, WorkloadDiff{Workload: ref, Change: Added, Rollout: "created: its pods start"})
+			continue
+		}
+		if old.template == w.template || equality.Semantic.DeepEqual(old.template, w.template) {
+			continue
+		}
+		fields := fieldChanges(old.template, w.template)
+		if len(fields) == 0 {
+			continue
+		}
+		for i := range fields {
+			fields[i].Path = "spec.template." + fields[i].Path
+		}
+		d := WorkloadDiff{Workload: ref, Change: Changed, Template: fields, Rollout: w.rollout}
+		if !w.onDelete {
+			d.Restarts = owned[ref]
+		}
+		out = append(out, d)
+	}
+	for ref := range wa {
+		if _, ok := wb[ref]; !ok {
+			out = append(out, WorkloadDiff{Workload: ref, Change: Removed, Restarts: nil,
+				Rollout: fmt.Sprintf("deleted: its %d pod(s) are deleted", len(owned[ref]))})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return lessRef(out[i].Workload, out[j].Workload) })
+	return out
+}
+
+// podsByController lists each controller's pods (namespace/name, sorted):
+// a DaemonSet's or StatefulSet's own, a Deployment's through its
+// ReplicaSets.
+func podsByController(c *model.Cluster) map[ObjectRef][]string {
+	rsOwner := map[string]ObjectRef{} // "ns/rs" → Deployment
+	for _, rs := range c.ReplicaSets {
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
+			rsOwner[rs.Namespace+"/"+rs.Name] = ObjectRef{Group: "apps", Kind: "Deployment", Namespace: rs.Namespace, Name: ref.Name}
+		}
+	}
+	out := map[ObjectRef][]string{}
+	for _, p := range c.Pods {
+		ref := metav1.GetControllerOf(p)
+		if ref == nil {
+			continue
+		}
+		var w ObjectRef
+		switch ref.Kind {
+		case "DaemonSet", "StatefulSet":
+			w = ObjectRef{Group: "apps", Kind: ref.Kind, Namespace: p.Namespace, Name: ref.Name}
+		case "ReplicaSet":
+			d, ok := rsOwner[p.Namespace+"/"+ref.Name]
+			if !ok {
+				continue
+			}
+			w = d
+		default:
+			continue
+		}
+		out[w] = append(out[w], p.Namespace+"/"+p.Name)
+	}
+	for _, ps := range out {
+		sort.Strings(ps)
+	}
+	return out
+}
+
+// compareTigeraStatus reports the operator's status objects whose
+// conditions differ (kubectl get tigerastatus: AVAILABLE, PROGRESSING,
+// DEGRADED and the message).
+func compareTigeraStatus(a, b *model.Cluster) []StatusDiff {
+	before := map[string]*operator.TigeraStatus{}
+	for _, s := range a.TigeraStatuses {
+		before[s.Name] = s
+	}
+	names := map[string]bool{}
+	for _, s := range a.TigeraStatuses {
+		names[s.Name] = true
+	}
+	after := map[string]*operator.TigeraStatus{}
+	for _, s := range b.TigeraStatuses {
+		after[s.Name] = s
+		names[s.Name] = true
+	}
+	var out []StatusDiff
+	for name := range names {
+		ca, cb := conditions(before[name]), conditions(after[name])
+		if strings.Join(ca, "\n") != strings.Join(cb, "\n") {
+			out = append(out, StatusDiff{Name: name, Before: ca, After: cb})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// conditions prints a TigeraStatus's conditions, one a line, in type order.
+func conditions(s *operator.TigeraStatus) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range s.Status.Conditions {
+		line := c.Type + "=" + c.Status
+		if c.Reason != "" {
+			line += " " + c.Reason
+		}
+		if c.Message != "" {
+			line += ": " + c.Message
+		}
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	return out
+}

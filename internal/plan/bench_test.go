@@ -1,0 +1,131 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// beforeMigration is a generated Linux-only cluster turned back to the
+// main cluster's Calico settings: VXLANCrossSubnet, BGP on,
+// strictAffinity off, no Windows dataplane, no services endpoint.
+func beforeMigration(b *testing.B, nodes int) *model.Snapshot {
+	b.Helper()
+	dir := b.TempDir()
+	o := gen.Options{Nodes: nodes, Namespaces: max(1, nodes/10), Pods: 30 * nodes, Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true}
+	if _, err := gen.WriteDir(dir, o); err != nil {
+		b.Fatal(err)
+	}
+	snap, err := load.Load(load.Options{Filenames: []string{dir}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var kept []*model.Object
+	for _, obj := range snap.Objects {
+		switch v := obj.Typed.(type) {
+		case *operator.Installation:
+			in, err := copyInstallation(v)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cn := in.Spec.CalicoNetwork
+			bgp := "Enabled"
+			cn.BGP, cn.WindowsDataplane = &bgp, nil
+			for i := range cn.IPPools {
+				cn.IPPools[i].Encapsulation = "VXLANCrossSubnet"
+			}
+			in.Spec.ServiceCIDRs = nil
+			cp := *obj
+			cp.Typed, cp.Raw = in, nil
+			obj = &cp
+		case *calico.IPAMConfiguration:
+			cp := *obj
+			cp.Typed, cp.Raw = &calico.IPAMConfiguration{TypeMeta: v.TypeMeta, ObjectMeta: v.ObjectMeta}, nil
+			obj = &cp
+		}
+		if obj.Key.Kind == "ConfigMap" && obj.Key.Name == "kubernetes-services-endpoint" {
+			continue
+		}
+		kept = append(kept, obj)
+	}
+	snap.Objects = kept
+	return snap
+}
+
+// BenchmarkMigratePlan: a five-step migration of a 1,000-node cluster
+// (30,000 pods) against one `check` of it, both from the loaded input:
+// check builds the twin and runs the rules; the plan builds the base twin,
+// then each step's twin, compares consecutive twins and runs check on the
+// last. HYBRID_BENCH_MIGRATE_NODES overrides the size.
+func BenchmarkMigratePlan(b *testing.B) {
+	nodes := 1000
+	if s := os.Getenv("HYBRID_BENCH_MIGRATE_NODES"); s != "" {
+		if _, err := fmt.Sscan(s, &nodes); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap := beforeMigration(b, nodes)
+	b.Run("check", func(b *testing.B) {
+		defer cpuMetric(b)()
+		for b.Loop() {
+			c, err := engine.Build(snap)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := check.Run(c, check.Options{ExpectWindows: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		opts diff.Options
+	}{{"plan-no-reach", diff.Options{NoReach: true}}, {"plan", diff.Options{}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			defer cpuMetric(b)()
+			for b.Loop() {
+				c, err := engine.Build(snap)
+				if err != nil {
+					b.Fatal(err)
+				}
+				m, err := ComputeMigration(Input{Cluster: c, Snapshot: snap}, MigrateRequest{Diff: tc.opts})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(m.Steps) != 5 {
+					b.Fatalf("%d steps, want 5", len(m.Steps))
+				}
+			}
+		})
+	}
+}
+
+// cpuMetric reports cpu-ms/op, the process's user and system time per op
+// (getrusage), which other work on a shared machine does not inflate.
+func cpuMetric(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

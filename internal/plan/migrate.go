@@ -1,0 +1,357 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Target is what a migration goes to, given with --to: an Installation
+// and/or an IPAMConfiguration. The fields a migration plans are the pools'
+// encapsulation, bgp, windowsDataplane, serviceCIDRs and strictAffinity;
+// a field the file leaves out keeps the cluster's value.
+type Target struct {
+	Source       string
+	Installation *operator.Installation
+	IPAM         *calico.IPAMConfiguration
+}
+
+// MigrateRequest is what `plan migrate` is asked.
+type MigrateRequest struct {
+	// To is nil for the default target: what `check --expect-windows`
+	// demands of the cluster.
+	To *Target
+	// APIServer is the kubeconfig's server URL for a live cluster.
+	APIServer string
+	// Diff says what each step's changes compare (diff.Options{NoReach:
+	// true} leaves out the reachability difference).
+	Diff diff.Options
+}
+
+// Migration is the plan: ordered steps, each a what-if on the previous
+// cluster with the twin's answers after it (simulated).
+type Migration struct {
+	// Target says what the steps go to.
+	Target    string          `json:"target"`
+	Steps     []MigrationStep `json:"steps"`
+	Preflight []Finding       `json:"preflight"`
+	// PointOfNoReturn is the moment after which Rollback no longer works.
+	PointOfNoReturn string         `json:"pointOfNoReturn"`
+	Rollback        []RollbackStep `json:"rollback"`
+	// After are `check --expect-windows`'s errors on the migrated twin;
+	// empty when Windows nodes can join.
+	After  []Finding `json:"after"`
+	Values []Value   `json:"values"`
+
+	// Final is the migrated twin and FinalSnapshot its input.
+	Final         *model.Cluster  `json:"-"`
+	FinalSnapshot *model.Snapshot `json:"-"`
+}
+
+// MigrationStep is one change, through the Installation, the
+// IPAMConfiguration or a ConfigMap.
+type MigrationStep struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// File is the what-if file: -f base -f 01-… -f 02-… is the cluster
+	// after step 2.
+	File     string   `json:"file"`
+	Commands []string `json:"commands"`
+	// Changes is what the twin says changes between the cluster before
+	// and after the step.
+	Changes *diff.Result `json:"changes"`
+	Verify  []Check      `json:"verify"`
+	// Disruption says what the step disturbs: restarts, replaced routes.
+	Disruption string `json:"disruption"`
+	Why        string `json:"why,omitempty"`
+
+	// Body is the what-if file's content.
+	Body     string         `json:"-"`
+	Cluster  *model.Cluster `json:"-"`
+	rollback []string
+}
+
+// RollbackStep undoes one step; the steps are listed in reverse order.
+type RollbackStep struct {
+	Undoes   string   `json:"undoes"`
+	Commands []string `json:"commands"`
+}
+
+// Step IDs, in the order a migration runs them.
+const (
+	StepStrictAffinity   = "strict-affinity"
+	StepEncapsulation    = "encapsulation"
+	StepBGP              = "bgp"
+	StepWindowsDataplane = "windows-dataplane"
+	StepServicesEndpoint = "services-endpoint"
+)
+
+// ComputeMigration plans the migration of the input cluster to the target.
+// The base twin is in.Cluster; each step's twin is built once on the
+// previous step's snapshot with that step's objects layered on it.
+func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
+	c := in.Cluster
+	inst := inputInstallation(c, in.Snapshot)
+	if inst == nil {
+		return nil, fmt.Errorf("the input has no operator.tigera.io Installation: plan migrate changes Calico through the Tigera operator's Installation (https://docs.tigera.io/calico/latest/reference/installation/api)")
+	}
+	r := &reader{c: c}
+	m := &Migration{Target: "what check --expect-windows demands"}
+	if req.To != nil {
+		m.Target = req.To.Source
+	}
+	want, err := targetOf(c, inst, req.To)
+	if err != nil {
+		return nil, err
+	}
+	if want.windows {
+		want.serviceCIDR = r.serviceCIDR()
+	}
+	endpoint := r.endpoint(req.APIServer)
+	steps, err := deriveSteps(c, in.Snapshot, inst, want, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	snap, prev := in.Snapshot, diff.NewTwin(c)
+	for i := range steps {
+		st := &steps[i]
+		st.File = fmt.Sprintf("%02d-%s.yaml", i+1, st.ID)
+		objs, err := decode(st.File, st.Body)
+		if err != nil {
+			return nil, err
+		}
+		snap = layer(snap, objs...)
+		next, err := engine.Build(snap)
+		if err != nil {
+			return nil, fmt.Errorf("step %s applied to the twin: %w", st.ID, err)
+		}
+		st.Cluster = next
+		twin := diff.NewTwin(next)
+		ch, err := diff.CompareTwins(prev, twin, req.Diff)
+		if err != nil {
+			return nil, fmt.Errorf("step %s: comparing the twins before and after: %w", st.ID, err)
+		}
+		st.Changes = ch
+		st.Verify = verify(st.ID, twin)
+		st.Disruption = disruption(st.ID, ch)
+		prev = twin
+	}
+	m.Steps = steps
+	if m.Steps == nil {
+		m.Steps = []MigrationStep{}
+	}
+	m.Final, m.FinalSnapshot = prev.Cluster(), snap
+	m.PointOfNoReturn = "the first Windows node joins (kubectl hybrid plan join-windows): a Windows node works only with VXLAN Always, BGP off and strictAffinity, so from then on the rollback below would cut it off; until then every step can be undone"
+	for i := len(steps) - 1; i >= 0; i-- {
+		m.Rollback = append(m.Rollback, RollbackStep{Undoes: steps[i].ID, Commands: steps[i].rollback})
+	}
+	if m.Rollback == nil {
+		m.Rollback = []RollbackStep{}
+	}
+	rep, err := check.Run(m.Final, check.Options{ExpectWindows: true})
+	if err != nil {
+		return nil, fmt.Errorf("check on the migrated cluster: %w", err)
+	}
+	m.Preflight = preflight(c, in.Snapshot, inst, steps, m.Final, rep)
+	m.After = []Finding{}
+	for _, f := range rep.Findings {
+		if f.Severity == check.Error {
+			m.After = append(m.After, Finding{ID: f.RuleID, Severity: string(f.Severity), Blocking: true, Object: f.Object.String(), Message: f.Message, WayOut: f.Remediation})
+		}
+	}
+	m.Values = r.values
+	return m, nil
+}
+
+// inputInstallation is the Installation as the input gave it (the patches
+// and what-ifs change the user's object, not the operator's defaults), else
+// the twin's.
+func inputInstallation(c *model.Cluster, snap *model.Snapshot) *operator.Installation {
+	for _, o := range snap.Objects {
+		if t, ok := o.Typed.(*operator.Installation); ok {
+			return t
+		}
+	}
+	return c.Installation
+}
+
+func inputIPAM(snap *model.Snapshot) *calico.IPAMConfiguration {
+	for _, o := range snap.Objects {
+		if t, ok := o.Typed.(*calico.IPAMConfiguration); ok && t.Name == "default" {
+			return t
+		}
+	}
+	return nil
+}
+
+// want is the target: the pools' encapsulation by index in the input's
+// Installation, bgp, strictAffinity and the Windows prerequisites.
+type want struct {
+	strict      bool
+	encap       []string // by pool index; empty keeps the pool's
+	bgp         string
+	windows     bool // windowsDataplane HNS, serviceCIDRs, the ConfigMap
+	serviceCIDR string
+}
+
+// effective is the Installation as the operator reads it: the input's
+// fields, else the twin's defaulted ones (an unset bgp or encapsulation is
+// the operator's default, not "unchanged").
+func effectiveBGP(c *model.Cluster, in *operator.Installation) string {
+	if cn := in.Spec.CalicoNetwork; cn != nil && cn.BGP != nil {
+		return *cn.BGP
+	}
+	if c.Installation != nil && c.Installation.Spec.CalicoNetwork != nil && c.Installation.Spec.CalicoNetwork.BGP != nil {
+		return *c.Installation.Spec.CalicoNetwork.BGP
+	}
+	return "Enabled"
+}
+
+func pools(in *operator.Installation) []operator.IPPool {
+	if in == nil || in.Spec.CalicoNetwork == nil {
+		return nil
+	}
+	return in.Spec.CalicoNetwork.IPPools
+}
+
+// effectivePools are the input's pools, or the operator's defaulted ones
+// when the input names none.
+func effectivePools(c *model.Cluster, in *operator.Installation) []operator.IPPool {
+	if ps := pools(in); len(ps) > 0 {
+		return ps
+	}
+	return pools(c.Installation)
+}
+
+func isIPv4(cidr string) bool {
+	p, err := netip.ParsePrefix(cidr)
+	return err == nil && p.Addr().Is4()
+}
+
+// targetOf reads the target: --to's fields, or what check --expect-windows
+// demands (check's HYB001-HYB005 and HYB007).
+func targetOf(c *model.Cluster, in *operator.Installation, to *Target) (want, error) {
+	ps := effectivePools(c, in)
+	w := want{encap: make([]string, len(ps)), bgp: effectiveBGP(c, in)}
+	if to == nil {
+		vxlan := false
+		for i, p := range ps {
+			enc := p.Encapsulation
+			if isIPv4(p.CIDR) && enc != "VXLAN" && enc != "None" {
+				enc = "VXLAN" // Calico for Windows: VXLAN, or None with BGP
+			}
+			w.encap[i] = enc
+			vxlan = vxlan || strings.HasPrefix(enc, "VXLAN")
+		}
+		if vxlan {
+			w.bgp = "Disabled"
+		}
+		w.strict, w.windows = true, true
+		return w, nil
+	}
+	if to.IPAM != nil {
+		w.strict = to.IPAM.Spec.StrictAffinity
+	} else if c.IPAMConfig != nil {
+		w.strict = c.IPAMConfig.Spec.StrictAffinity
+	}
+	for i, p := range ps {
+		w.encap[i] = p.Encapsulation
+	}
+	if ti := to.Installation; ti != nil {
+		if err := onlyPlannedFields(in, ti, to.Source); err != nil {
+			return w, err
+		}
+		if cn := ti.Spec.CalicoNetwork; cn != nil {
+			if cn.BGP != nil {
+				w.bgp = *cn.BGP
+			}
+			for _, tp := range cn.IPPools {
+				i := slices.IndexFunc(ps, func(p operator.IPPool) bool {
+					return (tp.Name != "" && p.Name == tp.Name) || (tp.Name == "" && p.CIDR == tp.CIDR)
+				})
+				if i < 0 {
+					return w, fmt.Errorf("%s: IP pool %s %s is not in the cluster's Installation; plan migrate changes existing pools' encapsulation only", to.Source, tp.Name, tp.CIDR)
+				}
+				if tp.Encapsulation != "" {
+					w.encap[i] = tp.Encapsulation
+				}
+			}
+			w.windows = cn.WindowsDataplane != nil && *cn.WindowsDataplane == "HNS"
+		}
+	}
+	return w, nil
+}
+
+// plannedFields are the Installation fields a migration changes; the rest
+// of a --to Installation must agree with the cluster's.
+var plannedFields = map[string]bool{"calicoNetwork.bgp": true, "calicoNetwork.windowsDataplane": true, "calicoNetwork.ipPools": true, "serviceCIDRs": true}
+
+func onlyPlannedFields(cur, to *operator.Installation, source string) error {
+	a, b := asMap(cur.Spec), asMap(to.Spec)
+	var bad []string
+	var walk func(prefix string, x, y map[string]any)
+	walk = func(prefix string, x, y map[string]any) {
+		for k, v := range y {
+			path := strings.TrimPrefix(prefix+"."+k, ".")
+			if plannedFields[path] {
+				continue
+			}
+			if sub, ok := v.(map[string]any); ok {
+				xs, _ := x[k].(map[string]any)
+				walk(path, xs, sub)
+				continue
+			}
+			if !reflect.DeepEqual(x[k], v) {
+				bad = append(bad, path)
+			}
+		}
+	}
+	walk("", a, b)
+	// Within the pools, only the encapsulation is planned.
+	for _, tp := range pools(to) {
+		for _, cp := range pools(cur) {
+			if (tp.Name != "" && tp.Name == cp.Name) || (tp.Name == "" && tp.CIDR == cp.CIDR) {
+				tp.Encapsulation, tp.Name = cp.Encapsulation, cp.Name
+				if !reflect.DeepEqual(asMap(tp), asMap(cp)) && !poolSubset(asMap(tp), asMap(cp)) {
+					bad = append(bad, "calicoNetwork.ipPools["+cp.Name+"] (other than encapsulation)")
+				}
+			}
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("%s: Installation field(s) %s differ from the cluster's; plan migrate plans strictAffinity, the pools' encapsulation, bgp, windowsDataplane and serviceCIDRs only", source, strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// poolSubset: every field the --to pool sets has the cluster pool's value.
+func poolSubset(to, cur map[string]any) bool {
+	for k, v := range to {
+		if !reflect.DeepEqual(cur[k], v) {
+			return false
+		}
+	}
+	return true
+}
+
+func asMap(v any) map[string]any {
+	raw, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
+}
