@@ -27,6 +27,13 @@ const (
 	// msgGated is the condition the API server gives a pod with scheduling
 	// gates (pkg/registry/core/pod/strategy.go).
 	msgGated = "Scheduling is blocked due to non-empty scheduling gates"
+	// msgNoPreFilterState is what the PostFilter step says after a PreFilter
+	// rejected the pod: the PreFilters after it did not run, and the first
+	// PostFilter plugin, DynamicResources, fails reading the state its
+	// PreFilter would have written (framework ErrNotFound), which ends the
+	// PostFilter step before DefaultPreemption (framework/runtime
+	// RunPostFilterPlugins).
+	msgNoPreFilterState = "not found"
 )
 
 // FitError is a failed scheduling attempt. Error() is the message of the
@@ -189,14 +196,12 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(*po
 	fe := &FitError{Pod: pod, NumAllNodes: len(nodes), Reasons: map[string][]string{}, Details: map[string]string{}}
 	named, conflict := namedNodes(pod)
 	if conflict {
-		fe.PreFilterMsg = msgTermsConflict
-		preempt(pi, nodes, nil, state, fe)
+		fe.PreFilterMsg, fe.PostFilter = msgTermsConflict, msgNoPreFilterState
 		return nil, fe
 	}
 	if msg := missingClaim(pod, state); msg != "" {
 		// VolumeRestrictions' PreFilter reads the pod's claims.
-		fe.PreFilterMsg = msg
-		preempt(pi, nodes, nil, state, fe)
+		fe.PreFilterMsg, fe.PostFilter = msg, msgNoPreFilterState
 		return nil, fe
 	}
 	considered := nodes
@@ -371,8 +376,7 @@ func leastRequested(requested, capacity int64) int64 {
 // preempt models the PostFilter step: DefaultPreemption's dry run over the
 // nodes whose rejection was resolvable (plugins/defaultpreemption,
 // framework/preemption Evaluator.Preempt). Since v1.37 the DynamicResources
-// PostFilter adds nothing for a pod without claims. failed is nil when a
-// PreFilter rejected the pod: every node is then unresolvable.
+// PostFilter adds nothing for a pod without claims.
 func preempt(pi *podInfo, nodes []*corev1.Node, failed map[string]*filterStatus, state *State, fe *FitError) {
 	if pi.preemptNeverFlag {
 		fe.PostFilter = "preemption: " + msgPreemptNever

@@ -275,7 +275,15 @@ func (s *schedCluster) run(ctx context.Context, sc scenario) ([]realOutcome, []*
 			return nil, nil, err
 		}
 		created.Status = n.Status
-		if _, err := s.cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		if created, err = s.cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			return nil, nil, err
+		}
+		// The TaintNodesByCondition admission plugin gives a new node the
+		// not-ready taint; the node lifecycle controller, which does not
+		// run here, takes it off a Ready node. The scenario's taints are
+		// what the node carries once that is done.
+		created.Spec.Taints = n.Spec.Taints
+		if _, err := s.cs.CoreV1().Nodes().Update(ctx, created, metav1.UpdateOptions{}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -438,7 +446,8 @@ func TestSchedulerMatchesKubeScheduler(t *testing.T) {
 		}
 		real, stored, err := s.run(ctx, sc)
 		if err != nil {
-			t.Fatalf("%s: %v\n%s", sc.name, err, s.scheduler.tail())
+			t.Errorf("%s: %v", sc.name, err)
+			continue
 		}
 		_, diffs := twinRun(sc, stored, real)
 		pods += len(sc.pods)
