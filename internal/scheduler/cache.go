@@ -113,10 +113,10 @@ func (s *Scheduler) Schedule(pod *corev1.Pod) (string, *FitError) {
 	if pod.Spec.NodeName != "" || len(s.sorted) <= exactLimit {
 		return Schedule(pod, s.nodes, s.state)
 	}
-	if _, conflict := namedNodes(pod); conflict || missingClaim(pod, s.state) != "" {
+	pi := newPodInfo(pod)
+	if _, conflict := namedNodes(pod); conflict || missingClaim(pod, s.state) != "" || needsView(pi, s.state) {
 		return scheduleRanked(pod, s.nodes, s.state)
 	}
-	pi := newPodInfo(pod)
 	static, shape := classKey(pi)
 	var owned []string
 	if pi.owner != "" {

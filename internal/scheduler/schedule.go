@@ -216,8 +216,16 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(*po
 	}
 	failed := map[string]*filterStatus{}
 	var feasible []*corev1.Node
+	var view *clusterView
+	if needsView(pi, state) {
+		view = &clusterView{nodes: nodes, state: state}
+	}
 	for _, n := range considered {
-		if st := runFilters(pi, n, state.on(n.Name)); st != nil {
+		st := runFilters(pi, n, state.on(n.Name))
+		if st == nil && view != nil {
+			st = viewFilters(pi, n, view)
+		}
+		if st != nil {
 			failed[n.Name] = st
 			continue
 		}
@@ -389,7 +397,11 @@ func preempt(pi *podInfo, nodes []*corev1.Node, failed map[string]*filterStatus,
 		if st == nil || st.unresolvable {
 			continue // preemption only considers nodes it might help
 		}
-		c, reasons := victimsOn(pi, n, state.on(n.Name))
+		var view *clusterView
+		if needsView(pi, state) {
+			view = &clusterView{nodes: nodes, state: state, override: n.Name}
+		}
+		c, reasons := victimsOn(pi, n, state.on(n.Name), view)
 		if c == nil {
 			dryRun[n.Name] = reasons
 			continue
@@ -442,7 +454,14 @@ func (c *candidate) better(o *candidate) bool {
 // if the pod does not fit even with all of them gone, the filter's reasons
 // are the node's status; otherwise victims are reprieved, most important
 // first, while the pod still fits.
-func victimsOn(pi *podInfo, node *corev1.Node, others []*podInfo) (*candidate, []string) {
+func victimsOn(pi *podInfo, node *corev1.Node, others []*podInfo, view *clusterView) (*candidate, []string) {
+	fits := func(on []*podInfo) *filterStatus {
+		if st := runResourceFilters(pi, node, on); st != nil || view == nil {
+			return st
+		}
+		view.pods = on
+		return viewFilters(pi, node, view)
+	}
 	var keep, potential []*podInfo
 	for _, o := range others {
 		if o.priority < pi.priority {
@@ -454,7 +473,7 @@ func victimsOn(pi *podInfo, node *corev1.Node, others []*podInfo) (*candidate, [
 	if len(potential) == 0 {
 		return nil, []string{msgNoVictims}
 	}
-	if st := runResourceFilters(pi, node, keep); st != nil {
+	if st := fits(keep); st != nil {
 		return nil, st.reasons
 	}
 	sort.SliceStable(potential, func(i, j int) bool {
@@ -465,7 +484,7 @@ func victimsOn(pi *podInfo, node *corev1.Node, others []*podInfo) (*candidate, [
 	})
 	c := &candidate{node: node.Name}
 	for _, v := range potential {
-		if runResourceFilters(pi, node, append(slices.Clip(keep), v)) == nil {
+		if fits(append(slices.Clip(keep), v)) == nil {
 			keep = append(keep, v)
 			continue
 		}

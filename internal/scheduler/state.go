@@ -26,6 +26,9 @@ type State struct {
 	// claims are the PersistentVolumeClaims that exist, "namespace/name";
 	// nil means unknown, and then a pod's claims are not checked.
 	claims map[string]bool
+	// antiAffinity counts the recorded pods with required pod
+	// anti-affinity: the InterPodAffinity filter runs for every pod then.
+	antiAffinity int
 }
 
 // nodeTotals sums the pods recorded on one node.
@@ -73,6 +76,9 @@ func (s *State) Add(pod *corev1.Pod, node string) {
 	}
 	pi := newPodInfo(pod)
 	s.nodes[node] = append(s.nodes[node], pi)
+	if len(requiredAnti(pod)) > 0 {
+		s.antiAffinity++
+	}
 	t := s.totals[node]
 	if t == nil {
 		t = &nodeTotals{owners: map[string]int{}}
