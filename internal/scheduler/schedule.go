@@ -174,7 +174,7 @@ func scheduleRanked(pod *corev1.Pod, nodes []*corev1.Node, state *State) (string
 	if pod.Spec.NodeName != "" {
 		return pod.Spec.NodeName, nil
 	}
-	cands, fe := evaluate(pod, nodes, state, func(pi *podInfo, feasible []*corev1.Node, state *State) []string {
+	cands, fe := evaluate(pod, nodes, state, func(pi *podInfo, feasible, _ []*corev1.Node, state *State) []string {
 		return []string{bestNode(pi, feasible, state)}
 	})
 	if fe != nil {
@@ -187,7 +187,7 @@ func scheduleRanked(pod *corev1.Pod, nodes []*corev1.Node, state *State) (string
 // PreFilter results, the filters over the nodes they leave, the scores of
 // the feasible nodes, and on failure the PostFilter (preemption). pick
 // returns the best feasible nodes.
-func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(*podInfo, []*corev1.Node, *State) []string) ([]string, *FitError) {
+func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi *podInfo, feasible, all []*corev1.Node, state *State) []string) ([]string, *FitError) {
 	if len(nodes) == 0 {
 		return nil, &FitError{Pod: pod}
 	}
@@ -232,7 +232,7 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(*po
 		feasible = append(feasible, n)
 	}
 	if len(feasible) > 0 {
-		return pick(pi, feasible, state), nil
+		return pick(pi, feasible, nodes, state), nil
 	}
 	for name, st := range failed {
 		fe.Reasons[name] = st.reasons

@@ -232,8 +232,9 @@ func TestScoringOrder(t *testing.T) {
 			want: "k8s-lab-node-2",
 		},
 		{
-			// PodTopologySpread's default constraints are not modelled.
-			name:  "the less loaded worker wins even when it runs a replica of the same owner",
+			// PodTopologySpread's default constraints (hostname, maxSkew 3)
+			// outweigh LeastAllocated here.
+			name:  "spreading by owner wins over load",
 			pod:   func() *corev1.Pod { return replica("demo", "web", 1, "100m", "") },
 			nodes: labNodes,
 			state: func() *State {
@@ -242,7 +243,7 @@ func TestScoringOrder(t *testing.T) {
 				s.Add(replica("demo", "other", 0, "1", "1Gi"), "k8s-lab-node-1")
 				return s
 			},
-			want: "k8s-lab-node-2",
+			want: "k8s-lab-node-1",
 		},
 		{
 			name: "a PreferNoSchedule taint breaks a tie",

@@ -10,9 +10,9 @@ import (
 const maxNodeScore int64 = 100
 
 // Weights of the default profile's score plugins
-// (pkg/scheduler/apis/config/v1/default_plugins.go). PodTopologySpread and
-// InterPodAffinity (weight 2 each) and ImageLocality (1) score 0 on every
-// node for the pods the model places: it runs none of them (see doc.go).
+// (pkg/scheduler/apis/config/v1/default_plugins.go); PodTopologySpread's
+// is in spreadscore.go. InterPodAffinity (weight 2) and ImageLocality (1)
+// are not modelled (see doc.go).
 const (
 	weightTaintToleration int64 = 3
 	weightNodeAffinity    int64 = 2
@@ -23,7 +23,7 @@ const (
 // topScored returns the feasible nodes with the highest weighted sum of the
 // modelled score plugins, in name order: schedule_one.go selectHost picks
 // one of them at random.
-func topScored(pi *podInfo, feasible []*corev1.Node, state *State) []string {
+func topScored(pi *podInfo, feasible, all []*corev1.Node, state *State) []string {
 	if len(feasible) == 1 {
 		// One feasible node: the scheduler does not score.
 		return []string{feasible[0].Name}
@@ -46,6 +46,11 @@ func topScored(pi *podInfo, feasible []*corev1.Node, state *State) []string {
 	}
 	normalize(taints, true)
 	normalize(affinity, false)
+	if spread := spreadScores(pi, feasible, all, state); spread != nil {
+		for i := range total {
+			total[i] += weightTopologySpread * spread[i]
+		}
+	}
 	var best int64 = -1
 	var out []string
 	for i, n := range feasible {
