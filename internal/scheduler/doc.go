@@ -34,17 +34,22 @@
 // the node nominated (pkg/scheduler/framework/preemption).
 //
 // Scoring is the weighted sum of the default score plugins
-// (schedule_one.go prioritizeNodes): TaintToleration ×3 (PreferNoSchedule
-// taints, reversed), NodeAffinity ×2 (preferred terms), NodeResourcesFit ×1
-// (LeastAllocated on non-zero cpu and memory requests) and
-// NodeResourcesBalancedAllocation ×1, each normalised as upstream. The real
-// scheduler picks at random among the top-scored nodes; Decide lists them
-// (Outcome.Candidates) and Schedule takes the first by name. A Scheduler on
-// more than 200 nodes ranks lexicographically instead (see Scheduler).
+// (schedule_one.go prioritizeNodes), each normalised as upstream:
+// TaintToleration ×3 (PreferNoSchedule taints, reversed), NodeAffinity ×2
+// (preferred terms), NodeResourcesFit ×1 (LeastAllocated on non-zero cpu
+// and memory requests), NodeResourcesBalancedAllocation ×1,
+// PodTopologySpread ×2 (ScheduleAnyway constraints, or the system defaults
+// for a pod with a controller, whose pods the model takes to be the ones
+// of the same owner), InterPodAffinity ×2 (preferred terms, existing pods'
+// terms) and ImageLocality ×1 (node status.images). The scheduler does not
+// score when one node is feasible. The real scheduler picks at random among
+// the top-scored nodes; Decide lists them (Outcome.Candidates) and Schedule
+// takes the first by name. A Scheduler on more than 200 nodes ranks
+// lexicographically instead (see Scheduler).
 //
-// Not modelled: inter-pod affinity and anti-affinity, topology spread
-// constraints (explicit and the default ones: PodTopologySpread and
-// InterPodAffinity score 0), ImageLocality, volume plugins beyond a missing
+// Not modelled: namespaceSelector in pod affinity terms (the namespaces'
+// labels are not known), matchLabelKeys, volume plugins beyond a missing
 // claim, extended-resource and DRA allocation, PodDisruptionBudgets in
-// preemption, nominated pods, and the random offset of preemption's dry run.
+// preemption, nominated pods, and the random offset of preemption's dry
+// run (candidates tie-break by name).
 package scheduler

@@ -11,8 +11,8 @@ const maxNodeScore int64 = 100
 
 // Weights of the default profile's score plugins
 // (pkg/scheduler/apis/config/v1/default_plugins.go); PodTopologySpread's
-// is in spreadscore.go. InterPodAffinity (weight 2) and ImageLocality (1)
-// are not modelled (see doc.go).
+// is in spreadscore.go, InterPodAffinity's and ImageLocality's in
+// morescores.go.
 const (
 	weightTaintToleration int64 = 3
 	weightNodeAffinity    int64 = 2
@@ -46,9 +46,16 @@ func topScored(pi *podInfo, feasible, all []*corev1.Node, state *State) []string
 	}
 	normalize(taints, true)
 	normalize(affinity, false)
-	if spread := spreadScores(pi, feasible, all, state); spread != nil {
-		for i := range total {
-			total[i] += weightTopologySpread * spread[i]
+	for _, extra := range []struct {
+		weight int64
+		scores []int64
+	}{
+		{weightTopologySpread, spreadScores(pi, feasible, all, state)},
+		{weightInterPodAffinity, interPodScores(pi, feasible, all, state)},
+		{weightImageLocality, imageScores(pi, feasible, all)},
+	} {
+		for i := range extra.scores {
+			total[i] += extra.weight * extra.scores[i]
 		}
 	}
 	var best int64 = -1
