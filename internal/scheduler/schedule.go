@@ -191,10 +191,34 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi 
 	if len(nodes) == 0 {
 		return nil, &FitError{Pod: pod}
 	}
-	nodes = sortedNodes(nodes)
 	pi := newPodInfo(pod)
-	fe := &FitError{Pod: pod, NumAllNodes: len(nodes), Reasons: map[string][]string{}, Details: map[string]string{}}
 	named, conflict := namedNodes(pod)
+	// A pod aimed at named nodes (every DaemonSet pod) filters only those:
+	// sort the whole list only when it is needed.
+	var considered []*corev1.Node
+	count := 0
+	if named != nil {
+		for _, n := range nodes {
+			if n == nil {
+				continue
+			}
+			count++
+			if named[n.Name] {
+				considered = append(considered, n)
+			}
+		}
+		considered = sortedNodes(considered)
+	} else {
+		nodes = sortedNodes(nodes)
+		considered, count = nodes, len(nodes)
+	}
+	sorted := func() []*corev1.Node {
+		if named != nil {
+			nodes, named = sortedNodes(nodes), nil
+		}
+		return nodes
+	}
+	fe := &FitError{Pod: pod, NumAllNodes: count, Reasons: map[string][]string{}, Details: map[string]string{}}
 	if conflict {
 		fe.PreFilterMsg, fe.PostFilter = msgTermsConflict, msgNoPreFilterState
 		return nil, fe
@@ -204,21 +228,14 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi 
 		fe.PreFilterMsg, fe.PostFilter = msg, msgNoPreFilterState
 		return nil, fe
 	}
-	considered := nodes
 	if named != nil {
-		considered = nil
-		for _, n := range nodes {
-			if named[n.Name] {
-				considered = append(considered, n)
-			}
-		}
-		fe.Absent, fe.AbsentReason = len(nodes)-len(considered), msgNotNamed
+		fe.Absent, fe.AbsentReason = count-len(considered), msgNotNamed
 	}
 	failed := map[string]*filterStatus{}
 	var feasible []*corev1.Node
 	var view *clusterView
 	if needsView(pi, state) {
-		view = &clusterView{nodes: nodes, state: state}
+		view = &clusterView{nodes: sorted(), state: state}
 	}
 	for _, n := range considered {
 		st := runFilters(pi, n, state.on(n.Name))
@@ -231,14 +248,18 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi 
 		}
 		feasible = append(feasible, n)
 	}
+	if len(feasible) == 1 {
+		// One feasible node: the scheduler does not score.
+		return []string{feasible[0].Name}, nil
+	}
 	if len(feasible) > 0 {
-		return pick(pi, feasible, nodes, state), nil
+		return pick(pi, feasible, sorted(), state), nil
 	}
 	for name, st := range failed {
 		fe.Reasons[name] = st.reasons
 		fe.Details[name] = st.detail
 	}
-	preempt(pi, nodes, failed, state, fe)
+	preempt(pi, sorted(), failed, state, fe)
 	return nil, fe
 }
 
