@@ -26,6 +26,18 @@ type clusterView struct {
 	state    *State
 	override string
 	pods     []*podInfo
+	// counts caches interPodCounts when no node's pods are overridden.
+	counts *podCounts
+}
+
+// topoPair is a topology key and a node's value for it.
+type topoPair struct{ key, value string }
+
+// podCounts are InterPodAffinity's PreFilter sums per topology pair: pods
+// matching all the pod's affinity terms, pods matching each anti-affinity
+// term, and existing pods whose anti-affinity terms match the pod.
+type podCounts struct {
+	aff, anti, existing map[topoPair]int
 }
 
 func (v *clusterView) on(node string) []*podInfo {
@@ -166,14 +178,11 @@ func requiredAnti(p *corev1.Pod) []corev1.PodAffinityTerm {
 	return nil
 }
 
-// interPodFilter follows plugins/interpodaffinity filtering.go (the
-// InterPodAffinityHostnameFastPath gate is off in v1.37): the pod's
-// required affinity, its required anti-affinity, then the required
-// anti-affinity of the pods already placed.
-func interPodFilter(pi *podInfo, node *corev1.Node, v *clusterView) *filterStatus {
+// interPodCounts sums what interPodFilter reads over every node's pods.
+func interPodCounts(pi *podInfo, v *clusterView) *podCounts {
 	pod := pi.pod
 	aff, anti := requiredAffinity(pod), requiredAnti(pod)
-	type pair struct{ key, value string }
+	type pair = topoPair
 	affCounts, antiCounts, existing := map[pair]int{}, map[pair]int{}, map[pair]int{}
 	for _, n := range v.nodes {
 		for _, o := range v.on(n.Name) {
@@ -204,6 +213,25 @@ func interPodFilter(pi *podInfo, node *corev1.Node, v *clusterView) *filterStatu
 			}
 		}
 	}
+	return &podCounts{aff: affCounts, anti: antiCounts, existing: existing}
+}
+
+// interPodFilter follows plugins/interpodaffinity filtering.go (the
+// InterPodAffinityHostnameFastPath gate is off in v1.37): the pod's
+// required affinity, its required anti-affinity, then the required
+// anti-affinity of the pods already placed.
+func interPodFilter(pi *podInfo, node *corev1.Node, v *clusterView) *filterStatus {
+	pod := pi.pod
+	aff, anti := requiredAffinity(pod), requiredAnti(pod)
+	c := v.counts
+	if c == nil || v.override != "" {
+		c = interPodCounts(pi, v)
+		if v.override == "" {
+			v.counts = c
+		}
+	}
+	affCounts, antiCounts, existing := c.aff, c.anti, c.existing
+	type pair = topoPair
 	if len(aff) > 0 {
 		exist := true
 		for _, t := range aff {

@@ -43,6 +43,9 @@ func withAffinity(p *corev1.Pod) bool {
 func interPodScores(pi *podInfo, feasible, all []*corev1.Node, state *State) []int64 {
 	pod := pi.pod
 	own := len(preferredAffinity(pod)) > 0 || len(preferredAnti(pod)) > 0
+	if !own && (state == nil || state.withAffinity == 0) {
+		return nil
+	}
 	type pair struct{ key, value string }
 	topo := map[pair]int64{}
 	add := func(t corev1.PodAffinityTerm, ns string, target *corev1.Pod, node *corev1.Node, w int64) {

@@ -218,7 +218,7 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi 
 		}
 		return nodes
 	}
-	fe := &FitError{Pod: pod, NumAllNodes: count, Reasons: map[string][]string{}, Details: map[string]string{}}
+	fe := &FitError{Pod: pod, NumAllNodes: count}
 	if conflict {
 		fe.PreFilterMsg, fe.PostFilter = msgTermsConflict, msgNoPreFilterState
 		return nil, fe
@@ -231,18 +231,21 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi 
 	if named != nil {
 		fe.Absent, fe.AbsentReason = count-len(considered), msgNotNamed
 	}
-	failed := map[string]*filterStatus{}
+	var failed map[string]*filterStatus
 	var feasible []*corev1.Node
 	var view *clusterView
 	if needsView(pi, state) {
 		view = &clusterView{nodes: sorted(), state: state}
 	}
 	for _, n := range considered {
-		st := runFilters(pi, n, state.on(n.Name))
+		st := runFilters(pi, n, state)
 		if st == nil && view != nil {
 			st = viewFilters(pi, n, view)
 		}
 		if st != nil {
+			if failed == nil {
+				failed = map[string]*filterStatus{}
+			}
 			failed[n.Name] = st
 			continue
 		}
@@ -255,6 +258,7 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi 
 	if len(feasible) > 0 {
 		return pick(pi, feasible, sorted(), state), nil
 	}
+	fe.Reasons, fe.Details = map[string][]string{}, map[string]string{}
 	for name, st := range failed {
 		fe.Reasons[name] = st.reasons
 		fe.Details[name] = st.detail
@@ -519,6 +523,9 @@ func victimsOn(pi *podInfo, node *corev1.Node, others []*podInfo, view *clusterV
 }
 
 func sortedResourceNames(m map[corev1.ResourceName]int64) []corev1.ResourceName {
+	if len(m) == 0 {
+		return nil
+	}
 	names := make([]corev1.ResourceName, 0, len(m))
 	for k := range m {
 		names = append(names, k)

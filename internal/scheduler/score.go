@@ -35,14 +35,8 @@ func topScored(pi *podInfo, feasible, all []*corev1.Node, state *State) []string
 		taints[i] = int64(untoleratedPreferNoSchedule(pi.pod.Spec.Tolerations, effectiveTaints(n)))
 		affinity[i] = preferredAffinityWeight(pi.pod, n)
 		alloc, _ := allocatable(n)
-		var used resources
-		var nzCPU, nzMem int64
-		for _, o := range state.on(n.Name) {
-			used.add(o.requests)
-			nzCPU += o.nonZeroMilliCPU
-			nzMem += o.nonZeroMemory
-		}
-		total[i] = weightFit*leastAllocated(pi, alloc, nzCPU, nzMem) + weightBalancedAlloc*balancedAllocation(pi, alloc, used)
+		tot := state.totalsOn(n.Name)
+		total[i] = weightFit*leastAllocated(pi, alloc, tot.nonZeroCPU, tot.nonZeroMem) + weightBalancedAlloc*balancedAllocation(pi, alloc, tot.requests)
 	}
 	normalize(taints, true)
 	normalize(affinity, false)

@@ -112,7 +112,14 @@ func spreadScores(pi *podInfo, feasible, all []*corev1.Node, state *State) []int
 		}
 		return k
 	}
+	zoned := false
+	for i := range cs {
+		zoned = zoned || len(domains[i]) > 0
+	}
 	for _, n := range all {
+		if !zoned {
+			break // only hostname constraints: counted per node below
+		}
 		if !matchesRequiredAffinity(pi.pod, n) || (requireAll && !hasAll(n)) {
 			continue
 		}

@@ -29,6 +29,9 @@ type State struct {
 	// antiAffinity counts the recorded pods with required pod
 	// anti-affinity: the InterPodAffinity filter runs for every pod then.
 	antiAffinity int
+	// withAffinity counts the recorded pods with any pod (anti-)affinity:
+	// InterPodAffinity scores them for every pod.
+	withAffinity int
 }
 
 // nodeTotals sums the pods recorded on one node.
@@ -79,6 +82,9 @@ func (s *State) Add(pod *corev1.Pod, node string) {
 	if len(requiredAnti(pod)) > 0 {
 		s.antiAffinity++
 	}
+	if withAffinity(pod) {
+		s.withAffinity++
+	}
 	t := s.totals[node]
 	if t == nil {
 		t = &nodeTotals{owners: map[string]int{}}
@@ -111,6 +117,14 @@ func (s *State) Pods(node string) []*corev1.Pod {
 		out = append(out, pi.pod)
 	}
 	return out
+}
+
+// totalsOn is the running sums of the pods on node (zero for none).
+func (s *State) totalsOn(node string) *nodeTotals {
+	if s == nil || s.totals[node] == nil {
+		return &noTotals
+	}
+	return s.totals[node]
 }
 
 func (s *State) on(node string) []*podInfo {
