@@ -17,11 +17,13 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/watch"
@@ -33,14 +35,18 @@ import (
 
 // A scenario is one file of testdata/scheduling: Nodes (the base nodes of
 // 00-nodes.yaml when the file has none), PriorityClasses,
-// PersistentVolumeClaims and Pods, created in that order, the pods one at a
+// PersistentVolumeClaims, ReplicaSets and Pods, created in that order, the pods one at a
 // time, each after the scheduler has answered for the one before.
 type scenario struct {
 	name    string
 	nodes   []*corev1.Node
 	classes []*schedulingv1.PriorityClass
 	claims  []*corev1.PersistentVolumeClaim
-	pods    []*corev1.Pod
+	// replicaSets are created for their selectors only (no controller
+	// manager runs): PodTopologySpread's default constraints select with
+	// them. Pods name theirs in ownerReferences; the uid is filled in.
+	replicaSets []*appsv1.ReplicaSet
+	pods        []*corev1.Pod
 }
 
 const schedNamespace = "sched"
@@ -112,6 +118,9 @@ func readScenario(path string) (scenario, error) {
 		case "Pod":
 			p := &corev1.Pod{}
 			sc.pods, obj = append(sc.pods, p), p
+		case "ReplicaSet":
+			rs := &appsv1.ReplicaSet{}
+			sc.replicaSets, obj = append(sc.replicaSets, rs), rs
 		default:
 			return sc, fmt.Errorf("%s: kind %s is not part of a scenario", path, meta.Kind)
 		}
@@ -192,6 +201,9 @@ func (s *schedCluster) reset(ctx context.Context, classes []string) error {
 	if err := s.cs.CoreV1().PersistentVolumeClaims(schedNamespace).DeleteCollection(ctx, force, metav1.ListOptions{}); err != nil {
 		return err
 	}
+	if err := s.cs.AppsV1().ReplicaSets(schedNamespace).DeleteCollection(ctx, force, metav1.ListOptions{}); err != nil {
+		return err
+	}
 	if err := s.cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		return err
 	}
@@ -269,6 +281,16 @@ func (s *schedCluster) run(ctx context.Context, sc scenario) ([]realOutcome, []*
 			return nil, nil, err
 		}
 	}
+	uids := map[string]types.UID{}
+	for _, rs := range sc.replicaSets {
+		rs = rs.DeepCopy()
+		rs.Namespace = schedNamespace
+		created, err := s.cs.AppsV1().ReplicaSets(schedNamespace).Create(ctx, rs, metav1.CreateOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		uids[rs.Name] = created.UID
+	}
 	for _, n := range sc.nodes {
 		created, err := s.cs.CoreV1().Nodes().Create(ctx, n.DeepCopy(), metav1.CreateOptions{})
 		if err != nil {
@@ -293,6 +315,11 @@ func (s *schedCluster) run(ctx context.Context, sc scenario) ([]realOutcome, []*
 	for _, p := range sc.pods {
 		p = p.DeepCopy()
 		p.Namespace = schedNamespace
+		for i, ref := range p.OwnerReferences {
+			if uid, ok := uids[ref.Name]; ok && ref.Kind == "ReplicaSet" {
+				p.OwnerReferences[i].UID = uid
+			}
+		}
 		w, err := s.cs.CoreV1().Pods(schedNamespace).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", p.Name).String()})
 		if err != nil {
 			return nil, nil, err
