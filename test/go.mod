@@ -159,6 +159,7 @@ require (
 tool (
 	go.etcd.io/etcd/server/v3
 	k8s.io/kubernetes/cmd/kube-apiserver
+	k8s.io/kubernetes/cmd/kube-scheduler
 )
 
 // k8s.io/kubernetes refers to its staging modules as v0.0.0 with replace

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -64,7 +66,9 @@ func ValidatePodCreate(pod *corev1.Pod, opts Options) field.ErrorList {
 //  3. hostNetwork: hostPort must equal containerPort (validatePodHostNetworkDeps);
 //  4. the pod security context (validatePodSpecSecurityContext: IDs,
 //     sysctls, seccompProfile, windowsOptions);
-//  5. shareProcessNamespace with hostPID (validateShareProcessNamespace);
+//  5. shareProcessNamespace with hostPID (validateShareProcessNamespace),
+//     then the matchFields of node-affinity terms (validateAffinity, of
+//     which only validateNodeFieldSelectors is modelled);
 //  6. Windows hostProcess rules (validateWindowsHostProcessPod), for any OS;
 //  7. hostUsers=false with host namespaces (validateHostUsers);
 //  8. spec.os: name required and linux or windows (validateOS), then the
@@ -72,8 +76,8 @@ func ValidatePodCreate(pod *corev1.Pod, opts Options) field.ErrorList {
 //  9. ValidatePodCreate: no ephemeral containers on create.
 //
 // Everything else ValidatePodSpec checks (volumes, probes, ports, env, DNS,
-// affinity syntax, tolerations syntax, ...) is out of scope; the pod's
-// metadata is ValidatePodCreate's.
+// the rest of the affinity syntax, tolerations syntax, ...) is out of scope;
+// the pod's metadata is ValidatePodCreate's.
 //
 // The pod is taken as the client sent it, before API defaulting; where a
 // default would hide an error (hostPort 0 on a hostNetwork pod is defaulted to
@@ -102,6 +106,7 @@ func validatePodSpec(spec *corev1.PodSpec, fld *field.Path, opts Options) field.
 	if spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace && spec.HostPID {
 		errs = append(errs, field.Invalid(fld.Child("shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))
 	}
+	errs = append(errs, validateNodeFieldSelectors(spec, fld)...)
 	errs = append(errs, validateHostProcess(spec, fld, opts)...)
 	errs = append(errs, validateHostUsers(spec, fld)...)
 	if spec.OS != nil {
@@ -440,5 +445,49 @@ func validateWindowsOnly(spec *corev1.PodSpec, fld *field.Path) field.ErrorList 
 			}
 		}
 	})
+	return errs
+}
+
+// validateNodeFieldSelectors follows validation.go
+// ValidateNodeFieldSelectorRequirement for the matchFields of the pod's
+// required and preferred node-affinity terms: only metadata.name, only In
+// or NotIn, with exactly one value that is a valid node name.
+func validateNodeFieldSelectors(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil {
+		return nil
+	}
+	na := spec.Affinity.NodeAffinity
+	fld = fld.Child("affinity", "nodeAffinity")
+	var errs field.ErrorList
+	check := func(reqs []corev1.NodeSelectorRequirement, p *field.Path) {
+		for i, r := range reqs {
+			rp := p.Child("matchFields").Index(i)
+			switch r.Operator {
+			case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
+				if len(r.Values) != 1 {
+					errs = append(errs, field.Required(rp.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+				}
+			default:
+				errs = append(errs, field.Invalid(rp.Child("operator"), r.Operator, "not a valid selector operator"))
+			}
+			if r.Key != metav1.ObjectNameField {
+				errs = append(errs, field.Invalid(rp.Child("key"), r.Key, "not a valid field selector key"))
+				continue
+			}
+			for j, v := range r.Values {
+				for _, msg := range apivalidation.NameIsDNSSubdomain(v, false) {
+					errs = append(errs, field.Invalid(rp.Child("values").Index(j), v, msg))
+				}
+			}
+		}
+	}
+	if req := na.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+		for i, t := range req.NodeSelectorTerms {
+			check(t.MatchFields, fld.Child("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").Index(i))
+		}
+	}
+	for i, t := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+		check(t.Preference.MatchFields, fld.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i).Child("preference"))
+	}
 	return errs
 }

@@ -48,6 +48,35 @@ func TestValidatePod(t *testing.T) {
 			want: []string{"spec: Forbidden: hostProcess containers are disallowed by cluster policy"},
 		},
 		{
+			name: "a node-name field selector with two values is refused",
+			pod: func() *corev1.Pod {
+				p := helloPod()
+				p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{
+						Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"k8s-lab-node-1", "k8s-lab-node-2"},
+					}}}},
+				}}}
+				return p
+			},
+			opts: allow,
+			want: []string{"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector"},
+		},
+		{
+			name: "a node field selector on a key other than metadata.name is refused",
+			pod: func() *corev1.Pod {
+				p := helloPod()
+				p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+					Weight: 1,
+					Preference: corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
+						Key: "spec.unschedulable", Operator: corev1.NodeSelectorOpIn, Values: []string{"false"},
+					}}},
+				}}}}
+				return p
+			},
+			opts: allow,
+			want: []string{`spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].key: Invalid value: "spec.unschedulable": not a valid field selector key`},
+		},
+		{
 			name: "a hostProcess pod without hostNetwork is refused",
 			pod: func() *corev1.Pod {
 				p := kubeProxyWindowsPod()

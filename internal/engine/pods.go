@@ -183,6 +183,9 @@ func (b *builder) workloads() error {
 						Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 						Reason: corev1.PodReasonUnschedulable, Message: ferr.Error(),
 					}},
+					// Preemption found room: the scheduler nominates the
+					// node (victims are not evicted in the twin).
+					NominatedNodeName: ferr.NominatedNode,
 				}
 				admitted = append(admitted, p)
 				return

@@ -44,9 +44,9 @@ func TestPodMatchingNoNodeStaysPendingWithTheSchedulersMessage(t *testing.T) {
 	}
 	// Filters stop at the first failure per node: the taints of the control
 	// plane and the Windows node come before NodeAffinity; the Linux workers
-	// fail on the selector. DRA's PostFilter, then preemption's dry run.
+	// fail on the selector. Then preemption's dry run (DRA's PostFilter adds nothing since v1.37).
 	const want = "0/4 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 2 node(s) had untolerated taint(s). " +
-		"no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+		"preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
 	if cond.Status != corev1.ConditionFalse || cond.Reason != corev1.PodReasonUnschedulable || cond.Message != want {
 		t.Errorf("PodScheduled = %s/%s %q\nwant False/Unschedulable %q", cond.Status, cond.Reason, cond.Message, want)
 	}

@@ -243,7 +243,10 @@ func daemonPod(ds *appsv1.DaemonSet, node string, observed *corev1.Pod) *corev1.
 			Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node},
 		}}}},
 	}}
-	p.Spec.NodeName = node
+	// No nodeName: the controller aims the pod at its node with this term
+	// (pkg/controller/daemon/util ReplaceDaemonSetPodNodeNameNodeAffinity)
+	// and the default scheduler binds it there, or leaves it Pending where
+	// it does not fit (NodeAffinity's PreFilter keeps only that node).
 	return p
 }
 

@@ -9,9 +9,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Scheduler is Schedule for many pods over one set of nodes: it gives the
-// same node and the same FitError as Schedule(pod, nodes, state) for every
-// pod, in time that does not grow with the number of pods already placed.
+// Scheduler is Schedule for many pods over one set of nodes. Up to
+// exactLimit nodes it is Schedule. On more nodes it ranks the feasible
+// nodes lexicographically (nodeRank) instead of summing the plugins'
+// normalised scores, which depend on every feasible node at once, and
+// gives the node and FitError of scheduleRanked, in time that does not grow
+// with the number of pods already placed: an approximation at scale.
 //
 // Schedule sorts the nodes, re-derives every node's taints and allocatable
 // and sums the requests of every pod on every node, for each pod: O(nodes ×
@@ -35,7 +38,7 @@ import (
 //     spread over many nodes gets a tree of its own.
 //
 // When no node is feasible the FitError is Schedule's own: the Scheduler
-// calls Schedule, which also covers preemption.
+// calls scheduleRanked, which also covers preemption.
 //
 // The nodes must not change (labels, taints, conditions, allocatable) while
 // the Scheduler is in use; pods are recorded in the State with Add as for
@@ -84,6 +87,10 @@ const (
 // the tests, which run both ways).
 var maxLeftOut = 64
 
+// exactLimit is the largest cluster a Scheduler schedules with the scores
+// (a variable for the tests).
+var exactLimit = 200
+
 // NewScheduler prepares scheduling over nodes with state (nil is an empty
 // cluster, as for Schedule).
 func NewScheduler(nodes []*corev1.Node, state *State) *Scheduler {
@@ -103,10 +110,13 @@ func NewScheduler(nodes []*corev1.Node, state *State) *Scheduler {
 
 // Schedule picks the node for pod as Schedule(pod, nodes, state) does.
 func (s *Scheduler) Schedule(pod *corev1.Pod) (string, *FitError) {
-	if pod.Spec.NodeName != "" || len(s.sorted) == 0 {
+	if pod.Spec.NodeName != "" || len(s.sorted) <= exactLimit {
 		return Schedule(pod, s.nodes, s.state)
 	}
 	pi := newPodInfo(pod)
+	if _, conflict := namedNodes(pod); conflict || missingClaim(pod, s.state) != "" || needsView(pi, s.state) {
+		return scheduleRanked(pod, s.nodes, s.state)
+	}
 	static, shape := classKey(pi)
 	var owned []string
 	if pi.owner != "" {
@@ -142,7 +152,7 @@ func (s *Scheduler) Schedule(pod *corev1.Pod) (string, *FitError) {
 	if best >= 0 {
 		return s.sorted[t.leaves[best]].Name, nil
 	}
-	return Schedule(pod, s.nodes, s.state)
+	return scheduleRanked(pod, s.nodes, s.state)
 }
 
 // bestOf ranks the given leaves with the owner's pods counted: the best

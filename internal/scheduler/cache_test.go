@@ -95,10 +95,13 @@ func randomTemplate(r *rand.Rand) corev1.PodSpec {
 }
 
 // TestSchedulerMatchesSchedule places random workloads on random clusters
-// with the Scheduler and with Schedule, each with its own State: every
-// placement and every FitError (message, details, nomination) must agree.
+// with the Scheduler's ranked path and with scheduleRanked, each with its
+// own State: every placement and every FitError (message, details,
+// nomination) must agree.
 func TestSchedulerMatchesSchedule(t *testing.T) {
 	defer func(v int) { maxLeftOut = v }(maxLeftOut)
+	defer func(v int) { exactLimit = v }(exactLimit)
+	exactLimit = 0 // the ranked path on every cluster
 	// Owners' nodes left out of the shape trees, owner trees for all, and
 	// a mix.
 	for _, maxLeftOut = range []int{64, 0, 3} {
@@ -144,7 +147,7 @@ func schedulerMatchesSchedule(t *testing.T) {
 			default:
 				p.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: fmt.Sprint("rs-", owner), Controller: ptr.To(true)}}
 			}
-			wantNode, wantFE := Schedule(p, nodes, ref)
+			wantNode, wantFE := scheduleRanked(p, nodes, ref)
 			gotNode, gotFE := s.Schedule(p)
 			if gotNode != wantNode {
 				t.Fatalf("maxLeftOut %d, seed %d pod %d: Scheduler placed on %q, Schedule on %q", maxLeftOut, seed, k, gotNode, wantNode)

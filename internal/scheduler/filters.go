@@ -56,6 +56,9 @@ var conditionTaints = []struct {
 // conditions, where the node does not carry them yet. Nodes without a Ready
 // condition get none: the twin may build nodes without status.
 func effectiveTaints(node *corev1.Node) []corev1.Taint {
+	if !node.Spec.Unschedulable && !conditionTainted(node) {
+		return node.Spec.Taints // nothing to add: no copy
+	}
 	taints := append([]corev1.Taint(nil), node.Spec.Taints...)
 	has := func(key string) bool {
 		for _, t := range taints {
@@ -81,6 +84,19 @@ func effectiveTaints(node *corev1.Node) []corev1.Taint {
 		}
 	}
 	return taints
+}
+
+// conditionTainted reports whether a condition of the node calls for a
+// taint of conditionTaints.
+func conditionTainted(node *corev1.Node) bool {
+	for _, ct := range conditionTaints {
+		for _, c := range node.Status.Conditions {
+			if c.Type == ct.condition && c.Status == ct.status {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tolerates reports whether any toleration tolerates the taint, with the API
@@ -125,8 +141,10 @@ func taintString(t corev1.Taint) string {
 // GetRequiredNodeAffinity(pod).Match: spec.nodeSelector and the required
 // node-affinity terms must both hold.
 func matchesRequiredAffinity(pod *corev1.Pod, node *corev1.Node) bool {
-	if len(pod.Spec.NodeSelector) > 0 {
-		if !labels.SelectorFromSet(pod.Spec.NodeSelector).Matches(labels.Set(node.Labels)) {
+	// nodeSelector is labels.SelectorFromSet(...).Matches, without building
+	// the selector for every node: each key present with the same value.
+	for k, v := range pod.Spec.NodeSelector {
+		if got, ok := node.Labels[k]; !ok || got != v {
 			return false
 		}
 	}
@@ -223,11 +241,15 @@ func preferredAffinityWeight(pod *corev1.Pod, node *corev1.Node) int64 {
 // runFilters runs the modelled filter plugins in the default profile's order
 // and returns the first failure, or nil when the node is feasible. others
 // are the pods already on the node.
-func runFilters(pi *podInfo, node *corev1.Node, others []*podInfo) *filterStatus {
+func runFilters(pi *podInfo, node *corev1.Node, state *State) *filterStatus {
 	if st := staticFilters(pi.pod, node, effectiveTaints(node)); st != nil {
 		return st
 	}
-	return runResourceFilters(pi, node, others)
+	if st := portsFilter(pi, state.on(node.Name)); st != nil {
+		return st
+	}
+	tot := state.totalsOn(node.Name)
+	return fitUsed(pi, node, tot.requests, tot.count)
 }
 
 // staticFilters are the filters that read only the pod's spec and the node
@@ -250,6 +272,15 @@ func staticFilters(pod *corev1.Pod, node *corev1.Node, taints []corev1.Taint) *f
 // runResourceFilters is the part preemption can change: NodePorts and
 // NodeResourcesFit against the pods on the node.
 func runResourceFilters(pi *podInfo, node *corev1.Node, others []*podInfo) *filterStatus {
+	if st := portsFilter(pi, others); st != nil {
+		return st
+	}
+	return fitResources(pi, node, others)
+}
+
+// portsFilter is NodePorts: a host port of the pod that a pod on the node
+// already claims.
+func portsFilter(pi *podInfo, others []*podInfo) *filterStatus {
 	for _, want := range pi.ports {
 		for _, o := range others {
 			for _, used := range o.ports {
@@ -260,7 +291,7 @@ func runResourceFilters(pi *podInfo, node *corev1.Node, others []*podInfo) *filt
 			}
 		}
 	}
-	return fitResources(pi, node, others)
+	return nil
 }
 
 // fitResources follows plugins/noderesources fit.go fitsRequest: the pod
@@ -268,17 +299,23 @@ func runResourceFilters(pi *podInfo, node *corev1.Node, others []*podInfo) *filt
 // against allocatable minus the requests already placed. A shortage is
 // unresolvable when the request exceeds allocatable outright.
 func fitResources(pi *podInfo, node *corev1.Node, others []*podInfo) *filterStatus {
-	alloc, maxPods := allocatable(node)
 	var used resources
 	for _, o := range others {
 		used.add(o.requests)
 	}
+	return fitUsed(pi, node, used, int64(len(others)))
+}
+
+// fitUsed is fitResources on the sums of the node's pods: their requests
+// and their number.
+func fitUsed(pi *podInfo, node *corev1.Node, used resources, pods int64) *filterStatus {
+	alloc, maxPods := allocatable(node)
 	var reasons []string
 	var details []string
 	unresolvable := false
-	if int64(len(others))+1 > maxPods {
+	if pods+1 > maxPods {
 		reasons = append(reasons, ReasonTooManyPods)
-		details = append(details, fmt.Sprintf("pods %d/%d", len(others), maxPods))
+		details = append(details, fmt.Sprintf("pods %d/%d", pods, maxPods))
 	}
 	req := pi.requests
 	if !req.isZero() {
@@ -294,7 +331,7 @@ func fitResources(pi *podInfo, node *corev1.Node, others []*podInfo) *filterStat
 		check("cpu", req.milliCPU, used.milliCPU, alloc.milliCPU)
 		check("memory", req.memory, used.memory, alloc.memory)
 		check("ephemeral-storage", req.ephemeral, used.ephemeral, alloc.ephemeral)
-		for _, name := range sortedResourceNames(req.scalar) {
+		for _, name := range sortedResourceNames(req.scalar) { // nil when none
 			check(string(name), req.scalar[name], used.scalar[name], alloc.scalar[name])
 		}
 	}

@@ -23,7 +23,7 @@ func TestFitErrorMessages(t *testing.T) {
 			pod:   func() *corev1.Pod { return replica("demo", "big", 0, "3", "") },
 			nodes: labNodes,
 			want: "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) had untolerated taint(s). " +
-				"no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
+				"preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
 		},
 		{
 			name:  "a Linux pod that would fit empty workers finds no lower-priority victims on the full ones",
@@ -36,7 +36,7 @@ func TestFitErrorMessages(t *testing.T) {
 				return s
 			},
 			want: "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) had untolerated taint(s). " +
-				"no new claims to deallocate, preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, " +
+				"preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, " +
 				"2 Preemption is not helpful for scheduling.",
 		},
 		{
@@ -48,7 +48,7 @@ func TestFitErrorMessages(t *testing.T) {
 			},
 			nodes: labNodes,
 			want: "0/4 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 2 node(s) had untolerated taint(s). " +
-				"no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
+				"preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
 		},
 		{
 			name:  "a Windows pod on a node already running its 60 allowed pods gets Too many pods",
@@ -64,7 +64,7 @@ func TestFitErrorMessages(t *testing.T) {
 				return s
 			},
 			want: "0/4 nodes are available: 1 Too many pods, 1 node(s) had untolerated taint(s), 2 node(s) didn't match Pod's node affinity/selector. " +
-				"no new claims to deallocate, preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, " +
+				"preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, " +
 				"3 Preemption is not helpful for scheduling.",
 		},
 		{
@@ -82,7 +82,7 @@ func TestFitErrorMessages(t *testing.T) {
 				return s
 			},
 			want: "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) had untolerated taint(s). " +
-				"no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
+				"preemption: not eligible due to preemptionPolicy=Never.",
 		},
 		{
 			name: "a NotReady Windows node is tainted not-ready even before the controller writes the taint",
@@ -93,7 +93,7 @@ func TestFitErrorMessages(t *testing.T) {
 				return nodes
 			},
 			want: "0/4 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 2 node(s) had untolerated taint(s). " +
-				"no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
+				"preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
 		},
 		{
 			name: "a cordoned worker and a host port already taken on the other are reported by their own plugins",
@@ -115,7 +115,7 @@ func TestFitErrorMessages(t *testing.T) {
 				return s
 			},
 			want: "0/4 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 1 node(s) were unschedulable, " +
-				"2 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/4 nodes are available: " +
+				"2 node(s) had untolerated taint(s). preemption: 0/4 nodes are available: " +
 				"1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.",
 		},
 		{
@@ -168,7 +168,7 @@ func TestPreemptionNominatesANodeWhenLowerPriorityPodsMakeRoom(t *testing.T) {
 	if fe == nil {
 		t.Fatal("want a FitError")
 	}
-	want := "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) had untolerated taint(s)."
+	want := "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) had untolerated taint(s). preemption: found a potential placement for pod on node k8s-lab-node-1, preempting 1 victims"
 	if fe.Error() != want {
 		t.Errorf("got %s\nwant %s", fe.Error(), want)
 	}
@@ -232,6 +232,8 @@ func TestScoringOrder(t *testing.T) {
 			want: "k8s-lab-node-2",
 		},
 		{
+			// PodTopologySpread's default constraints (hostname, maxSkew 3)
+			// outweigh LeastAllocated here.
 			name:  "spreading by owner wins over load",
 			pod:   func() *corev1.Pod { return replica("demo", "web", 1, "100m", "") },
 			nodes: labNodes,

@@ -23,6 +23,15 @@ type State struct {
 	// byOwner lists, per (non-empty) owner key, the nodes holding its pods,
 	// each once, in the order they got the first.
 	byOwner map[string][]string
+	// claims are the PersistentVolumeClaims that exist, "namespace/name";
+	// nil means unknown, and then a pod's claims are not checked.
+	claims map[string]bool
+	// antiAffinity counts the recorded pods with required pod
+	// anti-affinity: the InterPodAffinity filter runs for every pod then.
+	antiAffinity int
+	// withAffinity counts the recorded pods with any pod (anti-)affinity:
+	// InterPodAffinity scores them for every pod.
+	withAffinity int
 }
 
 // nodeTotals sums the pods recorded on one node.
@@ -41,8 +50,28 @@ func NewState() *State {
 	return &State{}
 }
 
-// Add records pod as running on node.
+// SetClaims records which PersistentVolumeClaims exist ("namespace/name"),
+// so that a pod naming another one stays Pending as VolumeRestrictions'
+// PreFilter keeps it.
+func (s *State) SetClaims(keys []string) {
+	s.claims = make(map[string]bool, len(keys))
+	for _, k := range keys {
+		s.claims[k] = true
+	}
+}
+
+// finished reports whether the pod ran to completion: the scheduler's pod
+// informer leaves out Succeeded and Failed pods (pkg/scheduler/scheduler.go
+// NewInformerFactory), so they hold no resources, ports or pod slots.
+func finished(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// Add records pod as running on node. A finished pod is not recorded.
 func (s *State) Add(pod *corev1.Pod, node string) {
+	if finished(pod) {
+		return
+	}
 	if s.nodes == nil {
 		s.nodes = map[string][]*podInfo{}
 		s.totals = map[string]*nodeTotals{}
@@ -50,6 +79,12 @@ func (s *State) Add(pod *corev1.Pod, node string) {
 	}
 	pi := newPodInfo(pod)
 	s.nodes[node] = append(s.nodes[node], pi)
+	if len(requiredAnti(pod)) > 0 {
+		s.antiAffinity++
+	}
+	if withAffinity(pod) {
+		s.withAffinity++
+	}
 	t := s.totals[node]
 	if t == nil {
 		t = &nodeTotals{owners: map[string]int{}}
@@ -82,6 +117,14 @@ func (s *State) Pods(node string) []*corev1.Pod {
 		out = append(out, pi.pod)
 	}
 	return out
+}
+
+// totalsOn is the running sums of the pods on node (zero for none).
+func (s *State) totalsOn(node string) *nodeTotals {
+	if s == nil || s.totals[node] == nil {
+		return &noTotals
+	}
+	return s.totals[node]
 }
 
 func (s *State) on(node string) []*podInfo {
@@ -188,14 +231,36 @@ func containerRequests(c *corev1.Container) corev1.ResourceList {
 // that is more, plus spec.overhead. Pod-level requests, when given, replace
 // the container sums for cpu and memory.
 func podRequests(pod *corev1.Pod) resources {
+	return podRequestsWith(pod, false)
+}
+
+// podRequestsWith is podRequests; nonZero puts the scheduler's defaults in
+// for a container's missing cpu and memory requests (PodResourcesOptions
+// NonMissingContainerRequests), as the scoring plugins count a pod and
+// NodeInfo's NonZeroRequested sums them (pkg/scheduler/framework/types.go).
+func podRequestsWith(pod *corev1.Pod, nonZero bool) resources {
+	podLevel := pod.Spec.Resources != nil && len(pod.Spec.Resources.Requests) > 0
+	req := func(c *corev1.Container) resources {
+		r := fromList(containerRequests(c))
+		if nonZero && !podLevel {
+			list := containerRequests(c)
+			if _, ok := list[corev1.ResourceCPU]; !ok {
+				r.milliCPU = defaultMilliCPURequest
+			}
+			if _, ok := list[corev1.ResourceMemory]; !ok {
+				r.memory = defaultMemoryRequest
+			}
+		}
+		return r
+	}
 	var sum resources
 	for i := range pod.Spec.Containers {
-		sum.add(fromList(containerRequests(&pod.Spec.Containers[i])))
+		sum.add(req(&pod.Spec.Containers[i]))
 	}
 	var sidecars, initPeak resources
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		req := fromList(containerRequests(c))
+		req := req(c)
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
 			sum.add(req)
 			sidecars.add(req)
@@ -225,22 +290,10 @@ const (
 	defaultMemoryRequest   int64 = 200 * 1024 * 1024
 )
 
-// nonZeroRequests is the cpu and memory the score plugins count for a pod.
+// nonZeroRequests is the cpu and memory LeastAllocated counts for a pod.
 func nonZeroRequests(pod *corev1.Pod) (milliCPU, memory int64) {
-	for i := range pod.Spec.Containers {
-		req := containerRequests(&pod.Spec.Containers[i])
-		if q, ok := req[corev1.ResourceCPU]; ok {
-			milliCPU += q.MilliValue()
-		} else {
-			milliCPU += defaultMilliCPURequest
-		}
-		if q, ok := req[corev1.ResourceMemory]; ok {
-			memory += q.Value()
-		} else {
-			memory += defaultMemoryRequest
-		}
-	}
-	return milliCPU, memory
+	r := podRequestsWith(pod, true)
+	return r.milliCPU, r.memory
 }
 
 // hostPort is one host port a pod claims.
@@ -258,12 +311,19 @@ func (p hostPort) conflicts(o hostPort) bool {
 	return p.ip == o.ip || wild(p.ip) || wild(o.ip)
 }
 
-// hostPorts lists the host ports of the regular containers; on a
-// hostNetwork pod an unset hostPort is the containerPort, as pod defaulting
-// makes it.
+// hostPorts lists the host ports of the restartable (sidecar) init
+// containers and of the regular containers (pkg/scheduler/util
+// GetHostPorts); on a hostNetwork pod an unset hostPort is the
+// containerPort, as pod defaulting makes it.
 func hostPorts(pod *corev1.Pod) []hostPort {
 	var out []hostPort
-	for _, c := range pod.Spec.Containers {
+	var cs []corev1.Container
+	for _, c := range pod.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			cs = append(cs, c)
+		}
+	}
+	for _, c := range append(cs, pod.Spec.Containers...) {
 		for _, p := range c.Ports {
 			port := p.HostPort
 			if port == 0 && pod.Spec.HostNetwork {

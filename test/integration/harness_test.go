@@ -26,8 +26,8 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// The binaries the tests run: kube-apiserver and etcd built from the Go
-// module proxy at the versions test/go.mod pins, kept in a cache outside the
+// The binaries the tests run: kube-apiserver, kube-scheduler and etcd built
+// from the Go module proxy at the versions test/go.mod pins, kept in a cache outside the
 // checkout, and kubectl-hybrid built from this checkout.
 
 // cacheDir is ${KUBECTL_HYBRID_CACHE:-$HOME/.cache/kubectl-hybrid}.
@@ -101,8 +101,8 @@ func cachedBinary(name, pkg, version, ldflags string) (string, error) {
 
 // binaries are the paths of the programs the tests run.
 type binaries struct {
-	apiserver, etcd, hybrid string
-	apiserverVersion        string
+	apiserver, scheduler, etcd, hybrid string
+	apiserverVersion                   string
 }
 
 func buildBinaries(tmp string) (*binaries, error) {
@@ -121,6 +121,9 @@ func buildBinaries(tmp string) (*binaries, error) {
 	v := "k8s.io/component-base/version"
 	ldflags := fmt.Sprintf("-s -w -X %s.gitVersion=%s -X %s.gitMajor=%s -X %s.gitMinor=%s -X %s.gitTreeState=clean", v, kv, v, major, v, minor, v)
 	if b.apiserver, err = cachedBinary("kube-apiserver", "k8s.io/kubernetes/cmd/kube-apiserver", kv, ldflags); err != nil {
+		return nil, err
+	}
+	if b.scheduler, err = cachedBinary("kube-scheduler", "k8s.io/kubernetes/cmd/kube-scheduler", kv, ldflags); err != nil {
 		return nil, err
 	}
 	if b.etcd, err = cachedBinary("etcd", "go.etcd.io/etcd/server/v3", ev, "-s -w"); err != nil {
