@@ -6,7 +6,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -62,7 +61,10 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's `completion bash|zsh|fish|powershell`; kubectl's plugin
+	// completion calls `__complete` through scripts/kubectl_complete-hybrid.
+	root.Version = version()
+	root.SetVersionTemplate("kubectl-hybrid {{.Version}}\n")
 	// kubectl's log-level flag (-v=N, klog's); here a level of 1 or more
 	// adds the stack to the report of an internal error.
 	root.PersistentFlags().IntP("v", "v", 0, "Verbosity: 1 or more prints the stack trace of an internal error")
@@ -75,6 +77,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdGet(streams),
+		NewCmdDescribe(streams),
 		NewCmdLab(streams),
 		NewCmdDump(streams),
 		NewCmdExec(streams),
@@ -85,6 +88,9 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdGen(streams),
 		NewCmdDocs(streams, root),
 	)
+	// Made now rather than when the tree first runs, so the reference
+	// lists it however it is rendered.
+	root.InitDefaultCompletionCmd()
 	return root
 }
 
@@ -100,11 +106,12 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 		_ = errOut.Flush()
 	}()
 	root := NewRootCmd(streams)
-	if strings.HasPrefix(filepath.Base(commandName()), "kubectl-") {
+	if asPlugin(commandName()) {
 		// Run as a kubectl plugin: help and usage say "kubectl hybrid …"
 		// while the command's own name stays one word, so cobra still
 		// finds subcommands and completions by it.
 		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl hybrid"}
+		renameExamples(root, "kubectl hybrid ")
 	}
 	return executeCmd(root, streams, args)
 }
