@@ -52,6 +52,7 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		args []string
 	}{
 		{"the lab walkthrough", []string{"lab"}},
+		{"the lab verified with a deny-all what-if", []string{"lab", "--verify", "-f", "../../examples/what-if/deny-win-demo-ingress.yaml"}},
 		{"ipam blocks of the lab", []string{"get", "ipamblocks", "--lab"}},
 		{"lab nodes wide", []string{"get", "nodes", "-o", "wide", "--lab"}},
 		{"every lab pod wide", []string{"get", "pods", "-A", "-o", "wide", "--lab"}},
