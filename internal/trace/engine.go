@@ -417,7 +417,7 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 	case isPodKind(kind), isDeployKind(kind):
 		p, err := e.FindPod(kind, namespace, name)
 		if err != nil {
-			return Source{}, inputErr("%s", err.Error())
+			return Source{}, err // a *NotFoundError
 		}
 		if p.Spec.NodeName == "" {
 			return Source{}, inputErr("source pod %s/%s is not scheduled (%s)", p.Namespace, p.Name, podStatus(p))
@@ -437,7 +437,7 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 	case isNodeKind(kind):
 		nd := e.nodes[name]
 		if nd == nil {
-			return Source{}, inputErr("Error from server (NotFound): nodes %q not found", name)
+			return Source{}, &NotFoundError{fmt.Sprintf("Error from server (NotFound): nodes %q not found", name)}
 		}
 		if !nd.ip.IsValid() {
 			return Source{}, inputErr("source node %s has no InternalIP address (status.addresses)", nd.name)
@@ -517,7 +517,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 		case isPodKind(kind), isDeployKind(kind):
 			p, err := e.FindPod(kind, namespace, name)
 			if err != nil {
-				return t, inputErr("%s", err.Error())
+				return t, err // a *NotFoundError
 			}
 			a, err := netip.ParseAddr(p.Status.PodIP)
 			if err != nil {
@@ -528,7 +528,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 		case isNodeKind(kind):
 			nd := e.nodes[name]
 			if nd == nil {
-				return t, inputErr("Error from server (NotFound): nodes %q not found", name)
+				return t, &NotFoundError{fmt.Sprintf("Error from server (NotFound): nodes %q not found", name)}
 			}
 			if !nd.ip.IsValid() {
 				return t, inputErr("destination node %s has no InternalIP address (status.addresses)", nd.name)
@@ -551,7 +551,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 				t.Addr = a
 				return t, nil
 			}
-			return t, inputErr("Error from server (NotFound): services %q not found", name)
+			return t, &NotFoundError{fmt.Sprintf("Error from server (NotFound): services %q not found", name)}
 		}
 		return t, inputErr("destination %q: use pod/NAME, deploy/NAME, node/NAME, svc/NAME, an IP address or a DNS name", s)
 	}
