@@ -63,13 +63,13 @@ input or usage, 3 when the cluster cannot be read, 4 when no finding reaches
 a selected rule examines could not be read (--skip those rules to check the
 rest).`,
 		Example: `  # Before adding Windows nodes: what blocks them?
-  kubectl-hybrid check -f cluster/ --expect-windows
+  kubectl-hybrid check -f examples/main-cluster --expect-windows
 
   # In CI, as SARIF for GitHub code scanning, failing on warnings too
-  kubectl-hybrid check -f cluster/ -o sarif --fail-on warning > check.sarif
+  kubectl-hybrid check -f examples/main-cluster -o sarif --fail-on warning > check.sarif
 
   # One rule on the lab with a what-if file
-  kubectl-hybrid check --lab -f no-taint.yaml --rule HYB020
+  kubectl-hybrid check --lab -f examples/what-if/no-strict-affinity.yaml --rule HYB003
 
   # The second-context trap: two admin.conf files with kubeadm's names
   kubectl-hybrid check --kubeconfig-files ~/.kube/config,lab-admin.conf`,
