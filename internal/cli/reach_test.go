@@ -67,6 +67,7 @@ func TestReachMatchesItsGoldenFiles(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut)
 			}
 			args := strings.ReplaceAll(strings.Join(tc.args, " "), dir+string(filepath.Separator), "")
+			errOut = strings.ReplaceAll(errOut, dir+string(filepath.Separator), "")
 			got := fmt.Sprintf("$ kubectl-hybrid reach %s\n%s--- stderr\n%s--- exit %d\n", args, out, errOut, code)
 			goldenFile(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
 		})
