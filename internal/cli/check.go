@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -205,7 +206,7 @@ func (o *CheckOptions) Run() error {
 	case check.OutputJUnit:
 		err = check.WriteJUnit(textsafe.Raw(out), rep)
 	default:
-		err = check.WriteText(out, rep)
+		err = writeStyled(out, false, func(w io.Writer) error { return check.WriteText(w, rep) }, colorCheck)
 	}
 	if err != nil {
 		return err

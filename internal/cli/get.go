@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -158,14 +159,25 @@ func (o *GetOptions) Run() error {
 	opts.LabelColumns = *human.ColumnLabels
 	opts.SortBy = *human.SortBy
 	opts.Now = o.now()
-	notice, err := report.Get(o.streams.Out, c, report.Request{
+	req := report.Request{
 		Args:          o.args,
 		Namespace:     o.Namespace,
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
 		Extra:         dataplaneKinds(func() *model.Cluster { return c }, o.Node),
 		Options:       opts,
-	})
+	}
+	var notice string
+	if opts.Printer == nil && opts.Output == report.OutputTable {
+		// A table fits the terminal; -o wide prints every column whole.
+		err = writeStyled(o.streams.Out, true, func(w io.Writer) error {
+			var gerr error
+			notice, gerr = report.Get(w, c, req)
+			return gerr
+		}, nil)
+	} else {
+		notice, err = report.Get(o.streams.Out, c, req)
+	}
 	if notice != "" {
 		fmt.Fprintln(o.streams.ErrOut, notice)
 	}

@@ -168,7 +168,9 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.Cluster, []model.UnreadKind, error) {
 	// DropRaw: the twin is built from the typed objects; the generic
 	// copies would double the snapshot's memory.
+	stop := startProgress(streams.ErrOut, "Reading the cluster")
 	snap, err := o.Snapshot(streams, true)
+	stop()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +179,9 @@ func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.C
 	}
 	unread := snap.Unread
 	// The snapshot is not read again: the twin takes its objects.
+	stop = startProgress(streams.ErrOut, "Building the twin")
 	c, err := engine.BuildOwned(snap)
+	stop()
 	if err != nil {
 		return nil, nil, err
 	}

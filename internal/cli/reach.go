@@ -202,9 +202,10 @@ func (o *ReachOptions) Run() error {
 	case "csv":
 		return m.WriteCSV(textsafe.Raw(o.streams.Out))
 	case "matrix", "text":
-		return m.WriteText(o.streams.Out)
+		m.ASCII = !outStyle.Unicode
+		return writeStyled(o.streams.Out, true, m.WriteText, nil)
 	}
-	return m.WriteSummary(o.streams.Out)
+	return writeStyled(o.streams.Out, true, m.WriteSummary, nil)
 }
 
 // compare prints how the matrix differs from the expected one.

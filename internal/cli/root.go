@@ -97,6 +97,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 // Execute runs the command line and returns the process exit code. Errors
 // are printed once, as "error: …" the way kubectl prints them.
 func Execute(streams genericiooptions.IOStreams, args []string) int {
+	detectStyles(streams.Out, streams.ErrOut)
 	// Text is escaped on its way out; JSON and YAML printers take the
 	// writer underneath (textsafe.Raw).
 	out, errOut := textsafe.NewWriter(streams.Out), textsafe.NewWriter(streams.ErrOut)
