@@ -16,10 +16,10 @@ func asPlugin(argv0 string) bool {
 }
 
 // renameExamples makes every example start the tool by the name it was
-// started by.
-func renameExamples(c *cobra.Command, name string) {
-	c.Example = strings.ReplaceAll(c.Example, "kubectl-hybrid ", name)
+// started by (from is the name they use).
+func renameExamples(c *cobra.Command, from, to string) {
+	c.Example = strings.ReplaceAll(c.Example, from, to)
 	for _, sub := range c.Commands() {
-		renameExamples(sub, name)
+		renameExamples(sub, from, to)
 	}
 }

@@ -112,7 +112,7 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 		// while the command's own name stays one word, so cobra still
 		// finds subcommands and completions by it.
 		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl hybrid"}
-		renameExamples(root, "kubectl hybrid ")
+		renameExamples(root, "kubectl-hybrid ", "kubectl hybrid ")
 	}
 	return executeCmd(root, streams, args)
 }

@@ -67,3 +67,16 @@ func TestHelpNamesKubectlHybridOnlyWhenKubectlStartedIt(t *testing.T) {
 		})
 	}
 }
+
+func TestTheReferenceNamesTheBinaryHoweverItWasStarted(t *testing.T) {
+	saved := osArgs
+	osArgs = func() []string { return []string{"/usr/local/bin/kubectl-hybrid"} }
+	defer func() { osArgs = saved }()
+	out, _, code := run(t, "", "docs")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(out, "kubectl hybrid ") || !strings.Contains(out, "  kubectl-hybrid get ipamblocks --lab") {
+		t.Errorf("the reference started as a plugin names the examples otherwise:\n%.2000s", out)
+	}
+}

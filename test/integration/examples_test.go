@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -31,11 +30,11 @@ func liveExampleLines(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("docs: %d bytes", len(docs.stdout))
 	var out []string
 	for _, text := range []string{docs.stdout, string(readme)} {
-		sc := bufio.NewScanner(strings.NewReader(text))
-		for sc.Scan() {
-			line := sc.Text()
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.Replace(line, "kubectl hybrid ", "kubectl-hybrid ", 1)
 			if !exampleLine.MatchString(line) || strings.HasSuffix(line, "[flags]") {
 				continue
 			}
@@ -55,7 +54,9 @@ func liveExampleLines(t *testing.T) []string {
 			default:
 				live = false
 			}
-			if live {
+			// A line that reads what a live one wrote (dump > cluster.yaml)
+			// runs after it.
+			if live || strings.Contains(line, "-f cluster.yaml") {
 				out = append(out, line)
 			}
 		}
