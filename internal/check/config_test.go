@@ -63,3 +63,26 @@ suppressions:
 		t.Errorf("HYB003 should be info: %+v", f)
 	}
 }
+
+func FuzzParseConfig(f *testing.F) {
+	reg, err := Default()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte("rules: {exclude: [HYB016]}\nseverities: {HYB001: warning}\nfailOn: error\n"))
+	f.Add([]byte("suppressions: [{rule: HYB020, object: Node/win-1}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseConfig("f.yaml", data, reg)
+		if err != nil {
+			return
+		}
+		for id, s := range c.Severities {
+			if _, ok := reg.Lookup(id); !ok {
+				t.Fatalf("accepted unknown rule %q", id)
+			}
+			if _, err := ParseSeverity(string(s)); err != nil {
+				t.Fatalf("accepted severity %q", s)
+			}
+		}
+	})
+}
