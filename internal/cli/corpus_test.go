@@ -184,7 +184,7 @@ func normalize(s, dir string) string {
 }
 
 // caseCommands is the standard set — every command that reads a cluster:
-// get of Kubernetes, Calico and dataplane kinds, exec on a Linux and a
+// get of Kubernetes, Calico and dataplane kinds, describe, exec on a Linux and a
 // Windows node, check, trace between two pods, reach and lab — then the
 // case's own lines from its `commands` file. Nodes and pods to exec on and
 // trace between are read from the case with get -o json; without them
@@ -200,6 +200,7 @@ func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string 
 		with("get", "routes"),
 		with("get", "hnsendpoints"),
 		with("get", "loadbalancers"),
+		with("describe", "nodes,pods,ippools", "-A"),
 	}
 	linux, win := pickNodes(t, run, in)
 	if linux != "" {
