@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
@@ -187,7 +188,7 @@ func routeName(dst string) string { return strings.ReplaceAll(dst, "/", "-") }
 func dataplaneRow(node, name string, spec any, cells []string) *report.Row {
 	var m map[string]any
 	if data, err := json.Marshal(spec); err == nil {
-		_ = json.Unmarshal(data, &m)
+		_ = utiljson.Unmarshal(data, &m) // numbers as int64, as report.Objects reads them
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": m}}
 	if name == "" {
