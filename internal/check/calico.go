@@ -191,7 +191,7 @@ their pods either); with VXLANCrossSubnet, Services of Linux pods in the Windows
 unreachable from Windows pods (projectcalico/calico#6322). The pool is shared by all nodes, so
 the change is cluster-wide: VXLAN Always, made in the Installation, which owns the pool.`,
 	Remediation: `kubectl patch installation default --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/0/encapsulation","value":"VXLAN"}]'`,
-	References:  []Reference{seed001Calico, seed001Migration, calicoLimitations, operatorValidation, calicoIssue6322, calicoVXLAN},
+	References:  []Reference{refCalicoWindows, refMigration, calicoLimitations, operatorValidation, calicoIssue6322, calicoVXLAN},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		if inst := x.Cluster.Installation; inst != nil {
@@ -251,7 +251,7 @@ keep BIRD for its Linux nodes and VXLAN for Windows ones: with BGP on, the opera
 calico-node-windows with the windows-bgp backend (confd driving RRAS) instead of VXLAN. On
 Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for them.`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"bgp":"Disabled"}}}'`,
-	References:  []Reference{seed001Calico, seed001Migration, calicoRequirements, calicoLimitations},
+	References:  []Reference{refCalicoWindows, refMigration, calicoRequirements, calicoLimitations},
 	Check: func(x *Context) []Finding {
 		inst := x.Cluster.Installation
 		if inst == nil {
@@ -287,7 +287,7 @@ false for Windows node"), and the operator's calico-windows status degrades ("In
 StrictAffinity, it must be set to 'true' when using Calico IPAM on Windows"). Set it before the
 first Windows node joins; it only stops future borrowing.`,
 	Remediation: `kubectl patch ipamconfigurations default --type merge -p '{"spec":{"strictAffinity":true}}'`,
-	References:  []Reference{seed001IPAM, seed001Migration, seed000Calico, calicoIPAMConfig, operatorWindows, calicoIssue4404},
+	References:  []Reference{refStrictAffinity, refMigration, refCalicoOperator, calicoIPAMConfig, operatorWindows, calicoIssue4404},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
 		if !x.usesCalico() || (c.Installation != nil && !calicoIPAM(c.Installation)) {
@@ -319,7 +319,7 @@ var ruleWindowsDataplane = Rule{
 renders no calico-node-windows DaemonSet, so a Windows node never gets a CNI configuration and
 stays NotReady ("cni plugin not initialized"). The field changes nothing on Linux nodes.`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"windowsDataplane":"HNS"}}}'`,
-	References:  []Reference{seed001Where, seed001Migration, seed000NotReady, calicoOperator, calicoInstallAPI},
+	References:  []Reference{refOperatorInstall, refMigration, refWindowsTroubleshoot, calicoOperator, calicoInstallAPI},
 	Check: func(x *Context) []Finding {
 		inst := x.Cluster.Installation
 		if inst == nil {
@@ -362,7 +362,7 @@ Services leaves with the pod's address. With Calico CNI and windowsDataplane set
 refuses the Installation without it ("installation spec.ServiceCIDRs must be provided when using
 Calico CNI on Windows").`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"serviceCIDRs":["10.96.0.0/12"]}}'`,
-	References:  []Reference{seed001Where, seed001Migration, seed000Calico, operatorValidation, calicoInstallAPI},
+	References:  []Reference{refOperatorInstall, refMigration, refCalicoOperator, operatorValidation, calicoInstallAPI},
 	Check: func(x *Context) []Finding {
 		inst := x.Cluster.Installation
 		if inst == nil || !calicoCNI(inst) || len(inst.Spec.ServiceCIDRs) > 0 {
@@ -387,7 +387,7 @@ service network kube-apiserver allocates from (kubeadm's networking.serviceSubne
 Windows pods to Services is source-NATed to the node's address, and policies that select the
 client pod no longer match it.`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"serviceCIDRs":["<kubeadm networking.serviceSubnet>"]}}'`,
-	References:  []Reference{seed001Where, seed000Calico, calicoInstallAPI},
+	References:  []Reference{refOperatorInstall, refCalicoOperator, calicoInstallAPI},
 	Check: func(x *Context) []Finding {
 		inst := x.Cluster.Installation
 		subnets := serviceSubnets(x.Cluster)
@@ -452,7 +452,7 @@ degrades ("Error reading services endpoint configmap") and Calico on Windows fai
 10.96.0.1:443: i/o timeout". Creating it restarts calico-node on Linux nodes with the direct
 address too.`,
 	Remediation: `kubectl apply -f kubernetes-services-endpoint.yaml (namespace tigera-operator, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT of the API server)`,
-	References:  []Reference{seed000Endpoint, seed001Where, seed001Migration, seed000NotReady, calicoOperator, operatorWindows},
+	References:  []Reference{refServicesEndpoint, refOperatorInstall, refMigration, refWindowsTroubleshoot, calicoOperator, operatorWindows},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
 		if c.Installation == nil {
@@ -497,7 +497,7 @@ KUBERNETES_SERVICE_HOST brings back exactly the dependency it removes, and a por
 API server's fails to connect. The host must be the API server's name or address as nodes reach
 it (kubeadm's controlPlaneEndpoint), resolvable on the node network.`,
 	Remediation: `kubectl -n tigera-operator patch configmap kubernetes-services-endpoint --type merge -p '{"data":{"KUBERNETES_SERVICE_HOST":"<controlPlaneEndpoint host>","KUBERNETES_SERVICE_PORT":"6443"}}'`,
-	References:  []Reference{seed000Endpoint, calicoOperator},
+	References:  []Reference{refServicesEndpoint, calicoOperator},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
 		cm := x.idx().configMaps[nsName{calicooperator.OperatorNamespace, calicooperator.ServicesEndpointConfigMap}]
@@ -584,7 +584,7 @@ var ruleVXLANVNI = Rule{
 Windows CNI refuses smaller ones ("Windows does not support VXLANVNI < 4096"). The default is
 4096. Changing the VNI later needs each Windows node drained and its Calico HNS network deleted.`,
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanVNI":4096}}'`,
-	References:  []Reference{seed001Calico, seed001Migration, calicoFelixConfig, calicoLimitations},
+	References:  []Reference{refCalicoWindows, refMigration, calicoFelixConfig, calicoLimitations},
 	Check: func(x *Context) []Finding {
 		fc := x.felixDefault()
 		if fc == nil || fc.Spec.VXLANVNI == nil || *fc.Spec.VXLANVNI >= 4096 {
@@ -602,7 +602,7 @@ var ruleVXLANPort = Rule{
 	Description: `UDP 4789 is the only VXLAN port Windows supports. Felix on Linux would send to another port,
 where the Windows VFP never decapsulates.`,
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanPort":4789}}'`,
-	References:  []Reference{seed001Calico, calicoRequirements, calicoFelixConfig},
+	References:  []Reference{refCalicoWindows, calicoRequirements, calicoFelixConfig},
 	Check: func(x *Context) []Finding {
 		fc := x.felixDefault()
 		if fc == nil || fc.Spec.VXLANPort == nil || *fc.Spec.VXLANPort == 4789 {
@@ -623,7 +623,7 @@ var ruleIPv6 = Rule{
 single-stack IPv4: no IPv6 pool, and IPv4-only pod and service subnets in kubeadm (which cannot
 change after kubeadm init).`,
 	Remediation: `Remove the IPv6 pool from the Installation (kubectl patch installation default --type=json -p '[{"op":"remove","path":"/spec/calicoNetwork/ipPools/<index>"}]'); kubeadm subnets need a new IPv4-only cluster`,
-	References:  []Reference{seed001Calico, seed001Limits, calicoLimitations, winkernelProxier},
+	References:  []Reference{refCalicoWindows, refWindowsLimits, calicoLimitations, winkernelProxier},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
 		var out []Finding
@@ -667,7 +667,7 @@ both as not supported. Windows nodes do not take part: traffic to and from Windo
 encrypted, and what the eBPF dataplane replaces on Linux (kube-proxy, iptables/nftables) still
 has to exist for Windows nodes.`,
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"wireguardEnabled":false}}' (and linuxDataplane Nftables or Iptables in the Installation)`,
-	References:  []Reference{seed001Calico, calicoLimitations},
+	References:  []Reference{refCalicoWindows, calicoLimitations},
 	Check: func(x *Context) []Finding {
 		if !x.WindowsPlanned() {
 			return nil
@@ -705,7 +705,7 @@ var ruleTigeraStatus = Rule{
 refuses, a missing ConfigMap, strictAffinity, Typha that cannot scale. While a component is
 Degraded its objects are not (re)rendered; calico-windows Degraded means no calico-node-windows.`,
 	Remediation: `kubectl get tigerastatus; fix what the Degraded condition's message names`,
-	References:  []Reference{seed000Calico, seed000NotReady, operatorWindows, operatorValidation},
+	References:  []Reference{refCalicoOperator, refWindowsTroubleshoot, operatorWindows, operatorValidation},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, ts := range x.Cluster.TigeraStatuses {
@@ -733,9 +733,9 @@ var ruleTypha = Rule{
 Felix connects to Typha too), but Typha runs only on Linux nodes, one replica per node. When
 there are fewer schedulable Linux nodes than replicas, the autoscaler fails ("not enough linux
 nodes to schedule typha pods on") and the calico status degrades. Calico for Windows needs at
-least one Linux worker; the seeds keep two.`,
+least one Linux worker; two keep Typha available while one is drained.`,
 	Remediation: `Join more Linux workers (or uncordon them): kubeadm join ... on a Linux host`,
-	References:  []Reference{seed000Workers, seed001Where, operatorAutoscale, calicoLimitations},
+	References:  []Reference{refServingCerts, refOperatorInstall, operatorAutoscale, calicoLimitations},
 	Check: func(x *Context) []Finding {
 		if x.Cluster.Installation == nil {
 			return nil
@@ -766,7 +766,7 @@ and install-cni) creates the Calico HNS network and writes the CNI configuration
 a Windows node stays NotReady ("cni plugin not initialized"), kube-proxy-windows waits for the
 Calico network forever, and nothing else starts there.`,
 	Remediation: `Set windowsDataplane: HNS in the Installation and clear what kubectl get tigerastatus calico-windows reports`,
-	References:  []Reference{seed000CalicoWin, seed000NotReady, calicoOperator},
+	References:  []Reference{refWindowsVersions, refWindowsTroubleshoot, calicoOperator},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
 		if c.Installation == nil {
@@ -874,13 +874,13 @@ var ruleWindowsVersion = Rule{
 	Needs:    []Need{needCalico, {kindNode}},
 	Description: `Calico for Windows' requirements list Windows Server 1809/2019 (build 17763.1432 or later) and
 2022 (20348.169 or later); VXLAN needs 17763 or later. Windows Server 2025 (26100) is not on the
-list although Kubernetes supports it: seed 000 runs it with Calico 3.33.0, but Calico does not
+list although Kubernetes supports it: it runs with Calico 3.33.0 in practice, but Calico does not
 formally confirm the pair, so check the release notes before every Calico upgrade, or keep
 Windows nodes on Windows Server 2022 until 2025 is listed. The rule accepts 26100 with Calico
-3.33 or later (the seed's verified pair) and flags every other build, and 17763/20348 below the
+3.33 or later (a pair seen working) and flags every other build, and 17763/20348 below the
 listed update revisions.`,
 	Remediation: `Install the listed cumulative update (sconfig, "Install updates"), or run Windows nodes on Windows Server 2022 (10.0.20348)`,
-	References:  []Reference{seed000CalicoWin, seed001Calico, calicoRequirements},
+	References:  []Reference{refWindowsVersions, refCalicoWindows, calicoRequirements},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
 		if !x.usesCalico() {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/version"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -92,11 +93,11 @@ var ruleLinuxDaemonSetOnWindows = Rule{
 	Description: `System DaemonSets often tolerate every taint so that they run on all nodes; then the Windows
 taint does not stop them, and only nodeSelector kubernetes.io/os: linux keeps them on Linux. A
 DaemonSet without it gets a pod on every Windows node, with a Linux image that never pulls
-(ErrImagePull for ever): node-exporter with overridden values is the seed's example. When no
+(ErrImagePull for ever): a node-exporter chart with overridden values is a common case. When no
 Windows node exists yet, the rule tests the DaemonSet against one with the
 os=windows:NoSchedule taint.`,
 	Remediation: `kubectl -n <ns> patch daemonset <name> --type=merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"}}}}}'`,
-	References:  []Reference{seed000Scheduling, k8sDaemonSet, k8sTaints, k8sWindowsGuide},
+	References:  []Reference{refWindowsScheduling, k8sDaemonSet, k8sTaints, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, u := range x.unpinnedLinuxDaemonSets() {
@@ -125,7 +126,7 @@ toleration (a chart upgrade, values that add "operator: Exists") or a Windows no
 the taint puts it there. Every DaemonSet with a Linux image should say nodeSelector
 kubernetes.io/os: linux itself, as kubeadm's kube-proxy and the operator's calico-node do.`,
 	Remediation: `kubectl -n <ns> patch daemonset <name> --type=merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"}}}}}'`,
-	References:  []Reference{seed000Scheduling, k8sDaemonSet},
+	References:  []Reference{refWindowsScheduling, k8sDaemonSet},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, u := range x.unpinnedLinuxDaemonSets() {
@@ -212,13 +213,10 @@ mode, creating HNS load balancers for Services; without it Windows pods reach no
 even DNS. sig-windows-tools publishes the DaemonSet kube-proxy-windows for Calico; it reuses
 kube-proxy's ServiceAccount and ConfigMap.`,
 	Remediation: kubeProxyWindowsInstall,
-	References:  []Reference{seed000KubeProxy, seed001KubeProxy, k8sAddWindowsNodes, sigWindowsKubeProxy},
+	References:  []Reference{refKubeProxyHostProcess, refWinkernel, k8sAddWindowsNodes, sigWindowsKubeProxy},
 	Check: func(x *Context) []Finding {
 		var out []Finding
-		version := "v1.37.2"
-		if cc := x.Cluster.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
-			version = cc.KubernetesVersion
-		}
+		version := clusterKubeProxyVersion(x)
 		for _, n := range x.WindowsNodes() {
 			found := false
 			for _, p := range x.idx().podsByNode[n.Name] {
@@ -241,6 +239,42 @@ kube-proxy's ServiceAccount and ConfigMap.`,
 	},
 }
 
+// clusterKubeProxyVersion is the version a Windows kube-proxy should run:
+// kubeadm's kubernetesVersion, else the tag of the cluster's Linux
+// kube-proxy image, else the oldest kubelet (kube-proxy must not be newer
+// than kube-apiserver, https://kubernetes.io/releases/version-skew-policy/#kube-proxy,
+// and no kubelet is newer than it); "<cluster version>" when nothing says.
+func clusterKubeProxyVersion(x *Context) string {
+	if cc := x.Cluster.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
+		return cc.KubernetesVersion
+	}
+	for _, ds := range x.Cluster.DaemonSets {
+		if ds.Name != "kube-proxy" || ds.Namespace != "kube-system" {
+			continue
+		}
+		for _, c := range ds.Spec.Template.Spec.Containers {
+			if _, tag, ok := strings.Cut(c.Image[strings.LastIndex(c.Image, "/")+1:], ":"); ok && strings.HasPrefix(tag, "v") {
+				return tag
+			}
+		}
+	}
+	var oldest *version.Version
+	oldestText := ""
+	for _, n := range x.Cluster.Nodes {
+		v, err := version.ParseSemantic(n.Status.NodeInfo.KubeletVersion)
+		if err != nil {
+			continue
+		}
+		if oldest == nil || v.LessThan(oldest) {
+			oldest, oldestText = v, n.Status.NodeInfo.KubeletVersion
+		}
+	}
+	if oldest != nil {
+		return oldestText
+	}
+	return "<cluster version>"
+}
+
 var ruleKubeProxySourceVIP = Rule{
 	ID: "HYB048", Name: "kube-proxy-windows-source-vip", Severity: Error,
 	Title:    "kube-proxy on Windows runs without --source-vip on an overlay network",
@@ -251,7 +285,7 @@ kube-proxy exits ("source-vip flag not set"). sig-windows-tools' start.ps1 waits
 host endpoint Calico_ep and passes its address; a DaemonSet that starts kube-proxy.exe directly
 must pass --source-vip itself.`,
 	Remediation: `Run kube-proxy through sig-windows-tools' start.ps1 (image sigwindowstools/kube-proxy:<version>-calico-hostprocess), or pass --source-vip=<the Calico_ep address of the node's block>`,
-	References:  []Reference{seed001KubeProxy, seed000KubeProxy, sigWindowsKubeProxy, winkernelProxier},
+	References:  []Reference{refWinkernel, refKubeProxyHostProcess, sigWindowsKubeProxy, winkernelProxier},
 	Check: func(x *Context) []Finding {
 		if len(x.vxlanPools()) == 0 {
 			return nil
@@ -277,7 +311,7 @@ replies go straight to the client and the pod sees the client's address. externa
 Local works on Windows only with DSR. The WinDSR gate is locked on since Kubernetes 1.34, but the
 --enable-dsr=true flag is still what turns DSR on; sig-windows-tools' start.ps1 always passes it.`,
 	Remediation: `Add --enable-dsr=true to the kube-proxy command line, or run it through sig-windows-tools' start.ps1`,
-	References:  []Reference{seed001KubeProxy, seed001Limits, sigWindowsKubeProxy, winkernelProxier},
+	References:  []Reference{refWinkernel, refWindowsLimits, sigWindowsKubeProxy, winkernelProxier},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, p := range x.windowsKubeProxies() {

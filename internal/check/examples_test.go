@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -125,7 +126,38 @@ func TestOutputsMatchTheirGoldenFiles(t *testing.T) {
 			goldenFile(t, dir, tc.name+".sarif", render(t, func(b *bytes.Buffer) error {
 				return WriteSARIF(b, tc.rep, SARIFOptions{ToolVersion: "v0.0.0-test"})
 			}))
+			goldenFile(t, dir, tc.name+".junit.xml", render(t, func(b *bytes.Buffer) error { return WriteJUnit(b, tc.rep) }))
 		})
+	}
+}
+
+// TestTheJUnitReportIsWellFormedAndCountsItsCases decodes the XML back.
+func TestTheJUnitReportIsWellFormedAndCountsItsCases(t *testing.T) {
+	rep := mustRun(t, build(t, false, "../../examples/main-cluster"), Options{ExpectWindows: true})
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("not XML: %v", err)
+	}
+	s := doc.Suites[0]
+	failures, skipped := 0, 0
+	for _, c := range s.Cases {
+		if c.Failure != nil {
+			failures++
+		}
+		if c.Skipped != nil {
+			skipped++
+		}
+	}
+	if s.Tests != len(s.Cases) || s.Failures != failures || s.Skipped != skipped || failures != len(rep.Findings) {
+		t.Errorf("suite says %d tests, %d failures, %d skipped; has %d cases, %d failures (%d findings), %d skipped",
+			s.Tests, s.Failures, s.Skipped, len(s.Cases), failures, len(rep.Findings), skipped)
+	}
+	if failures == 0 {
+		t.Error("the main cluster's report has findings; the JUnit report has no failure")
 	}
 }
 

@@ -203,7 +203,7 @@ inbound rule OverlayTraffic4789UDP itself when Calico creates the overlay networ
 explicit block, or a firewall between the virtual machines, still wins. Error when the pool
 encapsulates always or Windows nodes are planned, warning otherwise.`,
 	Remediation: `Allow UDP 4789 between all node addresses (ufw allow from 192.168.10.0/24 to any port 4789 proto udp; New-NetFirewallRule -Protocol UDP -LocalPort 4789 -RemoteAddress <node network> -Action Allow), and in the hypervisor's firewall`,
-	References:  []Reference{seed001Migration, seed000Firewall, seed000NotReady, calicoRequirements},
+	References:  []Reference{refMigration, refFirewall, refWindowsTroubleshoot, calicoRequirements},
 	Check: func(x *Context) []Finding {
 		if len(x.vxlanPools()) == 0 && !x.WindowsPlanned() {
 			return nil
@@ -226,10 +226,10 @@ var ruleKubeletBlocked = Rule{
 	Examines: []string{"Cluster.hybrid.kubectl-hybrid.io", "Node"},
 	Description: `kube-apiserver connects to each kubelet on TCP 10250 for kubectl logs, exec, port-forward and
 metrics. On Windows, Defender Firewall is on by default; PrepareNode.ps1 opens 10250 (to
-everyone; the seed narrows it to the node network). A block shows up as time-outs of logs and
+everyone; narrowing it to the node network is safer). A block shows up as time-outs of logs and
 exec on that node's pods.`,
 	Remediation: `Allow TCP 10250 from the control plane: Set-NetFirewallRule -Name kubelet -RemoteAddress <node network> (Windows), ufw allow from <node network> to any port 10250 proto tcp (Linux)`,
-	References:  []Reference{seed000Firewall, seed000NotReady, k8sPorts},
+	References:  []Reference{refFirewall, refWindowsTroubleshoot, k8sPorts},
 	Check: func(x *Context) []Finding {
 		from := x.Cluster.Network.CIDR
 		return x.flowFindings(x.blockedFlows("TCP", 10250, x.controlPlaneHosts(), x.Cluster.Hosts), "TCP 10250 (kubelet)", "", func(f blockedFlow) string {
@@ -246,7 +246,7 @@ var ruleAPIBlocked = Rule{
 the API server's port on the control plane (6443 by default). A block makes kubeadm join hang and
 nodes go NotReady or Unknown.`,
 	Remediation: `Allow TCP 6443 from the node network to the control-plane hosts`,
-	References:  []Reference{seed000Endpoint, seed000NotReady, k8sPorts},
+	References:  []Reference{refServicesEndpoint, refWindowsTroubleshoot, k8sPorts},
 	Check: func(x *Context) []Finding {
 		_, port := apiEndpoint(x.Cluster)
 		p := int32(6443)

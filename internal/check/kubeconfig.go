@@ -90,7 +90,7 @@ with a list of files), the first file to set a name wins, so the "second" contex
 the first cluster's address and credentials, and a kubectl delete meant for the test cluster
 runs against the main one. Copy the second cluster's entries under names of their own instead.`,
 	Remediation: `kubectl config set-cluster lab --server=https://<lab API>:6443; kubectl config set clusters.lab.certificate-authority-data <CA>; kubectl config set users.lab-admin.client-certificate-data <cert>; kubectl config set users.lab-admin.client-key-data <key>; kubectl config set-context lab --cluster=lab --user=lab-admin`,
-	References:  []Reference{seed000Kubeconfig, k8sKubeconfig},
+	References:  []Reference{refKubeconfigContexts, k8sKubeconfig},
 	Check: func(x *Context) []Finding {
 		if len(x.Kubeconfigs) < 2 {
 			return nil

@@ -57,7 +57,7 @@ initialized" and restarts in a loop, so the node gets no Service load balancers 
 sig-windows-tools' start.ps1 sets KUBE_NETWORK=Calico; a DaemonSet that starts kube-proxy.exe
 directly must name the network itself.`,
 	Remediation: `Add the environment variable KUBE_NETWORK=Calico (or --network-name=Calico) to the kube-proxy container, or run kube-proxy through sig-windows-tools' start.ps1`,
-	References:  []Reference{winkernelNetworkName, sigWindowsKubeProxy, seed001KubeProxy},
+	References:  []Reference{winkernelNetworkName, sigWindowsKubeProxy, refWinkernel},
 	Check: func(x *Context) []Finding {
 		if kp := x.Cluster.Kubeadm.KubeProxy; kp != nil && kp.Winkernel.NetworkName != "" {
 			// The configuration names it (the twin reads kubeadm's

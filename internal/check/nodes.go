@@ -78,7 +78,7 @@ nodeRegistration:
     value: windows
     effect: NoSchedule
 (a joined node: kubectl taint nodes <node> os=windows:NoSchedule)`,
-	References: []Reference{seed000Join, seed000Scheduling, k8sWindowsGuide, k8sTaints},
+	References: []Reference{refWindowsJoin, refWindowsScheduling, k8sWindowsGuide, k8sTaints},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
@@ -234,7 +234,7 @@ scheduler keeps sending pods that get no address. blockSize cannot change once t
 out blocks, so lower maxPods instead. A blockSize above 29 leaves no address at all: Calico IPAM
 gives a Windows node no block from such a pool, and the rule says so instead.`,
 	Remediation: maxPodsPatch(60),
-	References:  []Reference{seed000Join, seed001IPAM, calicoLimitations, k8sKubeadmPatches},
+	References:  []Reference{refWindowsJoin, refStrictAffinity, calicoLimitations, k8sKubeadmPatches},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
@@ -271,7 +271,7 @@ Windows node's single block addresses 60 pods at blockSize 26, so the 61st pod i
 gets no address. kubeadm does not keep per-node kubelet patches in the cluster: the Windows
 node's patch directory is passed at join and again at every kubeadm upgrade node.`,
 	Remediation: maxPodsPatch(60),
-	References:  []Reference{seed000Join, seed001IPAM, k8sKubeadmPatches},
+	References:  []Reference{refWindowsJoin, refStrictAffinity, k8sKubeadmPatches},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
@@ -313,7 +313,7 @@ var ruleContainerd = Rule{
 later; Calico for Windows' operator install requires it, and Kubernetes has had no Docker
 runtime since 1.24.`,
 	Remediation: `.\Install-Containerd.ps1 -ContainerDVersion 2.2.2 -crictlVersion 1.37.0 -skipHypervisorSupportCheck (sig-windows-tools hostprocess), then rejoin the node`,
-	References:  []Reference{seed000Calico, calicoRequirements, k8sHostProcess},
+	References:  []Reference{refCalicoOperator, calicoRequirements, k8sHostProcess},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
@@ -342,7 +342,7 @@ has at most 15 characters. sig-windows-tools' StartKubelet.ps1 passes the comput
 --hostname-override, so a longer name in the JoinConfiguration or in the inventory does not match
 the Node the kubelet registers.`,
 	Remediation: `Rename-Computer -NewName <at most 15 characters> -Restart, and use the same name in the JoinConfiguration's nodeRegistration.name`,
-	References:  []Reference{seed000Name, k8sAddWindowsNodes},
+	References:  []Reference{refNodeName, k8sAddWindowsNodes},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
@@ -375,7 +375,7 @@ kubectl logs and exec to its pods fail with "remote error: tls: internal error" 
 metrics-server never becomes Ready. Check the names and addresses in the request before
 approving. Only observed CSRs are checked; the ones the twin derives are its assumption.`,
 	Remediation: `kubectl get csr <name> -o jsonpath='{.spec.request}' | base64 -d | openssl req -noout -text | grep -A1 'Subject Alternative'; kubectl certificate approve <name>`,
-	References:  []Reference{seed000Workers, seed000Join, k8sServingCerts},
+	References:  []Reference{refServingCerts, refWindowsJoin, k8sServingCerts},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, r := range x.Cluster.CSRs {
@@ -401,7 +401,7 @@ var ruleNodeNotReady = Rule{
 configuration exists only after the CNI's node agent ran (calico-node, calico-node-windows). A
 NotReady node keeps the not-ready taints, and nothing but DaemonSet pods lands on it.`,
 	Remediation: `kubectl describe node <node> (Conditions); for NetworkPluginNotReady see kubectl get tigerastatus and the calico-node(-windows) pod on the node`,
-	References:  []Reference{seed000NotReady, seed000CalicoWin, k8sNodeStatus, calicoOperator},
+	References:  []Reference{refWindowsTroubleshoot, refWindowsVersions, k8sNodeStatus, calicoOperator},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.Cluster.Nodes {

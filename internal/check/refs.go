@@ -1,29 +1,29 @@
 package check
 
-// References shared by the rules. Seed sections have no URL: the seeds are
-// the articles of the series the project models (000 is part 38, 001 part 37).
+// References shared by the rules: upstream documentation and code, in
+// English, each with its link.
 var (
-	seed001Calico     = Reference{Title: "Seed 001 (part 37), «Calico на Windows» and «Два режима и чего нет»"}
-	seed001IPAM       = Reference{Title: "Seed 001 (part 37), «IPAM: strictAffinity, один блок и четыре адреса»"}
-	seed001Migration  = Reference{Title: "Seed 001 (part 37), «Альтернатива: перевод существующего кластера», steps 0–4"}
-	seed001Where      = Reference{Title: "Seed 001 (part 37), «Где запускать Windows-узлы» (the test cluster's Installation and ConfigMap)"}
-	seed001KubeProxy  = Reference{Title: "Seed 001 (part 37), «kube-proxy в режиме winkernel»"}
-	seed001Limits     = Reference{Title: "Seed 001 (part 37), «Ограничения сети Windows-узлов»"}
-	seed001Policies   = Reference{Title: "Seed 001 (part 37), «Сетевые политики на Windows»"}
-	seed000Calico     = Reference{Title: "Seed 000 (part 38), «Calico сразу для Windows»"}
-	seed000Endpoint   = Reference{Title: "Seed 000 (part 38), «Адрес API для Calico»"}
-	seed000Kubeconfig = Reference{Title: "Seed 000 (part 38), «Второй контекст в kubeconfig»"}
-	seed000Workers    = Reference{Title: "Seed 000 (part 38), «Linux-воркеры» (kubelet-serving CSRs, CoreDNS placement, Typha)"}
-	seed000Firewall   = Reference{Title: "Seed 000 (part 38), «Файрвол»"}
-	seed000Join       = Reference{Title: "Seed 000 (part 38), «kubeadm join» (taint and maxPods: 60)"}
-	seed000Name       = Reference{Title: "Seed 000 (part 38), «Имя и адрес»"}
-	seed000CalicoWin  = Reference{Title: "Seed 000 (part 38), «Calico для Windows» (what is ready, the Windows Server version caveat)"}
-	seed000KubeProxy  = Reference{Title: "Seed 000 (part 38), «kube-proxy для Windows»"}
-	seed000Scheduling = Reference{Title: "Seed 000 (part 38), «Taint, RuntimeClass и Linux-DaemonSet'ы»"}
-	seed000Verify     = Reference{Title: "Seed 000 (part 38), «Проверка: Windows-под, Service, DNS и связность»"}
-	seed000LinuxField = Reference{Title: "Seed 000 (part 38), «Linux-поля в Windows-поде»"}
-	seed000NotReady   = Reference{Title: "Seed 000 (part 38), «Если узел NotReady»"}
-	seed000Updates    = Reference{Title: "Seed 000 (part 38), «Обновления» (image and host build)"}
+	refCalicoWindows        = Reference{Title: "Calico for Windows: overview (VXLAN networking, no BGP on Windows)", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/"}
+	refStrictAffinity       = Reference{Title: "Calico IPAMConfiguration: strictAffinity, required with Windows nodes", URL: "https://docs.tigera.io/calico/latest/reference/resources/ipamconfig"}
+	refMigration            = Reference{Title: "Calico: overlay networking, moving an IP pool to VXLAN", URL: "https://docs.tigera.io/calico/latest/networking/configuring/vxlan-ipip"}
+	refOperatorInstall      = Reference{Title: "Calico for Windows: install using the operator (Installation, kubernetes-services-endpoint)", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/operator"}
+	refWinkernel            = Reference{Title: "Kubernetes: Networking on Windows, load balancing and Services (kube-proxy winkernel)", URL: "https://kubernetes.io/docs/concepts/services-networking/windows-networking/#load-balancing-and-services"}
+	refWindowsLimits        = Reference{Title: "Kubernetes: Networking on Windows, limitations", URL: "https://kubernetes.io/docs/concepts/services-networking/windows-networking/#limitations"}
+	refWindowsPolicies      = Reference{Title: "Calico for Windows: limitations (network policy)", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/limitations"}
+	refCalicoOperator       = Reference{Title: "Calico for Windows: install using the operator", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/operator"}
+	refServicesEndpoint     = Reference{Title: "Calico for Windows: install using the operator (the kubernetes-services-endpoint ConfigMap)", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/operator"}
+	refKubeconfigContexts   = Reference{Title: "Kubernetes: Configure access to multiple clusters", URL: "https://kubernetes.io/docs/tasks/access-application-cluster/configure-access-multiple-clusters/"}
+	refServingCerts         = Reference{Title: "Kubernetes: kubeadm certificate management, kubelet serving certificates", URL: "https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/kubeadm-certs/#kubelet-serving-certs"}
+	refFirewall             = Reference{Title: "Calico: network requirements (ports to open between nodes)", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/requirements#network-requirements"}
+	refWindowsJoin          = Reference{Title: "Kubernetes: Adding Windows worker nodes (kubeadm join)", URL: "https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/adding-windows-nodes/"}
+	refNodeName             = Reference{Title: "Kubernetes: Nodes, node name uniqueness", URL: "https://kubernetes.io/docs/concepts/architecture/nodes/#node-name-uniqueness"}
+	refWindowsVersions      = Reference{Title: "Calico for Windows: requirements (supported Windows Server versions)", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/requirements"}
+	refKubeProxyHostProcess = Reference{Title: "sig-windows-tools: kube-proxy as a HostProcess DaemonSet", URL: "https://github.com/kubernetes-sigs/sig-windows-tools/tree/master/hostprocess/calico/kube-proxy"}
+	refWindowsScheduling    = Reference{Title: "Kubernetes: Guide for running Windows containers (taints, tolerations and RuntimeClass)", URL: "https://kubernetes.io/docs/concepts/windows/user-guide/#ensuring-os-specific-workloads-land-on-the-appropriate-container-host"}
+	refWindowsVerify        = Reference{Title: "Kubernetes: Guide for running Windows containers", URL: "https://kubernetes.io/docs/concepts/windows/user-guide/"}
+	refWindowsAPI           = Reference{Title: "Kubernetes: Windows containers, API compatibility (fields a Windows pod cannot use)", URL: "https://kubernetes.io/docs/concepts/windows/intro/#api"}
+	refWindowsTroubleshoot  = Reference{Title: "Kubernetes: Windows debugging tips", URL: "https://kubernetes.io/docs/tasks/debug/debug-cluster/windows/"}
+	refWindowsUpdates       = Reference{Title: "Kubernetes: Windows containers, Windows OS version compatibility", URL: "https://kubernetes.io/docs/concepts/windows/intro/#windows-os-version-support"}
 
 	calicoLimitations  = Reference{Title: "Calico for Windows: limitations and known issues", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/limitations"}
 	calicoRequirements = Reference{Title: "Calico for Windows: requirements", URL: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/requirements"}

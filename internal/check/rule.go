@@ -45,7 +45,7 @@ func ParseSeverity(s string) (Severity, error) {
 	return "", fmt.Errorf("unknown severity %q: use error, warning or info", s)
 }
 
-// Reference is where a rule's facts come from: a seed section (no URL) or
+// Reference is where a rule's facts come from: upstream documentation or
 // a documentation page, issue or source file.
 type Reference struct {
 	Title string `json:"title"`

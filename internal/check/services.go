@@ -52,9 +52,9 @@ var ruleBackendLimit = Rule{
 all its endpoints, local and remote, and the VFP rule behind it takes at most 64 destinations:
 at 65 HNS fails with "invalid number of destinations" (kubernetes/kubernetes#98680), and the
 Kubernetes documentation lists the limit among Windows networking limitations. Newer Windows
-builds may raise it; the seed states 64.`,
+builds may raise it; the documented limit is 64.`,
 	Remediation: `Keep Services reached from Windows nodes at 64 endpoints or fewer: split the workload behind several Services, or scale it down`,
-	References:  []Reference{seed001Limits, k8sWindowsNetworking, k8sIssue98680},
+	References:  []Reference{refWindowsLimits, k8sWindowsNetworking, k8sIssue98680},
 	Check: func(x *Context) []Finding {
 		if len(x.WindowsNodes()) == 0 {
 			return nil
@@ -82,7 +82,7 @@ marks the NodePort, external and load-balancer IP rules DSR. Without --enable-ds
 Windows node's kube-proxy cannot honour the policy, and traffic to the Service's Windows
 endpoints through a node port or load balancer fails (kubernetes/kubernetes#109780).`,
 	Remediation: `Run kube-proxy-windows with --enable-dsr=true (sig-windows-tools' start.ps1 does), or use externalTrafficPolicy: Cluster`,
-	References:  []Reference{seed001KubeProxy, seed001Limits, k8sWindowsNetworking, k8sIssue109780},
+	References:  []Reference{refWinkernel, refWindowsLimits, k8sWindowsNetworking, k8sIssue109780},
 	Check: func(x *Context) []Finding {
 		var noDSR []string
 		for _, p := range x.windowsKubeProxies() {
@@ -129,7 +129,7 @@ var ruleSessionAffinity = Rule{
 Windows supports from Windows Server 2022 (HNS 12.0); on older nodes kube-proxy only logs
 "Session Affinity is not supported on this version of Windows" and balances every connection.`,
 	Remediation: `Run the Windows nodes on Windows Server 2022 or later, or drop sessionAffinity from the Service`,
-	References:  []Reference{seed001KubeProxy, winkernelProxier},
+	References:  []Reference{refWinkernel, winkernelProxier},
 	Check: func(x *Context) []Finding {
 		var old []string
 		for _, n := range x.WindowsNodes() {
@@ -244,7 +244,7 @@ search suffixes, unlike ndots:5 on Linux. From a Windows pod "hello" (same names
 name.namespace (or name.namespace.svc) in the env, command and args of Windows workloads and in
 the ConfigMaps they read.`,
 	Remediation: `Write Service names of other namespaces in full in Windows workloads: hello.demo.svc.cluster.local instead of hello.demo`,
-	References:  []Reference{seed001Limits, seed000Verify, k8sDNSWindows, k8sWindowsNetworking},
+	References:  []Reference{refWindowsLimits, refWindowsVerify, k8sDNSWindows, k8sWindowsNetworking},
 	Check: func(x *Context) []Finding {
 		domain := dnsDomain(x.Cluster)
 		var hits []dottedName
@@ -327,7 +327,7 @@ scheduler never moves running pods. Replicas started while only the control plan
 there after workers join; losing that node then takes cluster DNS with it, for Linux and Windows
 pods alike. A rollout restart spreads them.`,
 	Remediation: `kubectl -n kube-system rollout restart deployment coredns`,
-	References:  []Reference{seed000Workers, k8sCoreDNS},
+	References:  []Reference{refServingCerts, k8sCoreDNS},
 	Check: func(x *Context) []Finding {
 		w := x.idx().byWorkload[model.Key{Group: "apps", Kind: "Deployment", Namespace: "kube-system", Name: "coredns"}]
 		if w == nil || len(x.Cluster.Nodes) < 2 {
@@ -492,7 +492,7 @@ documentation warns that such rules use a lot of Windows dataplane resources and
 into separate ingress and egress rules. The finding gives the expanded count: endpoints ×
 source addresses × destination addresses.`,
 	Remediation: `Split the rule: an ingress rule with the source selector in a policy selecting the destination pods, and an egress rule with the destination selector in a policy selecting the source pods`,
-	References:  []Reference{seed001Policies, calicoLimitations, calicoPolicy},
+	References:  []Reference{refWindowsPolicies, calicoLimitations, calicoPolicy},
 	Check: func(x *Context) []Finding {
 		type pol struct {
 			key  model.Key

@@ -62,7 +62,7 @@ to keep process-isolated images on hosts of the same build, node.kubernetes.io/w
 (10.0.26100 for Windows Server 2025 and ltsc2025 images). One class per build; a class whose
 selector matches no node leaves every pod that uses it Pending.`,
 	Remediation: `kubectl patch runtimeclass <name> --type=merge -p '{"scheduling":{"nodeSelector":{"node.kubernetes.io/windows-build":"<a Windows node's build>"}}}'`,
-	References:  []Reference{seed000Scheduling, k8sRuntimeClass, k8sWindowsGuide, k8sLabels},
+	References:  []Reference{refWindowsScheduling, k8sRuntimeClass, k8sWindowsGuide, k8sLabels},
 	Check: func(x *Context) []Finding {
 		if len(x.WindowsNodes()) == 0 {
 			return nil
@@ -106,7 +106,7 @@ runhcs-wcow-process (process isolation, the default) and runhcs-wcow-hypervisor 
 isolation, which Kubernetes does not support). Any other name fails every pod sandbox ("no
 runtime for ... is configured").`,
 	Remediation: `kubectl apply a RuntimeClass with handler: runhcs-wcow-process (the handler field cannot be changed in place)`,
-	References:  []Reference{seed000Scheduling, k8sRuntimeClass, k8sWindowsGuide},
+	References:  []Reference{refWindowsScheduling, k8sRuntimeClass, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, rc := range x.Cluster.RuntimeClasses {
@@ -129,12 +129,22 @@ runtime for ... is configured").`,
 // podSpecPatch is the command that merges a pod spec fragment into the
 // workload (a recreate, for a bare pod).
 func podSpecPatch(w *workload, fragment map[string]any) string {
-	js, _ := json.Marshal(fragment)
+	js := plainJSON(fragment)
 	if w.Key.Kind == "Pod" {
 		return fmt.Sprintf("Re-create pod %s/%s with spec %s (a pod's spec cannot be patched)", w.Key.Namespace, w.Key.Name, js)
 	}
-	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"spec": fragment}}})
+	patch := plainJSON(map[string]any{"spec": map[string]any{"template": map[string]any{"spec": fragment}}})
 	return fmt.Sprintf(`kubectl -n %s patch %s %s --type=merge -p '%s'`, w.Key.Namespace, strings.ToLower(w.Key.Kind), w.Key.Name, patch)
+}
+
+// plainJSON is v as JSON the way a user types it: json.Marshal writes
+// "<a Windows RuntimeClass>" as "\u003ca Windows RuntimeClass\u003e".
+func plainJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // maps of strings: nothing fails to encode
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 var ruleWindowsNoOSName = Rule{
@@ -147,7 +157,7 @@ apply to Windows (seccomp, capabilities, allowPrivilegeEscalation). Without it a
 validated as a Linux pod, and Linux fields are silently ignored on the node. A RuntimeClass does
 not set it. HostProcess pods are not checked.`,
 	Remediation: `kubectl -n <ns> patch deployment <name> --type=merge -p '{"spec":{"template":{"spec":{"os":{"name":"windows"}}}}}'`,
-	References:  []Reference{seed000Scheduling, seed000LinuxField, k8sWindowsGuide, k8sPSS},
+	References:  []Reference{refWindowsScheduling, refWindowsAPI, k8sWindowsGuide, k8sPSS},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, w := range x.idx().workloads {
@@ -192,7 +202,7 @@ an ltsc2025 image never lands on a host of another build. Without one, each work
 own selector and tolerations, and nothing ties its image to the host build. HostProcess pods run
 on the host itself and are not checked.`,
 	Remediation: `kubectl -n <ns> patch deployment <name> --type=merge -p '{"spec":{"template":{"spec":{"runtimeClassName":"windows-2025"}}}}'`,
-	References:  []Reference{seed000Scheduling, k8sRuntimeClass, k8sWindowsGuide},
+	References:  []Reference{refWindowsScheduling, k8sRuntimeClass, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, w := range x.idx().workloads {
@@ -222,7 +232,7 @@ pod"). Such a workload never gets pods (error). Without os.name the same fields 
 silently ignored on the Windows node (warning). On Windows the user is set with
 securityContext.windowsOptions.runAsUserName.`,
 	Remediation: `Remove the Linux-only fields from the Windows pod template; use securityContext.windowsOptions.runAsUserName (ContainerUser) and runAsNonRoot instead`,
-	References:  []Reference{seed000LinuxField, podValidation, k8sWindowsGuide},
+	References:  []Reference{refWindowsAPI, podValidation, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, w := range x.idx().workloads {
@@ -261,7 +271,7 @@ that changed this was withdrawn (its gate is deprecated since 1.33). Only HostPr
 the host's network, like calico-node-windows and kube-proxy-windows. A regular Windows pod with
 hostNetwork: true does not get the node's address or ports.`,
 	Remediation: `Drop hostNetwork, or make the pod a HostProcess pod (securityContext.windowsOptions.hostProcess: true, runAsUserName "NT AUTHORITY\\system") in a privileged namespace`,
-	References:  []Reference{seed001Limits, k8sWindowsNetworking, k8sHostProcess},
+	References:  []Reference{refWindowsLimits, k8sWindowsNetworking, k8sHostProcess},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, w := range x.idx().workloads {
@@ -286,7 +296,7 @@ hostNamespaces for the hostNetwork it needs), so such pods are refused unless th
 enforces privileged: calico-system is labelled so by the operator, kube-system is privileged by
 default.`,
 	Remediation: `kubectl label namespace <ns> pod-security.kubernetes.io/enforce=privileged --overwrite`,
-	References:  []Reference{seed000CalicoWin, k8sHostProcess, k8sPSS},
+	References:  []Reference{refWindowsVersions, k8sHostProcess, k8sPSS},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, w := range x.idx().workloads {
@@ -411,7 +421,7 @@ servercore, mcr.microsoft.com/windows/*) to a Linux node. The pod stays in ErrIm
 Images are classified from a small table of well-known repositories and tags; unknown images are
 not reported.`,
 	Remediation: `Pin the workload to nodes of its image's OS: os.name and runtimeClassName (Windows images), nodeSelector kubernetes.io/os: linux (Linux images); or publish a multi-platform image`,
-	References:  []Reference{seed000Scheduling, seed000NotReady, k8sWindowsGuide},
+	References:  []Reference{refWindowsScheduling, refWindowsTroubleshoot, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, m := range x.imageMismatches() {
@@ -441,7 +451,7 @@ ltsc2019 10.0.17763. Otherwise the container fails to start with "The container 
 does not match the host operating system." (the update revision need not match). HostProcess
 containers and Hyper-V isolation are exempt.`,
 	Remediation: `Use the image tag of the node's build (ltsc2025 on Windows Server 2025) and a RuntimeClass whose node.kubernetes.io/windows-build selects nodes of that build`,
-	References:  []Reference{seed000Updates, seed000Scheduling, seed000NotReady, k8sWindowsGuide},
+	References:  []Reference{refWindowsUpdates, refWindowsScheduling, refWindowsTroubleshoot, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, m := range x.imageMismatches() {
@@ -469,7 +479,7 @@ var rulePodsUnschedulable = Rule{
 matches no node, a taint (os=windows:NoSchedule) without a toleration, or no room left. The
 message is the scheduler's FailedScheduling text.`,
 	Remediation: `kubectl describe pod <pod> (Events); match the pod's nodeSelector, RuntimeClass and tolerations to a node`,
-	References:  []Reference{seed000Scheduling, k8sAssignPods, k8sTaints},
+	References:  []Reference{refWindowsScheduling, k8sAssignPods, k8sTaints},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, w := range x.idx().workloads {
@@ -504,7 +514,7 @@ rules), the RuntimeClass plugin (an unknown class, a conflicting node selector) 
 For a controller's pods the refusal shows only as FailedCreate events on the controller. The
 message is what kubectl prints.`,
 	Remediation: `Fix the field the message names and apply again`,
-	References:  []Reference{seed000LinuxField, podValidation, k8sPSS, k8sRuntimeClass},
+	References:  []Reference{refWindowsAPI, podValidation, k8sPSS, k8sRuntimeClass},
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, r := range x.Cluster.Rejected {

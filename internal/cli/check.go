@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -27,10 +28,14 @@ type CheckOptions struct {
 	// ListRules prints the rule catalogue instead of checking (hidden; the
 	// docs/checks.md generator: --list-rules -o markdown).
 	ListRules bool
+	// Config is a check configuration file (--config).
+	Config string
 
-	failOn   check.Severity
-	registry *check.Registry
-	streams  genericiooptions.IOStreams
+	config    *check.Config
+	failOnSet bool
+	failOn    check.Severity
+	registry  *check.Registry
+	streams   genericiooptions.IOStreams
 }
 
 // NewCmdCheck builds the check command.
@@ -63,18 +68,22 @@ input or usage, 3 when the cluster cannot be read, 4 when no finding reaches
 a selected rule examines could not be read (--skip those rules to check the
 rest).`,
 		Example: `  # Before adding Windows nodes: what blocks them?
-  kubectl-hybrid check -f cluster/ --expect-windows
+  kubectl-hybrid check -f examples/main-cluster --expect-windows
 
   # In CI, as SARIF for GitHub code scanning, failing on warnings too
-  kubectl-hybrid check -f cluster/ -o sarif --fail-on warning > check.sarif
+  kubectl-hybrid check -f examples/main-cluster -o sarif --fail-on warning > check.sarif
 
   # One rule on the lab with a what-if file
-  kubectl-hybrid check --lab -f no-taint.yaml --rule HYB020
+  kubectl-hybrid check --lab -f examples/what-if/no-strict-affinity.yaml --rule HYB003
+
+  # Rules, severities and suppressions from a file, as JUnit XML for CI
+  kubectl-hybrid check -f examples/main-cluster --config examples/check-config.yaml -o junit > check.xml
 
   # The second-context trap: two admin.conf files with kubeadm's names
   kubectl-hybrid check --kubeconfig-files ~/.kube/config,lab-admin.conf`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.failOnSet = cmd.Flags().Changed("fail-on")
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -86,12 +95,13 @@ rest).`,
 	}
 	o.Input.AddFlags(cmd.Flags())
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: text, json or sarif (with --list-rules: text, json or markdown)")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: text, json, sarif or junit (with --list-rules: text, json or markdown)")
 	f.StringVar(&o.FailOn, "fail-on", string(check.Error), "Exit 1 when a finding is at least this severe: error, warning, info or never")
 	f.StringSliceVar(&o.Rules, "rule", nil, "Run only these rules (IDs or names; repeatable or comma-separated)")
 	f.StringSliceVar(&o.Skip, "skip", nil, "Do not run these rules (IDs or names; repeatable or comma-separated)")
 	f.BoolVar(&o.ExpectWindows, "expect-windows", false, "Windows nodes are planned: report readiness blockers as errors even before one joins")
 	f.StringSliceVar(&o.KubeconfigFiles, "kubeconfig-files", nil, "Kubeconfig files to check for clusters, users and contexts that collide by name (comma-separated)")
+	f.StringVar(&o.Config, "config", "", "A check configuration file: rules to include or exclude, severities, failOn and suppressions (see the command's help)")
 	f.BoolVar(&o.ListRules, "list-rules", false, "Print the rule catalogue instead of checking (-o text|json|markdown)")
 	_ = f.MarkHidden("list-rules")
 	return cmd
@@ -104,6 +114,24 @@ func (o *CheckOptions) Complete() error {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	o.registry = reg
+	if o.Config != "" {
+		data, err := os.ReadFile(o.Config)
+		if err != nil {
+			return &exitError{code: ExitBadInput, err: fmt.Errorf("--config: %w", err)}
+		}
+		cfg, err := check.ParseConfig(o.Config, data, reg)
+		if err != nil {
+			return &exitError{code: ExitBadInput, err: err}
+		}
+		o.config = cfg
+		if len(o.Rules) == 0 {
+			o.Rules = cfg.Rules.Include
+		}
+		o.Skip = append(o.Skip, cfg.Rules.Exclude...)
+		if cfg.FailOn != "" && !o.failOnSet {
+			o.FailOn = cfg.FailOn
+		}
+	}
 	if o.FailOn != "never" {
 		s, err := check.ParseSeverity(o.FailOn)
 		if err != nil {
@@ -124,9 +152,9 @@ func (o *CheckOptions) Validate() error {
 		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,markdown,text", o.Output)
 	}
 	switch o.Output {
-	case "", check.OutputText, check.OutputJSON, check.OutputSARIF:
+	case "", check.OutputText, check.OutputJSON, check.OutputSARIF, check.OutputJUnit:
 	default:
-		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,sarif,text", o.Output)
+		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,junit,sarif,text", o.Output)
 	}
 	for _, names := range [][]string{o.Rules, o.Skip} {
 		for _, n := range names {
@@ -160,6 +188,9 @@ func (o *CheckOptions) Run() error {
 		ExpectWindows: o.ExpectWindows, Only: o.Rules, Skip: o.Skip, Kubeconfigs: kubeconfigs, Registry: o.registry,
 		Unread: unread, KubeconfigsOnly: o.kubeconfigsOnly(),
 	})
+	if err == nil && o.config != nil {
+		o.config.Apply(rep)
+	}
 	if err != nil {
 		var ur *check.UnknownRuleError
 		if errors.As(err, &ur) {
@@ -172,8 +203,10 @@ func (o *CheckOptions) Run() error {
 		err = check.WriteJSON(textsafe.Raw(out), rep)
 	case check.OutputSARIF:
 		err = check.WriteSARIF(textsafe.Raw(out), rep, check.SARIFOptions{ToolVersion: version()})
+	case check.OutputJUnit:
+		err = check.WriteJUnit(textsafe.Raw(out), rep)
 	default:
-		err = check.WriteText(out, rep)
+		err = writeStyled(out, false, func(w io.Writer) error { return check.WriteText(w, rep) }, colorCheck)
 	}
 	if err != nil {
 		return err

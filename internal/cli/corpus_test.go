@@ -195,9 +195,9 @@ func normalize(s, dir string) string {
 }
 
 // caseCommands is the standard set — every command that reads a cluster:
-// get of Kubernetes, Calico and dataplane kinds, exec on a Linux and a
-// Windows node, check, plan migrate, trace between two pods, reach, report
-// (with that trace), lab and diff — then the
+// get of Kubernetes, Calico and dataplane kinds, describe, exec on a Linux
+// and a Windows node, check, plan migrate, trace between two pods, reach,
+// report (with that trace), lab and diff — then the
 // case's own lines from its `commands` file. Nodes and pods to exec on and
 // trace between are read from the case with get -o json; without them
 // those commands are left out. dump reads a live cluster only, so it has no
@@ -212,6 +212,7 @@ func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string 
 		with("get", "routes"),
 		with("get", "hnsendpoints"),
 		with("get", "loadbalancers"),
+		with("describe", "nodes,pods,ippools", "-A"),
 	}
 	linux, win := pickNodes(t, run, in)
 	if linux != "" {

@@ -55,9 +55,10 @@ file, kubeletconfiguration.yaml, which kubeadm knows by its file name, so
 with Windows nodes it is written to a directory only.
 
 The output is deterministic for a seed and streamed as it is generated.`,
-		Example: `  # Kubernetes' scale limits, in a directory the other commands read with -f
-  kubectl-hybrid gen --nodes 5000 --windows-nodes 500 --namespaces 500 \
-    --pods 150000 --services 10000 --policies 2000 --observed-ips --output-dir big/
+		Example: `  # A directory the other commands read with -f (Kubernetes' scale limits
+  # are --nodes 5000 --windows-nodes 500 --pods 150000 --services 10000)
+  kubectl-hybrid gen --nodes 100 --windows-nodes 10 --namespaces 10 \
+    --pods 2000 --services 100 --policies 20 --observed-ips --output-dir big/
   kubectl-hybrid get nodes -f big/
 
   # A small cluster as one stream of Node objects

@@ -3,25 +3,26 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/cmd/get"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 )
 
 // GetOptions is `kubectl-hybrid get`.
 type GetOptions struct {
 	Input         InputOptions
-	Output        string
+	PrintFlags    *get.PrintFlags
 	Namespace     string
 	AllNamespaces bool
 	LabelSelector string
 	FieldSelector string
-	ShowLabels    bool
-	LabelColumns  []string
-	NoHeaders     bool
 	Node          string
 
 	args    []string
@@ -31,7 +32,7 @@ type GetOptions struct {
 
 // NewCmdGet builds the get command.
 func NewCmdGet(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &GetOptions{streams: streams, now: clock}
+	o := &GetOptions{streams: streams, now: clock, PrintFlags: get.NewGetPrintFlags()}
 	cmd := &cobra.Command{
 		Use:   "get TYPE[,TYPE...] [NAME...] | TYPE/NAME... [flags]",
 		Short: "Show the twin's objects with the columns kubectl prints",
@@ -39,21 +40,35 @@ func NewCmdGet(streams genericiooptions.IOStreams) *cobra.Command {
 kubectl get prints them. Besides the Kubernetes kinds it shows Calico's
 ippools, ipamblocks (CIDR, node, allocated/free/reserved addresses) and
 blockaffinities, and the operator's tigerastatus; and, from the compiled node
-dataplanes, hnsnetworks, hnsendpoints, loadbalancers (Windows nodes) and
-routes (every node), optionally for one --node.
+dataplanes, hnsnetworks (hnsnet), hnsendpoints (hnsep), loadbalancers (lb)
+(Windows nodes) and routes (every node), optionally for one --node. Kinds
+are comma-joined as kubectl's (pods,svc); "all" is pods, services,
+daemonsets, deployments, replicasets and statefulsets.
 
--o json|yaml prints real Kubernetes objects in a v1 List that -f reads back.`,
+Every kind prints with kubectl's output formats: -o json|yaml (a v1 List
+that -f reads back for the Kubernetes kinds), name, wide, jsonpath,
+jsonpath-file, custom-columns, custom-columns-file, go-template and
+go-template-file, with --sort-by, --no-headers, --show-labels and -L. The
+dataplane kinds are printed under the API group dataplane.kubectl-hybrid.io
+with their node as the kubernetes.io/hostname label (not Kubernetes
+objects: HNS and the kernel hold them).`,
 		Example: `  # The IPAM blocks each lab node claimed
   kubectl-hybrid get ipamblocks --lab
 
   # Where every pod runs, with its address
   kubectl-hybrid get pods -A -o wide --lab
 
-  # The Windows node's HNS load balancers, one per Service port
-  kubectl-hybrid get loadbalancers --node k8s-lab-win-1 --lab
+  # Pods by creation time, with custom columns
+  kubectl-hybrid get pods -A --sort-by .metadata.creationTimestamp -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName --lab
+
+  # The Windows node's HNS networks and endpoints
+  kubectl-hybrid get hnsnetworks,hnsendpoints --node k8s-lab-win-1 --lab
+
+  # The addresses of the Windows node's HNS endpoints
+  kubectl-hybrid get hnsep --node k8s-lab-win-1 -o jsonpath='{.items[*].spec.ipAddress}' --lab
 
   # What-if: the lab without strictAffinity
-  kubectl-hybrid get tigerastatus --lab -f no-strict-affinity.yaml`,
+  kubectl-hybrid get tigerastatus --lab -f examples/what-if/no-strict-affinity.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -64,16 +79,14 @@ routes (every node), optionally for one --node.
 			return o.Run()
 		},
 	}
+	cmd.ValidArgsFunction = completeResourceTypes
 	o.Input.AddFlags(cmd.Flags())
+	o.PrintFlags.AddFlags(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml or name")
 	f.StringVarP(&o.Namespace, "namespace", "n", "", "Namespace (default: the kubeconfig context's when live, else \"default\")")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List objects across all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector, as kubectl's -l")
 	f.StringVar(&o.FieldSelector, "field-selector", "", "Field selector, as kubectl's --field-selector")
-	f.BoolVar(&o.ShowLabels, "show-labels", false, "Show all labels as the last column")
-	f.StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Labels to show as columns")
-	f.BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers")
 	f.StringVar(&o.Node, "node", "", "For hnsnetworks, hnsendpoints, loadbalancers and routes: the node whose dataplane to show")
 	return cmd
 }
@@ -86,18 +99,39 @@ func (o *GetOptions) Complete(args []string) error {
 
 // Validate checks the flags.
 func (o *GetOptions) Validate() error {
-	if _, ok := dataplaneKinds[o.firstArg()]; ok {
-		return o.Input.Validate()
-	}
-	switch o.Output {
-	case report.OutputTable, report.OutputWide, report.OutputJSON, report.OutputYAML, report.OutputName:
-	default:
-		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,name,wide,yaml", o.Output)
-	}
 	if len(o.args) == 0 {
 		return usageError("you must specify the type of resource to get; known types: %s", joinKnown())
 	}
+	if o.Node != "" && !isDataplaneKind(o.firstArg()) {
+		return usageError("--node applies to hnsnetworks, hnsendpoints, loadbalancers and routes only")
+	}
+	if _, err := o.printer(); err != nil {
+		return err
+	}
 	return o.Input.Validate()
+}
+
+// output is -o's value.
+func (o *GetOptions) output() string { return *o.PrintFlags.OutputFormat }
+
+// printer is kubectl's printer for every format but the tables.
+func (o *GetOptions) printer() (report.Options, error) {
+	var opts report.Options
+	out := o.output()
+	if (out == report.OutputTable || out == report.OutputWide) && *o.PrintFlags.TemplateFlags.TemplateArgument == "" {
+		return opts, nil
+	}
+	p, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return opts, &exitError{code: ExitBadInput, err: err}
+	}
+	opts.Printer = p
+	opts.Raw = out == report.OutputJSON || out == report.OutputYAML
+	opts.Output = out
+	if opts.Output == "" {
+		opts.Output = "go-template" // --template without -o
+	}
+	return opts, nil
 }
 
 // Run builds the twin and prints the objects.
@@ -106,38 +140,55 @@ func (o *GetOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	if kind, ok := dataplaneKinds[o.firstArg()]; ok {
-		return getDataplane(o.streams.Out, c, kind, o.Node, o.Output)
-	}
 	if o.Namespace == "" && o.Input.Live() {
 		// Like kubectl: the current context's namespace.
 		o.Namespace = kubeNamespace(o.Input.Kube)
 	}
-	notice, err := report.Get(o.streams.Out, c, report.Request{
+	opts, err := o.printer()
+	if err != nil {
+		return err
+	}
+	human := o.PrintFlags.HumanReadableFlags
+	if opts.Printer == nil {
+		opts.Output = o.output()
+	}
+	opts.NoHeaders = *o.PrintFlags.NoHeaders
+	opts.AllNamespaces = o.AllNamespaces
+	opts.ShowLabels = *human.ShowLabels
+	opts.ShowKind = *human.ShowKind
+	opts.LabelColumns = *human.ColumnLabels
+	opts.SortBy = *human.SortBy
+	opts.Now = o.now()
+	req := report.Request{
 		Args:          o.args,
 		Namespace:     o.Namespace,
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
-		Options: report.Options{
-			Output:        o.Output,
-			NoHeaders:     o.NoHeaders,
-			AllNamespaces: o.AllNamespaces,
-			ShowLabels:    o.ShowLabels,
-			LabelColumns:  o.LabelColumns,
-			Now:           o.now(),
-		},
-	})
+		Extra:         dataplaneKinds(func() *model.Cluster { return c }, o.Node),
+		Options:       opts,
+	}
+	var notice string
+	if opts.Printer == nil && opts.Output == report.OutputTable {
+		// A table fits the terminal; -o wide prints every column whole.
+		err = writeStyled(o.streams.Out, true, func(w io.Writer) error {
+			var gerr error
+			notice, gerr = report.Get(w, c, req)
+			return gerr
+		}, nil)
+	} else {
+		notice, err = report.Get(o.streams.Out, c, req)
+	}
 	if notice != "" {
 		fmt.Fprintln(o.streams.ErrOut, notice)
 	}
 	if err != nil {
+		var ee *exitError
 		var nf *report.NotFoundError
-		var ur *report.UnknownResourceError
-		if errors.As(err, &nf) {
+		switch {
+		case errors.As(err, &ee):
+			return &exitError{code: ee.code, err: err}
+		case errors.As(err, &nf):
 			return &exitError{code: ExitNegative, err: err}
-		}
-		if errors.As(err, &ur) {
-			return &exitError{code: ExitBadInput, err: err}
 		}
 		return &exitError{code: ExitBadInput, err: err}
 	}
@@ -153,11 +204,29 @@ func (o *GetOptions) firstArg() string {
 
 func joinKnown() string {
 	s := ""
-	for i, r := range report.KnownResources() {
+	for i, r := range report.KnownResources(dataplaneKinds(nil, "")...) {
 		if i > 0 {
 			s += ", "
 		}
 		s += r
 	}
 	return s
+}
+
+// completeResourceTypes completes the first argument of get and describe
+// with the kinds the twin prints; names would need the input built.
+func completeResourceTypes(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, k := range append(report.Kinds(), dataplaneKinds(nil, "")...) {
+		if strings.HasPrefix(k.Resource, toComplete) {
+			out = append(out, k.Resource)
+		}
+	}
+	if strings.HasPrefix("all", toComplete) {
+		out = append(out, "all")
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -3,139 +3,204 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 )
 
-// dataplaneKinds are what get shows from the compiled node dataplanes
-// rather than from the cluster's objects.
-var dataplaneKinds = map[string]string{
-	"hnsnetworks": "hnsnetworks", "hnsnetwork": "hnsnetworks", "hnsnet": "hnsnetworks",
-	"hnsendpoints": "hnsendpoints", "hnsendpoint": "hnsendpoints", "hnsep": "hnsendpoints",
-	"loadbalancers": "loadbalancers", "loadbalancer": "loadbalancers", "hnslb": "loadbalancers", "lb": "loadbalancers",
-	"routes": "routes", "route": "routes",
+// dataplaneGroup is the API group the compiled dataplanes' objects are
+// printed under: they are not Kubernetes objects (HNS and the kernel hold
+// them), so the group is the tool's own.
+const dataplaneGroup = "dataplane.kubectl-hybrid.io"
+
+// hostnameLabel carries an object's node, so -l selects by node.
+const hostnameLabel = "kubernetes.io/hostname"
+
+// Dataplane kinds: what get shows from the compiled node dataplanes rather
+// than from the cluster's objects.
+var (
+	kindHNSNetwork   = report.Kind{Group: dataplaneGroup, Version: "v1alpha1", Kind: "HNSNetwork", Resource: "hnsnetworks", Singular: "hnsnetwork", ShortNames: []string{"hnsnet"}}
+	kindHNSEndpoint  = report.Kind{Group: dataplaneGroup, Version: "v1alpha1", Kind: "HNSEndpoint", Resource: "hnsendpoints", Singular: "hnsendpoint", ShortNames: []string{"hnsep"}}
+	kindLoadBalancer = report.Kind{Group: dataplaneGroup, Version: "v1alpha1", Kind: "HNSLoadBalancer", Resource: "loadbalancers", Singular: "loadbalancer", ShortNames: []string{"hnslb", "lb"}}
+	kindRoute        = report.Kind{Group: dataplaneGroup, Version: "v1alpha1", Kind: "Route", Resource: "routes", Singular: "route"}
+)
+
+// dataplaneKinds returns the dataplane kinds with their sources: the
+// objects of node (every node when "") compiled from c once, when first
+// asked for.
+func dataplaneKinds(c func() *model.Cluster, node string) []report.Kind {
+	dp := &dataplane{cluster: c, node: node}
+	columns := func(names ...string) []metav1.TableColumnDefinition {
+		cols := []metav1.TableColumnDefinition{{Name: "Node", Type: "string"}}
+		if node != "" {
+			cols[0].Priority = 1 // one node: the column says nothing unless -o wide
+		}
+		for _, n := range names {
+			cols = append(cols, metav1.TableColumnDefinition{Name: n, Type: "string"})
+		}
+		return cols
+	}
+	return []report.Kind{
+		kindHNSNetwork.WithSource(columns(windows.NetworkColumns...), func() ([]any, error) { return dp.windowsRows("hnsnetworks") }),
+		kindHNSEndpoint.WithSource(columns(windows.EndpointColumns...), func() ([]any, error) { return dp.windowsRows("hnsendpoints") }),
+		kindLoadBalancer.WithSource(columns(windows.LoadBalancerColumns...), func() ([]any, error) { return dp.windowsRows("loadbalancers") }),
+		kindRoute.WithSource(columns("DESTINATION", "TYPE", "GATEWAY", "DEV", "PROTO", "SCOPE", "METRIC", "MTU", "OWNER"), dp.routes),
+	}
 }
 
-// getDataplane prints one dataplane kind for one node (or every node the
-// kind exists on) as a table like the seed's Format-Table output, or as JSON.
-func getDataplane(w io.Writer, c *model.Cluster, kind, node, output string) error {
-	var rows [][]string
-	var header []string
-	var objs []any
-	wantNode := func(name string) bool { return node == "" || name == node }
-	if node != "" && !hasNode(c, node) {
-		return &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): nodes %q not found", node)}
+// isDataplaneKind says whether a get argument names only dataplane kinds
+// (as --node requires).
+func isDataplaneKind(word string) bool {
+	for _, w := range strings.Split(word, ",") {
+		w = strings.ToLower(strings.TrimSpace(w))
+		found := false
+		for _, k := range []report.Kind{kindHNSNetwork, kindHNSEndpoint, kindLoadBalancer, kindRoute} {
+			if w == k.Resource || w == k.Singular || w == k.Resource+"."+k.Group || slices.Contains(k.ShortNames, w) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
 	}
-	switch kind {
-	case "routes":
-		header = []string{"NODE", "DESTINATION", "TYPE", "GATEWAY", "DEV", "PROTO", "SCOPE", "METRIC", "MTU", "OWNER"}
-		lnodes, err := linux.Compile(c)
-		if err != nil {
-			return fmt.Errorf("compiling the Linux dataplane: %w", err)
+	return true
+}
+
+// dataplane compiles the node dataplanes a get asks for, once.
+type dataplane struct {
+	cluster func() *model.Cluster
+	node    string
+
+	once   sync.Once
+	wnodes map[string]*windows.Node
+	err    error
+}
+
+func (d *dataplane) checkNode() error {
+	if d.node != "" && !hasNode(d.cluster(), d.node) {
+		return &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): nodes %q not found", d.node)}
+	}
+	return nil
+}
+
+func (d *dataplane) windows() (map[string]*windows.Node, error) {
+	d.once.Do(func() {
+		d.wnodes, d.err = windowsNodes(d.cluster(), d.node)
+		if d.err != nil {
+			d.err = fmt.Errorf("compiling the Windows dataplane: %w", d.err)
 		}
-		for _, name := range sortedKeys(lnodes) {
-			if !wantNode(name) {
-				continue
-			}
-			for _, r := range lnodes[name].Routes() {
-				gw := ""
-				if r.Via.IsValid() {
-					gw = r.Via.String()
-				}
-				rows = append(rows, []string{name, r.Destination(), string(r.Type), dash(gw), dash(r.Dev), dash(r.Proto), dash(r.Scope), dashInt(r.Metric), dashInt(r.MTU), dash(r.Owner)})
-				objs = append(objs, map[string]any{"node": name, "route": r.String(), "owner": r.Owner, "why": r.Why})
-			}
+	})
+	return d.wnodes, d.err
+}
+
+func (d *dataplane) windowsRows(kind string) ([]any, error) {
+	if err := d.checkNode(); err != nil {
+		return nil, err
+	}
+	wnodes, err := d.windows()
+	if err != nil {
+		return nil, err
+	}
+	if d.node != "" {
+		if _, ok := wnodes[d.node]; !ok {
+			return nil, usageError("node %s is not a Windows node: %s exist only on Windows nodes", d.node, kind)
 		}
-		// A Windows node routes to other blocks with the Calico network's
-		// RemoteSubnetRoute policies.
-		wnodes, err := windowsNodes(c, node)
-		if err != nil {
-			return fmt.Errorf("compiling the Windows dataplane: %w", err)
-		}
-		for _, wn := range windows.SortedNodes(wnodes) {
-			if !wantNode(wn.Name) {
-				continue
+	}
+	var out []any
+	for _, wn := range windows.SortedNodes(wnodes) {
+		switch kind {
+		case "hnsnetworks":
+			for _, r := range wn.NetworkRows() {
+				out = append(out, dataplaneRow(wn.Name, r.Name, r, r.Cells()))
 			}
-			for _, nw := range wn.NetworkRows() {
-				for _, r := range nw.RemoteSubnetRoutes {
-					rows = append(rows, []string{wn.Name, r.DestinationPrefix, "vxlan", r.ProviderAddress, "HNS network " + nw.Name, "RemoteSubnetRoute", "-", "-", "-", "felix"})
-					objs = append(objs, r)
-				}
+		case "hnsendpoints":
+			for _, r := range wn.EndpointRows() {
+				out = append(out, dataplaneRow(wn.Name, r.ID, r, r.Cells()))
 			}
-		}
-	default:
-		wnodes, err := windowsNodes(c, node)
-		if err != nil {
-			return fmt.Errorf("compiling the Windows dataplane: %w", err)
-		}
-		if node != "" {
-			if _, ok := wnodes[node]; !ok {
-				return usageError("node %s is not a Windows node: %s exist only on Windows nodes", node, kind)
-			}
-		}
-		for _, wn := range windows.SortedNodes(wnodes) {
-			if !wantNode(wn.Name) {
-				continue
-			}
-			switch kind {
-			case "hnsnetworks":
-				header = append([]string{"NODE"}, windows.NetworkColumns...)
-				for _, r := range wn.NetworkRows() {
-					rows = append(rows, append([]string{wn.Name}, r.Cells()...))
-					objs = append(objs, r)
-				}
-			case "hnsendpoints":
-				header = append([]string{"NODE"}, windows.EndpointColumns...)
-				for _, r := range wn.EndpointRows() {
-					rows = append(rows, append([]string{wn.Name}, r.Cells()...))
-					objs = append(objs, r)
-				}
-			case "loadbalancers":
-				header = append([]string{"NODE"}, windows.LoadBalancerColumns...)
-				for _, r := range wn.LoadBalancerRows() {
-					rows = append(rows, append([]string{wn.Name}, r.Cells()...))
-					objs = append(objs, r)
-				}
+		case "loadbalancers":
+			for _, r := range wn.LoadBalancerRows() {
+				out = append(out, dataplaneRow(wn.Name, r.ID, r, r.Cells()))
 			}
 		}
 	}
-	switch output {
-	case "json":
-		enc := json.NewEncoder(textsafe.Raw(w))
-		enc.SetIndent("", "    ")
-		if objs == nil {
-			objs = []any{}
+	return out, nil
+}
+
+func (d *dataplane) routes() ([]any, error) {
+	if err := d.checkNode(); err != nil {
+		return nil, err
+	}
+	c := d.cluster()
+	lnodes, err := linux.Compile(c)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
+	}
+	var out []any
+	for _, name := range sortedKeys(lnodes) {
+		if d.node != "" && name != d.node {
+			continue
 		}
-		return enc.Encode(map[string]any{"kind": kind, "items": objs})
-	case "", "wide":
-	default:
-		return usageError("%s: output format %q is not supported; use json or the default table", kind, output)
-	}
-	if len(rows) == 0 {
-		fmt.Fprintf(w, "No %s found.\n", kind)
-		return nil
-	}
-	if node != "" {
-		// One node: the NODE column says nothing.
-		header = header[1:]
-		for i := range rows {
-			rows[i] = rows[i][1:]
+		for _, r := range lnodes[name].Routes() {
+			gw := ""
+			if r.Via.IsValid() {
+				gw = r.Via.String()
+			}
+			spec := map[string]any{"destination": r.Destination(), "type": string(r.Type), "gateway": gw, "dev": r.Dev,
+				"proto": r.Proto, "scope": r.Scope, "metric": r.Metric, "mtu": r.MTU, "owner": r.Owner, "why": r.Why, "route": r.String()}
+			out = append(out, dataplaneRow(name, routeName(r.Destination()), spec,
+				[]string{r.Destination(), string(r.Type), dash(gw), dash(r.Dev), dash(r.Proto), dash(r.Scope), dashInt(r.Metric), dashInt(r.MTU), dash(r.Owner)}))
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	// A Windows node routes to other blocks with the Calico network's
+	// RemoteSubnetRoute policies.
+	wnodes, err := d.windows()
+	if err != nil {
+		return nil, err
 	}
-	return tw.Flush()
+	for _, wn := range windows.SortedNodes(wnodes) {
+		for _, nw := range wn.NetworkRows() {
+			for _, r := range nw.RemoteSubnetRoutes {
+				out = append(out, dataplaneRow(wn.Name, routeName(r.DestinationPrefix), r,
+					[]string{r.DestinationPrefix, "vxlan", r.ProviderAddress, "HNS network " + nw.Name, "RemoteSubnetRoute", "-", "-", "-", "felix"}))
+			}
+		}
+	}
+	return out, nil
+}
+
+// routeName makes a destination an object name: "10.0.0.0/24" is
+// "10.0.0.0-24" (names cannot hold a slash).
+func routeName(dst string) string { return strings.ReplaceAll(dst, "/", "-") }
+
+// dataplaneRow is one dataplane object: its node as a label and in the
+// table, spec the row's fields as the JSON it encodes to.
+func dataplaneRow(node, name string, spec any, cells []string) *report.Row {
+	var m map[string]any
+	if data, err := json.Marshal(spec); err == nil {
+		_ = utiljson.Unmarshal(data, &m) // numbers as int64, as report.Objects reads them
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": m}}
+	if name == "" {
+		name = "-"
+	}
+	u.SetName(name)
+	u.SetLabels(map[string]string{hostnameLabel: node})
+	row := &report.Row{Unstructured: u, Cells: []any{node}}
+	for _, c := range cells {
+		row.Cells = append(row.Cells, c)
+	}
+	return row
 }
 
 // windowsNodes compiles the Windows dataplane of the node named, or of

@@ -43,7 +43,7 @@ func (o *InputOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&o.Filenames, "filename", "f", nil,
 		"File, directory (read recursively; regular files only) or - for stdin with the cluster's manifests; repeatable")
 	fs.BoolVar(&o.Lab, "lab", false,
-		"Use the built-in lab cluster of the seed articles; with -f, the files add to or replace its objects")
+		"Use the built-in lab cluster (a Linux control plane, two Linux workers, a Windows Server 2025 worker); with -f, the files add to or replace its objects")
 	fs.StringVar(&o.NodeNetwork, "node-network", "",
 		"CIDR of the network the nodes share (e.g. 10.20.0.0/24); without it and without a Cluster kind it is inferred from the Nodes' InternalIPs")
 	fs.StringVar(&o.NodeGateway, "node-gateway", "",
@@ -168,7 +168,9 @@ func (o *InputOptions) Build(streams genericiooptions.IOStreams) (*model.Cluster
 func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.Cluster, []model.UnreadKind, error) {
 	// DropRaw: the twin is built from the typed objects; the generic
 	// copies would double the snapshot's memory.
+	stop := startProgress(streams.ErrOut, "Reading the cluster")
 	snap, err := o.Snapshot(streams, true)
+	stop()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +179,9 @@ func (o *InputOptions) BuildUnread(streams genericiooptions.IOStreams) (*model.C
 	}
 	unread := snap.Unread
 	// The snapshot is not read again: the twin takes its objects.
+	stop = startProgress(streams.ErrOut, "Building the twin")
 	c, err := engine.BuildOwned(snap)
+	stop()
 	if err != nil {
 		return nil, nil, err
 	}

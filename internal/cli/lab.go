@@ -24,8 +24,10 @@ import (
 // what-if files) and walk through the result.
 type LabOptions struct {
 	Filenames []string
-	now       func() time.Time
-	streams   genericiooptions.IOStreams
+	// Verify makes a failed verification command exit 1.
+	Verify  bool
+	now     func() time.Time
+	streams genericiooptions.IOStreams
 }
 
 // NewCmdLab builds the lab command.
@@ -33,17 +35,29 @@ func NewCmdLab(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &LabOptions{streams: streams, now: clock}
 	cmd := &cobra.Command{
 		Use:   "lab [-f WHAT-IF.yaml]",
-		Short: "Build the seed articles' lab cluster and walk through it",
+		Short: "Build the built-in lab cluster and walk through it",
 		Long: `Build the built-in lab cluster — a kubeadm cluster with a Linux control plane,
 two Linux workers and a Windows Server 2025 worker, Calico VXLAN through the
 Tigera operator — and print what the twin derived: nodes, IPAM blocks,
 every pod with its node and address (observed or derived), the operator's
-status, anything the API server would refuse, and the seed's verification:
-the commands seed 000 runs across the operating systems (busybox in a pod
-check on a Linux node, curl.exe and ping in aspnetapp), answered by walking
-the twin, with where each TTL comes from.`,
-		Example: `  kubectl-hybrid lab
-  kubectl-hybrid lab -f examples/bad-pod.yaml`,
+status, anything the API server would refuse, and a verification across the
+operating systems (busybox in a pod check on a Linux node, curl.exe and ping
+in aspnetapp, the Windows host to a Service), each command answered by
+walking the twin, with where each TTL comes from. The transcripts are
+simulated: no command runs, and measured values such as ping's round-trip
+times are illustrative.
+
+The verification ends with a verdict; with --verify a failed command (one
+that exits non-zero, or a connection the twin does not deliver) makes the
+command exit 1, so a what-if that breaks connectivity fails a CI job.`,
+		Example: `  # The lab and its verification
+  kubectl-hybrid lab
+
+  # A pod the API server refuses; the rest still builds
+  kubectl-hybrid lab -f examples/bad-pod.yaml
+
+  # Exit 1 when a what-if breaks the verification
+  kubectl-hybrid lab --verify -f examples/what-if/deny-win-demo-ingress.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := o.Complete(); err != nil {
@@ -56,6 +70,7 @@ the twin, with where each TTL comes from.`,
 		},
 	}
 	cmd.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "What-if files layered on the lab (add or replace objects)")
+	cmd.Flags().BoolVar(&o.Verify, "verify", false, "Exit 1 when a verification command fails")
 	return cmd
 }
 
@@ -75,7 +90,14 @@ func (o *LabOptions) Run() error {
 	if err := writeWalkthrough(o.streams.Out, c, o.now()); err != nil {
 		return err
 	}
-	return writeVerification(o.streams.Out, o.Filenames, o.streams)
+	failed, err := writeVerification(o.streams.Out, o.Filenames, o.streams)
+	if err != nil {
+		return err
+	}
+	if o.Verify && len(failed) > 0 {
+		return &exitError{code: ExitNegative}
+	}
+	return nil
 }
 
 func writeWalkthrough(w io.Writer, c *model.Cluster, now time.Time) error {
@@ -236,7 +258,7 @@ spec:
       args: [sh, -c, %q]
 `, seedCheckScript)
 
-// seedCheckScript is the script seed 000 runs in the check pod.
+// seedCheckScript is the script the verification runs in the check pod.
 const seedCheckScript = `
     nslookup aspnetapp.win-demo.svc.cluster.local | tail -3
     wget -qO- http://aspnetapp.win-demo.svc.cluster.local | grep -o "<title>[^<]*</title>"
@@ -267,27 +289,41 @@ func verificationCluster(filenames []string, streams genericiooptions.IOStreams)
 	return engine.BuildOwned(snap)
 }
 
-// writeVerification runs seed 000's section "Проверка: Windows-под,
-// Service, DNS и связность" against the twin: each command as the seed
-// types it, its output, and for the pings where the TTL comes from.
-func writeVerification(w io.Writer, filenames []string, streams genericiooptions.IOStreams) error {
-	fmt.Fprintf(w, "\n== Verification (seed 000)\n")
+// writeVerification runs the lab's cross-OS verification against the
+// twin: each command as a user types it, its output, and for the pings
+// where the TTL comes from. It ends with a verdict and returns the
+// commands that failed.
+func writeVerification(w io.Writer, filenames []string, streams genericiooptions.IOStreams) ([]string, error) {
+	fmt.Fprintf(w, "\n== Verification (simulated: the twin answers each command; ping times and other measurements are illustrative)\n")
 	c, err := verificationCluster(filenames, streams)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e, err := trace.New(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var failed []string
+	checks := 0
 	fail := func(what string, err error) {
 		fmt.Fprintf(w, "(%s: %v)\n", what, err)
+		failed = append(failed, what)
 	}
-	run := func(src trace.Source, argv []string, filters ...string) {
+	// wantFail: the command is there to show a failure (a short name
+	// across namespaces that a Windows pod cannot resolve).
+	run := func(src trace.Source, argv []string, wantFail bool, filters ...string) {
+		checks++
 		out, handled, err := e.Exec(src, argv)
 		if err != nil || !handled {
-			fail("not answered", err)
+			fail("not answered: "+strings.Join(argv, " "), err)
 			return
+		}
+		if (out.Code != 0) != wantFail {
+			want := "succeed"
+			if wantFail {
+				want = "fail"
+			}
+			failed = append(failed, fmt.Sprintf("%s (exit %d; expected to %s)", strings.Join(strings.Fields(strings.Join(argv, " ")), " "), out.Code, want))
 		}
 		stdout := out.Stdout
 		for _, f := range filters {
@@ -320,7 +356,7 @@ func writeVerification(w io.Writer, filenames []string, streams genericiooptions
 		fail("kubectl run check", err)
 	} else {
 		fmt.Fprintf(w, "$ kubectl run -i --rm check --image=busybox:1.37 --restart=Never -- sh -c '%s'\n", seedCheckScript)
-		run(check, []string{"sh", "-c", seedCheckScript})
+		run(check, []string{"sh", "-c", seedCheckScript}, false)
 		fmt.Fprintf(w, "pod \"check\" deleted from default namespace\n")
 		fmt.Fprintf(w, "  (check ran on %s, %s)\n", check.Node, check.Addr)
 		ttl(check, "172.21.41.6")
@@ -329,7 +365,7 @@ func writeVerification(w io.Writer, filenames []string, streams genericiooptions
 	if n1, err := e.ParseSource("node/k8s-lab-node-1", ""); err != nil {
 		fail("node k8s-lab-node-1", err)
 	} else {
-		run(n1, []string{"ping", "-c", "1", "172.21.41.6"})
+		run(n1, []string{"ping", "-c", "1", "172.21.41.6"}, false)
 		ttl(n1, "172.21.41.6")
 	}
 
@@ -337,25 +373,28 @@ func writeVerification(w io.Writer, filenames []string, streams genericiooptions
 	asp, err := e.ParseSource("deploy/aspnetapp", "win-demo")
 	if err != nil {
 		fail("deploy/aspnetapp", err)
-		return nil
+		return failed, writeVerdict(w, checks, failed)
 	}
 	curl := func(extra ...string) []string {
 		return append([]string{"curl.exe", "-s", "-o", "NUL", "-w", `%{remote_ip} %{http_code}\n`}, extra...)
 	}
 	for _, cmd := range []struct {
-		shown   string
-		argv    []string
-		filters []string
-		ttlTo   string
+		shown    string
+		argv     []string
+		wantFail bool
+		filters  []string
+		ttlTo    string
 	}{
-		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/healthz`, curl("http://hello.demo.svc.cluster.local/healthz"), nil, ""},
-		{`ping -n 2 172.21.172.4`, []string{"ping", "-n", "2", "172.21.172.4"}, nil, "172.21.172.4"},
-		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" --max-time 5 http://hello.demo/healthz`, curl("--max-time", "5", "http://hello.demo/healthz"), nil, ""},
-		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://aspnetapp/`, curl("http://aspnetapp/"), nil, ""},
-		{`ping -n 2 1.1.1.1 | tail -3`, []string{"ping", "-n", "2", "1.1.1.1"}, []string{"tail -3"}, "1.1.1.1"},
+		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/healthz`, curl("http://hello.demo.svc.cluster.local/healthz"), false, nil, ""},
+		{`ping -n 2 172.21.172.4`, []string{"ping", "-n", "2", "172.21.172.4"}, false, nil, "172.21.172.4"},
+		// Windows resolves a dotted name without the search list
+		// (https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#dns-windows).
+		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" --max-time 5 http://hello.demo/healthz`, curl("--max-time", "5", "http://hello.demo/healthz"), true, nil, ""},
+		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://aspnetapp/`, curl("http://aspnetapp/"), false, nil, ""},
+		{`ping -n 2 1.1.1.1 | tail -3`, []string{"ping", "-n", "2", "1.1.1.1"}, false, []string{"tail -3"}, "1.1.1.1"},
 	} {
 		fmt.Fprintf(w, "$ kubectl -n win-demo exec deploy/aspnetapp -- %s\n", cmd.shown)
-		run(asp, cmd.argv, cmd.filters...)
+		run(asp, cmd.argv, cmd.wantFail, cmd.filters...)
 		if cmd.ttlTo != "" {
 			ttl(asp, cmd.ttlTo)
 		}
@@ -365,12 +404,29 @@ func writeVerification(w io.Writer, filenames []string, streams genericiooptions
 	if win, err := e.ParseSource("node/k8s-lab-win-1", ""); err != nil {
 		fail("node k8s-lab-win-1", err)
 	} else {
+		// Expected to fail: a Windows host does not reach ClusterIPs
+		// (https://kubernetes.io/docs/concepts/services-networking/windows-networking/#limitations).
+		checks++
 		r := e.Trace(win, trace.Target{Kind: "ip", Addr: netip.MustParseAddr("10.102.98.171"), Given: "10.102.98.171"}, trace.TCP, 80)
 		if r.Delivered {
 			fmt.Fprintf(w, "  delivered: %s\n", r.Reason)
+			failed = append(failed, "curl.exe http://10.102.98.171 on k8s-lab-win-1 (delivered; expected to fail)")
 		} else {
 			fmt.Fprintf(w, "  not delivered (%s): %s\n", r.Outcome, r.Reason)
 		}
+	}
+	return failed, writeVerdict(w, checks, failed)
+}
+
+// writeVerdict ends the verification: how many commands succeeded.
+func writeVerdict(w io.Writer, checks int, failed []string) error {
+	if len(failed) == 0 {
+		_, err := fmt.Fprintf(w, "\nVerdict: all %d commands answered as expected\n", checks)
+		return err
+	}
+	fmt.Fprintf(w, "\nVerdict: %d of %d commands did not answer as expected:\n", len(failed), checks)
+	for _, f := range failed {
+		fmt.Fprintf(w, "  %s\n", f)
 	}
 	return nil
 }

@@ -70,14 +70,14 @@ Kubernetes or Windows version) gets its blocking findings and no bundle.
 
 Exit codes: 0 when the predicted cluster is clean, 1 for blocking findings
 or a predicted cluster with errors, 2 for bad input or usage.`,
-		Example: `  # The lab's Windows node, as its admin joined it
-  kubectl-hybrid plan join-windows k8s-lab-win-1 --ip 192.168.10.25 --cpu 4 --memory 8Gi -f cluster/
+		Example: `  # A Windows node for the main cluster once it is migrated to VXLAN
+  kubectl-hybrid plan join-windows win-1 --ip 192.168.10.31 --cpu 4 --memory 8Gi -f examples/main-cluster -f examples/what-if/main-cluster-migrated.yaml
 
   # Two nodes, the files laid out per machine with RUNBOOK.md
-  kubectl-hybrid plan join-windows win-1 --ip 10.0.0.31 win-2 --ip 10.0.0.32 -f cluster/ --output-dir join/
+  kubectl-hybrid plan join-windows win-1 --ip 192.168.10.31 win-2 --ip 192.168.10.32 -f examples/main-cluster -f examples/what-if/main-cluster-migrated.yaml --output-dir join/
 
   # Every object of the plan as one YAML stream
-  kubectl-hybrid plan join-windows win-1 --ip 10.0.0.31 -f cluster/ -o yaml`,
+  kubectl-hybrid plan join-windows win-1 --ip 192.168.10.31 -f examples/main-cluster -f examples/what-if/main-cluster-migrated.yaml -o yaml`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err

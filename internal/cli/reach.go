@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -20,6 +23,9 @@ type ReachOptions struct {
 	Proto         string
 	Nodes         bool
 	Output        string
+	Expect        string
+
+	expect []reach.Expectation
 
 	opt     reach.Options
 	streams genericiooptions.IOStreams
@@ -29,7 +35,7 @@ type ReachOptions struct {
 func NewCmdReach(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &ReachOptions{streams: streams}
 	cmd := &cobra.Command{
-		Use:   "reach [-n NS | -A] [--from SEL]... [--to SEL]... [--port N] [--proto tcp|udp|icmp] [--nodes] [-o text|json|csv]",
+		Use:   "reach [-n NS | -A] [--from SEL]... [--to SEL]... [--port N] [--proto tcp|udp|icmp] [--nodes] [-o summary|matrix|json|csv] [--expect FILE]",
 		Short: "Who can reach whom: the matrix between pods, Services and nodes, with a reason per cell",
 		Long: `Compute the reachability matrix of the twin: rows are sources, columns are
 destinations — pods at each port they serve, and Services' ClusterIPs at each
@@ -63,15 +69,28 @@ reaches its own pods (never policed) but not the others.
 columns cover; ns/NAME and KIND/NS/NAME reach beyond it.
 
 --nodes adds a row per node: its host network (the kubelet, host-network
-pods). Host-network pods are not rows or columns of their own.`,
-		Example: `  # Everything in the lab
+pods). Host-network pods are not rows or columns of their own.
+
+The default output counts the cells per namespace pair (allowed, denied,
+partial, not applicable); -o matrix prints the matrix with a reason per
+cell that is not allowed, -o json and -o csv every cell.
+
+--expect FILE asserts an expected matrix, as a connectivity test does: a
+YAML or JSON list of cells {from, to, port, proto, verdict} (the shape
+-o json prints, so a saved run is an expectation; port and proto may be left
+out to match every port). Each listed cell must be in the matrix with that
+verdict; the differences are printed and the command exits 1 if there is any.`,
+		Example: `  # Everything in the lab, counted per namespace pair
   kubectl-hybrid reach -A --lab
 
-  # Who reaches the Windows app, with the nodes as sources
-  kubectl-hybrid reach -A --to ns/win-demo --nodes --lab -f deny-all.yaml
+  # Who reaches the Windows app, with the nodes as sources, as a matrix
+  kubectl-hybrid reach -A --to ns/win-demo --nodes -o matrix --lab
 
   # Only port 80, as CSV
-  kubectl-hybrid reach -A --port 80 -o csv --lab`,
+  kubectl-hybrid reach -A --port 80 -o csv --lab
+
+  # Fail (exit 1) when the lab's matrix is not the expected one
+  kubectl-hybrid reach -A --lab --expect examples/expect/lab-reach.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -91,7 +110,8 @@ pods). Host-network pods are not rows or columns of their own.`,
 	f.IntVar(&o.Port, "port", 0, "Only this destination port (default: every port each destination serves)")
 	f.StringVar(&o.Proto, "proto", "", "Only this protocol: tcp, udp or icmp (default: tcp and udp as declared)")
 	f.BoolVar(&o.Nodes, "nodes", false, "Add every node as a source row")
-	f.StringVarP(&o.Output, "output", "o", "text", "Output format: text, json or csv")
+	f.StringVarP(&o.Output, "output", "o", "summary", "Output format: summary, matrix (or text), json or csv")
+	f.StringVar(&o.Expect, "expect", "", "An expected matrix (YAML or JSON list of {from, to, port, proto, verdict}); exit 1 on any difference")
 	return cmd
 }
 
@@ -137,9 +157,18 @@ func (o *ReachOptions) Complete(args []string) error {
 // Validate checks the flags.
 func (o *ReachOptions) Validate() error {
 	switch o.Output {
-	case "text", "json", "csv":
+	case "summary", "matrix", "text", "json", "csv":
 	default:
-		return usageError("--output %q: use text, json or csv", o.Output)
+		return usageError("--output %q: use summary, matrix, json or csv", o.Output)
+	}
+	if o.Expect != "" {
+		data, err := os.ReadFile(o.Expect)
+		if err != nil {
+			return &exitError{code: ExitBadInput, err: fmt.Errorf("--expect: %w", err)}
+		}
+		if o.expect, err = reach.ParseExpectations(o.Expect, data); err != nil {
+			return &exitError{code: ExitBadInput, err: err}
+		}
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return usageError("--port %d: out of range", o.Port)
@@ -164,11 +193,37 @@ func (o *ReachOptions) Run() error {
 	if err != nil {
 		return &exitError{code: ExitBadInput, err: err}
 	}
+	if o.Expect != "" {
+		return o.compare(m)
+	}
 	switch o.Output {
 	case "json":
 		return m.WriteJSON(textsafe.Raw(o.streams.Out))
 	case "csv":
 		return m.WriteCSV(textsafe.Raw(o.streams.Out))
+	case "matrix", "text":
+		m.ASCII = !outStyle.Unicode
+		return writeStyled(o.streams.Out, true, m.WriteText, nil)
 	}
-	return m.WriteText(o.streams.Out)
+	return writeStyled(o.streams.Out, true, m.WriteSummary, nil)
+}
+
+// compare prints how the matrix differs from the expected one.
+func (o *ReachOptions) compare(m *reach.Matrix) error {
+	diffs := m.Compare(o.expect)
+	for _, d := range diffs {
+		fmt.Fprintln(o.streams.Out, d.String())
+	}
+	fmt.Fprintf(o.streams.Out, "%d expected cell%s, %d differ%s (%s)\n", len(o.expect), pluralS(len(o.expect)), len(diffs), map[bool]string{true: "s", false: ""}[len(diffs) == 1], o.Expect)
+	if len(diffs) > 0 {
+		return &exitError{code: ExitNegative}
+	}
+	return nil
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -34,14 +34,9 @@ func runReach(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 func TestReachMatchesItsGoldenFiles(t *testing.T) {
 	dir := t.TempDir()
-	denyAll := filepath.Join(dir, "deny-all.yaml")
-	if err := os.WriteFile(denyAll, []byte(`apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: deny-all-ingress, namespace: win-demo}
-spec:
-  podSelector: {}
-  policyTypes: [Ingress]
-`), 0o644); err != nil {
+	denyAll := "../../examples/what-if/deny-win-demo-ingress.yaml"
+	badExpect := filepath.Join(dir, "bad-expect.yaml")
+	if err := os.WriteFile(badExpect, []byte("- from: demo/hello\n  to: win-demo/aspnetapp\n  verdict: maybe\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -50,10 +45,16 @@ spec:
 		code int
 	}{
 		{"reach across the lab", []string{"-A", "--lab"}, ExitOK},
-		{"reach into win-demo with nodes after a deny-all", []string{"-A", "--to", "ns/win-demo", "--nodes", "--lab", "-f", denyAll}, ExitOK},
+		{"reach across the lab as a matrix", []string{"-A", "-o", "matrix", "--lab"}, ExitOK},
+		{"reach into win-demo with nodes after a deny-all", []string{"-A", "--to", "ns/win-demo", "--nodes", "-o", "matrix", "--lab", "-f", denyAll}, ExitOK},
+		{"reach summary after a deny-all", []string{"-A", "--nodes", "--lab", "-f", denyAll}, ExitOK},
+		{"reach meets the expected matrix", []string{"-A", "--lab", "--expect", "../../examples/expect/lab-reach.yaml"}, ExitOK},
+		{"reach after a deny-all differs from the expected matrix", []string{"-A", "--lab", "-f", denyAll, "--expect", "../../examples/expect/lab-reach.yaml"}, ExitNegative},
+		{"reach with an expectation of no known verdict", []string{"-A", "--lab", "--expect", badExpect}, ExitBadInput},
+		{"reach with a missing expectation file", []string{"-A", "--lab", "--expect", filepath.Join(dir, "nope.yaml")}, ExitBadInput},
 		{"reach from demo as json", []string{"-n", "demo", "--to", "ns/win-demo", "-o", "json", "--lab", "-f", denyAll}, ExitOK},
 		{"reach on port 53 as csv", []string{"-A", "--port", "53", "--proto", "udp", "-o", "csv", "--lab"}, ExitOK},
-		{"reach from the windows node", []string{"--from", "node/k8s-lab-win-1", "--to", "ns/demo", "--lab"}, ExitOK},
+		{"reach from the windows node", []string{"--from", "node/k8s-lab-win-1", "--to", "ns/demo", "-o", "matrix", "--lab"}, ExitOK},
 		{"reach with an unknown output", []string{"-o", "yaml", "--lab"}, ExitBadInput},
 		{"reach to a node", []string{"--to", "node/k8s-lab-win-1", "--lab"}, ExitBadInput},
 		{"reach with a bad selector", []string{"--from", "app=(", "--lab"}, ExitBadInput},
@@ -66,6 +67,7 @@ spec:
 				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut)
 			}
 			args := strings.ReplaceAll(strings.Join(tc.args, " "), dir+string(filepath.Separator), "")
+			errOut = strings.ReplaceAll(errOut, dir+string(filepath.Separator), "")
 			got := fmt.Sprintf("$ kubectl-hybrid reach %s\n%s--- stderr\n%s--- exit %d\n", args, out, errOut, code)
 			goldenFile(t, strings.ReplaceAll(tc.name, " ", "-")+".txt", got)
 		})

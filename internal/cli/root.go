@@ -6,7 +6,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -62,7 +61,10 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's `completion bash|zsh|fish|powershell`; kubectl's plugin
+	// completion calls `__complete` through scripts/kubectl_complete-hybrid.
+	root.Version = version()
+	root.SetVersionTemplate("kubectl-hybrid {{.Version}}\n")
 	// kubectl's log-level flag (-v=N, klog's); here a level of 1 or more
 	// adds the stack to the report of an internal error.
 	root.PersistentFlags().IntP("v", "v", 0, "Verbosity: 1 or more prints the stack trace of an internal error")
@@ -75,6 +77,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdGet(streams),
+		NewCmdDescribe(streams),
 		NewCmdLab(streams),
 		NewCmdDump(streams),
 		NewCmdExec(streams),
@@ -87,12 +90,16 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdReport(streams),
 		NewCmdDocs(streams, root),
 	)
+	// Made now rather than when the tree first runs, so the reference
+	// lists it however it is rendered.
+	root.InitDefaultCompletionCmd()
 	return root
 }
 
 // Execute runs the command line and returns the process exit code. Errors
 // are printed once, as "error: …" the way kubectl prints them.
 func Execute(streams genericiooptions.IOStreams, args []string) int {
+	detectStyles(streams.Out, streams.ErrOut)
 	// Text is escaped on its way out; JSON and YAML printers take the
 	// writer underneath (textsafe.Raw).
 	out, errOut := textsafe.NewWriter(streams.Out), textsafe.NewWriter(streams.ErrOut)
@@ -102,11 +109,12 @@ func Execute(streams genericiooptions.IOStreams, args []string) int {
 		_ = errOut.Flush()
 	}()
 	root := NewRootCmd(streams)
-	if strings.HasPrefix(filepath.Base(commandName()), "kubectl-") {
+	if asPlugin(commandName()) {
 		// Run as a kubectl plugin: help and usage say "kubectl hybrid …"
 		// while the command's own name stays one word, so cobra still
 		// finds subcommands and completions by it.
 		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl hybrid"}
+		renameExamples(root, "kubectl-hybrid ", "kubectl hybrid ")
 	}
 	return executeCmd(root, streams, args)
 }

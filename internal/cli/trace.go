@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -41,7 +42,7 @@ deploy/NAME, node/NAME, svc/NAME, an IP address or a DNS name. -n is the
 namespace of both; pod/NS/NAME (and svc/NS/NAME …) names another.
 
 Exit status: 0 delivered, 1 not delivered, 2 bad input.`,
-		Example: `  kubectl-hybrid trace pod/default/check aspnetapp.win-demo.svc.cluster.local --lab -f check.yaml
+		Example: `  kubectl-hybrid trace -n demo deploy/hello aspnetapp.win-demo.svc.cluster.local --lab
   kubectl-hybrid trace -n win-demo deploy/aspnetapp 172.21.172.4 --proto icmp --lab
   kubectl-hybrid trace node/k8s-lab-win-1 svc/win-demo/aspnetapp --lab
   kubectl-hybrid trace -n win-demo deploy/aspnetapp hello.demo --port 80 --lab -o json`,
@@ -100,11 +101,11 @@ func (o *TraceOptions) Run() error {
 	}
 	src, err := e.ParseSource(o.src, o.Namespace)
 	if err != nil {
-		return &exitError{code: ExitBadInput, err: err}
+		return traceInputError(err)
 	}
 	dst, err := e.ParseTarget(o.dst, o.Namespace)
 	if err != nil {
-		return &exitError{code: ExitBadInput, err: err}
+		return traceInputError(err)
 	}
 	port := o.Port
 	if port == 0 {
@@ -123,4 +124,14 @@ func (o *TraceOptions) Run() error {
 		return &exitError{code: ExitNegative}
 	}
 	return nil
+}
+
+// traceInputError is exit 1 for an object that does not exist, as get and
+// exec answer it, and 2 for any other bad source or destination.
+func traceInputError(err error) error {
+	var nf *trace.NotFoundError
+	if errors.As(err, &nf) {
+		return &exitError{code: ExitNegative, err: err}
+	}
+	return &exitError{code: ExitBadInput, err: err}
 }

@@ -45,7 +45,7 @@ func TestTraceExitsZeroWhenDeliveredOneWhenNotTwoOnBadInput(t *testing.T) {
 		{"aspnetapp pings hello with the seed's TTL", []string{"trace", "-n", "win-demo", "deploy/aspnetapp", "172.21.172.4", "--proto", "icmp", "--lab"}, 0, "the reply with ttl 63"},
 		{"the Windows host cannot reach a ClusterIP", []string{"trace", "node/k8s-lab-win-1", "10.102.98.171", "--port", "80", "--lab"}, 1, "a Windows host cannot reach ClusterIPs"},
 		{"deny-all ingress in win-demo blocks hello", []string{"trace", "-n", "demo", "deploy/hello", "svc/win-demo/aspnetapp", "--lab", "-f", deny}, 1, "fix: "},
-		{"an unknown pod is bad input", []string{"trace", "pod/nope", "10.96.0.10", "--lab"}, 2, `pods "nope" not found`},
+		{"an unknown pod is not found, exit 1 as get and exec answer it", []string{"trace", "pod/nope", "10.96.0.10", "--lab"}, 1, `pods "nope" not found`},
 		{"a Service is no source", []string{"trace", "svc/kubernetes", "10.96.0.10", "--lab"}, 2, "a Service sends nothing"},
 		{"an unknown protocol is bad input", []string{"trace", "node/k8s-lab-node-1", "10.96.0.10", "--proto", "sctp", "--lab"}, 2, "use tcp, udp or icmp"},
 		{"one argument is bad input", []string{"trace", "node/k8s-lab-node-1", "--lab"}, 2, "trace takes SRC and DST"},

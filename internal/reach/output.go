@@ -11,13 +11,25 @@ import (
 	"unicode/utf8"
 )
 
-// Symbols of the text matrix.
+// Symbols of the text matrix, and their ASCII forms (Matrix.ASCII).
 const (
 	symAllowed = "✓"
 	symDenied  = "✗"
 	symPartial = "~"
 	symNA      = "·"
+
+	asciiAllowed = "+"
+	asciiDenied  = "x"
+	asciiNA      = "."
 )
+
+// syms are the matrix's symbols: allowed, denied, partial, n/a.
+func (m *Matrix) syms() (allowed, denied, partial, na string) {
+	if m.ASCII {
+		return asciiAllowed, asciiDenied, symPartial, asciiNA
+	}
+	return symAllowed, symDenied, symPartial, symNA
+}
 
 // legend numbers the reasons of the cells that are not allowed, in the
 // order they first appear (row by row).
@@ -90,15 +102,16 @@ func (st *symbols) of(c Cell) string {
 
 func (m *Matrix) symbol(c Cell, num map[int32]int) string {
 	var s string
+	allowed, denied, partial, na := m.syms()
 	switch c.Verdict {
 	case Allowed:
-		return symAllowed
+		return allowed
 	case Denied:
-		s = symDenied
+		s = denied
 	case Partial:
-		s = symPartial
+		s = partial
 	default:
-		s = symNA
+		s = na
 	}
 	if n, ok := num[c.Reason]; ok {
 		s += strconv.Itoa(n)
@@ -193,7 +206,12 @@ func (m *Matrix) WriteText(w io.Writer) error {
 		bw.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	})
 	c := m.Counts()
-	fmt.Fprintf(bw, "\n%s allowed  %sN denied  %sN partial (some pairs only)  %sN not applicable  — N: reason below\n", symAllowed, symDenied, symPartial, symNA)
+	allowed, denied, partial, na := m.syms()
+	dash := "—"
+	if m.ASCII {
+		dash = "-"
+	}
+	fmt.Fprintf(bw, "\n%s allowed  %sN denied  %sN partial (some pairs only)  %sN not applicable  %s N: reason below\n", allowed, denied, partial, na, dash)
 	fmt.Fprintf(bw, "%d cells: %d allowed, %d denied, %d partial, %d n/a\n", m.NumCells(), c[Allowed], c[Denied], c[Partial], c[NotApplicable])
 
 	bw.WriteString("\nDESTINATIONS\n")

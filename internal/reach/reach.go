@@ -165,6 +165,9 @@ type Matrix struct {
 	Stats        Stats
 	// Notes say what the matrix leaves out.
 	Notes []string
+	// ASCII prints the text matrix with ASCII symbols (+ x ~ .), for
+	// anything that is not a terminal.
+	ASCII bool
 	// rows hold the cells, one per source (At, Row).
 	rows []row
 }

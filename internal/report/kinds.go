@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -18,6 +20,26 @@ type Kind struct {
 	Singular   string
 	ShortNames []string
 	Namespaced bool
+
+	// source, when set, makes this a kind the caller supplies (the compiled
+	// dataplanes' objects): its objects come from source in the order
+	// given, as *Row, and its table has columns.
+	source  func() ([]any, error)
+	columns []metav1.TableColumnDefinition
+}
+
+// WithSource returns k as a kind whose objects (*Row values) source lists
+// and whose table has columns; Get resolves it among Request.Extra.
+func (k Kind) WithSource(columns []metav1.TableColumnDefinition, source func() ([]any, error)) Kind {
+	k.columns, k.source = columns, source
+	return k
+}
+
+// Row is one object of a caller-supplied kind: the object -o json|yaml,
+// jsonpath and the selectors read, and its table cells.
+type Row struct {
+	*unstructured.Unstructured
+	Cells []any
 }
 
 // GroupKind is the kind's group and kind.
@@ -98,9 +120,9 @@ func (e *UnknownResourceError) Hint() string {
 
 // KnownResources lists each kind's plural with its short names, the way
 // the UnknownResourceError hint shows them: "pods (po)".
-func KnownResources() []string {
+func KnownResources(extra ...Kind) []string {
 	var out []string
-	for _, k := range Kinds() {
+	for _, k := range append(Kinds(), extra...) {
 		s := k.Resource
 		if len(k.ShortNames) > 0 {
 			s += " (" + strings.Join(k.ShortNames, ", ") + ")"
@@ -115,32 +137,49 @@ func KnownResources() []string {
 // the singular, a short name, or any of those followed by ".group" or
 // ".version.group" ("deployments.apps", "ippools.v3.projectcalico.org").
 // Words are matched without regard to case.
-func ResolveKind(word string) (Kind, error) {
+func ResolveKind(word string, extra ...Kind) (Kind, error) {
 	w := strings.ToLower(strings.TrimSpace(word))
 	if w != "" {
-		for _, k := range Kinds() {
+		for _, k := range append(Kinds(), extra...) {
 			if kindAnswersTo(k, w) {
 				return k, nil
 			}
 		}
 	}
-	return Kind{}, &UnknownResourceError{Word: word, Known: KnownResources()}
+	return Kind{}, &UnknownResourceError{Word: word, Known: KnownResources(extra...)}
+}
+
+// AllKinds are what the "all" category of kubectl get expands to among the
+// kinds the twin prints (the API server's "all" category: pods, services,
+// daemonsets, deployments, replicasets, statefulsets, jobs, cronjobs,
+// horizontalpodautoscalers, replicationcontrollers).
+func AllKinds() []Kind {
+	return []Kind{KindPod, KindService, KindDaemonSet, KindDeployment, KindReplicaSet, KindStatefulSet}
 }
 
 // ResolveKinds resolves a comma list such as "pods,svc". Repeated kinds are
 // kept once, in first-mention order, as kubectl does.
-func ResolveKinds(words string) ([]Kind, error) {
+func ResolveKinds(words string, extra ...Kind) ([]Kind, error) {
 	var out []Kind
 	seen := map[schema.GroupKind]bool{}
-	for _, w := range strings.Split(words, ",") {
-		k, err := ResolveKind(w)
-		if err != nil {
-			return nil, err
-		}
+	add := func(k Kind) {
 		if !seen[k.GroupKind()] {
 			seen[k.GroupKind()] = true
 			out = append(out, k)
 		}
+	}
+	for _, w := range strings.Split(words, ",") {
+		if strings.EqualFold(strings.TrimSpace(w), "all") {
+			for _, k := range AllKinds() {
+				add(k)
+			}
+			continue
+		}
+		k, err := ResolveKind(w, extra...)
+		if err != nil {
+			return nil, err
+		}
+		add(k)
 	}
 	return out, nil
 }

@@ -48,6 +48,13 @@ type Options struct {
 	SingleItem bool
 	// Now is the moment AGE and other durations are measured from.
 	Now time.Time
+	// Printer, when set, prints every format but the tables (kubectl's
+	// PrintFlags: json, yaml, name, jsonpath, go-template, custom-columns);
+	// Raw says it writes data with its own escaping (json, yaml).
+	Printer printers.ResourcePrinter
+	Raw     bool
+	// SortBy is --sort-by: a JSONPath each kind's objects are sorted by.
+	SortBy string
 }
 
 // Group is the objects of one kind to print, in order.
@@ -64,10 +71,22 @@ type Group struct {
 // name prints kind.group/name lines.
 func Print(w io.Writer, groups []Group, opts Options) (bool, error) {
 	tw := &trackingWriter{w: w}
-	if opts.Output == OutputJSON || opts.Output == OutputYAML {
+	if opts.Raw || opts.Printer == nil && (opts.Output == OutputJSON || opts.Output == OutputYAML) {
 		tw.w = textsafe.Raw(w) // data, escaped by its own rules
 	}
+	if opts.SortBy != "" {
+		for i := range groups {
+			if err := sortGroup(&groups[i], opts.SortBy); err != nil {
+				return false, err
+			}
+		}
+	}
 	var err error
+	switch {
+	case opts.Printer != nil && opts.Output != OutputTable && opts.Output != OutputWide:
+		err = printWith(tw, groups, opts)
+		return tw.n > 0, err
+	}
 	switch opts.Output {
 	case OutputTable, OutputWide:
 		err = printTables(tw, groups, opts)
@@ -117,6 +136,33 @@ func printTables(w *trackingWriter, groups []Group, opts Options) error {
 		printed = true
 	}
 	return nil
+}
+
+// printWith prints the groups' objects as one v1 List (or the lone object)
+// with opts.Printer.
+func printWith(w io.Writer, groups []Group, opts Options) error {
+	obj, err := listOf(groups, opts)
+	if err != nil {
+		return err
+	}
+	return opts.Printer.PrintObj(obj, w)
+}
+
+func listOf(groups []Group, opts Options) (runtime.Object, error) {
+	var items []unstructured.Unstructured
+	for _, g := range groups {
+		us, err := Objects(g.Kind, g.Objects)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range us {
+			items = append(items, *u)
+		}
+	}
+	if opts.SingleItem && len(items) == 1 {
+		return &items[0], nil
+	}
+	return List(items), nil
 }
 
 func printGeneric(w io.Writer, groups []Group, opts Options) error {
@@ -182,6 +228,13 @@ func Name(k Kind, o any) string {
 func Objects(k Kind, objs []any) ([]*unstructured.Unstructured, error) {
 	out := make([]*unstructured.Unstructured, 0, len(objs))
 	for _, o := range objs {
+		if r, ok := o.(*Row); ok {
+			u := r.DeepCopy()
+			u.SetAPIVersion(k.APIVersion())
+			u.SetKind(k.Kind)
+			out = append(out, u)
+			continue
+		}
 		data, err := json.Marshal(o)
 		if err != nil {
 			return nil, fmt.Errorf("encoding %s: %w", Name(k, o), err)
@@ -208,6 +261,8 @@ type Request struct {
 	// LabelSelector is -l, FieldSelector is --field-selector.
 	LabelSelector string
 	FieldSelector string
+	// Extra are kinds the caller supplies (Kind.WithSource) besides Kinds().
+	Extra []Kind
 	Options
 }
 
@@ -236,7 +291,7 @@ func Get(out io.Writer, c *model.Cluster, req Request) (notice string, err error
 			if name == "" {
 				return "", &UsageError{Message: "arguments in resource/name form must have a single resource and name"}
 			}
-			k, err := ResolveKind(typ)
+			k, err := ResolveKind(typ, req.Extra...)
 			if err != nil {
 				return "", err
 			}
@@ -247,7 +302,7 @@ func Get(out io.Writer, c *model.Cluster, req Request) (notice string, err error
 			}
 		}
 	default:
-		kinds, err := ResolveKinds(req.Args[0])
+		kinds, err := ResolveKinds(req.Args[0], req.Extra...)
 		if err != nil {
 			return "", err
 		}

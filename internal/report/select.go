@@ -83,6 +83,12 @@ func selectKind(c *model.Cluster, k Kind, name, namespace string, allNamespaces 
 		namespace = DefaultNamespace
 	}
 	all := objectsOf(c, k)
+	if k.source != nil {
+		var err error
+		if all, err = k.source(); err != nil {
+			return nil, err
+		}
+	}
 	var out []any
 	for _, o := range all {
 		m := metaOf(o)
@@ -106,7 +112,9 @@ func selectKind(c *model.Cluster, k Kind, name, namespace string, allNamespaces 
 		}
 		out = append(out, o)
 	}
-	sortObjects(out)
+	if k.source == nil {
+		sortObjects(out) // a supplied kind keeps its source's order
+	}
 	if name != "" && len(out) == 0 {
 		return nil, &NotFoundError{Kind: k, Name: name}
 	}
@@ -314,4 +322,25 @@ func fieldSet(k Kind, o any) fields.Set {
 		set["spec.signerName"] = t.Spec.SignerName
 	}
 	return set
+}
+
+// MatchesFields says whether the object matches a field selector on the
+// kind's supported fields.
+func MatchesFields(k Kind, o any, sel fields.Selector) bool {
+	if sel == nil || sel.Empty() {
+		return true
+	}
+	if metaOf(o) == nil {
+		return false
+	}
+	return sel.Matches(fieldSet(k, o))
+}
+
+// MatchesLabels says whether the object's labels match the selector.
+func MatchesLabels(o any, sel labels.Selector) bool {
+	if sel == nil || sel.Empty() {
+		return true
+	}
+	m := metaOf(o)
+	return m != nil && sel.Matches(labels.Set(m.GetLabels()))
 }

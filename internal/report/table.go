@@ -204,6 +204,9 @@ func Table(k Kind, objs []any, now time.Time) (*metav1.Table, error) {
 }
 
 func columnsFor(k Kind) []metav1.TableColumnDefinition {
+	if k.columns != nil {
+		return append([]metav1.TableColumnDefinition(nil), k.columns...)
+	}
 	var cols []metav1.TableColumnDefinition
 	switch k.GroupKind() {
 	case KindPod.GroupKind():
@@ -260,6 +263,9 @@ func columnsFor(k Kind) []metav1.TableColumnDefinition {
 // rowObject is what the row carries for the printer's NAMESPACE and label
 // columns: the object itself when it is a runtime.Object, else its metadata.
 func rowObject(k Kind, o any) runtime.Object {
+	if r, ok := o.(*Row); ok {
+		return r.Unstructured
+	}
 	if ro, ok := o.(runtime.Object); ok {
 		return ro
 	}
@@ -275,6 +281,8 @@ func rowObject(k Kind, o any) runtime.Object {
 
 func rowCells(k Kind, o any, now time.Time, allocatable map[string]string) ([]any, error) {
 	switch t := o.(type) {
+	case *Row:
+		return append([]any(nil), t.Cells...), nil
 	case *corev1.Pod:
 		return podCells(t, now), nil
 	case *corev1.Node:

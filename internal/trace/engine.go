@@ -420,7 +420,7 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 	case isPodKind(kind), isDeployKind(kind):
 		p, err := e.FindPod(kind, namespace, name)
 		if err != nil {
-			return Source{}, inputErr("%s", err.Error())
+			return Source{}, err // a *NotFoundError
 		}
 		if p.Spec.NodeName == "" {
 			return Source{}, inputErr("source pod %s/%s is not scheduled (%s)", p.Namespace, p.Name, podStatus(p))
@@ -440,7 +440,7 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 	case isNodeKind(kind):
 		nd := e.nodes[name]
 		if nd == nil {
-			return Source{}, inputErr("Error from server (NotFound): nodes %q not found", name)
+			return Source{}, &NotFoundError{fmt.Sprintf("Error from server (NotFound): nodes %q not found", name)}
 		}
 		if !nd.ip.IsValid() {
 			return Source{}, inputErr("source node %s has no InternalIP address (status.addresses)", nd.name)
@@ -520,7 +520,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 		case isPodKind(kind), isDeployKind(kind):
 			p, err := e.FindPod(kind, namespace, name)
 			if err != nil {
-				return t, inputErr("%s", err.Error())
+				return t, err // a *NotFoundError
 			}
 			a, err := netip.ParseAddr(p.Status.PodIP)
 			if err != nil {
@@ -531,7 +531,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 		case isNodeKind(kind):
 			nd := e.nodes[name]
 			if nd == nil {
-				return t, inputErr("Error from server (NotFound): nodes %q not found", name)
+				return t, &NotFoundError{fmt.Sprintf("Error from server (NotFound): nodes %q not found", name)}
 			}
 			if !nd.ip.IsValid() {
 				return t, inputErr("destination node %s has no InternalIP address (status.addresses)", nd.name)
@@ -554,7 +554,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 				t.Addr = a
 				return t, nil
 			}
-			return t, inputErr("Error from server (NotFound): services %q not found", name)
+			return t, &NotFoundError{fmt.Sprintf("Error from server (NotFound): services %q not found", name)}
 		}
 		return t, inputErr("destination %q: use pod/NAME, deploy/NAME, node/NAME, svc/NAME, an IP address or a DNS name", s)
 	}

@@ -382,7 +382,7 @@ func (w *walker) winOutboundNAT(nd *node, ep *windows.Endpoint, pkt packet) pack
 			if nd.build > 0 && nd.build < buildWS2025 {
 				entry.icmpLost = fmt.Sprintf("ICMP leaving through OutBoundNAT may not come back on Windows (Kubernetes docs, Windows networking limitations): on build %d the echo reply is not translated back to the pod; TCP works", nd.build)
 			} else {
-				w.warn(fmt.Sprintf("ICMP from a Windows pod through OutBoundNAT may not come back (Kubernetes docs); on Windows Server 2025 (build %d) seed 000 saw it work — test outward connectivity over TCP (curl.exe)", orBuild(nd.build)))
+				w.warn(fmt.Sprintf("ICMP from a Windows pod through OutBoundNAT may not come back (Kubernetes docs); on Windows Server 2025 (build %d) it has been seen to work — test outward connectivity over TCP (curl.exe)", orBuild(nd.build)))
 			}
 		}
 		w.nats = append(w.nats, entry)

@@ -1,0 +1,79 @@
+package reach
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+)
+
+// PairCount is the verdicts between one source namespace (or the nodes)
+// and one destination namespace.
+type PairCount struct {
+	From, To string
+	// Counts are indexed by Verdict.
+	Counts [4]int
+}
+
+// nodesRow is what a node row's "namespace" is in the summary.
+const nodesRow = "(nodes)"
+
+// Summary counts the cells per source and destination namespace, sorted.
+func (m *Matrix) Summary() []PairCount {
+	idx := map[[2]string]*PairCount{}
+	m.eachRow(func(i int, cells []Cell) {
+		from := m.Sources[i].Namespace
+		if m.Sources[i].Kind == "node" {
+			from = nodesRow
+		}
+		for j, c := range cells {
+			key := [2]string{from, m.Destinations[j].Namespace}
+			p := idx[key]
+			if p == nil {
+				p = &PairCount{From: key[0], To: key[1]}
+				idx[key] = p
+			}
+			p.Counts[c.Verdict]++
+		}
+	})
+	out := make([]PairCount, 0, len(idx))
+	for _, p := range idx {
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].To < out[j].To
+	})
+	return out
+}
+
+// WriteSummary prints the allowed, denied, partial and not applicable
+// cells per namespace pair, then the totals.
+func (m *Matrix) WriteSummary(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if len(m.Sources) == 0 || len(m.Destinations) == 0 {
+		return m.WriteText(w)
+	}
+	tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "FROM\tTO\tALLOWED\tDENIED\tPARTIAL\tN/A")
+	var total [4]int
+	for _, p := range m.Summary() {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.From, p.To, p.Counts[Allowed], p.Counts[Denied], p.Counts[Partial], p.Counts[NotApplicable])
+		for v, n := range p.Counts {
+			total[v] += n
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	cells := total[0] + total[1] + total[2] + total[3]
+	fmt.Fprintf(bw, "\n%d cell%s: %d allowed, %d denied, %d partial, %d n/a (-o matrix for the matrix with reasons, -o json|csv for every cell)\n",
+		cells, plural(cells), total[Allowed], total[Denied], total[Partial], total[NotApplicable])
+	for _, n := range m.Notes {
+		fmt.Fprintf(bw, "Note: %s\n", n)
+	}
+	return bw.Flush()
+}
