@@ -61,11 +61,11 @@ bad input or usage.`,
   kubectl-hybrid plan migrate -f examples/main-cluster
 
   # The steps as what-if files and RUNBOOK.md; the cluster after step 2:
-  kubectl-hybrid plan migrate -f cluster/ --output-dir migrate/
-  kubectl-hybrid get ippools -f cluster/ -f migrate/01-strict-affinity.yaml -f migrate/02-encapsulation.yaml
+  kubectl-hybrid plan migrate -f examples/main-cluster --output-dir migrate/
+  kubectl-hybrid get ippools -f examples/main-cluster -f migrate/01-strict-affinity.yaml -f migrate/02-encapsulation.yaml
 
   # To a given Installation, as JSON
-  kubectl-hybrid plan migrate -f cluster/ --to target-installation.yaml -o json`,
+  kubectl-hybrid plan migrate -f examples/main-cluster --to examples/what-if/main-cluster-migrated.yaml -o json`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
