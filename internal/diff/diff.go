@@ -43,6 +43,9 @@ type Twin struct {
 	eng     *trace.Engine
 	engErr  error
 
+	digOnce sync.Once
+	dig     *digest
+
 	reachMu  sync.Mutex
 	reachKey string
 	matrix   *reach.Matrix
@@ -96,15 +99,16 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("diff: nil twin")
 	}
 	r := &Result{}
-	r.Objects = compareObjects(before.c, after.c)
+	da, db := before.digest(), after.digest()
+	r.Objects = compareObjects(da, db)
 	r.Workloads = compareWorkloads(before.c, after.c)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does
 	// anything compiled from them, and nothing is compiled.
-	same := sameNetworkInputs(before.c, after.c)
+	same := da.all == db.all
 	if !opts.NoDataplane && !same {
-		nodes, err := compareNodes(before, after)
+		nodes, err := compareNodes(before, after, changedParts(da, db))
 		if err != nil {
 			return nil, err
 		}
