@@ -5,9 +5,11 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -17,6 +19,23 @@ type calicoCluster struct {
 	allPools []netip.Prefix
 	masq     []netip.Prefix
 	nftables bool
+	// peers memoizes peerMatch: a selector peer's members are the same on
+	// every node (Felix's IP sets are cluster-wide), and resolving them
+	// reads every pod, so each node's table would pay it again.
+	peersMu sync.Mutex
+	peers   map[peerKey]peerMatchResult
+}
+
+// peerKey is a selector peer of one policy: its selectors by identity.
+type peerKey struct {
+	pol          *PolicyIndex
+	ns, field    string
+	pods, nsSels *metav1.LabelSelector
+}
+
+type peerMatchResult struct {
+	match string
+	ok    bool
 }
 
 // calicoNode is one node's Calico view.
@@ -215,6 +234,26 @@ func (cn *calicoNode) peerMatch(policyNS string, pr networkingv1.NetworkPolicyPe
 		}
 		return s, true
 	}
+	k := peerKey{pol: pol, ns: policyNS, field: field, pods: pr.PodSelector, nsSels: pr.NamespaceSelector}
+	cal := cn.cal
+	cal.peersMu.Lock()
+	r, ok := cal.peers[k]
+	cal.peersMu.Unlock()
+	if ok {
+		return r.match, r.ok
+	}
+	r.match, r.ok = peerMembersMatch(policyNS, pr, field, pol)
+	cal.peersMu.Lock()
+	if cal.peers == nil {
+		cal.peers = map[peerKey]peerMatchResult{}
+	}
+	cal.peers[k] = r
+	cal.peersMu.Unlock()
+	return r.match, r.ok
+}
+
+// peerMembersMatch renders a selector peer's current members.
+func peerMembersMatch(policyNS string, pr networkingv1.NetworkPolicyPeer, field string, pol *PolicyIndex) (string, bool) {
 	var members []netip.Prefix
 	for _, ip := range pol.PeerMembers(policyNS, pr) {
 		if ip.Is4() {
