@@ -53,6 +53,10 @@ sets, not as text:
                 with both verdicts and their reasons
   objects       the API objects added, removed or changed, field by field
 
+Only the parts whose inputs differ are compiled and compared (objects are
+compared by the hash of their JSON first): a change that no route, rule or
+HNS object is made from compiles no dataplane.
+
 The before twin is the input (-f, --lab, or the cluster of the kubeconfig).
 The after twin is either the same input with --what-if files layered on it
 (as a later -f layers: an object replaces the one with its kind, namespace
