@@ -118,7 +118,11 @@ func compareNodes(before, after *Twin, p parts) ([]NodeDiff, error) {
 func nodeState(e *trace.Engine, n *corev1.Node, p parts) *state {
 	s := &state{os: nodeOS(n), chains: map[string][]string{}}
 	if s.os == hybrid.OSWindows {
-		if w := e.WindowsNode(n.Name); w != nil && p != (parts{}) {
+		// WindowsNode compiles the node: only when a part may differ.
+		if p == (parts{}) {
+			return s
+		}
+		if w := e.WindowsNode(n.Name); w != nil {
 			windowsState(s, w)
 		}
 		return s
