@@ -193,7 +193,12 @@ func (o *DiffOptions) build() (before, after *model.Cluster, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, w := range next.Warnings {
+	// The layered snapshot carries the base's warnings; --to has its own.
+	warnings := next.Warnings
+	if len(o.To) > 0 {
+		warnings = append(append([]string(nil), base.Warnings...), warnings...)
+	}
+	for _, w := range warnings {
 		fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
 	}
 	// Build copies the snapshot's objects, which the after twin's
