@@ -78,9 +78,11 @@ func newDigest(c *model.Cluster) *digest {
 		"ConfigMap":           {&d.proxy},
 		"RuntimeClass":        {&d.proxy},
 	}
-	// Controllers count through their pods; the rest is no dataplane's.
+	// Controllers count through their pods, the IPAM configuration through
+	// the blocks and addresses the engine gave; the rest is read by no
+	// compiler, trace or reach.
 	notCompiled := map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true,
-		"CertificateSigningRequest": true, "TigeraStatus": true}
+		"CertificateSigningRequest": true, "TigeraStatus": true, "IPAMConfiguration": true, "APIServer": true}
 	h := fnv.New64a()
 	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.all} {
 		*p = extra
