@@ -74,7 +74,9 @@ func BenchmarkCompare(b *testing.B) {
 					}
 				}
 				t4 := time.Now()
-				if !same {
+				// HYBRID_DIFF_BENCH_REACH=0 leaves reach out (a CrossSubnet
+				// twin's matrix takes minutes at 100 nodes).
+				if !same && os.Getenv("HYBRID_DIFF_BENCH_REACH") != "0" {
 					if _, err := compareReach(ta, tb, reach.Options{AllNamespaces: true}); err != nil {
 						b.Fatal(err)
 					}
