@@ -92,10 +92,10 @@ Exit status: 0 no difference, 1 differences, 2 bad input.`,
   kubectl-hybrid diff --lab --what-if examples/what-if/second-windows-node
 
   # Drain a node: which pods move, which paths change
-  kubectl-hybrid diff --lab --what-if drain-node-2.yaml -o json
+  kubectl-hybrid diff --lab --what-if examples/actions/drain-k8s-lab-node-1.yaml -o json
 
   # Two clusters as files
-  kubectl-hybrid diff -f before/ --to after/`,
+  kubectl-hybrid diff -f examples/main-cluster --to examples/main-cluster --to examples/what-if/main-cluster-migrated.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
