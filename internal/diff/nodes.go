@@ -185,7 +185,11 @@ func nftLine(it linux.NFTItem) string {
 func windowsState(s *state, w *windows.Node) {
 	for _, nw := range w.Networks() {
 		head := fmt.Sprintf("network %s type %s", nw.Name, nw.Type)
-		line := head + " adapter " + nw.NetworkAdapterName + " management " + nw.ManagementIP
+		line := head
+		if nw.NetworkAdapterName != "" {
+			line += " adapter " + nw.NetworkAdapterName
+		}
+		line += " management " + nw.ManagementIP
 		if nw.DrMacAddress != "" {
 			line += " drmac " + nw.DrMacAddress
 		}

@@ -579,7 +579,7 @@ func (an *analyzer) matrix() *Matrix {
 	}
 	switch {
 	case hostNet > 0 && an.opt.Nodes:
-		m.Notes = append(m.Notes, fmt.Sprintf("%d host-network pods are their nodes' host network: the node rows stand for them as sources; they are no rows or columns of their own", hostNet))
+		m.Notes = append(m.Notes, fmt.Sprintf("%d host-network pods are their nodes' host network: the node rows stand for them as sources; they have no rows or columns of their own", hostNet))
 	case hostNet > 0:
 		m.Notes = append(m.Notes, fmt.Sprintf("%d host-network pods are their nodes' host network, not rows or columns (--nodes adds node rows)", hostNet))
 	}
