@@ -234,7 +234,9 @@ func TestIPAMStateOfANodeNotInTheInputIsCleanedUpAsKubeControllersWould(t *testi
 		{"the tunnel address, a gone pod's address, the affinity and the empty block are released", "testdata/ipam/deleted-node-with-state.yaml", "172.21.172.0/26", true, model.Info,
 			"calico-kube-controllers released the addresses 172.21.172.1, 172.21.172.0, released the block affinities of 172.21.172.0/26, deleted the empty blocks 172.21.172.0/26"},
 		{"a block holding a live pod's address is kept with its affinity", "testdata/ipam/deleted-node-with-live-pod.yaml", "172.21.9.0/26", false, model.Warning,
-			"node k8s-lab-node-9 is not a Node of the input but keeps IPAM state: the addresses 172.21.9.1 still belong to pods that exist"},
+			"node k8s-lab-node-9 is not a Node of the input but keeps IPAM state: the addresses 172.21.9.1 belong to pods that still exist"},
+		{"an allocation that names no pod keeps the node's state", "testdata/ipam/deleted-node-with-unknown-allocation.yaml", "172.21.9.0/26", false, model.Warning,
+			"keeps IPAM state: the addresses 172.21.9.1 name no pod, so nothing says they are free"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

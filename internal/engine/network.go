@@ -252,10 +252,13 @@ func (b *builder) cleanupDeletedNodes(m *ipam.IPAM) {
 		if len(did) > 0 {
 			b.note(model.Info, key, "simulated: kube-controllers' node cleanup: node %s is not a Node of the input, so calico-kube-controllers %s %s", host, strings.Join(did, ", "), src)
 		}
-		if len(r.Kept) > 0 || len(r.NotEmpty) > 0 {
+		if len(r.Kept) > 0 || len(r.Unknown) > 0 || len(r.NotEmpty) > 0 {
 			var why []string
 			if len(r.Kept) > 0 {
-				why = append(why, "the addresses "+joinAddrs(r.Kept)+" still belong to pods that exist (or carry no pod to check)")
+				why = append(why, "the addresses "+joinAddrs(r.Kept)+" belong to pods that still exist")
+			}
+			if len(r.Unknown) > 0 {
+				why = append(why, "the addresses "+joinAddrs(r.Unknown)+" name no pod, so nothing says they are free")
 			}
 			if len(r.NotEmpty) > 0 {
 				why = append(why, "the blocks "+joinPrefixes(r.NotEmpty)+" are not empty")

@@ -21,9 +21,10 @@ type Cleanup struct {
 	// Affinities are the blocks whose affinity to the node was released;
 	// DeletedBlocks those of them that were empty and so were deleted.
 	Affinities, DeletedBlocks []netip.Prefix
-	// Kept are addresses that still hold the node's state: a pod that still
-	// exists with that address, or an allocation of unknown source.
-	Kept []netip.Addr
+	// Kept are addresses of pods that still exist with them; Unknown those
+	// of allocations that name no pod or tunnel. Either keeps the node's
+	// tunnel addresses and blocks.
+	Kept, Unknown []netip.Addr
 	// NotEmpty are the node's blocks kept (with their affinity) because
 	// something still holds an address in them.
 	NotEmpty []netip.Prefix
@@ -95,7 +96,7 @@ func (m *IPAM) CleanupDeletedNode(host string, podValid func(namespace, pod stri
 				// allocationIsValid: no pod metadata, assumed valid; or not
 				// a pod or tunnel address at all: the node is not cleaned.
 				canDelete = false
-				out.Kept = append(out.Kept, addr)
+				out.Unknown = append(out.Unknown, addr)
 			case podValid(ns, pod, addr):
 				canDelete = false
 				out.Kept = append(out.Kept, addr)
