@@ -56,6 +56,11 @@ func diffCases(t *testing.T) []diffCase {
 		if strings.Contains(name, "win-2") {
 			base = []string{"--lab", "-f", secondWindows}
 		}
+		if strings.Contains(name, "lnx-02") {
+			// A Node the input gives (the lab's are derived), with the
+			// IPAM state a real cluster would hold for it.
+			base = []string{"-f", "../../examples/plain", "-f", "testdata/plain-ipam.yaml"}
+		}
 		add("the action "+name, base, []string{"--what-if", filepath.Join(actionsDir, e.Name())})
 	}
 	return append(cases,

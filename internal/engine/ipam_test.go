@@ -214,26 +214,80 @@ func containsPrefix(list []string, prefix string) bool {
 	return false
 }
 
-// Node deletion is not modelled (there is no deletion what-if): IPAM state
-// of a node that is not in the input is kept, and a note says what
-// calico-kube-controllers would do (node/ipam.go checkAllocations,
-// cleanupNode).
-func TestIPAMStateOfANodeNotInTheInputIsKeptWithANote(t *testing.T) {
-	c := buildLab(t, "testdata/ipam/affinity-of-a-deleted-node.yaml")
-	k := model.Key{Group: "projectcalico.org", Kind: "BlockAffinity", Name: "k8s-lab-node-9-172-21-9-0-26"}
-	notes := notesAbout(c, k)
-	if len(notes) != 1 || !strings.Contains(notes[0], "the twin does not model node deletion and keeps them") {
-		t.Errorf("notes %q", notes)
+// calico-kube-controllers cleans up IPAM for a node that is gone from the
+// Kubernetes API (kube-controllers node/ipam.go checkAllocations,
+// garbageCollectIPs, cleanupNode): the addresses of pods that no longer
+// exist are released at once, then, when nothing on the node is in use, its
+// tunnel addresses and its block affinities, empty blocks being deleted.
+// A pod that still exists keeps its address, and the node its block.
+func TestIPAMStateOfANodeNotInTheInputIsCleanedUpAsKubeControllersWould(t *testing.T) {
+	cases := []struct {
+		name      string
+		file      string
+		block     string // the gone node's block
+		released  bool   // affinity released and block deleted
+		noteLevel model.Severity
+		want      string
+	}{
+		{"an affinity whose block does not exist is released", "testdata/ipam/affinity-of-a-deleted-node.yaml", "172.21.9.0/26", true, model.Info,
+			"simulated: kube-controllers' node cleanup: node k8s-lab-node-9 is not a Node of the input, so calico-kube-controllers released the block affinities of 172.21.9.0/26"},
+		{"the tunnel address, a gone pod's address, the affinity and the empty block are released", "testdata/ipam/deleted-node-with-state.yaml", "172.21.172.0/26", true, model.Info,
+			"calico-kube-controllers released the addresses 172.21.172.1, 172.21.172.0, released the block affinities of 172.21.172.0/26, deleted the empty blocks 172.21.172.0/26"},
+		{"a block holding a live pod's address is kept with its affinity", "testdata/ipam/deleted-node-with-live-pod.yaml", "172.21.9.0/26", false, model.Warning,
+			"node k8s-lab-node-9 is not a Node of the input but keeps IPAM state: the addresses 172.21.9.1 belong to pods that still exist"},
+		{"an allocation that names no pod keeps the node's state", "testdata/ipam/deleted-node-with-unknown-allocation.yaml", "172.21.9.0/26", false, model.Warning,
+			"keeps IPAM state: the addresses 172.21.9.1 name no pod, so nothing says they are free"},
 	}
-	kept := false
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := buildLab(t, tc.file)
+			var notes []string
+			for _, n := range c.Notes {
+				if n.Object == (model.Key{Kind: "Node", Name: "k8s-lab-node-9"}) && n.Severity == tc.noteLevel {
+					notes = append(notes, n.Message)
+				}
+			}
+			if len(notes) != 1 || !strings.Contains(notes[0], tc.want) {
+				t.Errorf("notes %q, want one saying %q", notes, tc.want)
+			}
+			affOf, blockOf := "", ""
+			for _, a := range c.BlockAffinities {
+				if a.Spec.CIDR == tc.block {
+					affOf = a.Spec.Node
+				}
+			}
+			for _, b := range c.IPAMBlocks {
+				if b.Spec.CIDR == tc.block && b.Spec.Affinity != nil {
+					blockOf = *b.Spec.Affinity
+				}
+			}
+			if tc.released && (affOf == "k8s-lab-node-9" || blockOf == "host:k8s-lab-node-9") {
+				t.Errorf("%s still held by k8s-lab-node-9 (affinity %q, block %q)", tc.block, affOf, blockOf)
+			}
+			if !tc.released && (affOf != "k8s-lab-node-9" || blockOf != "host:k8s-lab-node-9") {
+				t.Errorf("%s: affinity %q, block %q, want both k8s-lab-node-9's", tc.block, affOf, blockOf)
+			}
+		})
+	}
+}
+
+// The block a gone node held is free again: the host-seeded walk of the
+// node that joins next reaches it first and claims it
+// (ipam_block_reader_writer.go findUsableBlock), as in a cluster where
+// calico-kube-controllers had cleaned up (node/ipam.go cleanupNode).
+func TestTheNextNodeToJoinGetsTheBlockAGoneNodeHeld(t *testing.T) {
+	c := buildLab(t, "testdata/ipam/deleted-node-with-state.yaml")
+	got := ""
 	for _, a := range c.BlockAffinities {
-		kept = kept || a.Name == k.Name
+		if a.Spec.Node == "k8s-lab-node-2" {
+			got += a.Spec.CIDR + " "
+		}
 	}
-	if !kept {
-		t.Error("the affinity is gone")
+	if got != "172.21.172.0/26 " {
+		t.Errorf("k8s-lab-node-2 is affine to %q, want 172.21.172.0/26", got)
 	}
-	if n := len(notesAbout(c, model.Key{Group: "projectcalico.org", Kind: "BlockAffinity", Name: "k8s-lab-node-1-172-21-211-0-26"})); n != 0 {
-		t.Errorf("%d notes on a live node's affinity", n)
+	if n := findNode(t, c, "k8s-lab-node-2"); n.Annotations[annoVXLAN] != "172.21.172.0" {
+		t.Errorf("k8s-lab-node-2's VXLAN tunnel address %q, want 172.21.172.0", n.Annotations[annoVXLAN])
 	}
 }
 

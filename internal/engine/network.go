@@ -122,7 +122,7 @@ func (b *builder) network() error {
 		}
 		return errorAt(model.Origin{}, "%v", err)
 	}
-	b.noteDeletedNodes()
+	b.cleanupDeletedNodes(m)
 	// Observed addresses first: they say which blocks history gave out.
 	for _, p := range c.Pods {
 		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" {
@@ -206,32 +206,82 @@ func (b *builder) network() error {
 	return nil
 }
 
-// noteDeletedNodes says, for IPAM state the input holds for a node that is
-// not among its Nodes, what a real cluster would do and that the twin does
-// not: once a Node is deleted, calico-kube-controllers releases the pod and
-// tunnel addresses on it, its block affinities and its empty blocks
-// (kube-controllers/pkg/controllers/node/ipam.go checkAllocations,
-// cleanupNode). Node deletion is not modelled, so they are kept.
-func (b *builder) noteDeletedNodes() {
+// cleanupDeletedNodes simulates calico-kube-controllers' node cleanup for
+// every node the IPAM state names that is not a Node of the input (deleted
+// by a what-if or missing): kube-controllers/pkg/controllers/node/ipam.go
+// checkAllocations, garbageCollectIPs and cleanupNode, as ipam
+// CleanupDeletedNode does them. A pod allocation stays valid while the pod
+// exists on that node (or has not yet reported its address) with that
+// address (allocationIsValid).
+func (b *builder) cleanupDeletedNodes(m *ipam.IPAM) {
 	c := b.c
 	known := map[string]bool{}
 	for _, n := range c.Nodes {
 		known[n.Name] = true
 	}
-	const msg = "%s is affine to node %s, which is not a Node of the input: calico-kube-controllers releases a deleted node's addresses, block affinities and empty blocks (kube-controllers node/ipam.go checkAllocations, cleanupNode); the twin does not model node deletion and keeps them"
-	for _, a := range c.BlockAffinities {
-		if a.Spec.Node != "" && !known[a.Spec.Node] && a.Spec.Deleted != "true" {
-			b.note(model.Warning, model.Key{Group: "projectcalico.org", Kind: "BlockAffinity", Name: a.Name}, msg, "BlockAffinity "+a.Name, a.Spec.Node)
+	pods := map[string]*corev1.Pod{}
+	for _, p := range c.Pods {
+		pods[p.Namespace+"/"+p.Name] = p
+	}
+	valid := func(host string) func(ns, name string, a netip.Addr) bool {
+		return func(ns, name string, a netip.Addr) bool {
+			p := pods[ns+"/"+name]
+			if p == nil || (p.Spec.NodeName != "" && p.Spec.NodeName != host) {
+				return false
+			}
+			return p.Status.PodIP == "" || p.Status.PodIP == a.String()
 		}
 	}
-	for _, blk := range c.IPAMBlocks {
-		if blk.Spec.Affinity == nil || blk.Spec.Deleted {
+	for _, host := range m.Hosts() {
+		if known[host] {
 			continue
 		}
-		if host, ok := strings.CutPrefix(*blk.Spec.Affinity, "host:"); ok && !known[host] {
-			b.note(model.Warning, model.Key{Group: "projectcalico.org", Kind: "IPAMBlock", Name: blk.Name}, msg, "IPAMBlock "+blk.Name, host)
+		r := m.CleanupDeletedNode(host, valid(host))
+		key := model.Key{Kind: "Node", Name: host}
+		var did []string
+		if len(r.Released) > 0 {
+			did = append(did, "released the addresses "+joinAddrs(r.Released))
+		}
+		if len(r.Affinities) > 0 {
+			did = append(did, "released the block affinities of "+joinPrefixes(r.Affinities))
+		}
+		if len(r.DeletedBlocks) > 0 {
+			did = append(did, "deleted the empty blocks "+joinPrefixes(r.DeletedBlocks))
+		}
+		const src = "(kube-controllers node/ipam.go checkAllocations, cleanupNode: https://github.com/projectcalico/calico/blob/release-v3.33/kube-controllers/pkg/controllers/node/ipam.go)"
+		if len(did) > 0 {
+			b.note(model.Info, key, "simulated: kube-controllers' node cleanup: node %s is not a Node of the input, so calico-kube-controllers %s %s", host, strings.Join(did, ", "), src)
+		}
+		if len(r.Kept) > 0 || len(r.Unknown) > 0 || len(r.NotEmpty) > 0 {
+			var why []string
+			if len(r.Kept) > 0 {
+				why = append(why, "the addresses "+joinAddrs(r.Kept)+" belong to pods that still exist")
+			}
+			if len(r.Unknown) > 0 {
+				why = append(why, "the addresses "+joinAddrs(r.Unknown)+" name no pod, so nothing says they are free")
+			}
+			if len(r.NotEmpty) > 0 {
+				why = append(why, "the blocks "+joinPrefixes(r.NotEmpty)+" are not empty")
+			}
+			b.note(model.Warning, key, "node %s is not a Node of the input but keeps IPAM state: %s; calico-kube-controllers releases the node's tunnel addresses and block affinities only once nothing on it is in use %s", host, strings.Join(why, " and "), src)
 		}
 	}
+}
+
+func joinAddrs(as []netip.Addr) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = a.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func joinPrefixes(ps []netip.Prefix) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ", ")
 }
 
 // ownedByDaemonSet: the pod's controller is a DaemonSet.
