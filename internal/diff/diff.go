@@ -102,6 +102,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	r := &Result{}
 	da, db := before.digest(), after.digest()
 	r.Objects = compareObjects(da, db)
+	r.Deferred = deferredChanges(r.Objects, after.c)
 	r.Workloads = compareWorkloads(before.c, after.c)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the

@@ -1,0 +1,111 @@
+package diff
+
+import (
+	"regexp"
+	"sort"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Deferred is a change that the API accepts at once but Windows nodes
+// apply only to what is created afterwards. The twin does not model the
+// interval: its Windows node sections show the state after the procedure
+// (every endpoint and the HNS network re-created), which is simulated.
+type Deferred struct {
+	Object ObjectRef `json:"object"`
+	Field  string    `json:"field"`
+	Before string    `json:"before,omitempty"`
+	After  string    `json:"after,omitempty"`
+	// Applies says what takes the new value and what keeps the old one.
+	Applies string `json:"applies"`
+	// Nodes are the Windows nodes of the after twin that keep the old
+	// value until the procedure has run on them.
+	Nodes []string `json:"nodes"`
+	// Procedure is what applies the change to a node.
+	Procedure []string `json:"procedure"`
+}
+
+// deferredField is one field whose change Windows applies only to new
+// objects.
+type deferredField struct {
+	group, kind string
+	path        *regexp.Regexp
+	applies     string
+	network     bool // the HNS network must be re-created, not only the pods
+}
+
+// The Calico CNI plugin puts OutBoundNAT on a pod's HNS endpoint at CNI ADD
+// (cni-plugin/pkg/dataplane/windows/dataplane_windows.go) and nothing
+// updates an existing endpoint's policies; the VNI is the VSID subnet policy
+// of the Calico overlay network, which the plugin creates once and reuses
+// while a network of that name exists, and HNS cannot change a network in
+// place. Calico's own limitations page says so for both ("NATOutgoing is
+// applied only at pod creation"; changing the VNI needs a drain and the
+// network deleted).
+var deferredFields = []deferredField{
+	{calico.Group, "IPPool", regexp.MustCompile(`^spec\.natOutgoing$`),
+		"new pods only: OutBoundNAT is put on a pod's HNS endpoint at CNI ADD; existing Windows endpoints keep their OutBoundNAT policy (or its absence) until the pod is re-created", false},
+	{operator.Group, "Installation", regexp.MustCompile(`^spec\.calicoNetwork\.ipPools\[[^\]]+\]\.natOutgoing$`),
+		"new pods only: the operator updates the IP pool, and OutBoundNAT is put on a pod's HNS endpoint at CNI ADD; existing Windows endpoints keep their OutBoundNAT policy (or its absence) until the pod is re-created", false},
+	{calico.Group, "FelixConfiguration", regexp.MustCompile(`^spec\.vxlanVNI$`),
+		"nothing existing: the VNI is the VSID policy of the Calico HNS network, created once and reused while it exists; HNS cannot update a network in place, so the network and every endpoint on it keep the old VNI until the network is deleted and re-created", true},
+	{calico.Group, "FelixConfiguration", regexp.MustCompile(`^spec\.vxlanPort$`),
+		"nothing existing on Windows: the Calico HNS network and its endpoints keep their VXLAN settings until the network is deleted and re-created (and Windows decapsulates only UDP 4789)", true},
+}
+
+// ProcedurePods re-creates the pods of a Windows node; ProcedureNetwork
+// also re-creates its Calico HNS network. Get-HnsNetwork and
+// Remove-HnsNetwork come from the hns.psm1 module of microsoft/SDN that
+// Calico for Windows ships.
+var (
+	ProcedurePods = []string{
+		"kubectl drain <node> --ignore-daemonsets --delete-emptydir-data (the pods are re-created elsewhere, or here after uncordon, with the new setting)",
+		"kubectl uncordon <node>",
+	}
+	ProcedureNetwork = []string{
+		"kubectl drain <node> --ignore-daemonsets --delete-emptydir-data",
+		"on the node: Stop-Service kubelet; stop calico-node-windows (kubectl -n calico-system delete pod of calico-node-windows on the node, or Stop-Service CalicoNode, CalicoFelix for a manual install)",
+		`on the node: Import-Module hns.psm1; Get-HnsNetwork | Where-Object Name -Like "Calico*" | Remove-HnsNetwork (the node loses pod networking until it is re-created)`,
+		"on the node: Start-Service kubelet; calico-node-windows starts again and the CNI plugin re-creates the network with the new settings",
+		"kubectl uncordon <node>",
+	}
+)
+
+// deferredChanges finds, among the object changes, those Windows nodes
+// apply only to new endpoints or a re-created network; none when the after
+// twin has no Windows node.
+func deferredChanges(objs []ObjectChange, after *model.Cluster) []Deferred {
+	var nodes []string
+	for _, n := range after.Nodes {
+		if nodeOS(n) == hybrid.OSWindows {
+			nodes = append(nodes, n.Name)
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	sort.Strings(nodes)
+	var out []Deferred
+	for _, o := range objs {
+		if o.Change != Changed {
+			continue
+		}
+		for _, f := range o.Fields {
+			for _, d := range deferredFields {
+				if o.Object.Group != d.group || o.Object.Kind != d.kind || !d.path.MatchString(f.Path) {
+					continue
+				}
+				proc := ProcedurePods
+				if d.network {
+					proc = ProcedureNetwork
+				}
+				out = append(out, Deferred{Object: o.Object, Field: f.Path, Before: f.Before, After: f.After,
+					Applies: d.applies, Nodes: nodes, Procedure: proc})
+			}
+		}
+	}
+	return out
+}

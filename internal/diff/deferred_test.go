@@ -1,0 +1,99 @@
+package diff
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// whatIf writes a what-if document to a file of its own.
+func whatIf(t *testing.T, doc string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "what-if.yaml")
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const natOutgoingDisabled = `apiVersion: operator.tigera.io/v1
+kind: Installation
+metadata:
+  name: default
+spec:
+  serviceCIDRs: [10.96.0.0/12]
+  calicoNetwork:
+    bgp: Disabled
+    linuxDataplane: Nftables
+    windowsDataplane: HNS
+    ipPools:
+      - {name: default-ipv4-ippool, cidr: 172.21.0.0/16, blockSize: 26, encapsulation: VXLAN, natOutgoing: Disabled, nodeSelector: all()}
+`
+
+const vniChanged = `apiVersion: projectcalico.org/v3
+kind: FelixConfiguration
+metadata:
+  name: default
+spec:
+  vxlanVNI: 4097
+`
+
+func TestChangesWindowsAppliesOnlyToNewEndpointsAreReportedWithTheProcedure(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		doc       string
+		field     string
+		procedure string // a step the procedure must hold
+		notStep   string // a step it must not hold
+	}{
+		{"a natOutgoing change on the lab applies to new pods only and names the pods' re-creation",
+			natOutgoingDisabled, "spec.calicoNetwork.ipPools[name=default-ipv4-ippool].natOutgoing", "kubectl drain", "Remove-HnsNetwork"},
+		{"a VNI change on the lab needs the Calico HNS network deleted and re-created",
+			vniChanged, "spec.vxlanVNI", "Remove-HnsNetwork", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Compare(build(t, true), build(t, true, whatIf(t, tc.doc)), Options{NoReach: true, NoDataplane: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(r.Deferred, func(d Deferred) bool { return d.Field == tc.field })
+			if i < 0 {
+				t.Fatalf("deferred changes %+v, want %s", r.Deferred, tc.field)
+			}
+			d := r.Deferred[i]
+			if !slices.Equal(d.Nodes, []string{"k8s-lab-win-1"}) {
+				t.Errorf("nodes %v, want the lab's Windows node", d.Nodes)
+			}
+			proc := strings.Join(d.Procedure, "\n")
+			if !strings.Contains(proc, tc.procedure) || (tc.notStep != "" && strings.Contains(proc, tc.notStep)) {
+				t.Errorf("procedure:\n%s\nwant %q and not %q", proc, tc.procedure, tc.notStep)
+			}
+			var b strings.Builder
+			if err := r.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "Not applied to existing Windows endpoints or HNS networks") {
+				t.Errorf("the text does not say the change is not applied to existing endpoints:\n%s", b.String())
+			}
+		})
+	}
+}
+
+func TestAChangeOnAClusterWithoutWindowsNodesIsNotDeferred(t *testing.T) {
+	objs := []ObjectChange{{Object: ObjectRef{Group: "projectcalico.org", Kind: "IPPool", Name: "p"}, Change: Changed,
+		Fields: []FieldChange{{Path: "spec.natOutgoing", Before: "true", After: "false"}}}}
+	if d := deferredChanges(objs, build(t, false)); d != nil {
+		t.Errorf("deferred %+v on a cluster without nodes", d)
+	}
+}
+
+func TestAnIPPoolsNATOutgoingChangeIsDeferredOnWindowsNodes(t *testing.T) {
+	objs := []ObjectChange{{Object: ObjectRef{Group: "projectcalico.org", Kind: "IPPool", Name: "p"}, Change: Changed,
+		Fields: []FieldChange{{Path: "spec.natOutgoing", Before: "true", After: "false"}, {Path: "spec.blockSize", Before: "26", After: "27"}}}}
+	d := deferredChanges(objs, build(t, true))
+	if len(d) != 1 || d[0].Field != "spec.natOutgoing" || !strings.Contains(d[0].Applies, "keep their OutBoundNAT") {
+		t.Errorf("deferred %+v, want only natOutgoing, saying existing endpoints keep OutBoundNAT", d)
+	}
+}
