@@ -34,7 +34,8 @@ type deferredField struct {
 	group, kind string
 	path        *regexp.Regexp
 	applies     string
-	network     bool // the HNS network must be re-created, not only the pods
+	network     bool   // the HNS network must be re-created, not only the pods
+	unset       string // the value an unset field means
 }
 
 // The Calico CNI plugin puts OutBoundNAT on a pod's HNS endpoint at CNI ADD
@@ -47,13 +48,13 @@ type deferredField struct {
 // network deleted).
 var deferredFields = []deferredField{
 	{calico.Group, "IPPool", regexp.MustCompile(`^spec\.natOutgoing$`),
-		"new pods only: OutBoundNAT is put on a pod's HNS endpoint at CNI ADD; existing Windows endpoints keep their OutBoundNAT policy (or its absence) until the pod is re-created", false},
+		"new pods only: OutBoundNAT is put on a pod's HNS endpoint at CNI ADD; existing Windows endpoints keep their OutBoundNAT policy (or its absence) until the pod is re-created", false, "false"},
 	{operator.Group, "Installation", regexp.MustCompile(`^spec\.calicoNetwork\.ipPools\[[^\]]+\]\.natOutgoing$`),
-		"new pods only: the operator updates the IP pool, and OutBoundNAT is put on a pod's HNS endpoint at CNI ADD; existing Windows endpoints keep their OutBoundNAT policy (or its absence) until the pod is re-created", false},
+		"new pods only: the operator updates the IP pool, and OutBoundNAT is put on a pod's HNS endpoint at CNI ADD; existing Windows endpoints keep their OutBoundNAT policy (or its absence) until the pod is re-created", false, "Enabled"}, // tigera/operator pkg/controller/ippool/defaults.go
 	{calico.Group, "FelixConfiguration", regexp.MustCompile(`^spec\.vxlanVNI$`),
-		"nothing existing: the VNI is the VSID policy of the Calico HNS network, created once and reused while it exists; HNS cannot update a network in place, so the network and every endpoint on it keep the old VNI until the network is deleted and re-created", true},
+		"nothing existing: the VNI is the VSID policy of the Calico HNS network, created once and reused while it exists; HNS cannot update a network in place, so the network and every endpoint on it keep the old VNI until the network is deleted and re-created", true, "4096"},
 	{calico.Group, "FelixConfiguration", regexp.MustCompile(`^spec\.vxlanPort$`),
-		"nothing existing on Windows: the Calico HNS network and its endpoints keep their VXLAN settings until the network is deleted and re-created (and Windows decapsulates only UDP 4789)", true},
+		"nothing existing on Windows: the Calico HNS network and its endpoints keep their VXLAN settings until the network is deleted and re-created (and Windows decapsulates only UDP 4789)", true, "4789"},
 }
 
 // ProcedurePods re-creates the pods of a Windows node; ProcedureNetwork
@@ -98,6 +99,12 @@ func deferredChanges(objs []ObjectChange, after *model.Cluster) []Deferred {
 				if o.Object.Group != d.group || o.Object.Kind != d.kind || !d.path.MatchString(f.Path) {
 					continue
 				}
+				// Felix's and the API's defaults (felix/config/config_params.go
+				// VXLANVNI 4096, VXLANPort 4789): unset and the default
+				// are the same setting.
+				if or(f.Before, d.unset) == or(f.After, d.unset) {
+					continue
+				}
 				proc := ProcedurePods
 				if d.network {
 					proc = ProcedureNetwork
@@ -108,4 +115,11 @@ func deferredChanges(objs []ObjectChange, after *model.Cluster) []Deferred {
 		}
 	}
 	return out
+}
+
+func or(v, unset string) string {
+	if v == "" {
+		return unset
+	}
+	return v
 }

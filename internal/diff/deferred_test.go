@@ -97,3 +97,23 @@ func TestAnIPPoolsNATOutgoingChangeIsDeferredOnWindowsNodes(t *testing.T) {
 		t.Errorf("deferred %+v, want only natOutgoing, saying existing endpoints keep OutBoundNAT", d)
 	}
 }
+
+func TestAnUnsetVNIAndTheDefaultVNIAreTheSameSetting(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		before, after string
+		deferred      bool
+	}{
+		{"4096 to unset is no change", "4096", "", false},
+		{"unset to 4096 is no change", "", "4096", false},
+		{"unset to 4097 is a change", "", "4097", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := []ObjectChange{{Object: ObjectRef{Group: "projectcalico.org", Kind: "FelixConfiguration", Name: "default"}, Change: Changed,
+				Fields: []FieldChange{{Path: "spec.vxlanVNI", Before: tc.before, After: tc.after}}}}
+			if got := len(deferredChanges(objs, build(t, true))) == 1; got != tc.deferred {
+				t.Errorf("deferred %t, want %t", got, tc.deferred)
+			}
+		})
+	}
+}
