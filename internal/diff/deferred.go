@@ -68,9 +68,10 @@ var (
 	}
 	ProcedureNetwork = []string{
 		"kubectl drain <node> --ignore-daemonsets --delete-emptydir-data",
-		"on the node: Stop-Service kubelet; stop calico-node-windows (kubectl -n calico-system delete pod of calico-node-windows on the node, or Stop-Service CalicoNode, CalicoFelix for a manual install)",
-		`on the node: Import-Module hns.psm1; Get-HnsNetwork | Where-Object Name -Like "Calico*" | Remove-HnsNetwork (the node loses pod networking until it is re-created)`,
-		"on the node: Start-Service kubelet; calico-node-windows starts again and the CNI plugin re-creates the network with the new settings",
+		"on the node: Stop-Service kubelet (no pod starts while the network is gone)",
+		`on the node: Import-Module hns.psm1; Get-HnsNetwork | Where-Object Name -Like "Calico*" | Remove-HnsNetwork`,
+		"on the node: Start-Service kubelet",
+		"kubectl -n calico-system delete pod -l k8s-app=calico-node-windows --field-selector spec.nodeName=<node>; kubectl -n kube-system delete pod -l k8s-app=kube-proxy-windows --field-selector spec.nodeName=<node> (they restart and program the network the CNI plugin re-creates with the new settings)",
 		"kubectl uncordon <node>",
 	}
 )
