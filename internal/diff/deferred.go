@@ -3,6 +3,7 @@ package diff
 import (
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -11,9 +12,10 @@ import (
 )
 
 // Deferred is a change that the API accepts at once but Windows nodes
-// apply only to what is created afterwards. The twin does not model the
-// interval: its Windows node sections show the state after the procedure
-// (every endpoint and the HNS network re-created), which is simulated.
+// apply only to what is created afterwards. For natOutgoing the node
+// sections model the interval (existing endpoints keep their OutBoundNAT);
+// for the VNI and port, and in reachability, they show the state after the
+// procedure (every endpoint and the HNS network re-created), simulated.
 type Deferred struct {
 	Object ObjectRef `json:"object"`
 	Field  string    `json:"field"`
@@ -123,4 +125,86 @@ func or(v, unset string) string {
 		return unset
 	}
 	return v
+}
+
+// natDeferred reports whether a natOutgoing change is among the deferred.
+func natDeferred(ds []Deferred) bool {
+	for _, d := range ds {
+		if strings.HasSuffix(d.Field, ".natOutgoing") {
+			return true
+		}
+	}
+	return false
+}
+
+// keepExistingNAT gives the endpoints a Windows node had before (same pod,
+// same address) their OutBoundNAT policy and VFP rules from before: the CNI
+// plugin set them at CNI ADD and nothing updates them
+// (cni-plugin/pkg/dataplane/windows/dataplane_windows.go). Endpoints only
+// the after twin has keep the new settings.
+func keepExistingNAT(a, b *state) {
+	heads := func(s *state) map[string]bool {
+		out := map[string]bool{}
+		for _, l := range s.endpoints {
+			if i := strings.Index(l, " kind "); i > 0 && !strings.Contains(l[:i], ": ") {
+				out[l[:i]] = true
+			}
+		}
+		return out
+	}
+	ha, hb := heads(a), heads(b)
+	ports := map[string]bool{}
+	isNAT := map[string]bool{}
+	for h := range hb {
+		if !ha[h] {
+			continue
+		}
+		isNAT[h+": OutBoundNAT"] = true
+		// The port is named by its endpoint's pod, else its address.
+		rest := strings.TrimPrefix(h, "endpoint ")
+		if i := strings.Index(rest, " pod "); i >= 0 {
+			ports["port pod "+rest[i+len(" pod "):]+" layer SLB_NAT_LAYER "] = true
+		} else if i := strings.IndexByte(rest, ' '); i >= 0 {
+			ports["port "+rest[:i]+" layer SLB_NAT_LAYER "] = true
+		} else {
+			ports["port "+rest+" layer SLB_NAT_LAYER "] = true
+		}
+	}
+	epNAT := func(l string) bool {
+		for p := range isNAT {
+			if strings.HasPrefix(l, p) {
+				return true
+			}
+		}
+		return false
+	}
+	vfpNAT := func(l string) bool {
+		if !strings.Contains(l, "rule OUTBOUNDNAT") {
+			return false
+		}
+		for p := range ports {
+			if strings.HasPrefix(l, p) {
+				return true
+			}
+		}
+		return false
+	}
+	b.endpoints = swap(a.endpoints, b.endpoints, epNAT)
+	b.vfp = swap(a.vfp, b.vfp, vfpNAT)
+}
+
+// swap is b without the lines keep selects, plus a's lines keep selects.
+func swap(a, b []string, keep func(string) bool) []string {
+	out := make([]string, 0, len(b))
+	for _, l := range b {
+		if !keep(l) {
+			out = append(out, l)
+		}
+	}
+	for _, l := range a {
+		if keep(l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -117,3 +117,25 @@ func TestAnUnsetVNIAndTheDefaultVNIAreTheSameSetting(t *testing.T) {
 		})
 	}
 }
+
+func TestAfterANATOutgoingChangeExistingWindowsEndpointsKeepTheirOutBoundNAT(t *testing.T) {
+	r, err := Compare(build(t, true), build(t, true, whatIf(t, natOutgoingDisabled)), Options{NoReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linux := false
+	for _, n := range r.Nodes {
+		if n.OS != "windows" {
+			linux = linux || !n.Felix.Empty()
+			continue
+		}
+		for _, l := range append(append(n.Endpoints.Removed, n.Endpoints.Added...), append(n.VFP.Removed, n.VFP.Added...)...) {
+			if strings.Contains(l, "OutBoundNAT") || strings.Contains(l, "OUTBOUNDNAT") {
+				t.Errorf("node %s: an existing endpoint's outbound NAT changed: %s", n.Node, l)
+			}
+		}
+	}
+	if !linux {
+		t.Errorf("no Linux node's Felix rules changed: the natOutgoing change did not reach the twin")
+	}
+}

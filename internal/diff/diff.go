@@ -110,7 +110,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	// anything compiled from them, and nothing is compiled.
 	same := da.all == db.all
 	if !opts.NoDataplane && !same {
-		nodes, err := compareNodes(before, after, changedParts(da, db))
+		nodes, err := compareNodes(before, after, changedParts(da, db), natDeferred(r.Deferred))
 		if err != nil {
 			return nil, err
 		}

@@ -110,7 +110,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if len(r.Deferred) > 0 {
 		fmt.Fprintf(bw, "Not applied to existing Windows endpoints or HNS networks (%d):\n", len(r.Deferred))
-		fmt.Fprintln(bw, "  (not modelled: the node sections show the state after the procedure, simulated)")
+		fmt.Fprintln(bw, "  (modelled for natOutgoing in the node sections: existing Windows endpoints keep their OutBoundNAT, new ones get the new setting; not modelled for a VNI or port change, nor in reachability: those show the state after the procedure, simulated)")
 		for _, d := range r.Deferred {
 			fmt.Fprintf(bw, "  %s: %s\n", d.Object, fieldLine(FieldChange{Path: d.Field, Before: d.Before, After: d.After}))
 			fmt.Fprintf(bw, "    applies to: %s\n", d.Applies)

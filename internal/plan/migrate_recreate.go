@@ -50,9 +50,17 @@ func windowsFollowUp(st *MigrationStep) (MigrationStep, bool) {
 	}
 	return MigrationStep{
 		ID: StepWindowsRecreate, Title: title + " (after " + st.ID + ")", Commands: cmds, Disruption: disruption,
-		Why: fmt.Sprintf("%s changed, which applies to %s. Not modelled: the twin shows every Windows endpoint with the new settings from the previous step on (simulated); on the nodes that holds only after this step",
-			strings.Join(fields, ", "), strings.Join(applies, "; ")),
+		Why: fmt.Sprintf("%s changed, which applies to %s. %s",
+			strings.Join(fields, ", "), strings.Join(applies, "; "), modelled(network)),
 	}, true
+}
+
+// modelled says what the previous step's changes show of the interval.
+func modelled(network bool) string {
+	if network {
+		return "Not modelled: the twin shows the Windows nodes with the new network settings from the previous step on (simulated); on the nodes that holds only after this step"
+	}
+	return "Modelled in the previous step's node changes: existing Windows endpoints keep their OutBoundNAT until this step re-creates their pods; its reachability shows the state after this step (simulated)"
 }
 
 // withWindowsFollowUps inserts after each step the Windows step its
