@@ -139,3 +139,35 @@ func TestAfterANATOutgoingChangeExistingWindowsEndpointsKeepTheirOutBoundNAT(t *
 		t.Errorf("no Linux node's Felix rules changed: the natOutgoing change did not reach the twin")
 	}
 }
+
+func TestAfterANATOutgoingChangeANewWindowsPodGetsTheNewSetting(t *testing.T) {
+	pod := whatIf(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: new-win-pod, namespace: win-demo}\nspec:\n  nodeName: k8s-lab-win-1\n  containers: [{name: c, image: mcr.microsoft.com/windows/nanoserver:ltsc2022}]\nstatus: {phase: Running, podIP: 172.21.41.9}\n")
+	for _, tc := range []struct {
+		name       string
+		natDoc     string
+		exceptions bool
+	}{
+		{"with natOutgoing on, the new pod's endpoint has OutBoundNAT with exceptions", "", true},
+		{"with natOutgoing off, the new pod's endpoint has none", natOutgoingDisabled, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := []string{pod}
+			if tc.natDoc != "" {
+				files = []string{whatIf(t, tc.natDoc), pod}
+			}
+			r, err := Compare(build(t, true), build(t, true, files...), Options{NoReach: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := false
+			for _, n := range r.Nodes {
+				for _, l := range n.Endpoints.Added {
+					got = got || strings.HasPrefix(l, "endpoint 172.21.41.9 pod win-demo/new-win-pod: OutBoundNAT exceptions")
+				}
+			}
+			if got != tc.exceptions {
+				t.Errorf("the new pod's endpoint has OutBoundNAT exceptions: %t, want %t", got, tc.exceptions)
+			}
+		})
+	}
+}
