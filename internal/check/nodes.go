@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -168,11 +169,11 @@ func (x *Context) clusterKubeletKey() *model.Key {
 
 // nodeBlock is the IPAM block size a node's pods get addresses from: the
 // block Calico gave it, else the smallest block of the enabled IPv4 pools
-// whose nodeSelector selects it.
-func (x *Context) nodeBlock(n *corev1.Node) (bits int, where string) {
+// whose nodeSelector selects it, and that pool (nil for a block).
+func (x *Context) nodeBlock(n *corev1.Node) (bits int, where string, pool *calico.IPPool) {
 	if b := x.idx().blockOf(n.Name, x.Cluster); b != "" {
 		if p, err := netip.ParsePrefix(b); err == nil {
-			return p.Bits(), "its block " + b
+			return p.Bits(), "its block " + b, nil
 		}
 	}
 	for _, p := range x.Cluster.IPPools {
@@ -187,10 +188,32 @@ func (x *Context) nodeBlock(n *corev1.Node) (bits int, where string) {
 			bs = 26
 		}
 		if bs > bits {
-			bits, where = bs, fmt.Sprintf("IP pool %s's blockSize %d", p.Name, bs)
+			bits, where, pool = bs, fmt.Sprintf("IP pool %s's blockSize %d", p.Name, bs), p
 		}
 	}
-	return bits, where
+	return bits, where, pool
+}
+
+// blockSizeFix is the way to a usable block size for the Windows nodes.
+// A pool the operator renders from the Installation is changed there: the
+// operator reverts an edit of the IPPool itself (tigera/operator
+// pkg/controller/ippool/pool_controller.go reconciles the pools it owns).
+func (x *Context) blockSizeFix(pool *calico.IPPool) string {
+	const why = "blockSize cannot change once the pool hands out blocks"
+	inst := x.Cluster.Installation
+	if pool == nil || inst == nil || pool.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
+		return "an IP pool with blockSize 29 or less selecting the Windows nodes (" + why + ": add a new pool, move the nodes to it, then delete the old one)"
+	}
+	old := "<index>"
+	for i, p := range calicoNetwork(inst).IPPools {
+		if p.Name == pool.Name {
+			old = fmt.Sprint(i)
+		}
+	}
+	return fmt.Sprintf(`The operator owns IP pool %[2]s, so the change goes through Installation %[1]s (%[3]s):
+kubectl patch installation %[1]s --type=json -p '[{"op":"add","path":"/spec/calicoNetwork/ipPools/-","value":{"name":"windows-ipv4-ippool","cidr":"<unused IPv4 CIDR>","blockSize":26,"encapsulation":"VXLAN","natOutgoing":"Enabled","nodeSelector":"kubernetes.io/os == "windows""}}]'
+kubectl patch installation %[1]s --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/%[4]s/nodeSelector","value":"kubernetes.io/os != "windows""}]'
+then drain and uncordon each Windows node so that its pods take addresses from the new pool`, inst.Name, pool.Name, why, old)
 }
 
 // blockOf finds the block with affinity to node (built on first use).
@@ -239,12 +262,12 @@ gives a Windows node no block from such a pool, and the rule says so instead.`,
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
 			mp := x.maxPods(n)
-			bits, where := x.nodeBlock(n)
+			bits, where, pool := x.nodeBlock(n)
 			if bits != 0 && usableWindows(bits) <= 0 {
 				// Calico IPAM gives such a node no block at all
 				// (libcalico-go lib/ipam/ipam.go getMaxPrefixLen).
 				out = append(out, Finding{Object: nodeKey(n.Name), Field: "spec", Source: x.nodeSource(n.Name),
-					Remediation: "an IP pool with blockSize 29 or less selecting the Windows nodes (blockSize cannot change once the pool hands out blocks: add a new pool, move the nodes to it, then delete the old one)",
+					Remediation: x.blockSizeFix(pool),
 					Message: fmt.Sprintf("Windows node %s: %s makes /%d blocks of %d address(es), no more than the 4 Calico reserves on Windows; Calico IPAM assigns such a node no block (the longest block prefix it accepts is /29)",
 						n.Name, where, bits, 1<<(32-bits))})
 				continue
@@ -276,7 +299,7 @@ node's patch directory is passed at join and again at every kubeadm upgrade node
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
 			mp := x.maxPods(n)
-			bits, where := x.nodeBlock(n)
+			bits, where, _ := x.nodeBlock(n)
 			if mp.explicit || bits == 0 || usableWindows(bits) <= 0 || mp.value <= usableWindows(bits) {
 				continue
 			}

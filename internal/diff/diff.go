@@ -102,6 +102,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	r := &Result{}
 	da, db := before.digest(), after.digest()
 	r.Objects = compareObjects(da, db)
+	r.Deferred = deferredChanges(r.Objects, after.c)
 	r.Workloads = compareWorkloads(before.c, after.c)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the
@@ -109,7 +110,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	// anything compiled from them, and nothing is compiled.
 	same := da.all == db.all
 	if !opts.NoDataplane && !same {
-		nodes, err := compareNodes(before, after, changedParts(da, db))
+		nodes, err := compareNodes(before, after, changedParts(da, db), natDeferred(r.Deferred))
 		if err != nil {
 			return nil, err
 		}

@@ -49,7 +49,7 @@ var everything = parts{true, true, true}
 // costliest: every policy and IP set of the node's pods) when policy
 // inputs do; a Windows node's HNS state, made all at once, when any does.
 // Nodes only one twin has list their whole state as added or removed.
-func compareNodes(before, after *Twin, p parts) ([]NodeDiff, error) {
+func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error) {
 	ea, err := before.Engine()
 	if err != nil {
 		return nil, fmt.Errorf("the before twin: %w", err)
@@ -94,6 +94,9 @@ func compareNodes(before, after *Twin, p parts) ([]NodeDiff, error) {
 				}
 				if pr.b != nil {
 					sb = nodeState(eb, pr.b, want)
+				}
+				if keepNAT && sa != nil && sb != nil && sb.os == hybrid.OSWindows {
+					keepExistingNAT(sa, sb)
 				}
 				out[i] = diffState(names[i], sa, sb)
 			}

@@ -108,6 +108,19 @@ func (r *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(bw, "  Note: %s\n", n)
 		}
 	}
+	if len(r.Deferred) > 0 {
+		fmt.Fprintf(bw, "Not applied to existing Windows endpoints or HNS networks (%d):\n", len(r.Deferred))
+		fmt.Fprintln(bw, "  (modelled for natOutgoing in the node sections: existing Windows endpoints keep their OutBoundNAT, new ones get the new setting; not modelled for a VNI or port change, nor in reachability: those show the state after the procedure, simulated)")
+		for _, d := range r.Deferred {
+			fmt.Fprintf(bw, "  %s: %s\n", d.Object, fieldLine(FieldChange{Path: d.Field, Before: d.Before, After: d.After}))
+			fmt.Fprintf(bw, "    applies to: %s\n", d.Applies)
+			fmt.Fprintf(bw, "    Windows nodes (%d): %s\n", len(d.Nodes), strings.Join(d.Nodes, ", "))
+			fmt.Fprintln(bw, "    procedure, node by node:")
+			for i, p := range d.Procedure {
+				fmt.Fprintf(bw, "      %d. %s\n", i+1, p)
+			}
+		}
+	}
 	if len(r.Objects) > 0 {
 		fmt.Fprintf(bw, "Objects (%d):\n", len(r.Objects))
 		for _, o := range r.Objects {

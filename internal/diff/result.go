@@ -17,6 +17,10 @@ type Result struct {
 	Objects []ObjectChange `json:"objects,omitempty"`
 	// Reach is the reachability difference; nil when not asked for.
 	Reach *ReachDiff `json:"reach,omitempty"`
+	// Deferred are the object changes Windows nodes apply only to
+	// endpoints created afterwards or to a re-created HNS network, with
+	// the procedure that applies them.
+	Deferred []Deferred `json:"notAppliedToExisting,omitempty"`
 }
 
 // Empty reports whether the two twins do not differ.

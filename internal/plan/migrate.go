@@ -147,7 +147,7 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 		st.Disruption = disruption(st.ID, ch)
 		prev = twin
 	}
-	m.Steps = steps
+	m.Steps = withWindowsFollowUps(steps)
 	if m.Steps == nil {
 		m.Steps = []MigrationStep{}
 	}

@@ -26,6 +26,9 @@ func WriteMigrationMarkdown(w io.Writer, m *Migration) error { return writeMigra
 func MigrationFiles(m *Migration) map[string]string {
 	out := map[string]string{}
 	for _, s := range m.Steps {
+		if s.File == "" {
+			continue // a step on the nodes, not a change of objects
+		}
 		out[s.File] = fmt.Sprintf("# Step %s: %s\n# What-if: the cluster after this step is -f <input> -f every NN-*.yaml up to this one.\n%s", s.File[:2], s.Title, s.Body)
 	}
 	var md strings.Builder
@@ -54,7 +57,11 @@ func writeMigration(w io.Writer, m *Migration, md bool) error {
 	}
 	for i, s := range m.Steps {
 		p.head(fmt.Sprintf("Step %d: %s", i+1, s.Title))
-		p.f("What-if file: %s\n", s.File)
+		if s.File != "" {
+			p.f("What-if file: %s\n", s.File)
+		} else {
+			p.f("What-if file: none (commands on the nodes; no object changes)\n")
+		}
 		if s.Why != "" {
 			p.f("Why: %s\n", s.Why)
 		}
