@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
@@ -23,8 +24,10 @@ type DiffOptions struct {
 	WhatIf []string
 	To     []string
 	Output string
-	// NoReach leaves out the reachability difference.
+	// NoReach leaves out the reachability difference; Nodes adds the
+	// nodes as its sources.
 	NoReach bool
+	Nodes   bool
 
 	streams genericiooptions.IOStreams
 }
@@ -33,7 +36,7 @@ type DiffOptions struct {
 func NewCmdDiff(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &DiffOptions{streams: streams}
 	cmd := &cobra.Command{
-		Use:   "diff (-f FILE... | --lab) (--what-if FILE... | --to FILE...) [-o text|json]",
+		Use:   "diff (-f FILE... | --lab) (--what-if FILE... | --to FILE...) [--nodes] [--no-reach] [-o text|json]",
 		Short: "The differential twin: what changes on every node, workload and path between two clusters",
 		Long: `Build two twins and report every difference between them, compared as
 sets, not as text:
@@ -48,10 +51,14 @@ sets, not as text:
                 changes, field by field, with the rollout and the pods it
                 restarts (none with the OnDelete strategy)
   tigerastatus  the operator's conditions that change
-  reachability  the cells of the reach matrix (every namespace, nodes as
-                sources) whose verdict changes: gained, lost or changed,
-                with both verdicts and their reasons
+  reachability  the cells of the reach matrix (every namespace; with
+                --nodes, the nodes as sources too) whose verdict changes:
+                gained, lost or changed, with both verdicts and reasons
   objects       the API objects added, removed or changed, field by field
+
+Only the parts whose inputs differ are compiled and compared (objects are
+compared by the hash of their JSON first): a change that no route, rule or
+HNS object is made from compiles no dataplane.
 
 The before twin is the input (-f, --lab, or the cluster of the kubeconfig).
 The after twin is either the same input with --what-if files layered on it
@@ -105,6 +112,7 @@ Exit status: 0 no difference, 1 differences, 2 bad input.`,
 	f.StringArrayVar(&o.To, "to", nil, "File or directory that is the after twin by itself; repeatable")
 	f.StringVarP(&o.Output, "output", "o", "text", "Output format: text or json")
 	f.BoolVar(&o.NoReach, "no-reach", false, "Leave out the reachability difference")
+	f.BoolVar(&o.Nodes, "nodes", false, "Add every node (its host network) as a source of the reachability difference; a row per node")
 	return cmd
 }
 
@@ -144,7 +152,8 @@ func (o *DiffOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	r, err := diff.Compare(before, after, diff.Options{NoReach: o.NoReach})
+	r, err := diff.Compare(before, after, diff.Options{NoReach: o.NoReach,
+		Reach: &reach.Options{AllNamespaces: true, Nodes: o.Nodes}})
 	if err != nil {
 		return err
 	}
@@ -184,7 +193,12 @@ func (o *DiffOptions) build() (before, after *model.Cluster, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, w := range next.Warnings {
+	// The layered snapshot carries the base's warnings; --to has its own.
+	warnings := next.Warnings
+	if len(o.To) > 0 {
+		warnings = append(append([]string(nil), base.Warnings...), warnings...)
+	}
+	for _, w := range warnings {
 		fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
 	}
 	// Build copies the snapshot's objects, which the after twin's

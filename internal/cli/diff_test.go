@@ -59,6 +59,7 @@ func diffCases(t *testing.T) []diffCase {
 		add("the action "+name, base, []string{"--what-if", filepath.Join(actionsDir, e.Name())})
 	}
 	return append(cases,
+		diffCase{"the lab without strict affinity with nodes as sources", []string{"diff", "--lab", "--what-if", whatIfDir + "no-strict-affinity.yaml", "--nodes"}, ExitNegative},
 		diffCase{"the main cluster to itself", []string{"diff", "-f", mainCluster, "--to", mainCluster}, ExitOK},
 		diffCase{"the main cluster to the migrated one without reach", []string{"diff", "-f", mainCluster, "--to", mainCluster, "--to", whatIfDir + "main-cluster-migrated.yaml", "--no-reach"}, ExitNegative},
 		diffCase{"diff without an after twin", []string{"diff", "--lab"}, ExitBadInput},

@@ -32,9 +32,24 @@ func nodeOS(n *corev1.Node) string {
 	return hybrid.OSLinux
 }
 
-// compareNodes compares every node's dataplane, on all cores: nodes only
-// one twin has list their whole state as added or removed.
-func compareNodes(before, after *Twin) ([]NodeDiff, error) {
+// parts says which parts of the dataplane may differ: those whose inputs'
+// hashes differ (see digest).
+type parts struct{ routing, proxy, policy bool }
+
+func changedParts(a, b *digest) parts {
+	return parts{routing: a.routing != b.routing, proxy: a.proxy != b.proxy, policy: a.policy != b.policy}
+}
+
+// everything is every part, for a node only one twin has.
+var everything = parts{true, true, true}
+
+// compareNodes compares every node's dataplane, on all cores, in the parts
+// that may differ: Linux routes, neighbours and FDB when routing inputs
+// differ, kube-proxy's table when its inputs do, Felix's table (the
+// costliest: every policy and IP set of the node's pods) when policy
+// inputs do; a Windows node's HNS state, made all at once, when any does.
+// Nodes only one twin has list their whole state as added or removed.
+func compareNodes(before, after *Twin, p parts) ([]NodeDiff, error) {
 	ea, err := before.Engine()
 	if err != nil {
 		return nil, fmt.Errorf("the before twin: %w", err)
@@ -68,13 +83,17 @@ func compareNodes(before, after *Twin) ([]NodeDiff, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p := byName[names[i]]
-				var sa, sb *state
-				if p.a != nil {
-					sa = nodeState(ea, p.a)
+				pr := byName[names[i]]
+				want := p
+				if pr.a == nil || pr.b == nil {
+					want = everything
 				}
-				if p.b != nil {
-					sb = nodeState(eb, p.b)
+				var sa, sb *state
+				if pr.a != nil {
+					sa = nodeState(ea, pr.a, want)
+				}
+				if pr.b != nil {
+					sb = nodeState(eb, pr.b, want)
 				}
 				out[i] = diffState(names[i], sa, sb)
 			}
@@ -94,10 +113,15 @@ func compareNodes(before, after *Twin) ([]NodeDiff, error) {
 	return res, nil
 }
 
-// nodeState reads a node's compiled dataplane from the twin's engine.
-func nodeState(e *trace.Engine, n *corev1.Node) *state {
+// nodeState reads the parts p of a node's compiled dataplane from the
+// twin's engine; the parts left out stay empty on both sides.
+func nodeState(e *trace.Engine, n *corev1.Node, p parts) *state {
 	s := &state{os: nodeOS(n), chains: map[string][]string{}}
 	if s.os == hybrid.OSWindows {
+		// WindowsNode compiles the node: only when a part may differ.
+		if p == (parts{}) {
+			return s
+		}
 		if w := e.WindowsNode(n.Name); w != nil {
 			windowsState(s, w)
 		}
@@ -107,28 +131,37 @@ func nodeState(e *trace.Engine, n *corev1.Node) *state {
 	if lx == nil {
 		return s
 	}
-	for _, r := range lx.Routes() {
-		s.routes = append(s.routes, r.String())
-	}
-	for _, e := range lx.Neighbors() {
-		s.neigh = append(s.neigh, fmt.Sprintf("%s dev %s lladdr %s %s", e.IP, e.Dev, e.MAC, e.State))
-	}
-	for _, e := range lx.FDB() {
-		s.fdb = append(s.fdb, fmt.Sprintf("%s dev %s dst %s self permanent", e.MAC, e.Dev, e.Dst))
-	}
-	for _, it := range lx.NFTItems() {
-		line := nftLine(it)
-		if strings.HasSuffix(it.Table, " kube-proxy") {
-			s.kp = append(s.kp, line)
-		} else {
-			s.felix = append(s.felix, line)
+	if p.routing {
+		for _, r := range lx.Routes() {
+			s.routes = append(s.routes, r.String())
 		}
+		for _, e := range lx.Neighbors() {
+			s.neigh = append(s.neigh, fmt.Sprintf("%s dev %s lladdr %s %s", e.IP, e.Dev, e.MAC, e.State))
+		}
+		for _, e := range lx.FDB() {
+			s.fdb = append(s.fdb, fmt.Sprintf("%s dev %s dst %s self permanent", e.MAC, e.Dev, e.Dst))
+		}
+	}
+	if p.proxy {
+		s.kp = s.nft(lx.KubeProxyNFT())
+	}
+	if p.policy {
+		s.felix = s.nft(lx.FelixNFT())
+	}
+	return s
+}
+
+// nft turns nftables items into lines, keeping each chain's rules in order.
+func (s *state) nft(items []linux.NFTItem) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, nftLine(it))
 		if it.Kind == "rule" {
 			k := it.Table + " " + it.In
 			s.chains[k] = append(s.chains[k], it.Text)
 		}
 	}
-	return s
+	return out
 }
 
 // nftLine is one nftables item as a line: "table ip kube-proxy: chain

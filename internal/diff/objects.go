@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -79,31 +78,29 @@ var ignoredFields = map[string]bool{
 	"metadata.managedFields":     true,
 }
 
-// compareObjects lists the objects only one cluster holds and those whose
-// fields differ, by kind, namespace and name.
-func compareObjects(a, b *model.Cluster) []ObjectChange {
-	before := map[model.Key]any{}
-	for _, o := range objectsOf(a) {
+// compareObjects lists the objects only one twin holds and those whose
+// JSON differs (by hash; then field by field), by kind, namespace and name.
+func compareObjects(a, b *digest) []ObjectChange {
+	before := make(map[model.Key]any, len(a.objects))
+	for _, o := range a.objects {
 		before[o.key] = o.obj
 	}
 	var out []ObjectChange
-	seen := map[model.Key]bool{}
-	for _, o := range objectsOf(b) {
-		seen[o.key] = true
+	for _, o := range b.objects {
 		old, ok := before[o.key]
 		switch {
 		case !ok:
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Added})
-		case old == o.obj:
-			// The same object (a twin built from the other's objects).
-		case !equality.Semantic.DeepEqual(old, o.obj):
+		case old == o.obj || a.hashes[o.key] == b.hashes[o.key]:
+			// The same object, or the same JSON.
+		default:
 			if f := fieldChanges(old, o.obj); len(f) > 0 {
 				out = append(out, ObjectChange{Object: objectRef(o.key), Change: Changed, Fields: f})
 			}
 		}
 	}
-	for _, o := range objectsOf(a) {
-		if !seen[o.key] {
+	for _, o := range a.objects {
+		if _, ok := b.hashes[o.key]; !ok {
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Removed})
 		}
 	}

@@ -21,8 +21,32 @@ type NFTItem struct {
 // NFTItems lists the node's nftables tables item by item, in the order
 // nft list ruleset prints them: kube-proxy's tables, then Felix's.
 func (n *Node) NFTItems() []NFTItem {
+	return append(n.KubeProxyNFT(), n.FelixNFT()...)
+}
+
+// KubeProxyNFT lists kube-proxy's tables (ip and ip6 kube-proxy) item by
+// item; nil when kube-proxy does not run on the node.
+func (n *Node) KubeProxyNFT() []NFTItem {
+	if n.kp == nil {
+		return nil
+	}
+	return nftItems(n.kp.table("ip"), n.kp.table("ip6"))
+}
+
+// FelixNFT lists Felix's table (ip calico) item by item; nil when
+// calico-node does not run on the node. Rendering it reads every policy
+// that selects the node's pods and the members of their IP sets.
+func (n *Node) FelixNFT() []NFTItem {
+	if n.cal == nil {
+		return nil
+	}
+	t, _ := n.cal.table(n.calc)
+	return nftItems(t)
+}
+
+func nftItems(tables ...*nftTable) []NFTItem {
 	var out []NFTItem
-	for _, t := range n.nftTables() {
+	for _, t := range tables {
 		table := t.family + " " + t.name
 		out = append(out, NFTItem{Table: table, Kind: "table", Text: t.comment})
 		for _, s := range t.sets {

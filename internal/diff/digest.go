@@ -1,0 +1,131 @@
+package diff
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"runtime"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// digest is a twin's objects as hashes, made once per twin: each object's
+// JSON hashed, and one hash per part of the dataplane over the objects
+// that part is compiled from. Two twins whose hashes for a part agree
+// compile the same state for it, so it is neither compiled nor compared.
+// JSON is the object's canonical form (a Quantity prints one way however
+// it was parsed), and hashing it is several times cheaper than comparing
+// two objects field by field through reflection.
+type digest struct {
+	objects []object
+	hashes  map[model.Key]uint64
+	// routing: routes, neighbours, FDB (and HNS networks); proxy:
+	// kube-proxy's state; policy: Felix's rules; all: everything a trace
+	// or reach reads, which is every one of them and more.
+	routing, proxy, policy, all uint64
+}
+
+func (t *Twin) digest() *digest {
+	t.digOnce.Do(func() { t.dig = newDigest(t.c) })
+	return t.dig
+}
+
+func newDigest(c *model.Cluster) *digest {
+	d := &digest{objects: objectsOf(c), hashes: map[model.Key]uint64{}}
+	sums := make([]uint64, len(d.objects))
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(d.objects); i += workers {
+				sums[i] = objectHash(d.objects[i].obj)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, o := range d.objects {
+		d.hashes[o.key] = sums[i]
+	}
+	// What no API object holds: hosts, the node network, kubeadm's files,
+	// Calico Node resources.
+	extra := hashJSON(struct {
+		Hosts       any
+		Network     any
+		NetworkFrom string
+		Kubeadm     any
+		CalicoNodes []*calico.Node
+	}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
+	parts := map[string][]*uint64{
+		"Node":                {&d.routing, &d.proxy, &d.policy},
+		"IPPool":              {&d.routing, &d.policy},
+		"IPAMBlock":           {&d.routing, &d.policy},
+		"BlockAffinity":       {&d.routing},
+		"FelixConfiguration":  {&d.routing, &d.policy},
+		"BGPConfiguration":    {&d.routing},
+		"Installation":        {&d.routing, &d.proxy, &d.policy},
+		"Service":             {&d.proxy},
+		"EndpointSlice":       {&d.proxy},
+		"NetworkPolicy":       {&d.policy},
+		"GlobalNetworkPolicy": {&d.policy},
+		"Namespace":           {&d.policy},
+		"ServiceAccount":      {&d.policy},
+		"ConfigMap":           {&d.proxy},
+		"RuntimeClass":        {&d.proxy},
+	}
+	// Controllers count through their pods; the rest is no dataplane's.
+	notCompiled := map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true,
+		"CertificateSigningRequest": true, "TigeraStatus": true}
+	h := fnv.New64a()
+	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.all} {
+		*p = extra
+	}
+	for i, o := range d.objects {
+		targets := parts[o.key.Kind]
+		if p, ok := o.obj.(*corev1.Pod); ok {
+			// A pod on the pod network is routed to and policed by all
+			// it holds; a host-network pod (an agent: calico-node,
+			// kube-proxy) counts by where and whether it runs, not by its
+			// spec, which a rollout of the agent changes.
+			if p.Spec.HostNetwork {
+				sums[i] = hashJSON([]any{p.Namespace, p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.PodIP, metav1.GetControllerOf(p)})
+			}
+			targets = []*uint64{&d.routing, &d.proxy, &d.policy}
+		}
+		if !notCompiled[o.key.Kind] {
+			targets = append(targets, &d.all)
+		}
+		for _, t := range targets {
+			h.Reset()
+			var b [16]byte
+			for j := 0; j < 8; j++ {
+				b[j] = byte(*t >> (8 * j))
+				b[8+j] = byte(sums[i] >> (8 * j))
+			}
+			h.Write(b[:])
+			h.Write([]byte(o.key.String()))
+			*t = h.Sum64()
+		}
+	}
+	return d
+}
+
+// objectHash is the hash of the object's JSON. Metadata the twin stamps
+// (creationTimestamp) is in it: a what-if that moves the stamp makes the
+// parts look changed, and the comparison then finds no difference there.
+func objectHash(o any) uint64 { return hashJSON(o) }
+
+func hashJSON(v any) uint64 {
+	h := fnv.New64a()
+	if err := json.NewEncoder(h).Encode(v); err != nil {
+		// Not expected for the twin's types; a hash that matches nothing
+		// makes the comparison look.
+		return 0
+	}
+	return h.Sum64()
+}
