@@ -34,14 +34,14 @@ func nodeOS(n *corev1.Node) string {
 
 // parts says which parts of the dataplane may differ: those whose inputs'
 // hashes differ (see digest).
-type parts struct{ routing, proxy, policy bool }
+type parts struct{ routing, proxy, policy, windows bool }
 
 func changedParts(a, b *digest) parts {
-	return parts{routing: a.routing != b.routing, proxy: a.proxy != b.proxy, policy: a.policy != b.policy}
+	return parts{routing: a.routing != b.routing, proxy: a.proxy != b.proxy, policy: a.policy != b.policy, windows: a.windows != b.windows}
 }
 
 // everything is every part, for a node only one twin has.
-var everything = parts{true, true, true}
+var everything = parts{true, true, true, true}
 
 // compareNodes compares every node's dataplane, on all cores, in the parts
 // that may differ: Linux routes, neighbours and FDB when routing inputs
@@ -120,8 +120,8 @@ func compareNodes(before, after *Twin, p parts) ([]NodeDiff, error) {
 func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts) *state {
 	s := &state{os: nodeOS(n), chains: map[string][]string{}}
 	if s.os == hybrid.OSWindows {
-		// WindowsNode compiles the node: only when a part may differ.
-		if p == (parts{}) {
+		// WindowsNode compiles the node: only when its inputs differ.
+		if !p.windows {
 			return s
 		}
 		c := t.nodeCache(n.Name)
