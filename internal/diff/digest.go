@@ -86,14 +86,14 @@ func newDigest(c *model.Cluster) *digest {
 	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows, &d.all} {
 		*p = extra
 	}
-	// The Linux dataplane reads two fields of the Installation: bgp (BIRD's
-	// routes) and linuxDataplane (whether Felix's table is nftables), both
-	// in internal/dataplane/linux; the rest (windowsDataplane,
-	// serviceCIDRs, the pools, which reach Linux as IPPool objects) is the
-	// Windows dataplane's and the operator's.
+	// The Linux dataplane reads two fields of the Installation: bgp for
+	// BIRD's routes (internal/dataplane/linux routes.go) and linuxDataplane
+	// for whether Felix's table is nftables (calico.go); the rest
+	// (windowsDataplane, serviceCIDRs, the pools, which reach Linux as
+	// IPPool objects) is the Windows dataplane's and the operator's.
 	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil {
-		h := hashJSON([]any{in.Spec.CalicoNetwork.BGP, in.Spec.CalicoNetwork.LinuxDataplane})
-		d.routing, d.policy = mix(d.routing, h, "Installation"), mix(d.policy, h, "Installation")
+		d.routing = mix(d.routing, hashJSON(in.Spec.CalicoNetwork.BGP), "Installation bgp")
+		d.policy = mix(d.policy, hashJSON(in.Spec.CalicoNetwork.LinuxDataplane), "Installation linuxDataplane")
 	}
 	for i, o := range d.objects {
 		targets := parts[o.key.Kind]

@@ -7,8 +7,8 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 )
 
-// An Installation change reaches the Linux dataplane parts only through
-// bgp and linuxDataplane; every change reaches the Windows nodes.
+// An Installation change reaches the Linux routes only through bgp and
+// Felix's Linux rules only through linuxDataplane; every change reaches the Windows nodes.
 func TestAnInstallationChangeRecompilesOnlyTheDataplanePartsThatReadTheField(t *testing.T) {
 	base := build(t, true)
 	for _, tc := range []struct {
@@ -23,17 +23,17 @@ func TestAnInstallationChangeRecompilesOnlyTheDataplanePartsThatReadTheField(t *
 		{"serviceCIDRs reach only the Windows nodes", func(in *operator.Installation) {
 			in.Spec.ServiceCIDRs = append(in.Spec.ServiceCIDRs, "10.200.0.0/16")
 		}, parts{windows: true}},
-		{"bgp reaches the Linux routes and rules and the Windows nodes", func(in *operator.Installation) {
+		{"bgp reaches the Linux routes and the Windows nodes", func(in *operator.Installation) {
 			v := "Enabled"
 			if b := in.Spec.CalicoNetwork.BGP; b != nil && *b == "Enabled" {
 				v = "Disabled"
 			}
 			in.Spec.CalicoNetwork.BGP = &v
-		}, parts{routing: true, policy: true, windows: true}},
-		{"linuxDataplane reaches the Linux routes and rules and the Windows nodes", func(in *operator.Installation) {
+		}, parts{routing: true, windows: true}},
+		{"linuxDataplane reaches Felix's Linux rules and the Windows nodes", func(in *operator.Installation) {
 			v := "Iptables"
 			in.Spec.CalicoNetwork.LinuxDataplane = &v
-		}, parts{routing: true, policy: true, windows: true}},
+		}, parts{policy: true, windows: true}},
 		{"no change reaches nothing", func(*operator.Installation) {}, parts{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
