@@ -47,6 +47,10 @@ type Twin struct {
 	digOnce sync.Once
 	dig     *digest
 
+	// nodes are the node states read so far (see nodeState).
+	nodesMu sync.Mutex
+	nodes   map[string]*nodeParts
+
 	reachMu  sync.Mutex
 	reachKey string
 	matrix   *reach.Matrix

@@ -23,10 +23,12 @@ import (
 type digest struct {
 	objects []object
 	hashes  map[model.Key]uint64
-	// routing: routes, neighbours, FDB (and HNS networks); proxy:
-	// kube-proxy's state; policy: Felix's rules; all: everything a trace
-	// or reach reads, which is every one of them and more.
-	routing, proxy, policy, all uint64
+	// routing: Linux routes, neighbours, FDB; proxy: Linux kube-proxy's
+	// state; policy: Linux Felix's rules; windows: a Windows node's HNS
+	// state, which reads every input of the three and the whole
+	// Installation; all: everything a trace or reach reads, which is every
+	// one of them and more.
+	routing, proxy, policy, windows, all uint64
 }
 
 func (t *Twin) digest() *digest {
@@ -62,30 +64,38 @@ func newDigest(c *model.Cluster) *digest {
 		CalicoNodes []*calico.Node
 	}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
 	parts := map[string][]*uint64{
-		"Node":                {&d.routing, &d.proxy, &d.policy},
-		"IPPool":              {&d.routing, &d.policy},
-		"IPAMBlock":           {&d.routing, &d.policy},
-		"BlockAffinity":       {&d.routing},
-		"FelixConfiguration":  {&d.routing, &d.policy},
-		"BGPConfiguration":    {&d.routing},
-		"Installation":        {&d.routing, &d.proxy, &d.policy},
-		"Service":             {&d.proxy},
-		"EndpointSlice":       {&d.proxy},
-		"NetworkPolicy":       {&d.policy},
-		"GlobalNetworkPolicy": {&d.policy},
-		"Namespace":           {&d.policy},
-		"ServiceAccount":      {&d.policy},
-		"ConfigMap":           {&d.proxy},
-		"RuntimeClass":        {&d.proxy},
+		"Node":                {&d.routing, &d.proxy, &d.policy, &d.windows},
+		"IPPool":              {&d.routing, &d.policy, &d.windows},
+		"IPAMBlock":           {&d.routing, &d.policy, &d.windows},
+		"BlockAffinity":       {&d.routing, &d.windows},
+		"FelixConfiguration":  {&d.routing, &d.policy, &d.windows},
+		"BGPConfiguration":    {&d.routing, &d.windows},
+		"Installation":        {&d.windows},
+		"Service":             {&d.proxy, &d.windows},
+		"EndpointSlice":       {&d.proxy, &d.windows},
+		"NetworkPolicy":       {&d.policy, &d.windows},
+		"GlobalNetworkPolicy": {&d.policy, &d.windows},
+		"Namespace":           {&d.policy, &d.windows},
+		"ServiceAccount":      {&d.policy, &d.windows},
+		"ConfigMap":           {&d.proxy, &d.windows},
+		"RuntimeClass":        {&d.proxy, &d.windows},
 	}
 	// Controllers count through their pods, the IPAM configuration through
 	// the blocks and addresses the engine gave; the rest is read by no
 	// compiler, trace or reach.
 	notCompiled := map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true,
 		"CertificateSigningRequest": true, "TigeraStatus": true, "IPAMConfiguration": true, "APIServer": true}
-	h := fnv.New64a()
-	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.all} {
+	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows, &d.all} {
 		*p = extra
+	}
+	// The Linux dataplane reads two fields of the Installation: bgp for
+	// BIRD's routes (internal/dataplane/linux routes.go) and linuxDataplane
+	// for whether Felix's table is nftables (calico.go); the rest
+	// (windowsDataplane, serviceCIDRs, the pools, which reach Linux as
+	// IPPool objects) is the Windows dataplane's and the operator's.
+	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil {
+		d.routing = mix(d.routing, hashJSON(in.Spec.CalicoNetwork.BGP), "Installation bgp")
+		d.policy = mix(d.policy, hashJSON(in.Spec.CalicoNetwork.LinuxDataplane), "Installation linuxDataplane")
 	}
 	for i, o := range d.objects {
 		targets := parts[o.key.Kind]
@@ -97,24 +107,29 @@ func newDigest(c *model.Cluster) *digest {
 			if p.Spec.HostNetwork {
 				sums[i] = hashJSON([]any{p.Namespace, p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.PodIP, metav1.GetControllerOf(p)})
 			}
-			targets = []*uint64{&d.routing, &d.proxy, &d.policy}
+			targets = []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 		}
 		if !notCompiled[o.key.Kind] {
 			targets = append(targets, &d.all)
 		}
 		for _, t := range targets {
-			h.Reset()
-			var b [16]byte
-			for j := 0; j < 8; j++ {
-				b[j] = byte(*t >> (8 * j))
-				b[8+j] = byte(sums[i] >> (8 * j))
-			}
-			h.Write(b[:])
-			h.Write([]byte(o.key.String()))
-			*t = h.Sum64()
+			*t = mix(*t, sums[i], o.key.String())
 		}
 	}
 	return d
+}
+
+// mix folds an object's hash and key into a part's hash.
+func mix(part, sum uint64, key string) uint64 {
+	h := fnv.New64a()
+	var b [16]byte
+	for j := 0; j < 8; j++ {
+		b[j] = byte(part >> (8 * j))
+		b[8+j] = byte(sum >> (8 * j))
+	}
+	h.Write(b[:])
+	h.Write([]byte(key))
+	return h.Sum64()
 }
 
 // objectHash is the hash of the object's JSON. Metadata the twin stamps

@@ -34,14 +34,14 @@ func nodeOS(n *corev1.Node) string {
 
 // parts says which parts of the dataplane may differ: those whose inputs'
 // hashes differ (see digest).
-type parts struct{ routing, proxy, policy bool }
+type parts struct{ routing, proxy, policy, windows bool }
 
 func changedParts(a, b *digest) parts {
-	return parts{routing: a.routing != b.routing, proxy: a.proxy != b.proxy, policy: a.policy != b.policy}
+	return parts{routing: a.routing != b.routing, proxy: a.proxy != b.proxy, policy: a.policy != b.policy, windows: a.windows != b.windows}
 }
 
 // everything is every part, for a node only one twin has.
-var everything = parts{true, true, true}
+var everything = parts{true, true, true, true}
 
 // compareNodes compares every node's dataplane, on all cores, in the parts
 // that may differ: Linux routes, neighbours and FDB when routing inputs
@@ -90,10 +90,10 @@ func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error
 				}
 				var sa, sb *state
 				if pr.a != nil {
-					sa = nodeState(ea, pr.a, want)
+					sa = nodeState(before, ea, pr.a, want)
 				}
 				if pr.b != nil {
-					sb = nodeState(eb, pr.b, want)
+					sb = nodeState(after, eb, pr.b, want)
 				}
 				if keepNAT && sa != nil && sb != nil && sb.os == hybrid.OSWindows {
 					keepExistingNAT(sa, sb)
@@ -117,41 +117,105 @@ func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error
 }
 
 // nodeState reads the parts p of a node's compiled dataplane from the
-// twin's engine; the parts left out stay empty on both sides.
-func nodeState(e *trace.Engine, n *corev1.Node, p parts) *state {
+// twin's engine; the parts left out stay empty on both sides. Each part is
+// read once per twin and kept: a plan compares twin k with k-1 and then
+// with k+1, and reading Felix's table is the costliest part of both.
+func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts) *state {
 	s := &state{os: nodeOS(n), chains: map[string][]string{}}
 	if s.os == hybrid.OSWindows {
-		// WindowsNode compiles the node: only when a part may differ.
-		if p == (parts{}) {
+		// WindowsNode compiles the node: only when its inputs differ.
+		if !p.windows {
 			return s
 		}
-		if w := e.WindowsNode(n.Name); w != nil {
-			windowsState(s, w)
+		c := t.nodeCache(n.Name)
+		if c.win == nil {
+			c.win = &state{os: s.os, chains: s.chains}
+			if w := e.WindowsNode(n.Name); w != nil {
+				windowsState(c.win, w)
+			}
 		}
-		return s
+		return c.win
 	}
 	lx := e.LinuxNode(n.Name)
 	if lx == nil {
 		return s
 	}
+	c := t.nodeCache(n.Name)
 	if p.routing {
-		for _, r := range lx.Routes() {
-			s.routes = append(s.routes, r.String())
+		if c.routing == nil {
+			r := &routingPart{}
+			for _, rt := range lx.Routes() {
+				r.routes = append(r.routes, rt.String())
+			}
+			for _, e := range lx.Neighbors() {
+				r.neigh = append(r.neigh, fmt.Sprintf("%s dev %s lladdr %s %s", e.IP, e.Dev, e.MAC, e.State))
+			}
+			for _, e := range lx.FDB() {
+				r.fdb = append(r.fdb, fmt.Sprintf("%s dev %s dst %s self permanent", e.MAC, e.Dev, e.Dst))
+			}
+			c.routing = r
 		}
-		for _, e := range lx.Neighbors() {
-			s.neigh = append(s.neigh, fmt.Sprintf("%s dev %s lladdr %s %s", e.IP, e.Dev, e.MAC, e.State))
-		}
-		for _, e := range lx.FDB() {
-			s.fdb = append(s.fdb, fmt.Sprintf("%s dev %s dst %s self permanent", e.MAC, e.Dev, e.Dst))
-		}
+		s.routes, s.neigh, s.fdb = c.routing.routes, c.routing.neigh, c.routing.fdb
 	}
 	if p.proxy {
-		s.kp = s.nft(lx.KubeProxyNFT())
+		if c.kp == nil {
+			c.kp = newNFTPart(lx.KubeProxyNFT())
+		}
+		s.kp = c.kp.add(s.chains)
 	}
 	if p.policy {
-		s.felix = s.nft(lx.FelixNFT())
+		if c.felix == nil {
+			c.felix = newNFTPart(lx.FelixNFT())
+		}
+		s.felix = c.felix.add(s.chains)
 	}
 	return s
+}
+
+// nodeParts are the parts of one node's state read so far from a twin.
+// One comparison reads a node in one goroutine, and comparisons of a twin
+// run one at a time (see Twin), so the fields need no lock of their own.
+type nodeParts struct {
+	routing   *routingPart
+	kp, felix *nftPart
+	win       *state // a Windows node's state, read whole
+}
+
+type routingPart struct{ routes, neigh, fdb []string }
+
+// nftPart is one nftables table as lines, and its chains' rules in order.
+type nftPart struct {
+	lines  []string
+	chains map[string][]string
+}
+
+func newNFTPart(items []linux.NFTItem) *nftPart {
+	s := &state{chains: map[string][]string{}}
+	return &nftPart{lines: s.nft(items), chains: s.chains}
+}
+
+// add puts the part's chains into chains (after any already there, as
+// reading the tables in turn does) and returns its lines.
+func (p *nftPart) add(chains map[string][]string) []string {
+	for k, rules := range p.chains {
+		chains[k] = append(chains[k], rules...)
+	}
+	return p.lines
+}
+
+// nodeCache is the node's parts read from the twin so far.
+func (t *Twin) nodeCache(name string) *nodeParts {
+	t.nodesMu.Lock()
+	defer t.nodesMu.Unlock()
+	if t.nodes == nil {
+		t.nodes = map[string]*nodeParts{}
+	}
+	c := t.nodes[name]
+	if c == nil {
+		c = &nodeParts{}
+		t.nodes[name] = c
+	}
+	return c
 }
 
 // nft turns nftables items into lines, keeping each chain's rules in order.
