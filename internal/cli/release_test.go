@@ -318,3 +318,38 @@ func TestTheReleaseVariableCheckRefusesWhatLdflagsCannotSet(t *testing.T) {
 		})
 	}
 }
+
+// The README's install instructions name the Go version go.mod requires
+// (an older go fetches a newer toolchain or refuses) and the command's
+// real import path.
+func TestTheReadmeDocsTheGoVersionAndInstallPathOfGoMod(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	modLine := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(mod)
+	if goLine == nil || modLine == nil {
+		t.Fatal("go.mod has no go or module line")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersions := regexp.MustCompile(`Go (1\.\d+(?:\.\d+)?) or newer`).FindAllSubmatch(readme, -1)
+	if len(goVersions) == 0 {
+		t.Errorf("the README names no Go version (\"Go 1.x.y or newer\")")
+	}
+	for _, v := range goVersions {
+		if string(v[1]) != string(goLine[1]) {
+			t.Errorf("the README says Go %s or newer, go.mod requires go %s", v[1], goLine[1])
+		}
+	}
+	install := "go install " + string(modLine[1]) + "/cmd/kubectl-hybrid@latest"
+	if !bytes.Contains(readme, []byte("\n"+install+"\n")) {
+		t.Errorf("the README does not document %q", install)
+	}
+	if _, err := os.Stat("../../cmd/kubectl-hybrid/main.go"); err != nil {
+		t.Errorf("the installed command is not at cmd/kubectl-hybrid: %v", err)
+	}
+}
