@@ -1,4 +1,4 @@
-.PHONY: build test docs golden lab fmt vet fuzz
+.PHONY: build test docs man golden lab fmt vet fuzz
 
 build:
 	go build -o bin/kubectl-hybrid ./cmd/kubectl-hybrid
@@ -18,6 +18,10 @@ lab:
 # Regenerate docs/commands.md and the golden files from the binary.
 docs:
 	go run ./cmd/kubectl-hybrid docs > docs/commands.md
+
+# Man pages (section 1) for every command, into man/ (not committed).
+man:
+	go run ./cmd/kubectl-hybrid docs man man
 
 golden:
 	go test ./internal/cli ./internal/report ./internal/trace ./internal/dns ./internal/check ./internal/dataplane/... -args -update
