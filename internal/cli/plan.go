@@ -178,25 +178,14 @@ func (o *PlanJoinWindowsOptions) Validate() error {
 // Run loads the input, plans and prints; the snapshot is kept (Build, not
 // BuildOwned) because the proof layers the plan on it.
 func (o *PlanJoinWindowsOptions) Run() error {
-	snap, err := o.Input.Snapshot(o.streams, false) // the proof layers the plan on the raw objects
+	in, apiServer, err := planInput(&o.Input, o.streams)
 	if err != nil {
 		return err
 	}
-	for _, w := range snap.Warnings {
-		fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+	if apiServer != "" {
+		o.request.APIServer = apiServer
 	}
-	c, err := engine.Build(snap)
-	if err != nil {
-		return err
-	}
-	reportRejections(o.streams.ErrOut, c)
-	reportAssumptions(o.streams.ErrOut, c)
-	if o.Input.Live() {
-		if cfg, err := o.Input.Kube.ToRESTConfig(); err == nil {
-			o.request.APIServer = cfg.Host
-		}
-	}
-	b, err := plan.Compute(plan.Input{Cluster: c, Snapshot: snap}, o.request)
+	b, err := plan.Compute(in, o.request)
 	if err != nil {
 		return err
 	}
@@ -245,4 +234,30 @@ func writeDir(dir string, files map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// planInput reads the input for a plan command and builds its twin. The
+// snapshot is kept (Build, not BuildOwned): the plans layer their files on
+// the raw objects. apiServer is the live cluster's address, if any.
+func planInput(in *InputOptions, streams genericiooptions.IOStreams) (plan.Input, string, error) {
+	snap, err := in.Snapshot(streams, false)
+	if err != nil {
+		return plan.Input{}, "", err
+	}
+	for _, w := range snap.Warnings {
+		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
+	}
+	c, err := engine.Build(snap)
+	if err != nil {
+		return plan.Input{}, "", err
+	}
+	reportRejections(streams.ErrOut, c)
+	reportAssumptions(streams.ErrOut, c)
+	apiServer := ""
+	if in.Live() {
+		if cfg, err := in.Kube.ToRESTConfig(); err == nil {
+			apiServer = cfg.Host
+		}
+	}
+	return plan.Input{Cluster: c, Snapshot: snap}, apiServer, nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
@@ -138,25 +137,14 @@ func (o *PlanMigrateOptions) Validate() error {
 
 // Run loads the input, plans and prints.
 func (o *PlanMigrateOptions) Run() error {
-	snap, err := o.Input.Snapshot(o.streams, false) // the steps layer on the raw objects
+	in, apiServer, err := planInput(&o.Input, o.streams)
 	if err != nil {
 		return err
 	}
-	for _, w := range snap.Warnings {
-		fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+	if apiServer != "" {
+		o.request.APIServer = apiServer
 	}
-	c, err := engine.Build(snap)
-	if err != nil {
-		return err
-	}
-	reportRejections(o.streams.ErrOut, c)
-	reportAssumptions(o.streams.ErrOut, c)
-	if o.Input.Live() {
-		if cfg, err := o.Input.Kube.ToRESTConfig(); err == nil {
-			o.request.APIServer = cfg.Host
-		}
-	}
-	m, err := plan.ComputeMigration(plan.Input{Cluster: c, Snapshot: snap}, o.request)
+	m, err := plan.ComputeMigration(in, o.request)
 	if err != nil {
 		return &exitError{code: ExitNegative, err: err}
 	}
