@@ -27,6 +27,9 @@ import (
 const childEnv = "KUBECTL_HYBRID_TEST_CHILD"
 
 func TestMain(m *testing.M) {
+	// describe prints times in the local zone, as kubectl describe does;
+	// the goldens are written in UTC whatever TZ the tests run under.
+	time.Local = time.UTC
 	if os.Getenv(childEnv) == "1" {
 		clock = func() time.Time { return seedNow }
 		streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
