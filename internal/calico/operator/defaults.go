@@ -442,7 +442,13 @@ func applyPoolDefaults(s *opapi.InstallationSpec, kubeadm *Kubeadm, existing []*
 }
 
 func dualStack(pools []opapi.IPPool) bool {
-	v4, v6 := false, false
+	v4, v6 := poolFamilies(pools)
+	return v4 && v6
+}
+
+// poolFamilies says whether any pool is IPv4 and whether any is IPv6;
+// a CIDR that does not parse counts as neither.
+func poolFamilies(pools []opapi.IPPool) (v4, v6 bool) {
 	for _, p := range pools {
 		if ip, _, err := net.ParseCIDR(p.CIDR); err == nil {
 			if ip.To4() != nil {
@@ -452,7 +458,7 @@ func dualStack(pools []opapi.IPPool) bool {
 			}
 		}
 	}
-	return v4 && v6
+	return v4, v6
 }
 
 // mergeKubeadm adds pools for kubeadm's podSubnet when the Installation

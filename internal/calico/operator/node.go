@@ -216,16 +216,7 @@ func linuxCNIConfigMap(s *opapi.InstallationSpec, ep endpoint, v1CRDs bool) (*co
 	if s.CalicoNetwork != nil {
 		pools = s.CalicoNetwork.IPPools
 	}
-	v4, v6 := false, false
-	for _, p := range pools {
-		if ip, _, err := net.ParseCIDR(p.CIDR); err == nil {
-			if ip.To4() != nil {
-				v4 = true
-			} else {
-				v6 = true
-			}
-		}
-	}
+	v4, v6 := poolFamilies(pools)
 	ipam := map[string]any{"type": "calico-ipam", "assign_ipv4": fmt.Sprint(v4), "assign_ipv6": fmt.Sprint(v6)}
 	if s.CNI.IPAM.Type == IPAMHostLocal {
 		switch {
