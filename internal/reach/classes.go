@@ -11,8 +11,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
 
 // class is an equivalence class of pods: the same namespace, the same
@@ -42,7 +42,7 @@ type class struct {
 	repIdx      int // the representative's index in members
 	label       string
 	workloads   []string
-	// ports are the ports it listens on (workload.Ports: "8080/TCP").
+	// ports are the ports it listens on (imagecatalog.Ports: "8080/TCP").
 	ports []portProto
 
 	// NetworkPolicy: the policies selecting it, per direction, in the
@@ -300,7 +300,7 @@ func (an *analyzer) buildClasses() {
 				c.repIdx = i
 			}
 		}
-		for _, s := range workload.Ports(c.rep, c.os) {
+		for _, s := range imagecatalog.Ports(c.rep, c.os) {
 			n, proto, ok := strings.Cut(s, "/")
 			port, err := strconv.Atoi(n)
 			if ok && err == nil {

@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
 )
 
 // worker evaluates rows; memo lives for one row, the reason caches for
@@ -420,8 +420,8 @@ func (an *analyzer) listens(b *class, proto trace.Proto, port int) decision {
 	}
 	d = decision{allowed: true}
 	if proto != trace.ICMP {
-		if _, ok := workload.Listen(b.rep, b.os, corev1.Protocol(proto.Upper()), int32(port)); !ok {
-			ports := workload.Ports(b.rep, b.os)
+		if _, ok := imagecatalog.Listen(b.rep, b.os, corev1.Protocol(proto.Upper()), int32(port)); !ok {
+			ports := imagecatalog.Ports(b.rep, b.os)
 			listens := "nothing"
 			if len(ports) > 0 {
 				listens = strings.Join(ports, ", ")

@@ -49,7 +49,7 @@
 // (a Calico policy applies, or Felix on Windows skips one of its rules,
 // windows.WindowsSkip) by its endpoint's ACLs as the trace's VFP hop
 // matches them. L is the workload
-// table (internal/workload). p1, p2, p3 and r depend only on the two
+// table (internal/imagecatalog). p1, p2, p3 and r depend only on the two
 // placements, the same node or not, protocol and port, and are learned from
 // representative traces: when a cell needs a stage no trace has shown, the
 // first class pair in class order with those placements that reaches the

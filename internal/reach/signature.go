@@ -11,7 +11,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 )
 
 // Pods are told apart by what reads their labels, not by the labels
@@ -190,7 +190,7 @@ func specSignature(p *corev1.Pod, os string) string {
 	var b strings.Builder
 	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
 		for _, c := range cs {
-			if prof := workload.Lookup(c.Image, os); prof.Known {
+			if prof := imagecatalog.Lookup(c.Image, os); prof.Known {
 				b.WriteString(prof.Row.Pattern)
 			}
 			b.WriteByte('|')

@@ -7,7 +7,7 @@
 // RemoteSubnetRoutes, endpoints with their OutBoundNAT, PA and ACL policies,
 // kube-proxy's load balancers, the firewall rules), plus CoreDNS and the
 // stub resolvers (internal/dns), NetworkPolicy semantics (internal/policy)
-// and what the workloads answer (internal/workload). It never decides
+// and what the workloads answer (internal/imagecatalog). It never decides
 // around that state: a hop that is not in it is not taken.
 //
 // # A trace
@@ -135,5 +135,5 @@
 // default; the real busybox and iputils ping would run until stopped. Not emulated: curl's progress meter (curl prints it on
 // stderr without -s; the twin prints nothing there), wget's progress bar,
 // CRLF line ends of Windows tools (the twin prints "\n"). A command the
-// image lacks fails the way its shell does (internal/workload).
+// image lacks fails the way its shell does (internal/imagecatalog).
 package trace

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
+	workload "github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog" // the image catalogue
 )
 
 // Output of an emulated command.

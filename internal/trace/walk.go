@@ -10,7 +10,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/workload"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 )
 
 // Initial TTLs (Linux net.ipv4.ip_default_ttl, Windows DefaultTTL).
@@ -541,9 +541,9 @@ func (w *walker) deliverPod(nd *node, pod *corev1.Pod, pkt packet, comp string) 
 		w.arrived, w.arrivedAt, w.responder = pkt, pl, "the pod's network stack"
 		return
 	}
-	l, ok := workload.Listen(pod, os, corev1.Protocol(pkt.proto.Upper()), int32(pkt.dport))
+	l, ok := imagecatalog.Listen(pod, os, corev1.Protocol(pkt.proto.Upper()), int32(pkt.dport))
 	if !ok {
-		ports := workload.Ports(pod, os)
+		ports := imagecatalog.Ports(pod, os)
 		listens := "nothing"
 		if len(ports) > 0 {
 			listens = strings.Join(ports, ", ")

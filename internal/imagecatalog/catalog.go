@@ -1,4 +1,4 @@
-// Package workload is the twin's documented table of what known container
+// Package imagecatalog is the twin's documented table of what known container
 // images are: which tools a shell in them has (ping, wget, curl, nslookup)
 // and what their server answers. The trace engine asks it when a packet
 // reaches a pod (is anything listening on that port? what does GET /path
@@ -43,7 +43,7 @@
 // "ping в busybox требует прав root, которых restricted не даст"). The twin
 // takes runAsNonRoot, a non-zero runAsUser or a dropped NET_RAW (or ALL)
 // capability to mean it does not.
-package workload
+package imagecatalog
 
 import (
 	"fmt"
