@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -23,22 +24,22 @@ import (
 type candidate struct {
 	raw  map[string]any
 	line int // where the object starts
-	loc  interface{ line(fieldPath) int }
+	loc  interface{ Line(rawdoc.FieldPath) int }
 	// jsonText is the object's own JSON when the input was JSON; YAML is
 	// encoded to JSON for decoding.
 	jsonText []byte
 	// prob is a problem found while converting YAML; raw is then incomplete
 	// and ident names the object.
-	prob  *problem
+	prob  *rawdoc.Problem
 	ident struct{ apiVersion, kind, namespace, name string }
 	// The list the object is an item of: typed lists (PodList) give items
 	// without apiVersion and kind theirs.
 	listAPIVersion, listKind string
 }
 
-func (c *candidate) lineOf(p fieldPath) int {
+func (c *candidate) lineOf(p rawdoc.FieldPath) int {
 	if c.loc != nil && len(p) > 0 {
-		if l := c.loc.line(p); l > 0 {
+		if l := c.loc.Line(p); l > 0 {
 			return l
 		}
 	}
@@ -47,10 +48,10 @@ func (c *candidate) lineOf(p fieldPath) int {
 
 // lineNear is the line of p, or of the nearest field above it that the
 // document has (metadata for a missing metadata.name).
-func (c *candidate) lineNear(p fieldPath) int {
+func (c *candidate) lineNear(p rawdoc.FieldPath) int {
 	if c.loc != nil {
 		for n := len(p); n > 0; n-- {
-			if l := c.loc.line(p[:n]); l > 0 {
+			if l := c.loc.Line(p[:n]); l > 0 {
 				return l
 			}
 		}
@@ -59,14 +60,14 @@ func (c *candidate) lineNear(p fieldPath) int {
 }
 
 // fieldProblem turns a problem into the error for the object.
-func (d *decoder) fieldProblem(c *candidate, label string, p *problem) *Error {
-	line := p.line
+func (d *decoder) fieldProblem(c *candidate, label string, p *rawdoc.Problem) *Error {
+	line := p.Line
 	if line <= 0 {
-		line = c.lineOf(p.path)
+		line = c.lineOf(p.Path)
 	}
-	msg := p.msg
-	if len(p.path) > 0 {
-		msg = p.path.String() + ": " + msg
+	msg := p.Msg
+	if len(p.Path) > 0 {
+		msg = p.Path.String() + ": " + msg
 	}
 	return d.errorAt(line, label, "%s", msg)
 }
@@ -93,25 +94,25 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 	if isMissing(m["kind"]) && listItemKind != "" {
 		m["kind"] = listItemKind
 	}
-	apiVersion, err := d.stringField(&c, m, "", keyElem("apiVersion"))
+	apiVersion, err := d.stringField(&c, m, "", rawdoc.KeyElem("apiVersion"))
 	if err != nil {
 		return nil, err
 	}
-	kind, err := d.stringField(&c, m, "", keyElem("kind"))
+	kind, err := d.stringField(&c, m, "", rawdoc.KeyElem("kind"))
 	if err != nil {
 		return nil, err
 	}
 	var md map[string]any
 	if v, ok := m["metadata"]; ok && v != nil {
 		if md, ok = v.(map[string]any); !ok {
-			return nil, d.errorAt(c.lineOf(fieldPath{keyElem("metadata")}), objectLabel(kind, "", ""), "metadata: expected an object, got %s", describe(v))
+			return nil, d.errorAt(c.lineOf(rawdoc.FieldPath{rawdoc.KeyElem("metadata")}), objectLabel(kind, "", ""), "metadata: expected an object, got %s", rawdoc.Describe(v))
 		}
 	}
-	name, err := d.stringField(&c, md, objectLabel(kind, "", ""), keyElem("metadata"), keyElem("name"))
+	name, err := d.stringField(&c, md, objectLabel(kind, "", ""), rawdoc.KeyElem("metadata"), rawdoc.KeyElem("name"))
 	if err != nil {
 		return nil, err
 	}
-	namespace, err := d.stringField(&c, md, objectLabel(kind, "", name), keyElem("metadata"), keyElem("namespace"))
+	namespace, err := d.stringField(&c, md, objectLabel(kind, "", name), rawdoc.KeyElem("metadata"), rawdoc.KeyElem("namespace"))
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		return nil, d.errorAt(c.lineOf(fieldPath{keyElem("apiVersion")}), objectLabel(kind, namespace, name), "apiVersion: %s is not a valid group/version", strconv.Quote(clip(apiVersion)))
+		return nil, d.errorAt(c.lineOf(rawdoc.FieldPath{rawdoc.KeyElem("apiVersion")}), objectLabel(kind, namespace, name), "apiVersion: %s is not a valid group/version", strconv.Quote(rawdoc.Clip(apiVersion)))
 	}
 
 	k, known := registry.Lookup(apiVersion, kind)
@@ -163,7 +164,7 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 		unknown = unknownFields(reflect.TypeOf(typed), m)
 		if dropCaseVariants(m, unknown) {
 			// Items of a JSON list are built in parallel: not into jsonBuf.
-			if text, err = marshalGeneric(nil, m); err != nil {
+			if text, err = rawdoc.MarshalGeneric(nil, m); err != nil {
 				return nil, d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 			}
 		}
@@ -172,7 +173,7 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 		// marshalGeneric is json.Marshal without reflection, into a buffer
 		// the decoder reuses: json.Unmarshal's Unmarshalers copy what they
 		// keep, and the text is dropped once the object is built.
-		if text, err = marshalGeneric(d.jsonBuf[:0], m); err != nil {
+		if text, err = rawdoc.MarshalGeneric(d.jsonBuf[:0], m); err != nil {
 			return nil, d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 		}
 		d.jsonBuf = text[:0]
@@ -207,11 +208,11 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 // suffix is a hash of the document and the line it starts on, so a load is
 // repeatable and two copies of one document get two names.
 func (d *decoder) generateName(c *candidate, md map[string]any, label string) (string, error) {
-	base, err := d.stringField(c, md, label, keyElem("metadata"), keyElem("generateName"))
+	base, err := d.stringField(c, md, label, rawdoc.KeyElem("metadata"), rawdoc.KeyElem("generateName"))
 	if err != nil || base == "" {
 		return "", err
 	}
-	seed, err := marshalGeneric(nil, c.raw)
+	seed, err := rawdoc.MarshalGeneric(nil, c.raw)
 	if err != nil {
 		return "", d.errorAt(c.line, label, "cannot encode as JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
@@ -239,18 +240,18 @@ func isMissing(v any) bool { return v == nil || v == "" }
 
 // stringField reads an optional string at path (relative to m, which is at
 // path[:len-1] from the root).
-func (d *decoder) stringField(c *candidate, m map[string]any, label string, path ...pathElem) (string, error) {
+func (d *decoder) stringField(c *candidate, m map[string]any, label string, path ...rawdoc.PathElem) (string, error) {
 	if m == nil {
 		return "", nil
 	}
-	v, ok := m[path[len(path)-1].key]
+	v, ok := m[path[len(path)-1].Key]
 	if !ok || v == nil {
 		return "", nil
 	}
 	s, ok := v.(string)
 	if !ok {
-		p := fieldPath(path)
-		return "", d.errorAt(c.lineOf(p), label, "%s: expected string, got %s", p, describe(v))
+		p := rawdoc.FieldPath(path)
+		return "", d.errorAt(c.lineOf(p), label, "%s: expected string, got %s", p, rawdoc.Describe(v))
 	}
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -24,21 +25,21 @@ const (
 )
 
 // checker collects the first field whose value does not parse.
-type checker struct{ prob *problem }
+type checker struct{ prob *rawdoc.Problem }
 
-func (c *checker) check(p fieldPath, v string, kind valueKind) {
+func (c *checker) check(p rawdoc.FieldPath, v string, kind valueKind) {
 	if c.prob != nil || v == "" {
 		return
 	}
-	q := strconv.Quote(clip(v))
+	q := strconv.Quote(rawdoc.Clip(v))
 	switch kind {
 	case anAddress:
 		if _, err := netip.ParseAddr(v); err != nil {
-			c.prob = &problem{path: p, msg: q + " is not an IP address"}
+			c.prob = &rawdoc.Problem{Path: p, Msg: q + " is not an IP address"}
 		}
 	case aCIDR:
 		if _, err := netip.ParsePrefix(v); err != nil {
-			c.prob = &problem{path: p, msg: q + " is not a CIDR"}
+			c.prob = &rawdoc.Problem{Path: p, Msg: q + " is not a CIDR"}
 		}
 	case aCIDRList:
 		parts := strings.Split(v, ",")
@@ -46,9 +47,9 @@ func (c *checker) check(p fieldPath, v string, kind valueKind) {
 			part = strings.TrimSpace(part)
 			if _, err := netip.ParsePrefix(part); err != nil {
 				if len(parts) == 1 {
-					c.prob = &problem{path: p, msg: q + " is not a CIDR"}
+					c.prob = &rawdoc.Problem{Path: p, Msg: q + " is not a CIDR"}
 				} else {
-					c.prob = &problem{path: p, msg: strconv.Quote(clip(part)) + " in " + q + " is not a CIDR"}
+					c.prob = &rawdoc.Problem{Path: p, Msg: strconv.Quote(rawdoc.Clip(part)) + " in " + q + " is not a CIDR"}
 				}
 				return
 			}
@@ -58,7 +59,7 @@ func (c *checker) check(p fieldPath, v string, kind valueKind) {
 			return
 		}
 		if _, err := netip.ParseAddr(v); err != nil {
-			c.prob = &problem{path: p, msg: q + " is not an IP address or CIDR"}
+			c.prob = &rawdoc.Problem{Path: p, Msg: q + " is not an IP address or CIDR"}
 		}
 	}
 }
@@ -66,77 +67,77 @@ func (c *checker) check(p fieldPath, v string, kind valueKind) {
 // checkFields finds the first address or CIDR of a typed object that does not
 // parse, so that a typo fails at load time with its line rather than deep in
 // the engine.
-func checkFields(typed any) *problem {
+func checkFields(typed any) *rawdoc.Problem {
 	var c checker
 	switch t := typed.(type) {
 	case *hybrid.Cluster:
 		n := t.Spec.Network
-		c.check(parsePath("spec.network.cidr"), n.CIDR, aCIDR)
-		c.check(parsePath("spec.network.gateway"), n.Gateway, anAddress)
+		c.check(rawdoc.ParsePath("spec.network.cidr"), n.CIDR, aCIDR)
+		c.check(rawdoc.ParsePath("spec.network.gateway"), n.Gateway, anAddress)
 		for i, d := range n.DNS {
-			c.check(parsePath("spec.network.dns").with(indexElem(i), keyElem("address")), d.Address, anAddress)
+			c.check(rawdoc.ParsePath("spec.network.dns").With(rawdoc.IndexElem(i), rawdoc.KeyElem("address")), d.Address, anAddress)
 		}
 		for i, r := range n.Firewall {
 			for j, f := range r.From {
-				c.check(parsePath("spec.network.firewall").with(indexElem(i), keyElem("from"), indexElem(j)), f, anAddressOrNet)
+				c.check(rawdoc.ParsePath("spec.network.firewall").With(rawdoc.IndexElem(i), rawdoc.KeyElem("from"), rawdoc.IndexElem(j)), f, anAddressOrNet)
 			}
 		}
 		for i, h := range t.Spec.Hosts {
-			c.check(parsePath("spec.hosts").with(indexElem(i), keyElem("address")), h.Address, anAddress)
+			c.check(rawdoc.ParsePath("spec.hosts").With(rawdoc.IndexElem(i), rawdoc.KeyElem("address")), h.Address, anAddress)
 		}
 	case *calico.IPPool:
-		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
+		c.check(rawdoc.ParsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
 	case *calico.IPAMBlock:
-		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
+		c.check(rawdoc.ParsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
 	case *calico.Node:
 		if b := t.Spec.BGP; b != nil {
-			c.check(parsePath("spec.bgp.ipv4Address"), b.IPv4Address, aCIDR)
+			c.check(rawdoc.ParsePath("spec.bgp.ipv4Address"), b.IPv4Address, aCIDR)
 		}
-		c.check(parsePath("spec.ipv4VXLANTunnelAddr"), t.Spec.IPv4VXLANTunnelAddr, anAddress)
+		c.check(rawdoc.ParsePath("spec.ipv4VXLANTunnelAddr"), t.Spec.IPv4VXLANTunnelAddr, anAddress)
 	case *calico.BlockAffinity:
-		c.check(parsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
+		c.check(rawdoc.ParsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
 	case *operator.Installation:
 		if cn := t.Spec.CalicoNetwork; cn != nil {
 			for i, p := range cn.IPPools {
-				c.check(parsePath("spec.calicoNetwork.ipPools").with(indexElem(i), keyElem("cidr")), p.CIDR, aCIDR)
+				c.check(rawdoc.ParsePath("spec.calicoNetwork.ipPools").With(rawdoc.IndexElem(i), rawdoc.KeyElem("cidr")), p.CIDR, aCIDR)
 			}
 		}
 		for i, s := range t.Spec.ServiceCIDRs {
-			c.check(parsePath("spec.serviceCIDRs").with(indexElem(i)), s, aCIDR)
+			c.check(rawdoc.ParsePath("spec.serviceCIDRs").With(rawdoc.IndexElem(i)), s, aCIDR)
 		}
 	case *kubeadm.ClusterConfiguration:
-		c.check(parsePath("networking.podSubnet"), t.Networking.PodSubnet, aCIDRList)
-		c.check(parsePath("networking.serviceSubnet"), t.Networking.ServiceSubnet, aCIDRList)
+		c.check(rawdoc.ParsePath("networking.podSubnet"), t.Networking.PodSubnet, aCIDRList)
+		c.check(rawdoc.ParsePath("networking.serviceSubnet"), t.Networking.ServiceSubnet, aCIDRList)
 	case *kubeadm.InitConfiguration:
-		c.check(parsePath("localAPIEndpoint.advertiseAddress"), t.LocalAPIEndpoint.AdvertiseAddress, anAddress)
+		c.check(rawdoc.ParsePath("localAPIEndpoint.advertiseAddress"), t.LocalAPIEndpoint.AdvertiseAddress, anAddress)
 	case *kubeadm.JoinConfiguration:
 		if cp := t.ControlPlane; cp != nil {
-			c.check(parsePath("controlPlane.localAPIEndpoint.advertiseAddress"), cp.LocalAPIEndpoint.AdvertiseAddress, anAddress)
+			c.check(rawdoc.ParsePath("controlPlane.localAPIEndpoint.advertiseAddress"), cp.LocalAPIEndpoint.AdvertiseAddress, anAddress)
 		}
 	case *corev1.Service:
 		if ip := t.Spec.ClusterIP; ip != corev1.ClusterIPNone {
-			c.check(parsePath("spec.clusterIP"), ip, anAddress)
+			c.check(rawdoc.ParsePath("spec.clusterIP"), ip, anAddress)
 		}
 		for i, ip := range t.Spec.ClusterIPs {
 			if ip != corev1.ClusterIPNone {
-				c.check(parsePath("spec.clusterIPs").with(indexElem(i)), ip, anAddress)
+				c.check(rawdoc.ParsePath("spec.clusterIPs").With(rawdoc.IndexElem(i)), ip, anAddress)
 			}
 		}
 	case *corev1.Node:
 		// The API server stores any string; the twin routes to these.
 		for i, a := range t.Status.Addresses {
 			if a.Type == corev1.NodeInternalIP || a.Type == corev1.NodeExternalIP {
-				c.check(parsePath("status.addresses").with(indexElem(i), keyElem("address")), a.Address, anAddress)
+				c.check(rawdoc.ParsePath("status.addresses").With(rawdoc.IndexElem(i), rawdoc.KeyElem("address")), a.Address, anAddress)
 			}
 		}
 	case *corev1.Pod:
-		c.check(parsePath("status.podIP"), t.Status.PodIP, anAddress)
+		c.check(rawdoc.ParsePath("status.podIP"), t.Status.PodIP, anAddress)
 		for i, ip := range t.Status.PodIPs {
-			c.check(parsePath("status.podIPs").with(indexElem(i), keyElem("ip")), ip.IP, anAddress)
+			c.check(rawdoc.ParsePath("status.podIPs").With(rawdoc.IndexElem(i), rawdoc.KeyElem("ip")), ip.IP, anAddress)
 		}
-		c.check(parsePath("status.hostIP"), t.Status.HostIP, anAddress)
+		c.check(rawdoc.ParsePath("status.hostIP"), t.Status.HostIP, anAddress)
 		for i, ip := range t.Status.HostIPs {
-			c.check(parsePath("status.hostIPs").with(indexElem(i), keyElem("ip")), ip.IP, anAddress)
+			c.check(rawdoc.ParsePath("status.hostIPs").With(rawdoc.IndexElem(i), rawdoc.KeyElem("ip")), ip.IP, anAddress)
 		}
 	}
 	return c.prob

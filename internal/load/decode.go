@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"io"
 	"regexp"
 	"strconv"
@@ -519,8 +520,8 @@ func (d *decoder) yamlChunk(chunk []byte, first int, explicit bool) error {
 		}
 		d.doc = saved
 	}
-	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
-	conv.keys = d.keys
+	conv := rawdoc.NewYAMLConverter(0, 4*len(chunk)+100_000)
+	conv.Keys = d.keys
 	dec := yaml.NewDecoder(bytes.NewReader(chunk))
 	n := 0
 	for {
@@ -570,7 +571,7 @@ var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
 
 // yamlDocument handles one parsed document; lineOffset turns the node lines
 // into lines of the file.
-func (d *decoder) yamlDocument(doc *yaml.Node, lineOffset int, conv *yamlConverter) error {
+func (d *decoder) yamlDocument(doc *yaml.Node, lineOffset int, conv *rawdoc.YAMLConverter) error {
 	root := doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
@@ -578,16 +579,16 @@ func (d *decoder) yamlDocument(doc *yaml.Node, lineOffset int, conv *yamlConvert
 		}
 		root = root.Content[0]
 	}
-	root = deref(root)
+	root = rawdoc.Deref(root)
 	if root == nil || root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 		return nil
 	}
 	if root.Kind != yaml.MappingNode {
 		return d.errorAt(root.Line+lineOffset, "", "expected an object with apiVersion and kind, got %s", d.describeNode(root))
 	}
-	apiVersion, _ := scalarValue(root, "apiVersion")
-	kind, _ := scalarValue(root, "kind")
-	items := deref(mappingValue(root, "items"))
+	apiVersion, _ := rawdoc.ScalarValue(root, "apiVersion")
+	kind, _ := rawdoc.ScalarValue(root, "kind")
+	items := rawdoc.Deref(rawdoc.MappingValue(root, "items"))
 	listItems := items != nil && (items.Kind == yaml.SequenceNode || items.Kind == yaml.ScalarNode && items.ShortTag() == "!!null")
 	if !isList(apiVersion, kind, listItems) {
 		obj, err := d.yamlObject(root, lineOffset, conv, "", "")
@@ -614,8 +615,8 @@ func (d *decoder) yamlDocument(doc *yaml.Node, lineOffset int, conv *yamlConvert
 	return nil
 }
 
-func (d *decoder) yamlItem(it *yaml.Node, i, lineOffset int, conv *yamlConverter, listAPIVersion, listKind string) (*model.Object, error) {
-	item := deref(it)
+func (d *decoder) yamlItem(it *yaml.Node, i, lineOffset int, conv *rawdoc.YAMLConverter, listAPIVersion, listKind string) (*model.Object, error) {
+	item := rawdoc.Deref(it)
 	if item == nil || item.Kind != yaml.MappingNode {
 		return nil, d.errorAt(it.Line+lineOffset, objectLabel(listKind, "", ""), "items[%d]: expected an object, got %s", i, d.describeNode(item))
 	}
@@ -632,30 +633,30 @@ func (d *decoder) describeNode(n *yaml.Node) string {
 	case yaml.MappingNode:
 		return "an object"
 	case yaml.ScalarNode:
-		c := newYAMLConverter(0, 10)
-		return describe(c.scalar(n))
+		c := rawdoc.NewYAMLConverter(0, 10)
+		return rawdoc.Describe(c.Scalar(n))
 	}
 	return "a value"
 }
 
-func (d *decoder) yamlObject(n *yaml.Node, lineOffset int, conv *yamlConverter, listAPIVersion, listKind string) (*model.Object, error) {
-	conv.reset(lineOffset)
-	raw := conv.value(n)
+func (d *decoder) yamlObject(n *yaml.Node, lineOffset int, conv *rawdoc.YAMLConverter, listAPIVersion, listKind string) (*model.Object, error) {
+	conv.Reset(lineOffset)
+	raw := conv.Value(n)
 	c := candidate{
 		line:           n.Line + lineOffset,
-		loc:            yamlLocator{root: n, lineOffset: lineOffset},
-		prob:           conv.prob,
+		loc:            rawdoc.YAMLLocator{Root: n, LineOffset: lineOffset},
+		prob:           conv.Prob,
 		listAPIVersion: listAPIVersion,
 		listKind:       listKind,
 	}
 	c.raw, _ = raw.(map[string]any)
 	if c.prob != nil {
 		// The value is incomplete; name the object from the nodes.
-		c.ident.apiVersion, _ = scalarValue(n, "apiVersion")
-		c.ident.kind, _ = scalarValue(n, "kind")
-		if md := deref(mappingValue(n, "metadata")); md != nil && md.Kind == yaml.MappingNode {
-			c.ident.namespace, _ = scalarValue(md, "namespace")
-			c.ident.name, _ = scalarValue(md, "name")
+		c.ident.apiVersion, _ = rawdoc.ScalarValue(n, "apiVersion")
+		c.ident.kind, _ = rawdoc.ScalarValue(n, "kind")
+		if md := rawdoc.Deref(rawdoc.MappingValue(n, "metadata")); md != nil && md.Kind == yaml.MappingNode {
+			c.ident.namespace, _ = rawdoc.ScalarValue(md, "namespace")
+			c.ident.name, _ = rawdoc.ScalarValue(md, "name")
 		}
 	}
 	return d.build(c)
@@ -733,17 +734,17 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool, erro
 		return nil, false, nil
 	}
 	root := head.Content[0]
-	if root.Kind != yaml.MappingNode || mappingValue(root, "items") != nil {
+	if root.Kind != yaml.MappingNode || rawdoc.MappingValue(root, "items") != nil {
 		return nil, false, nil
 	}
-	apiVersion, _ := scalarValue(root, "apiVersion")
-	kind, _ := scalarValue(root, "kind")
+	apiVersion, _ := rawdoc.ScalarValue(root, "apiVersion")
+	kind, _ := rawdoc.ScalarValue(root, "kind")
 	if !isList(apiVersion, kind, true) {
 		return nil, false, nil
 	}
 
-	conv := newYAMLConverter(0, 4*len(chunk)+100_000)
-	conv.keys = d.keys
+	conv := rawdoc.NewYAMLConverter(0, 4*len(chunk)+100_000)
+	conv.Keys = d.keys
 	objs := make([]*model.Object, 0, len(entries))
 	for i, e := range entries {
 		end := itemsEnd

@@ -109,18 +109,3 @@ func objectLabel(kind, namespace, name string) string {
 	}
 	return printable(kind) + " " + printable(namespace) + "/" + printable(name)
 }
-
-// clip shortens s for a message.
-func clip(s string) string {
-	const max = 64
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"io"
 	"runtime"
 	"strconv"
@@ -25,12 +26,12 @@ func (*skipValue) UnmarshalJSON([]byte) error { return nil }
 func (d *decoder) jsonStream(data []byte) error {
 	pos, line := 0, 1
 	for {
-		start := skipSpace(data, pos)
+		start := rawdoc.SkipSpace(data, pos)
 		line += bytes.Count(data[pos:start], newline)
 		if start >= len(data) {
 			return nil
 		}
-		end := valueEnd(data, start)
+		end := rawdoc.ValueEnd(data, start)
 		text := data[start:end]
 		d.doc++
 		if err := json.Unmarshal(text, &skipValue{}); err != nil {
@@ -74,11 +75,11 @@ func yamlParses(text []byte) bool {
 func (d *decoder) jsonValue(text []byte, line int) error {
 	if text[0] != '{' {
 		v, _ := decodeJSON(text)
-		return d.errorAt(line, "", "expected an object with apiVersion and kind, got %s", describe(v))
+		return d.errorAt(line, "", "expected an object with apiVersion and kind, got %s", rawdoc.Describe(v))
 	}
 	var apiVersion, kind string
 	itemsStart, itemsEnd := -1, -1
-	eachField(text, 0, func(k string, start, end int) bool {
+	rawdoc.EachField(text, 0, func(k string, start, end int) bool {
 		switch k {
 		case "apiVersion":
 			apiVersion = jsonString(text[start:end])
@@ -110,12 +111,12 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 	}
 	if items[0] != '[' {
 		v, _ := decodeJSON(items)
-		return d.errorAt(itemsLine, objectLabel(kind, "", ""), "items: expected a list of objects, got %s", describe(v))
+		return d.errorAt(itemsLine, objectLabel(kind, "", ""), "items: expected a list of objects, got %s", rawdoc.Describe(v))
 	}
 	var err error
 	at, atLine := 0, itemsLine
 	batch := d.newItemBatch(apiVersion, kind)
-	eachElement(items, 0, func(i, start, end int) bool {
+	rawdoc.EachElement(items, 0, func(i, start, end int) bool {
 		atLine += bytes.Count(items[at:start], newline)
 		at = start
 		it := items[start:end]
@@ -124,7 +125,7 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 				return false
 			}
 			v, _ := decodeJSON(it)
-			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: expected an object, got %s", i, describe(v))
+			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: expected an object, got %s", i, rawdoc.Describe(v))
 			return false
 		}
 		if d.overDoc(len(it)) {
@@ -220,7 +221,7 @@ func (d *decoder) jsonObject(text []byte, line int, listAPIVersion, listKind str
 	return d.build(candidate{
 		raw:            m,
 		line:           line,
-		loc:            jsonLocator{text: text, first: line},
+		loc:            rawdoc.JSONLocator{Text: text, First: line},
 		jsonText:       text,
 		listAPIVersion: listAPIVersion,
 		listKind:       listKind,
@@ -271,5 +272,5 @@ func jsonString(lit []byte) string {
 	if len(lit) == 0 || lit[0] != '"' {
 		return ""
 	}
-	return decodeKey(lit)
+	return rawdoc.DecodeKey(lit)
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"math"
 	"math/rand"
 	"os"
@@ -55,7 +56,7 @@ func TestMarshalGenericIsJSONMarshal(t *testing.T) {
 	check := func(v any) {
 		t.Helper()
 		want, werr := json.Marshal(v)
-		got, gerr := marshalGeneric(nil, v)
+		got, gerr := rawdoc.MarshalGeneric(nil, v)
 		if (werr != nil) != (gerr != nil) {
 			t.Fatalf("%#v: error %v, json.Marshal's %v", v, gerr, werr)
 		}
@@ -115,7 +116,7 @@ func TestMarshalGenericOnTheTestdata(t *testing.T) {
 		}
 		for _, o := range objs {
 			want, _ := json.Marshal(o.Raw)
-			got, err := marshalGeneric(nil, o.Raw)
+			got, err := rawdoc.MarshalGeneric(nil, o.Raw)
 			if err != nil {
 				t.Fatal(err)
 			}

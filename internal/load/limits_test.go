@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"io"
 	"os"
 	"path/filepath"
@@ -388,7 +389,7 @@ func TestBlankLinesEndingADocumentAreKeptUpTo64KiB(t *testing.T) {
 				t.Fatalf("%v %d", err, len(objs))
 			}
 			if got := objs[0].Typed.(*corev1.ConfigMap).Data["kept"]; got != tt.want {
-				t.Errorf("kept %q, want %q", clip(got), tt.want)
+				t.Errorf("kept %q, want %q", rawdoc.Clip(got), tt.want)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"errors"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"reflect"
 	"strings"
 	"sync"
@@ -11,13 +12,6 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 )
-
-func (c *yamlConverter) reset(lineOffset int) {
-	c.lineOffset = lineOffset
-	c.prob = nil
-	c.path = c.path[:0]
-	clear(c.active)
-}
 
 var (
 	canonOnce sync.Once
@@ -56,13 +50,13 @@ func canonicalKind(k meta.Kind) string {
 
 // typeProblem explains why text did not decode into typed: the field, what
 // its type expects, and what the document gives.
-func typeProblem(err error, text []byte, m map[string]any, typed any) *problem {
+func typeProblem(err error, text []byte, m map[string]any, typed any) *rawdoc.Problem {
 	var ute *json.UnmarshalTypeError
 	isUTE := errors.As(err, &ute)
 	if isUTE && ute.Offset > 0 && int(ute.Offset) <= len(text) {
-		p := jsonPathAt(text, int(ute.Offset)-1)
-		if v, ok := valueAt(m, p); ok && jsonKind(v) == valueKind0(ute.Value) && namesField(p, ute.Field) {
-			return &problem{path: p, msg: expected(ute.Type, v)}
+		p := rawdoc.JSONPathAt(text, int(ute.Offset)-1)
+		if v, ok := rawdoc.ValueAt(m, p); ok && rawdoc.JSONKind(v) == valueKind0(ute.Value) && namesField(p, ute.Field) {
+			return &rawdoc.Problem{Path: p, Msg: expected(ute.Type, v)}
 		}
 	}
 	// An Unmarshaler failed (a quantity, a time, an int-or-string), possibly
@@ -72,24 +66,24 @@ func typeProblem(err error, text []byte, m map[string]any, typed any) *problem {
 		if p, ferr, ok := findFailing(t, m, nil, 0); ok {
 			var inner *json.UnmarshalTypeError
 			if errors.As(ferr, &inner) {
-				v, _ := valueAt(m, p)
-				return &problem{path: p, msg: expected(inner.Type, v)}
+				v, _ := rawdoc.ValueAt(m, p)
+				return &rawdoc.Problem{Path: p, Msg: expected(inner.Type, v)}
 			}
-			return &problem{path: p, msg: strings.TrimPrefix(ferr.Error(), "json: ")}
+			return &rawdoc.Problem{Path: p, Msg: strings.TrimPrefix(ferr.Error(), "json: ")}
 		}
 	}
 	if isUTE {
-		if p, ok := findByNames(m, ute.Field, valueKind0(ute.Value)); ok {
-			v, _ := valueAt(m, p)
-			return &problem{path: p, msg: expected(ute.Type, v)}
+		if p, ok := rawdoc.FindByNames(m, ute.Field, valueKind0(ute.Value)); ok {
+			v, _ := rawdoc.ValueAt(m, p)
+			return &rawdoc.Problem{Path: p, Msg: expected(ute.Type, v)}
 		}
 		msg := "expected " + typeName(ute.Type) + ", got " + ute.Value
 		if ute.Field != "" {
 			msg = ute.Field + ": " + msg
 		}
-		return &problem{msg: msg}
+		return &rawdoc.Problem{Msg: msg}
 	}
-	return &problem{msg: strings.TrimPrefix(err.Error(), "json: ")}
+	return &rawdoc.Problem{Msg: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // valueKind0 is the first word of UnmarshalTypeError.Value ("number 1.5").
@@ -100,13 +94,13 @@ func valueKind0(v string) string {
 
 // namesField reports whether path p fits encoding/json's Field: its last
 // name is one of p's keys (Field leaves out list indices and map keys).
-func namesField(p fieldPath, field string) bool {
+func namesField(p rawdoc.FieldPath, field string) bool {
 	if field == "" {
 		return true
 	}
 	last := field[strings.LastIndexByte(field, '.')+1:]
 	for _, e := range p {
-		if !e.isIndex() && e.key == last {
+		if !e.IsIndex() && e.Key == last {
 			return true
 		}
 	}
@@ -114,7 +108,7 @@ func namesField(p fieldPath, field string) bool {
 }
 
 func expected(t reflect.Type, got any) string {
-	return "expected " + typeName(t) + ", got " + describe(got)
+	return "expected " + typeName(t) + ", got " + rawdoc.Describe(got)
 }
 
 // typeName names a Go type the way a manifest's author thinks of it.
@@ -150,7 +144,7 @@ var (
 
 // findFailing walks type t along the generic value v and returns the path of
 // the first value whose own UnmarshalJSON (or UnmarshalText) rejects it.
-func findFailing(t reflect.Type, v any, p fieldPath, depth int) (fieldPath, error, bool) {
+func findFailing(t reflect.Type, v any, p rawdoc.FieldPath, depth int) (rawdoc.FieldPath, error, bool) {
 	if depth > 100 || v == nil {
 		return nil, nil, false
 	}
@@ -189,7 +183,7 @@ func findFailing(t reflect.Type, v any, p fieldPath, depth int) (fieldPath, erro
 			return nil, nil, false
 		}
 		fields := jsonFields(t)
-		for _, k := range sortedKeys(m) {
+		for _, k := range rawdoc.SortedKeys(m) {
 			ft, ok := fields[k]
 			if !ok {
 				for name, t2 := range fields {
@@ -202,7 +196,7 @@ func findFailing(t reflect.Type, v any, p fieldPath, depth int) (fieldPath, erro
 			if !ok {
 				continue
 			}
-			if fp, err, found := findFailing(ft, m[k], p.with(keyElem(k)), depth+1); found {
+			if fp, err, found := findFailing(ft, m[k], p.With(rawdoc.KeyElem(k)), depth+1); found {
 				return fp, err, true
 			}
 		}
@@ -212,7 +206,7 @@ func findFailing(t reflect.Type, v any, p fieldPath, depth int) (fieldPath, erro
 			return nil, nil, false
 		}
 		for i, e := range s {
-			if fp, err, found := findFailing(t.Elem(), e, p.with(indexElem(i)), depth+1); found {
+			if fp, err, found := findFailing(t.Elem(), e, p.With(rawdoc.IndexElem(i)), depth+1); found {
 				return fp, err, true
 			}
 		}
@@ -221,8 +215,8 @@ func findFailing(t reflect.Type, v any, p fieldPath, depth int) (fieldPath, erro
 		if !ok {
 			return nil, nil, false
 		}
-		for _, k := range sortedKeys(m) {
-			if fp, err, found := findFailing(t.Elem(), m[k], p.with(keyElem(k)), depth+1); found {
+		for _, k := range rawdoc.SortedKeys(m) {
+			if fp, err, found := findFailing(t.Elem(), m[k], p.With(rawdoc.KeyElem(k)), depth+1); found {
 				return fp, err, true
 			}
 		}

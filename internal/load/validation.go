@@ -2,6 +2,7 @@ package load
 
 import (
 	"encoding/json"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"reflect"
 	"sort"
 	"strconv"
@@ -63,14 +64,14 @@ type validator struct {
 	pending map[*model.Object][]finding // found while building, in parallel
 	// lines locates the fields of Services and IPPools, for the checks
 	// across objects that run once everything is read.
-	lines map[*model.Object]func(fieldPath) int
+	lines map[*model.Object]func(rawdoc.FieldPath) int
 
 	refused  []*Error
 	warnings []string
 }
 
 func newValidator(mode Validation) *validator {
-	return &validator{mode: mode, pending: map[*model.Object][]finding{}, lines: map[*model.Object]func(fieldPath) int{}}
+	return &validator{mode: mode, pending: map[*model.Object][]finding{}, lines: map[*model.Object]func(rawdoc.FieldPath) int{}}
 }
 
 // emitted records what was found in o, now that o comes in input order.
@@ -122,7 +123,7 @@ func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label stri
 	v := d.val
 	var found []finding
 	for _, u := range unknown {
-		msg := "unknown field " + strconv.Quote(u.path.dotted())
+		msg := "unknown field " + strconv.Quote(u.path.Dotted())
 		if u.caseOf != "" {
 			msg += " (field names are case-sensitive: " + strconv.Quote(u.caseOf) + " is declared; the value is dropped)"
 		}
@@ -256,12 +257,12 @@ func (r *Refusals) Unwrap() []error {
 // errorLine is the line of a field error: of the offending key when the
 // error is about a map key (labels, annotations, selectors' matchLabels),
 // else of the field.
-func errorLine(lineOf func(fieldPath) int, e *field.Error) int {
+func errorLine(lineOf func(rawdoc.FieldPath) int, e *field.Error) int {
 	p := pathOfField(e.Field)
 	if s, ok := e.BadValue.(string); ok && len(p) > 0 {
-		switch p[len(p)-1].key {
+		switch p[len(p)-1].Key {
 		case "labels", "annotations", "matchLabels":
-			if l := lineOf(p.with(keyElem(s))); l > 0 {
+			if l := lineOf(p.With(rawdoc.KeyElem(s))); l > 0 {
 				return l
 			}
 		}
@@ -271,8 +272,8 @@ func errorLine(lineOf func(fieldPath) int, e *field.Error) int {
 
 // pathOfField reads a field.Path string: spec.ports[0].port,
 // metadata.labels[key.with.dots] (a subscript runs to the first "]").
-func pathOfField(s string) fieldPath {
-	var p fieldPath
+func pathOfField(s string) rawdoc.FieldPath {
+	var p rawdoc.FieldPath
 	for i := 0; i < len(s); {
 		switch s[i] {
 		case '.':
@@ -280,13 +281,13 @@ func pathOfField(s string) fieldPath {
 		case '[':
 			j := strings.IndexByte(s[i+1:], ']')
 			if j < 0 {
-				return append(p, keyElem(s[i+1:]))
+				return append(p, rawdoc.KeyElem(s[i+1:]))
 			}
 			sub := s[i+1 : i+1+j]
 			if n, err := strconv.Atoi(sub); err == nil && n >= 0 && strconv.Itoa(n) == sub {
-				p = append(p, indexElem(n))
+				p = append(p, rawdoc.IndexElem(n))
 			} else {
-				p = append(p, keyElem(sub))
+				p = append(p, rawdoc.KeyElem(sub))
 			}
 			i += j + 2
 		default:
@@ -294,7 +295,7 @@ func pathOfField(s string) fieldPath {
 			if j < 0 {
 				j = len(s) - i
 			}
-			p = append(p, keyElem(s[i:i+j]))
+			p = append(p, rawdoc.KeyElem(s[i:i+j]))
 			i += j
 		}
 	}
@@ -303,28 +304,11 @@ func pathOfField(s string) fieldPath {
 
 // unknownField is a key of the document that its kind does not declare.
 type unknownField struct {
-	path fieldPath
+	path rawdoc.FieldPath
 	// caseOf is the declared field it matches but for case: encoding/json
 	// would fill that field, the API server (which decodes case-sensitively,
 	// sigs.k8s.io/json) drops the key.
 	caseOf string
-}
-
-// dotted is the path as the API server's strict decoding names it:
-// spec.ports[0].foo.
-func (p fieldPath) dotted() string {
-	var b strings.Builder
-	for i, e := range p {
-		if e.isIndex() {
-			b.WriteString("[" + strconv.Itoa(e.index) + "]")
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(e.key)
-	}
-	return b.String()
 }
 
 // unknownFields lists the keys of m that t does not declare, as
@@ -337,10 +321,10 @@ func (p fieldPath) dotted() string {
 // sigs.k8s.io/json.UnmarshalStrict.
 func unknownFields(t reflect.Type, m map[string]any) []unknownField {
 	var out []unknownField
-	walkUnknown(t, m, make(fieldPath, 0, 16), &out, 0)
+	walkUnknown(t, m, make(rawdoc.FieldPath, 0, 16), &out, 0)
 	if len(out) > 1 {
 		// Maps are walked in no order.
-		sort.Slice(out, func(i, j int) bool { return out[i].path.dotted() < out[j].path.dotted() })
+		sort.Slice(out, func(i, j int) bool { return out[i].path.Dotted() < out[j].path.Dotted() })
 	}
 	return out
 }
@@ -374,7 +358,7 @@ func infoOf(t reflect.Type) walkInfo {
 
 // walkUnknown walks v along t; p is a stack the callee may append to and
 // that out's entries copy.
-func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth int) {
+func walkUnknown(t reflect.Type, v any, p rawdoc.FieldPath, out *[]unknownField, depth int) {
 	if depth > 64 || v == nil {
 		return
 	}
@@ -394,7 +378,7 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 		fields := jsonFields(t)
 		for k, val := range m {
 			if ft, ok := fields[k]; ok {
-				walkUnknown(ft, val, append(p, keyElem(k)), out, depth+1)
+				walkUnknown(ft, val, append(p, rawdoc.KeyElem(k)), out, depth+1)
 				continue
 			}
 			caseOf := ""
@@ -407,7 +391,7 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 			if info.partial && caseOf == "" {
 				continue
 			}
-			*out = append(*out, unknownField{path: p.with(keyElem(k)), caseOf: caseOf})
+			*out = append(*out, unknownField{path: p.With(rawdoc.KeyElem(k)), caseOf: caseOf})
 		}
 	case reflect.Slice, reflect.Array:
 		s, ok := v.([]any)
@@ -415,7 +399,7 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 			return
 		}
 		for i, e := range s {
-			walkUnknown(t.Elem(), e, append(p, indexElem(i)), out, depth+1)
+			walkUnknown(t.Elem(), e, append(p, rawdoc.IndexElem(i)), out, depth+1)
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
@@ -423,7 +407,7 @@ func walkUnknown(t reflect.Type, v any, p fieldPath, out *[]unknownField, depth 
 			return
 		}
 		for k, val := range m {
-			walkUnknown(t.Elem(), val, append(p, keyElem(k)), out, depth+1)
+			walkUnknown(t.Elem(), val, append(p, rawdoc.KeyElem(k)), out, depth+1)
 		}
 	}
 }
@@ -437,12 +421,12 @@ func dropCaseVariants(m map[string]any, unknown []unknownField) bool {
 		if u.caseOf == "" || len(u.path) == 0 {
 			continue
 		}
-		parent, ok := valueAt(m, u.path[:len(u.path)-1])
+		parent, ok := rawdoc.ValueAt(m, u.path[:len(u.path)-1])
 		if !ok {
 			continue
 		}
 		if pm, ok := parent.(map[string]any); ok {
-			delete(pm, u.path[len(u.path)-1].key)
+			delete(pm, u.path[len(u.path)-1].Key)
 			dropped = true
 		}
 	}

@@ -300,7 +300,7 @@ func TestAFieldPathReadsBackIntoItsSteps(t *testing.T) {
 		{"spec.ingress[2].from[10].ipBlock.except[0]", "spec.ingress[2].from[10].ipBlock.except[0]"},
 		{"data[key.with.dots]", "data.key.with.dots"},
 	} {
-		if got := pathOfField(c.in).dotted(); got != c.want {
+		if got := pathOfField(c.in).Dotted(); got != c.want {
 			t.Errorf("pathOfField(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -313,13 +313,13 @@ func FuzzPathOfField(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		p := pathOfField(s)
 		for _, e := range p {
-			if e.isIndex() && e.index < 0 {
+			if e.IsIndex() && e.Index < 0 {
 				t.Fatalf("%q gives a negative index", s)
 			}
 		}
 		// What it reads from a path it printed, it reads again the same.
-		if q := pathOfField(p.dotted()); q.dotted() != p.dotted() && !strings.ContainsAny(s, ".[]") {
-			t.Fatalf("%q: %q reads back as %q", s, p.dotted(), q.dotted())
+		if q := pathOfField(p.Dotted()); q.Dotted() != p.Dotted() && !strings.ContainsAny(s, ".[]") {
+			t.Fatalf("%q: %q reads back as %q", s, p.Dotted(), q.Dotted())
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package load
+package rawdoc
 
 import (
 	"fmt"
@@ -9,55 +9,55 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// problem is a field-level finding: what is wrong at path, and the line when
+// Problem is a field-level finding: what is wrong at path, and the line when
 // known (0: the locator or the object's start line decides).
-type problem struct {
-	path fieldPath
-	line int
-	msg  string
+type Problem struct {
+	Path FieldPath
+	Line int
+	Msg  string
 }
 
-// yamlConverter turns a YAML node tree into the generic value JSON would
+// YAMLConverter turns a YAML node tree into the generic value JSON would
 // give (map[string]any, []any, string, int64, uint64, float64, bool, nil),
 // resolving aliases and merge keys. It stops at the first problem.
-type yamlConverter struct {
+type YAMLConverter struct {
 	lineOffset int // added to node lines
 	budget     int // nodes it may still produce (guards alias bombs)
-	prob       *problem
-	path       fieldPath
+	Prob       *Problem
+	path       FieldPath
 	active     map[*yaml.Node]bool // alias targets being expanded
-	// keys interns mapping keys: every pod has the same few dozen, and
+	// Keys interns mapping keys: every pod has the same few dozen, and
 	// sharing them saves a tenth of a snapshot's memory.
-	keys map[string]string
+	Keys map[string]string
 }
 
-func (c *yamlConverter) intern(k string) string {
-	if s, ok := c.keys[k]; ok {
+func (c *YAMLConverter) intern(k string) string {
+	if s, ok := c.Keys[k]; ok {
 		return s
 	}
-	if c.keys != nil && len(k) <= 64 && len(c.keys) < 10_000 {
-		c.keys[k] = k
+	if c.Keys != nil && len(k) <= 64 && len(c.Keys) < 10_000 {
+		c.Keys[k] = k
 	}
 	return k
 }
 
-func newYAMLConverter(lineOffset, budget int) *yamlConverter {
-	return &yamlConverter{lineOffset: lineOffset, budget: budget}
+func NewYAMLConverter(lineOffset, budget int) *YAMLConverter {
+	return &YAMLConverter{lineOffset: lineOffset, budget: budget}
 }
 
-func (c *yamlConverter) fail(n *yaml.Node, format string, args ...any) {
-	if c.prob != nil {
+func (c *YAMLConverter) fail(n *yaml.Node, format string, args ...any) {
+	if c.Prob != nil {
 		return
 	}
 	line := 0
 	if n != nil && n.Line > 0 {
 		line = n.Line + c.lineOffset
 	}
-	c.prob = &problem{path: c.path.with(), line: line, msg: fmt.Sprintf(format, args...)}
+	c.Prob = &Problem{Path: c.path.With(), Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (c *yamlConverter) value(n *yaml.Node) any {
-	if c.prob != nil || n == nil {
+func (c *YAMLConverter) Value(n *yaml.Node) any {
+	if c.Prob != nil || n == nil {
 		return nil
 	}
 	c.budget--
@@ -70,7 +70,7 @@ func (c *yamlConverter) value(n *yaml.Node) any {
 		if len(n.Content) == 0 {
 			return nil
 		}
-		return c.value(n.Content[0])
+		return c.Value(n.Content[0])
 	case yaml.AliasNode:
 		t := n.Alias
 		if t == nil {
@@ -85,7 +85,7 @@ func (c *yamlConverter) value(n *yaml.Node) any {
 			c.active = map[*yaml.Node]bool{}
 		}
 		c.active[t] = true
-		v := c.value(t)
+		v := c.Value(t)
 		delete(c.active, t)
 		return v
 	case yaml.MappingNode:
@@ -93,32 +93,32 @@ func (c *yamlConverter) value(n *yaml.Node) any {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for i, e := range n.Content {
-			c.path = append(c.path, indexElem(i))
-			out = append(out, c.value(e))
+			c.path = append(c.path, IndexElem(i))
+			out = append(out, c.Value(e))
 			c.path = c.path[:len(c.path)-1]
 		}
 		return out
 	case yaml.ScalarNode:
-		return c.scalar(n)
+		return c.Scalar(n)
 	}
 	c.fail(n, "unsupported YAML node")
 	return nil
 }
 
-// deref follows alias nodes (a bounded number of times).
-func deref(n *yaml.Node) *yaml.Node {
+// Deref follows alias nodes (a bounded number of times).
+func Deref(n *yaml.Node) *yaml.Node {
 	for i := 0; i < 100 && n != nil && n.Kind == yaml.AliasNode; i++ {
 		n = n.Alias
 	}
 	return n
 }
 
-func (c *yamlConverter) mapping(n *yaml.Node) any {
+func (c *YAMLConverter) mapping(n *yaml.Node) any {
 	m := make(map[string]any, len(n.Content)/2)
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
-		k := deref(kn)
+		k := Deref(kn)
 		if k == nil || k.Kind != yaml.ScalarNode {
 			c.fail(kn, "a mapping key must be a string, not a list or mapping")
 			return nil
@@ -130,26 +130,26 @@ func (c *yamlConverter) mapping(n *yaml.Node) any {
 		if _, dup := m[k.Value]; dup {
 			first := 0
 			for j := 0; j < i; j += 2 {
-				if d := deref(n.Content[j]); d != nil && d.Kind == yaml.ScalarNode && d.Value == k.Value {
+				if d := Deref(n.Content[j]); d != nil && d.Kind == yaml.ScalarNode && d.Value == k.Value {
 					first = n.Content[j].Line + c.lineOffset
 					break
 				}
 			}
-			c.path = append(c.path, keyElem(k.Value))
+			c.path = append(c.path, KeyElem(k.Value))
 			c.fail(kn, "key given twice (first at line %d)", first)
 			return nil
 		}
-		c.path = append(c.path, keyElem(k.Value))
-		m[c.intern(k.Value)] = c.value(vn)
+		c.path = append(c.path, KeyElem(k.Value))
+		m[c.intern(k.Value)] = c.Value(vn)
 		c.path = c.path[:len(c.path)-1]
-		if c.prob != nil {
+		if c.Prob != nil {
 			return nil
 		}
 	}
 	// Merge keys (<<: *anchor, or a list of them): explicit keys win, then
 	// earlier merged mappings over later ones.
 	for _, mn := range merges {
-		src := deref(mn)
+		src := Deref(mn)
 		var parts []*yaml.Node
 		switch {
 		case src != nil && src.Kind == yaml.MappingNode:
@@ -161,12 +161,12 @@ func (c *yamlConverter) mapping(n *yaml.Node) any {
 			return nil
 		}
 		for _, p := range parts {
-			if d := deref(p); d == nil || d.Kind != yaml.MappingNode {
+			if d := Deref(p); d == nil || d.Kind != yaml.MappingNode {
 				c.fail(p, "the value of a merge key (<<) must be a mapping or a list of mappings")
 				return nil
 			}
-			merged, _ := c.value(p).(map[string]any)
-			if c.prob != nil {
+			merged, _ := c.Value(p).(map[string]any)
+			if c.Prob != nil {
 				return nil
 			}
 			for k, v := range merged {
@@ -179,7 +179,7 @@ func (c *yamlConverter) mapping(n *yaml.Node) any {
 	return m
 }
 
-func (c *yamlConverter) scalar(n *yaml.Node) any {
+func (c *YAMLConverter) Scalar(n *yaml.Node) any {
 	v := n.Value
 	switch n.ShortTag() {
 	case "!!null":
@@ -191,7 +191,7 @@ func (c *yamlConverter) scalar(n *yaml.Node) any {
 		case "false", "no", "off", "n":
 			return false
 		}
-		c.fail(n, "%s is not a bool", strconv.Quote(clip(v)))
+		c.fail(n, "%s is not a bool", strconv.Quote(Clip(v)))
 		return nil
 	case "!!int":
 		plain := strings.ReplaceAll(v, "_", "")
@@ -201,7 +201,7 @@ func (c *yamlConverter) scalar(n *yaml.Node) any {
 		if u, err := strconv.ParseUint(plain, 0, 64); err == nil {
 			return u
 		}
-		c.fail(n, "%s is not an integer", strconv.Quote(clip(v)))
+		c.fail(n, "%s is not an integer", strconv.Quote(Clip(v)))
 		return nil
 	case "!!float":
 		switch strings.ToLower(strings.TrimPrefix(v, "+")) {
@@ -211,7 +211,7 @@ func (c *yamlConverter) scalar(n *yaml.Node) any {
 		}
 		f, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			c.fail(n, "%s is not a number JSON can hold", strconv.Quote(clip(v)))
+			c.fail(n, "%s is not a number JSON can hold", strconv.Quote(Clip(v)))
 			return nil
 		}
 		return f
@@ -225,16 +225,16 @@ func (c *yamlConverter) scalar(n *yaml.Node) any {
 	return v
 }
 
-// yamlLocator finds the line of a field path in a YAML node tree.
-type yamlLocator struct {
-	root       *yaml.Node
-	lineOffset int
+// YAMLLocator finds the line of a field path in a YAML node tree.
+type YAMLLocator struct {
+	Root       *yaml.Node
+	LineOffset int
 }
 
-func (l yamlLocator) line(p fieldPath) int {
-	n := deref(l.root)
+func (l YAMLLocator) Line(p FieldPath) int {
+	n := Deref(l.Root)
 	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = deref(n.Content[0])
+		n = Deref(n.Content[0])
 	}
 	for _, e := range p {
 		if n == nil {
@@ -242,33 +242,33 @@ func (l yamlLocator) line(p fieldPath) int {
 		}
 		var next *yaml.Node
 		switch {
-		case n.Kind == yaml.SequenceNode && e.isIndex():
-			if e.index < len(n.Content) {
-				next = n.Content[e.index]
+		case n.Kind == yaml.SequenceNode && e.IsIndex():
+			if e.Index < len(n.Content) {
+				next = n.Content[e.Index]
 			}
-		case n.Kind == yaml.MappingNode && !e.isIndex():
-			next = mappingValue(n, e.key)
+		case n.Kind == yaml.MappingNode && !e.IsIndex():
+			next = MappingValue(n, e.Key)
 		}
 		if next == nil {
 			return 0
 		}
-		n = deref(next)
+		n = Deref(next)
 	}
 	if n == nil || n.Line <= 0 {
 		return 0
 	}
-	return n.Line + l.lineOffset
+	return n.Line + l.LineOffset
 }
 
-// mappingValue finds key's value in a mapping node, looking through merge
+// MappingValue finds key's value in a mapping node, looking through merge
 // keys (each merged mapping once, so that shared anchors cost nothing).
-func mappingValue(n *yaml.Node, k string) *yaml.Node {
+func MappingValue(n *yaml.Node, k string) *yaml.Node {
 	var seen map[*yaml.Node]bool
 	var find func(n *yaml.Node) *yaml.Node
 	find = func(n *yaml.Node) *yaml.Node {
 		var merges []*yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			kn := deref(n.Content[i])
+			kn := Deref(n.Content[i])
 			if kn == nil || kn.Kind != yaml.ScalarNode {
 				continue
 			}
@@ -285,7 +285,7 @@ func mappingValue(n *yaml.Node, k string) *yaml.Node {
 			seen = map[*yaml.Node]bool{n: true}
 		}
 		for _, mn := range merges {
-			src := deref(mn)
+			src := Deref(mn)
 			if src == nil {
 				continue
 			}
@@ -294,7 +294,7 @@ func mappingValue(n *yaml.Node, k string) *yaml.Node {
 				parts = src.Content
 			}
 			for _, p := range parts {
-				if d := deref(p); d != nil && d.Kind == yaml.MappingNode && !seen[d] {
+				if d := Deref(p); d != nil && d.Kind == yaml.MappingNode && !seen[d] {
 					seen[d] = true
 					if v := find(d); v != nil {
 						return v
@@ -310,12 +310,19 @@ func mappingValue(n *yaml.Node, k string) *yaml.Node {
 	return find(n)
 }
 
-// scalarValue returns the value of a top-level scalar key of a mapping node
+// ScalarValue returns the value of a top-level scalar key of a mapping node
 // ("" when absent or not a scalar).
-func scalarValue(n *yaml.Node, k string) (string, bool) {
-	v := deref(mappingValue(n, k))
+func ScalarValue(n *yaml.Node, k string) (string, bool) {
+	v := Deref(MappingValue(n, k))
 	if v == nil || v.Kind != yaml.ScalarNode {
 		return "", false
 	}
 	return v.Value, true
+}
+
+func (c *YAMLConverter) Reset(lineOffset int) {
+	c.lineOffset = lineOffset
+	c.Prob = nil
+	c.path = c.path[:0]
+	clear(c.active)
 }

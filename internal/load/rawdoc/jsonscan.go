@@ -1,4 +1,4 @@
-package load
+package rawdoc
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func isJSONDelim(c byte) bool {
 	return isJSONSpace(c)
 }
 
-func skipSpace(b []byte, i int) int {
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && isJSONSpace(b[i]) {
 		i++
 	}
@@ -43,8 +43,8 @@ func stringEnd(b []byte, i int) int {
 	return len(b)
 }
 
-// valueEnd returns the index after the value starting at b[i].
-func valueEnd(b []byte, i int) int {
+// ValueEnd returns the index after the value starting at b[i].
+func ValueEnd(b []byte, i int) int {
 	if i >= len(b) {
 		return len(b)
 	}
@@ -80,8 +80,8 @@ func valueEnd(b []byte, i int) int {
 	return j
 }
 
-// decodeKey decodes a JSON string literal.
-func decodeKey(lit []byte) string {
+// DecodeKey decodes a JSON string literal.
+func DecodeKey(lit []byte) string {
 	if len(lit) >= 2 && bytes.IndexByte(lit, '\\') < 0 {
 		return string(lit[1 : len(lit)-1])
 	}
@@ -92,34 +92,34 @@ func decodeKey(lit []byte) string {
 	return s
 }
 
-// eachField calls fn for every member of the object at b[i:], with the
+// EachField calls fn for every member of the object at b[i:], with the
 // member's key and the start and end of its value, until fn returns false.
-func eachField(b []byte, i int, fn func(k string, start, end int) bool) {
-	i = skipSpace(b, i)
+func EachField(b []byte, i int, fn func(k string, start, end int) bool) {
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
 		return
 	}
 	i++
 	for {
-		i = skipSpace(b, i)
+		i = SkipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
 			return
 		}
 		ke := stringEnd(b, i)
-		k := decodeKey(b[i:ke])
-		i = skipSpace(b, ke)
+		k := DecodeKey(b[i:ke])
+		i = SkipSpace(b, ke)
 		if i >= len(b) || b[i] != ':' {
 			return
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		if i >= len(b) {
 			return
 		}
-		end := valueEnd(b, i)
+		end := ValueEnd(b, i)
 		if !fn(k, i, end) {
 			return
 		}
-		i = skipSpace(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ',' {
 			return
 		}
@@ -127,26 +127,26 @@ func eachField(b []byte, i int, fn func(k string, start, end int) bool) {
 	}
 }
 
-// eachElement calls fn for every element of the array at b[i:].
-func eachElement(b []byte, i int, fn func(n, start, end int) bool) {
-	i = skipSpace(b, i)
+// EachElement calls fn for every element of the array at b[i:].
+func EachElement(b []byte, i int, fn func(n, start, end int) bool) {
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != '[' {
 		return
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return
 	}
 	for n := 0; ; n++ {
-		i = skipSpace(b, i)
+		i = SkipSpace(b, i)
 		if i >= len(b) {
 			return
 		}
-		end := valueEnd(b, i)
+		end := ValueEnd(b, i)
 		if !fn(n, i, end) {
 			return
 		}
-		i = skipSpace(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ',' {
 			return
 		}
@@ -154,26 +154,26 @@ func eachElement(b []byte, i int, fn func(n, start, end int) bool) {
 	}
 }
 
-// jsonPathAt returns the path of the innermost value containing offset pos.
-func jsonPathAt(b []byte, pos int) fieldPath {
-	var p fieldPath
-	i := skipSpace(b, 0)
+// JSONPathAt returns the path of the innermost value containing offset pos.
+func JSONPathAt(b []byte, pos int) FieldPath {
+	var p FieldPath
+	i := SkipSpace(b, 0)
 	for i < len(b) {
 		next := -1
 		switch b[i] {
 		case '{':
-			eachField(b, i, func(k string, start, end int) bool {
+			EachField(b, i, func(k string, start, end int) bool {
 				if start <= pos && pos < end {
-					p = append(p, keyElem(k))
+					p = append(p, KeyElem(k))
 					next = start
 					return false
 				}
 				return start <= pos
 			})
 		case '[':
-			eachElement(b, i, func(n, start, end int) bool {
+			EachElement(b, i, func(n, start, end int) bool {
 				if start <= pos && pos < end {
-					p = append(p, indexElem(n))
+					p = append(p, IndexElem(n))
 					next = start
 					return false
 				}
@@ -189,13 +189,13 @@ func jsonPathAt(b []byte, pos int) fieldPath {
 }
 
 // jsonOffsetOf returns where the value at path p starts, or -1.
-func jsonOffsetOf(b []byte, p fieldPath) int {
-	i := skipSpace(b, 0)
+func jsonOffsetOf(b []byte, p FieldPath) int {
+	i := SkipSpace(b, 0)
 	for _, e := range p {
 		next := -1
-		if e.isIndex() {
-			eachElement(b, i, func(n, start, _ int) bool {
-				if n == e.index {
+		if e.IsIndex() {
+			EachElement(b, i, func(n, start, _ int) bool {
+				if n == e.Index {
 					next = start
 					return false
 				}
@@ -203,8 +203,8 @@ func jsonOffsetOf(b []byte, p fieldPath) int {
 			})
 		} else {
 			// The last member with the key wins, as in encoding/json.
-			eachField(b, i, func(k string, start, _ int) bool {
-				if k == e.key {
+			EachField(b, i, func(k string, start, _ int) bool {
+				if k == e.Key {
 					next = start
 				}
 				return true
@@ -218,17 +218,17 @@ func jsonOffsetOf(b []byte, p fieldPath) int {
 	return i
 }
 
-// jsonLocator finds the line of a field path in a JSON text that starts at
+// JSONLocator finds the line of a field path in a JSON text that starts at
 // line first.
-type jsonLocator struct {
-	text  []byte
-	first int
+type JSONLocator struct {
+	Text  []byte
+	First int
 }
 
-func (l jsonLocator) line(p fieldPath) int {
-	off := jsonOffsetOf(l.text, p)
-	if off < 0 || off > len(l.text) {
+func (l JSONLocator) Line(p FieldPath) int {
+	off := jsonOffsetOf(l.Text, p)
+	if off < 0 || off > len(l.Text) {
 		return 0
 	}
-	return l.first + bytes.Count(l.text[:off], []byte{'\n'})
+	return l.First + bytes.Count(l.Text[:off], []byte{'\n'})
 }

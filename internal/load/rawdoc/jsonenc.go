@@ -1,4 +1,4 @@
-package load
+package rawdoc
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// marshalGeneric is json.Marshal for the generic values the YAML converter
+// MarshalGeneric is json.Marshal for the generic values the YAML converter
 // makes (map[string]any, []any, string, int64, uint64, float64, bool,
 // nil), into buf. The text decodes to exactly what json.Marshal's text
 // decodes to — keys in the same sorted order (which decides what wins when
@@ -16,7 +16,7 @@ import (
 // formatted alike, invalid UTF-8 as U+FFFD — but without reflection: the
 // YAML→JSON step of every object was a fifth of decoding a large cluster.
 // Any other value falls back to json.Marshal.
-func marshalGeneric(buf []byte, v any) ([]byte, error) {
+func MarshalGeneric(buf []byte, v any) ([]byte, error) {
 	e := genericEncoder{buf: buf}
 	if !e.value(v) {
 		return json.Marshal(v)

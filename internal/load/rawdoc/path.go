@@ -1,4 +1,4 @@
-package load
+package rawdoc
 
 import (
 	"sort"
@@ -6,33 +6,33 @@ import (
 	"strings"
 )
 
-// pathElem is one step into a document: a mapping key, or a list index when
+// PathElem is one step into a document: a mapping key, or a list index when
 // index >= 0.
-type pathElem struct {
-	key   string
-	index int
+type PathElem struct {
+	Key   string
+	Index int
 }
 
-func keyElem(k string) pathElem  { return pathElem{key: k, index: -1} }
-func indexElem(i int) pathElem   { return pathElem{index: i} }
-func (p pathElem) isIndex() bool { return p.index >= 0 }
+func KeyElem(k string) PathElem  { return PathElem{Key: k, Index: -1} }
+func IndexElem(i int) PathElem   { return PathElem{Index: i} }
+func (p PathElem) IsIndex() bool { return p.Index >= 0 }
 
-// fieldPath is a path from the document's root.
-type fieldPath []pathElem
+// FieldPath is a path from the document's root.
+type FieldPath []PathElem
 
-// parsePath turns "spec.network.cidr" into keys (no indices; callers append
+// ParsePath turns "spec.network.cidr" into keys (no indices; callers append
 // them).
-func parsePath(s string) fieldPath {
-	var p fieldPath
+func ParsePath(s string) FieldPath {
+	var p FieldPath
 	for _, k := range strings.Split(s, ".") {
-		p = append(p, keyElem(k))
+		p = append(p, KeyElem(k))
 	}
 	return p
 }
 
-// with returns p extended by more elements, never sharing p's array.
-func (p fieldPath) with(more ...pathElem) fieldPath {
-	out := make(fieldPath, 0, len(p)+len(more))
+// With returns p extended by more elements, never sharing p's array.
+func (p FieldPath) With(more ...PathElem) FieldPath {
+	out := make(FieldPath, 0, len(p)+len(more))
 	out = append(out, p...)
 	return append(out, more...)
 }
@@ -40,22 +40,22 @@ func (p fieldPath) with(more ...pathElem) fieldPath {
 // String formats the path as kubectl explains fields:
 // spec.containers[0].ports[0].containerPort; keys that are not plain words
 // are quoted: metadata.labels["app.kubernetes.io/name"].
-func (p fieldPath) String() string {
+func (p FieldPath) String() string {
 	var b strings.Builder
 	for i, e := range p {
 		switch {
-		case e.isIndex():
+		case e.IsIndex():
 			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(e.index))
+			b.WriteString(strconv.Itoa(e.Index))
 			b.WriteByte(']')
-		case plainKey(e.key):
+		case plainKey(e.Key):
 			if i > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(e.key)
+			b.WriteString(e.Key)
 		default:
 			b.WriteString("[")
-			b.WriteString(strconv.Quote(clip(e.key)))
+			b.WriteString(strconv.Quote(Clip(e.Key)))
 			b.WriteString("]")
 		}
 	}
@@ -75,24 +75,24 @@ func plainKey(k string) bool {
 	return true
 }
 
-// valueAt follows p through a generic value (maps and slices).
-func valueAt(v any, p fieldPath) (any, bool) {
+// ValueAt follows p through a generic value (maps and slices).
+func ValueAt(v any, p FieldPath) (any, bool) {
 	for _, e := range p {
 		switch t := v.(type) {
 		case map[string]any:
-			if e.isIndex() {
+			if e.IsIndex() {
 				return nil, false
 			}
-			next, ok := t[e.key]
+			next, ok := t[e.Key]
 			if !ok {
 				return nil, false
 			}
 			v = next
 		case []any:
-			if !e.isIndex() || e.index >= len(t) {
+			if !e.IsIndex() || e.Index >= len(t) {
 				return nil, false
 			}
-			v = t[e.index]
+			v = t[e.Index]
 		default:
 			return nil, false
 		}
@@ -100,9 +100,9 @@ func valueAt(v any, p fieldPath) (any, bool) {
 	return v, true
 }
 
-// jsonKind is the JSON kind of a generic value, as encoding/json names it in
+// JSONKind is the JSON kind of a generic value, as encoding/json names it in
 // UnmarshalTypeError.Value: string, number, bool, array, object, null.
-func jsonKind(v any) string {
+func JSONKind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -120,14 +120,14 @@ func jsonKind(v any) string {
 	return ""
 }
 
-// describe renders a generic value for "got VALUE": string "80", number 1.5,
+// Describe renders a generic value for "got VALUE": string "80", number 1.5,
 // bool true, an object, a list.
-func describe(v any) string {
+func Describe(v any) string {
 	switch t := v.(type) {
 	case nil:
 		return "null"
 	case string:
-		return "string " + strconv.Quote(clip(t))
+		return "string " + strconv.Quote(Clip(t))
 	case bool:
 		return "bool " + strconv.FormatBool(t)
 	case int64:
@@ -146,26 +146,26 @@ func describe(v any) string {
 	return "a value"
 }
 
-// findByNames looks for the value encoding/json's UnmarshalTypeError.Field
+// FindByNames looks for the value encoding/json's UnmarshalTypeError.Field
 // ("spec.containers.ports.containerPort": JSON names without list indices,
 // sometimes with Go names of embedded structs) points at, whose JSON kind is
 // want. It returns the first such path with its indices.
-func findByNames(root any, field, want string) (fieldPath, bool) {
+func FindByNames(root any, field, want string) (FieldPath, bool) {
 	if field == "" {
 		return nil, false
 	}
 	names := strings.Split(field, ".")
-	var walk func(v any, i int, p fieldPath) (fieldPath, bool)
-	walk = func(v any, i int, p fieldPath) (fieldPath, bool) {
+	var walk func(v any, i int, p FieldPath) (FieldPath, bool)
+	walk = func(v any, i int, p FieldPath) (FieldPath, bool) {
 		if i == len(names) {
-			if jsonKind(v) == want {
+			if JSONKind(v) == want {
 				return p, true
 			}
 			// A map's element: encoding/json does not name map keys.
 			if m, ok := v.(map[string]any); ok {
-				for _, k := range sortedKeys(m) {
-					if jsonKind(m[k]) == want {
-						return p.with(keyElem(k)), true
+				for _, k := range SortedKeys(m) {
+					if JSONKind(m[k]) == want {
+						return p.With(KeyElem(k)), true
 					}
 				}
 			}
@@ -174,13 +174,13 @@ func findByNames(root any, field, want string) (fieldPath, bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			if next, ok := t[names[i]]; ok {
-				return walk(next, i+1, p.with(keyElem(names[i])))
+				return walk(next, i+1, p.With(KeyElem(names[i])))
 			}
 			// Not a key: the Go name of an embedded struct.
 			return walk(v, i+1, p)
 		case []any:
 			for j, e := range t {
-				if found, ok := walk(e, i, p.with(indexElem(j))); ok {
+				if found, ok := walk(e, i, p.With(IndexElem(j))); ok {
 					return found, true
 				}
 			}
@@ -190,11 +190,43 @@ func findByNames(root any, field, want string) (fieldPath, bool) {
 	return walk(root, 0, nil)
 }
 
-func sortedKeys(m map[string]any) []string {
+func SortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Clip shortens s for a message.
+func Clip(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// Dotted is the path as the API server's strict decoding names it:
+// spec.ports[0].foo.
+func (p FieldPath) Dotted() string {
+	var b strings.Builder
+	for i, e := range p {
+		if e.IsIndex() {
+			b.WriteString("[" + strconv.Itoa(e.Index) + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.Key)
+	}
+	return b.String()
 }
