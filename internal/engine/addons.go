@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 )
@@ -212,13 +210,3 @@ func kubeletServingCSR(node string, ts metav1.Time) *certv1.CertificateSigningRe
 // suffix is the deterministic stand-in for a generated name's random
 // suffix (package names).
 func suffix(seed string) string { return names.Suffix(seed) }
-
-// templateHash is the pod-template-hash the Deployment controller computes:
-// FNV-32a over dump.ForHash of the template, its decimal value encoded with
-// rand.SafeEncodeString (pkg/controller/controller_utils.go ComputeHash,
-// pkg/util/hash DeepHashObject). The API server's defaulting of the template
-// is only partly modeled, so the value can differ from a real cluster's;
-// observed ReplicaSet names always win.
-func templateHash(t *corev1.PodTemplateSpec) string {
-	return utilrand.SafeEncodeString(strconv.FormatUint(uint64(templateDumpHash(t)), 10))
-}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/templatehash"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -116,7 +117,7 @@ func expandDeployment(d *appsv1.Deployment, idx podIndex, observedRS map[string]
 	hash := observedRS[d.Namespace+"/"+d.Name]
 	prefix := d.Name + "-"
 	if hash == "" {
-		hash = templateHash(&d.Spec.Template)
+		hash = templatehash.Of(&d.Spec.Template)
 	}
 	rsName := prefix + hash
 	replicas := int32(1)

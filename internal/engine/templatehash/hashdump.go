@@ -1,4 +1,4 @@
-package engine
+package templatehash
 
 import (
 	"reflect"
@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/dump"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 )
 
 // The pod-template-hash is FNV-32a over dump.ForHash of the template: go-spew
@@ -496,4 +497,14 @@ func templateDumpHash(t *corev1.PodTemplateSpec) uint32 {
 		dumpers.Put(d)
 	}
 	return h
+}
+
+// Of is the pod-template-hash the Deployment controller computes:
+// FNV-32a over dump.ForHash of the template, its decimal value encoded with
+// rand.SafeEncodeString (pkg/controller/controller_utils.go ComputeHash,
+// pkg/util/hash DeepHashObject). The API server's defaulting of the template
+// is only partly modeled, so the value can differ from a real cluster's;
+// observed ReplicaSet names always win.
+func Of(t *corev1.PodTemplateSpec) string {
+	return utilrand.SafeEncodeString(strconv.FormatUint(uint64(templateDumpHash(t)), 10))
 }
