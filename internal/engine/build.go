@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -457,14 +458,14 @@ func (b *builder) kubeadmAddons() error {
 	if c.Kubeadm.Init == nil && c.Kubeadm.Cluster == nil {
 		return nil // not a kubeadm cluster as far as the input tells
 	}
-	sr, err := newServiceRange(b.serviceSubnet())
+	sr, err := controllers.NewServiceRange(b.serviceSubnet())
 	if err != nil {
 		return errorAt(model.Origin{}, "ClusterConfiguration: networking.serviceSubnet: %v", err)
 	}
-	first, dnsIP := sr.nth(1).String(), sr.nth(10).String()
+	first, dnsIP := sr.Nth(1).String(), sr.Nth(10).String()
 	if !hasService(c, "default", "kubernetes") {
 		addr, port := b.apiAdvertise()
-		svc, slice := kubernetesService(first, addr, port)
+		svc, slice := controllers.KubernetesService(first, addr, port)
 		svc.CreationTimestamp, slice.CreationTimestamp = b.ref, b.ref
 		c.Services = append(c.Services, svc)
 		c.EndpointSlices = append(c.EndpointSlices, slice)

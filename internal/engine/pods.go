@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
@@ -41,12 +42,12 @@ type candidate struct {
 // then the system Deployments, then the user's objects in input order.
 func (b *builder) workloads() error {
 	c := b.c
-	idx := indexPods(c.Pods)
+	idx := controllers.IndexPods(c.Pods)
 	var cands []candidate
 	claimed := map[*corev1.Pod]bool{}
 	stubs := map[*corev1.Pod]bool{}
 	for _, p := range c.Pods {
-		stubs[p] = isStub(p)
+		stubs[p] = controllers.IsStub(p)
 	}
 	daemon := false
 	add := func(p *corev1.Pod, creator string) {
@@ -58,11 +59,11 @@ func (b *builder) workloads() error {
 	daemon = true
 	for _, ds := range c.DaemonSets {
 		observed := map[string]*corev1.Pod{}
-		for _, p := range idx.owned(ds.Namespace, "DaemonSet", ds.Name) {
+		for _, p := range idx.Owned(ds.Namespace, "DaemonSet", ds.Name) {
 			observed[p.Spec.NodeName] = p
 		}
 		for _, node := range scheduler.DaemonSetNodes(ds, c.Nodes) {
-			add(daemonPod(ds, node, observed[node]), "DaemonSet "+ds.Namespace+"/"+ds.Name)
+			add(controllers.DaemonPod(ds, node, observed[node]), "DaemonSet "+ds.Namespace+"/"+ds.Name)
 			if observed[node] == nil {
 				// Derived: the controller creates it now, so it goes
 				// through admission though it is bound to its node already.
@@ -87,9 +88,9 @@ func (b *builder) workloads() error {
 	for _, r := range c.ReplicaSets {
 		haveRS[r.Namespace+"/"+r.Name] = true
 	}
-	observedRS := observedReplicaSets(c.Pods)
+	observedRS := controllers.ObservedReplicaSets(c.Pods)
 	for _, d := range c.Deployments {
-		rs, pods, notes := expandDeployment(d, idx, observedRS)
+		rs, pods, notes := controllers.ExpandDeployment(d, idx, observedRS)
 		for _, n := range notes {
 			b.note(model.Warning, keyOf(d), "%s", n)
 		}
@@ -102,23 +103,23 @@ func (b *builder) workloads() error {
 		}
 	}
 	for _, rs := range c.ReplicaSets {
-		if kind, _ := controllerOf(rs); kind == "Deployment" {
+		if kind, _ := controllers.ControllerOf(rs); kind == "Deployment" {
 			continue
 		}
-		for _, p := range expandReplicaSet(rs, idx) {
+		for _, p := range controllers.ExpandReplicaSet(rs, idx) {
 			add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
 		}
 	}
 	for _, s := range c.StatefulSets {
-		for _, p := range expandStatefulSet(s, idx) {
+		for _, p := range controllers.ExpandStatefulSet(s, idx) {
 			add(p, "StatefulSet "+s.Namespace+"/"+s.Name)
 		}
 	}
 	// Pods given on their own (and observed pods whose controller is absent).
 	for _, p := range c.Pods {
 		if !claimed[p] {
-			if isStub(p) {
-				kind, name := controllerOf(p)
+			if controllers.IsStub(p) {
+				kind, name := controllers.ControllerOf(p)
 				b.note(model.Warning, keyOf(p), "pod stub owned by %s %s, which the input does not contain; dropped", kind, name)
 				claimed[p] = true
 				continue
@@ -331,7 +332,7 @@ func (b *builder) fromInput(p *corev1.Pod, creator string) bool {
 	if kind == "ReplicaSet" {
 		for _, rs := range b.c.ReplicaSets {
 			if rs.Namespace == ns && rs.Name == name {
-				if k, n := controllerOf(rs); k == "Deployment" {
+				if k, n := controllers.ControllerOf(rs); k == "Deployment" {
 					return b.c.Observed(model.Key{Group: "apps", Kind: k, Namespace: ns, Name: n})
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 )
 
 // The CNI's node agents: a node is Ready once its agent runs, because only
@@ -23,7 +24,7 @@ const notReadyMessage = "container runtime network not ready: NetworkReady=false
 func (b *builder) readiness(daemonPods []*corev1.Pod) {
 	agentOn := map[string]bool{}
 	for _, p := range daemonPods {
-		_, owner := controllerOf(p)
+		_, owner := controllers.ControllerOf(p)
 		if cniAgents[hybrid.OSLinux] == p.Namespace+"/"+owner || cniAgents[hybrid.OSWindows] == p.Namespace+"/"+owner {
 			agentOn[p.Spec.NodeName] = true
 		}

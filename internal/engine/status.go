@@ -8,6 +8,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
@@ -157,7 +158,7 @@ func qosClass(p *corev1.Pod) corev1.PodQOSClass {
 // services allocates ClusterIPs and NodePorts and writes EndpointSlices.
 func (b *builder) services() error {
 	c := b.c
-	sr, err := newServiceRange(b.serviceSubnet())
+	sr, err := controllers.NewServiceRange(b.serviceSubnet())
 	if err != nil {
 		return errorAt(model.Origin{}, "%v", err)
 	}
@@ -177,9 +178,9 @@ func (b *builder) services() error {
 		if a, ok := parseAddr(s.Spec.ClusterIP); ok {
 			reason := ""
 			switch {
-			case !sr.contains(a):
-				reason = fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", s.Spec.ClusterIP, sr.prefix)
-			case sr.used[a]:
+			case !sr.Contains(a):
+				reason = fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", s.Spec.ClusterIP, sr.Prefix)
+			case sr.Used[a]:
 				reason = "provided IP is already allocated"
 			}
 			if reason != "" {
@@ -188,7 +189,7 @@ func (b *builder) services() error {
 						s.Name, s.Spec.ClusterIP, s.Spec.ClusterIP, reason)})
 				continue
 			}
-			sr.reserve(a)
+			sr.Reserve(a)
 		}
 		for _, p := range s.Spec.Ports {
 			if p.NodePort != 0 {
@@ -231,9 +232,9 @@ func (b *builder) services() error {
 			s.CreationTimestamp = b.ref
 		}
 		if s.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
-			a, ok := sr.allocate(s.Namespace + "/" + s.Name)
+			a, ok := sr.Allocate(s.Namespace + "/" + s.Name)
 			if !ok {
-				b.note(model.Warning, keyOf(s), "the service subnet %s is full", sr.prefix)
+				b.note(model.Warning, keyOf(s), "the service subnet %s is full", sr.Prefix)
 			} else {
 				s.Spec.ClusterIP = a.String()
 			}
@@ -269,7 +270,7 @@ func (b *builder) services() error {
 				pods = append(pods, p)
 			}
 		}
-		for _, es := range endpointSlices(s, pods) {
+		for _, es := range controllers.EndpointSlices(s, pods) {
 			es.CreationTimestamp = b.ref
 			c.EndpointSlices = append(c.EndpointSlices, es)
 		}
@@ -336,13 +337,13 @@ func (b *builder) controllerStatus() error {
 	c := b.c
 	owned := map[string][]*corev1.Pod{}
 	for _, p := range c.Pods {
-		kind, name := controllerOf(p)
+		kind, name := controllers.ControllerOf(p)
 		owned[p.Namespace+"/"+kind+"/"+name] = append(owned[p.Namespace+"/"+kind+"/"+name], p)
 	}
 	count := func(pods []*corev1.Pod) (total, ready int32) {
 		for _, p := range pods {
 			total++
-			if podReady(p) {
+			if controllers.PodReady(p) {
 				ready++
 			}
 		}
@@ -373,7 +374,7 @@ func (b *builder) controllerStatus() error {
 	}
 	rsByOwner := map[string][]string{}
 	for _, rs := range c.ReplicaSets {
-		if kind, name := controllerOf(rs); kind == "Deployment" {
+		if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
 			rsByOwner[rs.Namespace+"/"+name] = append(rsByOwner[rs.Namespace+"/"+name], rs.Name)
 		}
 	}

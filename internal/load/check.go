@@ -1,7 +1,6 @@
 package load
 
 import (
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 )
 
 // What a checked field must hold.

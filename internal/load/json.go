@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"io"
 	"runtime"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 

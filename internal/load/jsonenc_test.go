@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"math"
 	"math/rand"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 )
 
 // randomGeneric is a value of the kinds the YAML converter makes.

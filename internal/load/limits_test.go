@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"fmt"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 

@@ -4,13 +4,13 @@ import (
 	"encoding"
 	"encoding/json"
 	"errors"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 )
 
 var (

@@ -1,25 +1,27 @@
-package engine
+package controllers
 
 import (
 	"fmt"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/templatehash"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/templatehash"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
 // ownerRef points a pod or ReplicaSet at its controller.
 func ownerRef(apiVersion, kind, name string) metav1.OwnerReference {
-	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, Controller: ptr(true), BlockOwnerDeletion: ptr(true)}
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
 }
 
-// controllerOf returns the kind and name of a pod's controlling owner.
-func controllerOf(m metav1.Object) (string, string) {
+// ControllerOf returns the kind and name of a pod's controlling owner.
+func ControllerOf(m metav1.Object) (string, string) {
 	for _, r := range m.GetOwnerReferences() {
 		if r.Controller != nil && *r.Controller {
 			return r.Kind, r.Name
@@ -31,13 +33,13 @@ func controllerOf(m metav1.Object) (string, string) {
 	return "", ""
 }
 
-// podIndex finds observed pods by namespace and controller.
-type podIndex map[string][]*corev1.Pod
+// PodIndex finds observed pods by namespace and controller.
+type PodIndex map[string][]*corev1.Pod
 
-func indexPods(pods []*corev1.Pod) podIndex {
-	idx := podIndex{}
+func IndexPods(pods []*corev1.Pod) PodIndex {
+	idx := PodIndex{}
 	for _, p := range pods {
-		kind, name := controllerOf(p)
+		kind, name := ControllerOf(p)
 		if kind != "" {
 			k := p.Namespace + "/" + kind + "/" + name
 			idx[k] = append(idx[k], p)
@@ -46,12 +48,12 @@ func indexPods(pods []*corev1.Pod) podIndex {
 	return idx
 }
 
-func (x podIndex) owned(ns, kind, name string) []*corev1.Pod { return x[ns+"/"+kind+"/"+name] }
+func (x PodIndex) Owned(ns, kind, name string) []*corev1.Pod { return x[ns+"/"+kind+"/"+name] }
 
-// isStub reports whether an observed pod carries only identity and placement
+// IsStub reports whether an observed pod carries only identity and placement
 // (the lab's way of recording names and addresses the seed prints): its spec
 // is completed from the controller's template.
-func isStub(p *corev1.Pod) bool { return len(p.Spec.Containers) == 0 }
+func IsStub(p *corev1.Pod) bool { return len(p.Spec.Containers) == 0 }
 
 // fromTemplate builds a pod the way a controller does: the template's
 // labels, annotations and spec, owned by the controller
@@ -109,10 +111,10 @@ func completeStub(stub *corev1.Pod, t *corev1.PodTemplateSpec, extraLabels map[s
 	}
 }
 
-// expandDeployment derives a Deployment's current ReplicaSet and its pods.
+// ExpandDeployment derives a Deployment's current ReplicaSet and its pods.
 // The ReplicaSet's name comes from observed pods when they name it, else from
 // the template hash (pkg/controller/deployment/sync.go getNewReplicaSet).
-func expandDeployment(d *appsv1.Deployment, idx podIndex, observedRS map[string]string) (*appsv1.ReplicaSet, []*corev1.Pod, []string) {
+func ExpandDeployment(d *appsv1.Deployment, idx PodIndex, observedRS map[string]string) (*appsv1.ReplicaSet, []*corev1.Pod, []string) {
 	var notes []string
 	hash := observedRS[d.Namespace+"/"+d.Name]
 	prefix := d.Name + "-"
@@ -139,20 +141,20 @@ func expandDeployment(d *appsv1.Deployment, idx podIndex, observedRS map[string]
 	}
 	rs.Spec.Template = *d.Spec.Template.DeepCopy()
 	rs.Spec.Template.Labels = mergeLabels(d.Spec.Template.Labels, hashLabel)
-	pods := expandReplicas(&rs.Spec.Template, d.Namespace, rsName, int(replicas), ownerRef("apps/v1", "ReplicaSet", rsName), idx.owned(d.Namespace, "ReplicaSet", rsName), hashLabel)
-	if n := len(idx.owned(d.Namespace, "ReplicaSet", rsName)); n > int(replicas) {
+	pods := expandReplicas(&rs.Spec.Template, d.Namespace, rsName, int(replicas), ownerRef("apps/v1", "ReplicaSet", rsName), idx.Owned(d.Namespace, "ReplicaSet", rsName), hashLabel)
+	if n := len(idx.Owned(d.Namespace, "ReplicaSet", rsName)); n > int(replicas) {
 		notes = append(notes, fmt.Sprintf("Deployment %s/%s: %d observed pods for %d replicas; all observed pods are kept", d.Namespace, d.Name, n, replicas))
 	}
 	return rs, pods, notes
 }
 
-// observedReplicaSets maps "namespace/deployment" to the pod-template-hash
+// ObservedReplicaSets maps "namespace/deployment" to the pod-template-hash
 // of the ReplicaSet that observed pods name as their owner
 // ("<deployment>-<hash>").
-func observedReplicaSets(pods []*corev1.Pod) map[string]string {
+func ObservedReplicaSets(pods []*corev1.Pod) map[string]string {
 	out := map[string]string{}
 	for _, p := range pods {
-		kind, name := controllerOf(p)
+		kind, name := ControllerOf(p)
 		if kind != "ReplicaSet" {
 			continue
 		}
@@ -165,13 +167,13 @@ func observedReplicaSets(pods []*corev1.Pod) map[string]string {
 	return out
 }
 
-// expandReplicaSet derives the pods of a ReplicaSet given on its own.
-func expandReplicaSet(rs *appsv1.ReplicaSet, idx podIndex) []*corev1.Pod {
+// ExpandReplicaSet derives the pods of a ReplicaSet given on its own.
+func ExpandReplicaSet(rs *appsv1.ReplicaSet, idx PodIndex) []*corev1.Pod {
 	replicas := 1
 	if rs.Spec.Replicas != nil {
 		replicas = int(*rs.Spec.Replicas)
 	}
-	return expandReplicas(&rs.Spec.Template, rs.Namespace, rs.Name, replicas, ownerRef("apps/v1", "ReplicaSet", rs.Name), idx.owned(rs.Namespace, "ReplicaSet", rs.Name), nil)
+	return expandReplicas(&rs.Spec.Template, rs.Namespace, rs.Name, replicas, ownerRef("apps/v1", "ReplicaSet", rs.Name), idx.Owned(rs.Namespace, "ReplicaSet", rs.Name), nil)
 }
 
 // expandReplicas keeps the observed pods (completing stubs) and adds derived
@@ -179,33 +181,33 @@ func expandReplicaSet(rs *appsv1.ReplicaSet, idx podIndex) []*corev1.Pod {
 func expandReplicas(t *corev1.PodTemplateSpec, ns, owner string, replicas int, ref metav1.OwnerReference, observed []*corev1.Pod, extra map[string]string) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range observed {
-		if isStub(p) {
+		if IsStub(p) {
 			completeStub(p, t, extra)
 		}
 		out = append(out, p)
 	}
 	for i := 0; len(out) < replicas; i++ {
-		name := owner + "-" + suffix(fmt.Sprintf("%s/%s/%d", ns, owner, i))
+		name := owner + "-" + names.Suffix(fmt.Sprintf("%s/%s/%d", ns, owner, i))
 		out = append(out, fromTemplate(t, ns, name, ref, extra))
 	}
 	return out
 }
 
-// expandStatefulSet derives <name>-0 … <name>-(n-1).
-func expandStatefulSet(s *appsv1.StatefulSet, idx podIndex) []*corev1.Pod {
+// ExpandStatefulSet derives <name>-0 … <name>-(n-1).
+func ExpandStatefulSet(s *appsv1.StatefulSet, idx PodIndex) []*corev1.Pod {
 	replicas := 1
 	if s.Spec.Replicas != nil {
 		replicas = int(*s.Spec.Replicas)
 	}
 	observed := map[string]*corev1.Pod{}
-	for _, p := range idx.owned(s.Namespace, "StatefulSet", s.Name) {
+	for _, p := range idx.Owned(s.Namespace, "StatefulSet", s.Name) {
 		observed[p.Name] = p
 	}
 	var out []*corev1.Pod
 	for i := 0; i < replicas; i++ {
 		name := fmt.Sprintf("%s-%d", s.Name, i)
 		if p, ok := observed[name]; ok {
-			if isStub(p) {
+			if IsStub(p) {
 				completeStub(p, &s.Spec.Template, nil)
 			}
 			out = append(out, p)
@@ -219,22 +221,22 @@ func expandStatefulSet(s *appsv1.StatefulSet, idx podIndex) []*corev1.Pod {
 	return out
 }
 
-// daemonPod builds a DaemonSet's pod for one node. The DaemonSet controller
+// DaemonPod builds a DaemonSet's pod for one node. The DaemonSet controller
 // pins it with a required node affinity on metadata.name
 // (pkg/controller/daemon/util/daemonset_util.go ReplaceDaemonSetPodNodeNameNodeAffinity).
-func daemonPod(ds *appsv1.DaemonSet, node string, observed *corev1.Pod) *corev1.Pod {
+func DaemonPod(ds *appsv1.DaemonSet, node string, observed *corev1.Pod) *corev1.Pod {
 	extra := map[string]string{"pod-template-generation": "1"}
 	// The controller adds its tolerations (not-ready, unreachable, the
 	// pressure conditions, ...) to the template before creating the pod.
 	t := ds.Spec.Template.DeepCopy()
 	t.Spec = *scheduler.DaemonPodSpec(ds)
 	if observed != nil {
-		if isStub(observed) {
+		if IsStub(observed) {
 			completeStub(observed, t, extra)
 		}
 		return observed
 	}
-	name := ds.Name + "-" + suffix(ds.Namespace+"/"+ds.Name+"/"+node)
+	name := ds.Name + "-" + names.Suffix(ds.Namespace+"/"+ds.Name+"/"+node)
 	p := fromTemplate(t, ds.Namespace, name, ownerRef("apps/v1", "DaemonSet", ds.Name), extra)
 	if p.Spec.Affinity == nil {
 		p.Spec.Affinity = &corev1.Affinity{}

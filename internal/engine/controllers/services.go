@@ -1,4 +1,4 @@
-package engine
+package controllers
 
 import (
 	"fmt"
@@ -10,21 +10,24 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
 )
 
-// serviceRange hands out ClusterIPs from the service subnet. The real
+// ServiceRange hands out ClusterIPs from the service subnet. The real
 // allocator (pkg/registry/core/service/ipallocator) picks at random, first
 // from the upper "dynamic" part of the range, keeping the lower band of
 // min(max(16, size/16), 256) addresses for IPs users ask for. The twin picks
 // the same way but seeds the pick with the Service's namespace and name, so
 // the result is stable; observed ClusterIPs always win.
-type serviceRange struct {
-	prefix netip.Prefix
+type ServiceRange struct {
+	Prefix netip.Prefix
 	size   uint64
-	used   map[netip.Addr]bool
+	Used   map[netip.Addr]bool
 }
 
-func newServiceRange(cidr string) (*serviceRange, error) {
+func NewServiceRange(cidr string) (*ServiceRange, error) {
 	p, err := netip.ParsePrefix(cidr)
 	if err != nil {
 		return nil, fmt.Errorf("serviceSubnet %q: %w", cidr, err)
@@ -33,23 +36,23 @@ func newServiceRange(cidr string) (*serviceRange, error) {
 		return nil, fmt.Errorf("serviceSubnet %q: only IPv4 service subnets are modeled", cidr)
 	}
 	size := uint64(1) << (32 - p.Bits())
-	return &serviceRange{prefix: p.Masked(), size: size, used: map[netip.Addr]bool{}}, nil
+	return &ServiceRange{Prefix: p.Masked(), size: size, Used: map[netip.Addr]bool{}}, nil
 }
 
-// nth returns the n-th address of the range (0 is the network address).
-func (r *serviceRange) nth(n uint64) netip.Addr {
-	b := r.prefix.Addr().As4()
+// Nth returns the n-th address of the range (0 is the network address).
+func (r *ServiceRange) Nth(n uint64) netip.Addr {
+	b := r.Prefix.Addr().As4()
 	v := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
 	v += n
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
-func (r *serviceRange) contains(a netip.Addr) bool { return r.prefix.Contains(a) }
+func (r *ServiceRange) Contains(a netip.Addr) bool { return r.Prefix.Contains(a) }
 
-func (r *serviceRange) reserve(a netip.Addr) { r.used[a] = true }
+func (r *ServiceRange) Reserve(a netip.Addr) { r.Used[a] = true }
 
-// allocate picks a free address for the Service named by seed.
-func (r *serviceRange) allocate(seed string) (netip.Addr, bool) {
+// Allocate picks a free address for the Service named by seed.
+func (r *ServiceRange) Allocate(seed string) (netip.Addr, bool) {
 	// The first and last addresses are never handed out.
 	usable := r.size - 2
 	if usable == 0 || r.size < 4 {
@@ -74,19 +77,19 @@ func (r *serviceRange) allocate(seed string) (netip.Addr, bool) {
 		if i >= dynamic {
 			off = 1 + (i - dynamic)
 		}
-		a := r.nth(off)
-		if !r.used[a] {
-			r.used[a] = true
+		a := r.Nth(off)
+		if !r.Used[a] {
+			r.Used[a] = true
 			return a, true
 		}
 	}
 	return netip.Addr{}, false
 }
 
-// kubernetesService is the default/kubernetes Service the API server keeps
+// KubernetesService is the default/kubernetes Service the API server keeps
 // on the first address of the service subnet, with the control plane's
 // advertise address as its only endpoint (pkg/controlplane/controller/kubernetesservice).
-func kubernetesService(ip string, apiAddr string, port int32) (*corev1.Service, *discoveryv1.EndpointSlice) {
+func KubernetesService(ip string, apiAddr string, port int32) (*corev1.Service, *discoveryv1.EndpointSlice) {
 	svc := &corev1.Service{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default", Labels: map[string]string{
@@ -106,16 +109,16 @@ func kubernetesService(ip string, apiAddr string, port int32) (*corev1.Service, 
 		AddressType: discoveryv1.AddressTypeIPv4,
 		Endpoints: []discoveryv1.Endpoint{{
 			Addresses:  []string{apiAddr},
-			Conditions: discoveryv1.EndpointConditions{Ready: ptr(true)},
+			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
 		}},
-		Ports: []discoveryv1.EndpointPort{{Name: ptr("https"), Port: ptr(port), Protocol: ptr(corev1.ProtocolTCP)}},
+		Ports: []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(port), Protocol: ptr.To(corev1.ProtocolTCP)}},
 	}
 	return svc, slice
 }
 
-// podReady: the twin assumes a Running pod with an address passes its
+// PodReady: the twin assumes a Running pod with an address passes its
 // readiness probe.
-func podReady(p *corev1.Pod) bool {
+func PodReady(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && p.DeletionTimestamp == nil
 }
 
@@ -150,12 +153,12 @@ func resolvePort(p *corev1.Pod, sp corev1.ServicePort) (int32, bool) {
 	return 0, false
 }
 
-// endpointSlices is what the EndpointSlice controller writes for a Service
+// EndpointSlices is what the EndpointSlice controller writes for a Service
 // with a selector: pods grouped by the ports they resolve to, ready, serving
 // and terminating conditions from the pod (pkg/controller/endpointslice,
 // staging endpointslice/reconciler.go). Slice names use generateName
 // "<service>-" with the twin's deterministic suffix.
-func endpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.EndpointSlice {
+func EndpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.EndpointSlice {
 	if svc.Spec.Selector == nil || svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
@@ -182,7 +185,7 @@ func endpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.Endp
 			if proto == "" {
 				proto = corev1.ProtocolTCP
 			}
-			ports = append(ports, discoveryv1.EndpointPort{Name: ptr(sp.Name), Port: ptr(n), Protocol: ptr(proto)})
+			ports = append(ports, discoveryv1.EndpointPort{Name: ptr.To(sp.Name), Port: ptr.To(n), Protocol: ptr.To(proto)})
 			key += fmt.Sprintf("%s/%d/%s,", sp.Name, n, proto)
 		}
 		g, ok := groups[key]
@@ -191,18 +194,18 @@ func endpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.Endp
 			groups[key] = g
 			order = append(order, key)
 		}
-		ready := podReady(p)
+		ready := PodReady(p)
 		terminating := p.DeletionTimestamp != nil
 		ep := discoveryv1.Endpoint{
 			Addresses:  []string{p.Status.PodIP},
-			Conditions: discoveryv1.EndpointConditions{Ready: ptr(ready && !terminating), Serving: ptr(ready), Terminating: ptr(terminating)},
-			NodeName:   ptr(p.Spec.NodeName),
+			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(ready && !terminating), Serving: ptr.To(ready), Terminating: ptr.To(terminating)},
+			NodeName:   ptr.To(p.Spec.NodeName),
 			TargetRef:  &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name},
 		}
 		// A pod whose subdomain names the Service is published under its
 		// hostname (pkg/controller/endpointslice utils podToEndpoint).
 		if p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name && p.Namespace == svc.Namespace {
-			ep.Hostname = ptr(p.Spec.Hostname)
+			ep.Hostname = ptr.To(p.Spec.Hostname)
 		}
 		g.endpoints = append(g.endpoints, ep)
 	}
@@ -216,7 +219,7 @@ func endpointSlices(svc *corev1.Service, pods []*corev1.Pod) []*discoveryv1.Endp
 		out = append(out, &discoveryv1.EndpointSlice{
 			TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:      svc.Name + "-" + suffix(fmt.Sprintf("slice/%s/%s/%d", svc.Namespace, svc.Name, i)),
+				Name:      svc.Name + "-" + names.Suffix(fmt.Sprintf("slice/%s/%s/%d", svc.Namespace, svc.Name, i)),
 				Namespace: svc.Namespace,
 				Labels: map[string]string{
 					discoveryv1.LabelServiceName: svc.Name,
