@@ -25,153 +25,6 @@ func calicoRules() []Rule {
 	}
 }
 
-const (
-	groupOperator = "operator.tigera.io"
-	groupCalico   = "projectcalico.org"
-	groupKubeadm  = "kubeadm.k8s.io"
-	groupKubelet  = "kubelet.config.k8s.io"
-)
-
-func instKey(inst *operator.Installation) model.Key {
-	return model.Key{Group: groupOperator, Kind: "Installation", Name: inst.Name}
-}
-
-func calicoNetwork(inst *operator.Installation) *operator.CalicoNetworkSpec {
-	if inst == nil || inst.Spec.CalicoNetwork == nil {
-		return &operator.CalicoNetworkSpec{}
-	}
-	return inst.Spec.CalicoNetwork
-}
-
-// calicoCNI: the Installation uses Calico CNI (the default).
-func calicoCNI(inst *operator.Installation) bool {
-	cni := inst.Spec.CNI
-	return cni == nil || cni.Type == "" || cni.Type == calicooperator.PluginCalico
-}
-
-// calicoIPAM: Calico CNI with Calico IPAM (the default).
-func calicoIPAM(inst *operator.Installation) bool {
-	if !calicoCNI(inst) {
-		return false
-	}
-	cni := inst.Spec.CNI
-	return cni == nil || cni.IPAM == nil || cni.IPAM.Type == "" || cni.IPAM.Type == calicooperator.IPAMCalico
-}
-
-// bgpState is the effective calicoNetwork.bgp and whether it was written
-// (the operator defaults it to Enabled for Calico CNI outside EKS).
-func bgpState(inst *operator.Installation) (enabled, explicit bool) {
-	cn := calicoNetwork(inst)
-	if cn.BGP != nil {
-		return *cn.BGP == calicooperator.BGPEnabled, true
-	}
-	return calicoCNI(inst) && inst.Spec.KubernetesProvider != "EKS", false
-}
-
-func isIPv6(cidr string) bool { return strings.Contains(cidr, ":") }
-
-// poolEncapsulation is the pool's encapsulation after the operator's
-// defaulting: IPIP for an IPv4 pool of Calico CNI, None otherwise.
-func poolEncapsulation(inst *operator.Installation, p operator.IPPool) string {
-	if p.Encapsulation != "" {
-		return p.Encapsulation
-	}
-	if calicoCNI(inst) && !isIPv6(p.CIDR) {
-		return operator.EncapIPIP
-	}
-	return operator.EncapNone
-}
-
-// unmanagedPools are observed IP pools the operator does not own.
-func (x *Context) unmanagedPools() []*calico.IPPool {
-	var out []*calico.IPPool
-	for _, p := range x.Cluster.IPPools {
-		k := model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
-		if x.Cluster.Observed(k) && p.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func poolKey(p *calico.IPPool) model.Key {
-	return model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
-}
-
-// vxlanPools names the IPv4 pools that use VXLAN, from the Installation
-// and the unmanaged pools.
-func (x *Context) vxlanPools() []string {
-	var out []string
-	if inst := x.Cluster.Installation; inst != nil {
-		for _, p := range calicoNetwork(inst).IPPools {
-			if enc := poolEncapsulation(inst, p); !isIPv6(p.CIDR) && strings.HasPrefix(enc, operator.EncapVXLAN) {
-				out = append(out, fmt.Sprintf("%s (%s)", p.Name, enc))
-			}
-		}
-	}
-	for _, p := range x.unmanagedPools() {
-		if _, vx := calicooperator.EffectiveModes(p); vx != calico.ModeNever && !p.Spec.Disabled {
-			out = append(out, fmt.Sprintf("%s (vxlanMode %s)", p.Name, vx))
-		}
-	}
-	return out
-}
-
-// vxlanAlways reports whether some enabled pool encapsulates between every
-// pair of nodes.
-func (x *Context) vxlanAlways() bool {
-	for _, p := range x.Cluster.IPPools {
-		if _, vx := calicooperator.EffectiveModes(p); vx == calico.ModeAlways && !p.Spec.Disabled {
-			return true
-		}
-	}
-	return false
-}
-
-// usesCalico: the input describes a Calico install.
-func (x *Context) usesCalico() bool {
-	c := x.Cluster
-	return c.Installation != nil || c.IPAMConfig != nil || len(c.IPPools) > 0
-}
-
-// serviceSubnets are kubeadm's networking.serviceSubnet (default
-// 10.96.0.0/12), nil without a kubeadm configuration.
-func serviceSubnets(c *model.Cluster) []string {
-	if c.Kubeadm.Cluster == nil && c.Kubeadm.Init == nil {
-		return nil
-	}
-	s := "10.96.0.0/12"
-	if cc := c.Kubeadm.Cluster; cc != nil && cc.Networking.ServiceSubnet != "" {
-		s = cc.Networking.ServiceSubnet
-	}
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		out = append(out, strings.TrimSpace(part))
-	}
-	return out
-}
-
-// apiEndpoint is the API server's address as the nodes reach it: kubeadm's
-// controlPlaneEndpoint, else the init node's advertise address, with the
-// port (6443 unless set).
-func apiEndpoint(c *model.Cluster) (host, port string) {
-	port = "6443"
-	if in := c.Kubeadm.Init; in != nil {
-		if in.LocalAPIEndpoint.BindPort != 0 {
-			port = strconv.Itoa(int(in.LocalAPIEndpoint.BindPort))
-		}
-		host = in.LocalAPIEndpoint.AdvertiseAddress
-	}
-	if cc := c.Kubeadm.Cluster; cc != nil && cc.ControlPlaneEndpoint != "" {
-		h, p, ok := strings.Cut(cc.ControlPlaneEndpoint, ":")
-		host = h
-		if ok && p != "" {
-			port = p
-		}
-	}
-	return host, port
-}
-
 func samePrefix(a, b string) bool {
 	pa, err1 := netip.ParsePrefix(strings.TrimSpace(a))
 	pb, err2 := netip.ParsePrefix(strings.TrimSpace(b))
@@ -220,7 +73,7 @@ the change is cluster-wide: VXLAN Always, made in the Installation, which owns t
 				})
 			}
 		}
-		for _, p := range x.unmanagedPools() {
+		for _, p := range unmanagedPools(x) {
 			if isIPv6(p.Spec.CIDR) || p.Spec.Disabled {
 				continue
 			}
@@ -258,7 +111,7 @@ Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for
 			return nil
 		}
 		on, explicit := bgpState(inst)
-		pools := x.vxlanPools()
+		pools := vxlanPools(x)
 		if !on || len(pools) == 0 {
 			return nil
 		}
@@ -290,7 +143,7 @@ first Windows node joins; it only stops future borrowing.`,
 	References:  []Reference{refStrictAffinity, refMigration, refCalicoOperator, calicoIPAMConfig, operatorWindows, calicoIssue4404},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
-		if !x.usesCalico() || (c.Installation != nil && !calicoIPAM(c.Installation)) {
+		if !usesCalico(x) || (c.Installation != nil && !calicoIPAM(c.Installation)) {
 			return nil
 		}
 		if c.IPAMConfig != nil && c.IPAMConfig.Spec.StrictAffinity {
@@ -526,7 +379,7 @@ it (kubeadm's controlPlaneEndpoint), resolvable on the node network.`,
 				out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST",
 					Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is the kubernetes Service's name; Calico on Windows needs the API server's own name", host),
 					Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
-			} else if !x.resolvable(host) {
+			} else if !resolvable(x, host) {
 				out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST", Severity: Warning,
 					Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is not in the node network's DNS records of the Cluster kind nor a host's name", host),
 					Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
@@ -543,7 +396,7 @@ it (kubeadm's controlPlaneEndpoint), resolvable on the node network.`,
 
 // resolvable: the name is in the Cluster kind's DNS records or is a host's
 // name or FQDN; true when the Cluster kind lists no DNS records at all.
-func (x *Context) resolvable(name string) bool {
+func resolvable(x *Context, name string) bool {
 	c := x.Cluster
 	if len(c.Network.DNS) == 0 {
 		return true
@@ -563,7 +416,7 @@ func (x *Context) resolvable(name string) bool {
 }
 
 // felixDefault is FelixConfiguration "default", observed or rendered.
-func (x *Context) felixDefault() *calico.FelixConfiguration {
+func felixDefault(x *Context) *calico.FelixConfiguration {
 	for _, f := range x.Cluster.FelixConfigs {
 		if f.Name == "default" {
 			return f
@@ -586,7 +439,7 @@ Windows CNI refuses smaller ones ("Windows does not support VXLANVNI < 4096"). T
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanVNI":4096}}'`,
 	References:  []Reference{refCalicoWindows, refMigration, calicoFelixConfig, calicoLimitations},
 	Check: func(x *Context) []Finding {
-		fc := x.felixDefault()
+		fc := felixDefault(x)
 		if fc == nil || fc.Spec.VXLANVNI == nil || *fc.Spec.VXLANVNI >= 4096 {
 			return nil
 		}
@@ -604,7 +457,7 @@ where the Windows VFP never decapsulates.`,
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanPort":4789}}'`,
 	References:  []Reference{refCalicoWindows, calicoRequirements, calicoFelixConfig},
 	Check: func(x *Context) []Finding {
-		fc := x.felixDefault()
+		fc := felixDefault(x)
 		if fc == nil || fc.Spec.VXLANPort == nil || *fc.Spec.VXLANPort == 4789 {
 			return nil
 		}
@@ -636,7 +489,7 @@ change after kubeadm init).`,
 				}
 			}
 		}
-		for _, p := range x.unmanagedPools() {
+		for _, p := range unmanagedPools(x) {
 			if isIPv6(p.Spec.CIDR) && !p.Spec.Disabled {
 				out = append(out, Finding{Object: poolKey(p), Field: "spec.cidr",
 					Message:     fmt.Sprintf("IP pool %s is IPv6 (%s); Calico for Windows supports IPv4 only", p.Name, p.Spec.CIDR),
@@ -673,7 +526,7 @@ has to exist for Windows nodes.`,
 			return nil
 		}
 		var out []Finding
-		if fc := x.felixDefault(); fc != nil {
+		if fc := felixDefault(x); fc != nil {
 			if fc.Spec.WireguardEnabled != nil && *fc.Spec.WireguardEnabled {
 				out = append(out, Finding{Object: felixKey(), Field: "spec.wireguardEnabled",
 					Message:     "wireguardEnabled is true; Windows nodes do not support WireGuard, so their traffic is not encrypted",
@@ -813,29 +666,6 @@ Calico network forever, and nothing else starts there.`,
 	},
 }
 
-// windowsVersion splits a node's Windows version into its build
-// ("10.0.26100") and update revision (33438, or -1 when unknown).
-func windowsVersion(n *corev1.Node) (build string, rev int) {
-	rev = -1
-	kernel, _, _ := strings.Cut(strings.TrimSpace(n.Status.NodeInfo.KernelVersion), " ")
-	parts := strings.Split(kernel, ".")
-	if len(parts) >= 3 {
-		build = strings.Join(parts[:3], ".")
-	}
-	if len(parts) >= 4 {
-		if r, err := strconv.Atoi(parts[3]); err == nil {
-			rev = r
-		}
-	}
-	if b := n.Labels[labelWindowsBuild]; b != "" {
-		if b != build {
-			rev = -1
-		}
-		build = b
-	}
-	return build, rev
-}
-
 // calicoWindowsBuilds is Calico for Windows' requirements page: Windows
 // Server 1809 (build 17763.1432 or later) and 2022 (20348.169 or later).
 var calicoWindowsBuilds = map[string]int{"10.0.17763": 1432, "10.0.20348": 169}
@@ -883,7 +713,7 @@ listed update revisions.`,
 	References:  []Reference{refWindowsVersions, refCalicoWindows, calicoRequirements},
 	Check: func(x *Context) []Finding {
 		c := x.Cluster
-		if !x.usesCalico() {
+		if !usesCalico(x) {
 			return nil
 		}
 		calicoVersion := calicooperator.CalicoVersion

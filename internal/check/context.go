@@ -36,11 +36,32 @@ type Context struct {
 
 	once sync.Once
 	ix   *index
-	// images memoizes imageMismatches for the two image rules.
-	images *[]*imageMismatch
-	// calico holds the pods as Calico selectors see them (calicoPods).
-	calicoOnce sync.Once
-	calico     *calicoPodSet
+	// memo holds what a family of rules computes once per run (Memo).
+	memoMu sync.Mutex
+	memo   map[any]*memoEntry
+}
+
+type memoEntry struct {
+	once sync.Once
+	v    any
+}
+
+// Memo returns build's value, computed on the first call with key: an
+// index that only some rules read, shared by them and built once per run.
+// Keys are values of types of the caller's own (struct{} types).
+func (x *Context) Memo(key any, build func() any) any {
+	x.memoMu.Lock()
+	e, ok := x.memo[key]
+	if !ok {
+		if x.memo == nil {
+			x.memo = map[any]*memoEntry{}
+		}
+		e = &memoEntry{}
+		x.memo[key] = e
+	}
+	x.memoMu.Unlock()
+	e.once.Do(func() { e.v = build() })
+	return e.v
 }
 
 // NewContext wraps a cluster for the rules.
@@ -116,7 +137,8 @@ type workload struct {
 // Windows nodes.
 func (w *workload) windows() bool { return w.declaresWindows || w.onWindows }
 
-func (w *workload) field(rest string) string {
+// path is the path of a field of the pod spec ("containers[0].image").
+func (w *workload) path(rest string) string {
 	if rest == "" {
 		return w.Field
 	}
@@ -542,4 +564,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// blockOf finds the block with affinity to node (built on first use).
+func (ix *index) blockOf(node string, c *model.Cluster) string {
+	if ix.blocks == nil {
+		ix.blocks = map[string]string{}
+		for _, b := range c.IPAMBlocks {
+			if b.Spec.Affinity != nil && strings.HasPrefix(*b.Spec.Affinity, "host:") && !b.Spec.Deleted {
+				n := strings.TrimPrefix(*b.Spec.Affinity, "host:")
+				if _, ok := ix.blocks[n]; !ok {
+					ix.blocks[n] = b.Spec.CIDR
+				}
+			}
+		}
+	}
+	return ix.blocks[node]
 }

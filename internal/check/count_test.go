@@ -54,7 +54,7 @@ func TestCountSelectedIsTheScan(t *testing.T) {
 				want++
 			}
 		}
-		if got := x.countSelected(sel, scope, scopeKey(policyNS, e)); got != want {
+		if got := countSelected(x, sel, scope, scopeKey(policyNS, e)); got != want {
 			t.Fatalf("%q in %q (policy namespace %q): %d, want %d", e.Selector, e.NamespaceSelector, policyNS, got, want)
 		}
 	}

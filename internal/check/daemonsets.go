@@ -35,26 +35,12 @@ func plannedWindowsNode() *corev1.Node {
 	}
 }
 
-// linuxProbeNode is a Linux node for telling Windows-only images apart.
-var linuxProbeNode = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelOS: hybrid.OSLinux}}}
-
-// windowsOnlyImages: some container's image cannot run on Linux.
-func windowsOnlyImages(spec *corev1.PodSpec) bool {
-	win := false
-	eachContainer(spec, func(c *corev1.Container, _ string) {
-		if ok, _ := scheduler.ImageFitsNode(c.Image, linuxProbeNode); !ok {
-			win = true
-		}
-	})
-	return win
-}
-
 // unpinnedLinuxDaemonSets are the DaemonSets that do not pin themselves to
 // an OS and run no Windows image: Linux DaemonSets without a
 // kubernetes.io/os=linux selector. For each, onto lists the Windows nodes
 // (existing, else the planned one) the DaemonSet controller would place a
 // pod on.
-func (x *Context) unpinnedLinuxDaemonSets() []unpinned {
+func unpinnedLinuxDaemonSets(x *Context) []unpinned {
 	targets := x.WindowsNodes()
 	planned := false
 	if len(targets) == 0 {
@@ -100,7 +86,7 @@ os=windows:NoSchedule taint.`,
 	References:  []Reference{refWindowsScheduling, k8sDaemonSet, k8sTaints, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
-		for _, u := range x.unpinnedLinuxDaemonSets() {
+		for _, u := range unpinnedLinuxDaemonSets(x) {
 			if len(u.onto) == 0 {
 				continue
 			}
@@ -129,7 +115,7 @@ kubernetes.io/os: linux itself, as kubeadm's kube-proxy and the operator's calic
 	References:  []Reference{refWindowsScheduling, k8sDaemonSet},
 	Check: func(x *Context) []Finding {
 		var out []Finding
-		for _, u := range x.unpinnedLinuxDaemonSets() {
+		for _, u := range unpinnedLinuxDaemonSets(x) {
 			if len(u.onto) > 0 {
 				continue
 			}
@@ -170,7 +156,7 @@ type winProxy struct {
 	script, sourceVIP, dsr, config bool
 }
 
-func (x *Context) windowsKubeProxies() []winProxy {
+func windowsKubeProxies(x *Context) []winProxy {
 	var out []winProxy
 	for _, w := range x.idx().workloads {
 		if w.Key.Kind != "DaemonSet" || !w.windows() || !isKubeProxy(w) {
@@ -287,15 +273,15 @@ must pass --source-vip itself.`,
 	Remediation: `Run kube-proxy through sig-windows-tools' start.ps1 (image sigwindowstools/kube-proxy:<version>-calico-hostprocess), or pass --source-vip=<the Calico_ep address of the node's block>`,
 	References:  []Reference{refWinkernel, refKubeProxyHostProcess, sigWindowsKubeProxy, winkernelProxier},
 	Check: func(x *Context) []Finding {
-		if len(x.vxlanPools()) == 0 {
+		if len(vxlanPools(x)) == 0 {
 			return nil
 		}
 		var out []Finding
-		for _, p := range x.windowsKubeProxies() {
+		for _, p := range windowsKubeProxies(x) {
 			if p.script || p.sourceVIP || p.config {
 				continue
 			}
-			out = append(out, Finding{Object: p.w.Key, Field: p.w.field(p.path + ".args"),
+			out = append(out, Finding{Object: p.w.Key, Field: p.w.path(p.path + ".args"),
 				Message: fmt.Sprintf("%s starts kube-proxy on Windows without --source-vip; on Calico's Overlay network kube-proxy exits with \"source-vip flag not set\"", ObjectString(p.w.Key))})
 		}
 		return out
@@ -314,11 +300,11 @@ Local works on Windows only with DSR. The WinDSR gate is locked on since Kuberne
 	References:  []Reference{refWinkernel, refWindowsLimits, sigWindowsKubeProxy, winkernelProxier},
 	Check: func(x *Context) []Finding {
 		var out []Finding
-		for _, p := range x.windowsKubeProxies() {
+		for _, p := range windowsKubeProxies(x) {
 			if p.script || p.dsr || p.config {
 				continue
 			}
-			out = append(out, Finding{Object: p.w.Key, Field: p.w.field(p.path + ".args"),
+			out = append(out, Finding{Object: p.w.Key, Field: p.w.path(p.path + ".args"),
 				Message: fmt.Sprintf("%s starts kube-proxy on Windows without --enable-dsr=true; Services with externalTrafficPolicy: Local do not work on Windows nodes", ObjectString(p.w.Key))})
 		}
 		return out

@@ -72,7 +72,7 @@ func fromMatches(r hybrid.FirewallRule, src netip.Addr) bool {
 // every destination host. Destinations with the same applicable rules are
 // evaluated once, so the cost is sources × rules per distinct rule set, not
 // sources × destinations.
-func (x *Context) blockedFlows(proto string, port int32, srcs, dsts []hybrid.Host) []blockedFlow {
+func blockedFlows(x *Context, proto string, port int32, srcs, dsts []hybrid.Host) []blockedFlow {
 	rules := x.Cluster.Network.Firewall
 	if len(rules) == 0 {
 		return nil
@@ -153,7 +153,7 @@ func withoutWindowsPeers(x *Context, flows []blockedFlow) []blockedFlow {
 }
 
 // controlPlaneHosts are the hosts whose nodes carry the control-plane label.
-func (x *Context) controlPlaneHosts() []hybrid.Host {
+func controlPlaneHosts(x *Context) []hybrid.Host {
 	var out []hybrid.Host
 	for _, h := range x.Cluster.Hosts {
 		if n := x.Node(h.Name); n != nil {
@@ -172,7 +172,7 @@ func ruleName(r hybrid.FirewallRule, i int) string {
 	return fmt.Sprintf("#%d", i)
 }
 
-func (x *Context) flowFindings(flows []blockedFlow, what string, sev Severity, fix func(blockedFlow) string) []Finding {
+func flowFindings(x *Context, flows []blockedFlow, what string, sev Severity, fix func(blockedFlow) string) []Finding {
 	var out []Finding
 	key := x.clusterKindKey()
 	if key == nil {
@@ -205,16 +205,16 @@ encapsulates always or Windows nodes are planned, warning otherwise.`,
 	Remediation: `Allow UDP 4789 between all node addresses (ufw allow from 192.168.10.0/24 to any port 4789 proto udp; New-NetFirewallRule -Protocol UDP -LocalPort 4789 -RemoteAddress <node network> -Action Allow), and in the hypervisor's firewall`,
 	References:  []Reference{refMigration, refFirewall, refWindowsTroubleshoot, calicoRequirements},
 	Check: func(x *Context) []Finding {
-		if len(x.vxlanPools()) == 0 && !x.WindowsPlanned() {
+		if len(vxlanPools(x)) == 0 && !x.WindowsPlanned() {
 			return nil
 		}
 		sev := Severity("")
-		if x.vxlanAlways() {
+		if vxlanAlways(x) {
 			sev = Error
 		}
 		hosts := x.Cluster.Hosts
 		from := x.Cluster.Network.CIDR
-		return x.flowFindings(withoutWindowsPeers(x, x.blockedFlows("UDP", 4789, hosts, hosts)), "UDP 4789 (VXLAN)", sev, func(f blockedFlow) string {
+		return flowFindings(x, withoutWindowsPeers(x, blockedFlows(x, "UDP", 4789, hosts, hosts)), "UDP 4789 (VXLAN)", sev, func(f blockedFlow) string {
 			return allowRule("UDP", 4789, from) + " for " + f.dst
 		})
 	},
@@ -232,7 +232,7 @@ exec on that node's pods.`,
 	References:  []Reference{refFirewall, refWindowsTroubleshoot, k8sPorts},
 	Check: func(x *Context) []Finding {
 		from := x.Cluster.Network.CIDR
-		return x.flowFindings(x.blockedFlows("TCP", 10250, x.controlPlaneHosts(), x.Cluster.Hosts), "TCP 10250 (kubelet)", "", func(f blockedFlow) string {
+		return flowFindings(x, blockedFlows(x, "TCP", 10250, controlPlaneHosts(x), x.Cluster.Hosts), "TCP 10250 (kubelet)", "", func(f blockedFlow) string {
 			return allowRule("TCP", 10250, from) + " for " + f.dst
 		})
 	},
@@ -252,7 +252,7 @@ nodes go NotReady or Unknown.`,
 		p := int32(6443)
 		fmt.Sscan(port, &p)
 		from := x.Cluster.Network.CIDR
-		return x.flowFindings(x.blockedFlows("TCP", p, x.Cluster.Hosts, x.controlPlaneHosts()), fmt.Sprintf("TCP %d (API server)", p), "", func(f blockedFlow) string {
+		return flowFindings(x, blockedFlows(x, "TCP", p, x.Cluster.Hosts, controlPlaneHosts(x)), fmt.Sprintf("TCP %d (API server)", p), "", func(f blockedFlow) string {
 			return allowRule("TCP", p, from) + " for " + f.dst
 		})
 	},

@@ -65,12 +65,12 @@ directly must name the network itself.`,
 			return nil
 		}
 		var out []Finding
-		for _, p := range x.windowsKubeProxies() {
+		for _, p := range windowsKubeProxies(x) {
 			named, path := kubeNetwork(p)
 			if named != "" {
 				continue
 			}
-			out = append(out, Finding{Object: p.w.Key, Field: p.w.field(path + ".env"),
+			out = append(out, Finding{Object: p.w.Key, Field: p.w.path(path + ".env"),
 				Message:     fmt.Sprintf("%s starts kube-proxy on Windows with neither --network-name nor KUBE_NETWORK: kube-proxy exits at start (\"Environment variable KUBE_NETWORK and network-flag not initialized\") and programs no Service on the node", ObjectString(p.w.Key)),
 				Remediation: fmt.Sprintf("kubectl -n %s set env daemonset/%s KUBE_NETWORK=Calico", p.w.Key.Namespace, p.w.Key.Name)})
 		}

@@ -35,7 +35,7 @@ var lifecycleTaints = map[string]bool{
 }
 
 // joinOf is the JoinConfiguration a host joins with, and its key.
-func (x *Context) joinOf(node string) (*kubeadm.JoinConfiguration, *model.Key) {
+func joinOf(x *Context, node string) (*kubeadm.JoinConfiguration, *model.Key) {
 	h := x.Host(node)
 	if h == nil || h.Join == "" || h.Join == "init" {
 		return nil, nil
@@ -54,8 +54,8 @@ func (x *Context) joinOf(node string) (*kubeadm.JoinConfiguration, *model.Key) {
 
 // nodeSource is what a derived node comes from: its JoinConfiguration, else
 // the Cluster kind.
-func (x *Context) nodeSource(node string) *model.Key {
-	if _, k := x.joinOf(node); k != nil {
+func nodeSource(x *Context, node string) *model.Key {
+	if _, k := joinOf(x, node); k != nil {
 		return k
 	}
 	return x.clusterKindKey()
@@ -92,11 +92,11 @@ nodeRegistration:
 			if tainted {
 				continue
 			}
-			f := Finding{Object: nodeKey(n.Name), Field: "spec.taints", Source: x.nodeSource(n.Name),
+			f := Finding{Object: nodeKey(n.Name), Field: "spec.taints", Source: nodeSource(x, n.Name),
 				Message: fmt.Sprintf("Windows node %s has no NoSchedule or NoExecute taint; pods without a Windows nodeSelector can be scheduled there and fail to pull Linux images", n.Name),
 				Remediation: fmt.Sprintf(`kubectl taint nodes %s os=windows:NoSchedule
 and in its JoinConfiguration: nodeRegistration.taints: [{key: os, value: windows, effect: NoSchedule}]`, n.Name)}
-			if _, jk := x.joinOf(n.Name); jk != nil && !x.Cluster.Observed(nodeKey(n.Name)) {
+			if _, jk := joinOf(x, n.Name); jk != nil && !x.Cluster.Observed(nodeKey(n.Name)) {
 				f.Object, f.Field, f.Source = *jk, "nodeRegistration.taints", nil
 				f.Message = fmt.Sprintf("JoinConfiguration of Windows node %s registers it without a NoSchedule taint; pods without a Windows nodeSelector can be scheduled there and fail to pull Linux images", n.Name)
 			}
@@ -117,7 +117,7 @@ type maxPodsOf struct {
 	field string
 }
 
-func (x *Context) maxPods(n *corev1.Node) maxPodsOf {
+func maxPods(x *Context, n *corev1.Node) maxPodsOf {
 	c := x.Cluster
 	h := x.Host(n.Name)
 	if h == nil || c.Observed(nodeKey(n.Name)) || c.Kubeadm.NodeKubelet[n.Name] == nil {
@@ -138,14 +138,14 @@ func (x *Context) maxPods(n *corev1.Node) maxPodsOf {
 	}
 	if kc := c.Kubeadm.Kubelet; kc != nil && kc.MaxPods != 0 {
 		mp.explicit, mp.field = true, "maxPods"
-		mp.key = x.clusterKubeletKey()
+		mp.key = clusterKubeletKey(x)
 	}
 	return mp
 }
 
 // clusterKubeletKey is the cluster-wide KubeletConfiguration's key: the one
 // that is not a per-node patch.
-func (x *Context) clusterKubeletKey() *model.Key {
+func clusterKubeletKey(x *Context) *model.Key {
 	ix := x.idx()
 	if ix.kubeletKeyDone {
 		return ix.kubeletKey
@@ -170,7 +170,7 @@ func (x *Context) clusterKubeletKey() *model.Key {
 // nodeBlock is the IPAM block size a node's pods get addresses from: the
 // block Calico gave it, else the smallest block of the enabled IPv4 pools
 // whose nodeSelector selects it, and that pool (nil for a block).
-func (x *Context) nodeBlock(n *corev1.Node) (bits int, where string, pool *calico.IPPool) {
+func nodeBlock(x *Context, n *corev1.Node) (bits int, where string, pool *calico.IPPool) {
 	if b := x.idx().blockOf(n.Name, x.Cluster); b != "" {
 		if p, err := netip.ParsePrefix(b); err == nil {
 			return p.Bits(), "its block " + b, nil
@@ -198,7 +198,7 @@ func (x *Context) nodeBlock(n *corev1.Node) (bits int, where string, pool *calic
 // A pool the operator renders from the Installation is changed there: the
 // operator reverts an edit of the IPPool itself (tigera/operator
 // pkg/controller/ippool/pool_controller.go reconciles the pools it owns).
-func (x *Context) blockSizeFix(pool *calico.IPPool) string {
+func blockSizeFix(x *Context, pool *calico.IPPool) string {
 	const why = "blockSize cannot change once the pool hands out blocks"
 	inst := x.Cluster.Installation
 	if pool == nil || inst == nil || pool.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
@@ -214,22 +214,6 @@ func (x *Context) blockSizeFix(pool *calico.IPPool) string {
 kubectl patch installation %[1]s --type=json -p '[{"op":"add","path":"/spec/calicoNetwork/ipPools/-","value":{"name":"windows-ipv4-ippool","cidr":"<unused IPv4 CIDR>","blockSize":26,"encapsulation":"VXLAN","natOutgoing":"Enabled","nodeSelector":"kubernetes.io/os == "windows""}}]'
 kubectl patch installation %[1]s --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/%[4]s/nodeSelector","value":"kubernetes.io/os != "windows""}]'
 then drain and uncordon each Windows node so that its pods take addresses from the new pool`, inst.Name, pool.Name, why, old)
-}
-
-// blockOf finds the block with affinity to node (built on first use).
-func (ix *index) blockOf(node string, c *model.Cluster) string {
-	if ix.blocks == nil {
-		ix.blocks = map[string]string{}
-		for _, b := range c.IPAMBlocks {
-			if b.Spec.Affinity != nil && strings.HasPrefix(*b.Spec.Affinity, "host:") && !b.Spec.Deleted {
-				n := strings.TrimPrefix(*b.Spec.Affinity, "host:")
-				if _, ok := ix.blocks[n]; !ok {
-					ix.blocks[n] = b.Spec.CIDR
-				}
-			}
-		}
-	}
-	return ix.blocks[node]
 }
 
 // usableWindows is what a Windows node's single block leaves for pods: the
@@ -261,13 +245,13 @@ gives a Windows node no block from such a pool, and the rule says so instead.`,
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
-			mp := x.maxPods(n)
-			bits, where, pool := x.nodeBlock(n)
+			mp := maxPods(x, n)
+			bits, where, pool := nodeBlock(x, n)
 			if bits != 0 && usableWindows(bits) <= 0 {
 				// Calico IPAM gives such a node no block at all
 				// (libcalico-go lib/ipam/ipam.go getMaxPrefixLen).
-				out = append(out, Finding{Object: nodeKey(n.Name), Field: "spec", Source: x.nodeSource(n.Name),
-					Remediation: x.blockSizeFix(pool),
+				out = append(out, Finding{Object: nodeKey(n.Name), Field: "spec", Source: nodeSource(x, n.Name),
+					Remediation: blockSizeFix(x, pool),
 					Message: fmt.Sprintf("Windows node %s: %s makes /%d blocks of %d address(es), no more than the 4 Calico reserves on Windows; Calico IPAM assigns such a node no block (the longest block prefix it accepts is /29)",
 						n.Name, where, bits, 1<<(32-bits))})
 				continue
@@ -298,12 +282,12 @@ node's patch directory is passed at join and again at every kubeadm upgrade node
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
-			mp := x.maxPods(n)
-			bits, where, _ := x.nodeBlock(n)
+			mp := maxPods(x, n)
+			bits, where, _ := nodeBlock(x, n)
 			if mp.explicit || bits == 0 || usableWindows(bits) <= 0 || mp.value <= usableWindows(bits) {
 				continue
 			}
-			out = append(out, Finding{Object: nodeKey(n.Name), Field: "status.allocatable.pods", Source: x.nodeSource(n.Name),
+			out = append(out, Finding{Object: nodeKey(n.Name), Field: "status.allocatable.pods", Source: nodeSource(x, n.Name),
 				Remediation: maxPodsPatch(usableWindows(bits)),
 				Message: fmt.Sprintf("Windows node %s keeps the kubelet default maxPods %d (no kubelet configuration or patch sets it), but %s leaves %d pod addresses",
 					n.Name, mp.value, where, usableWindows(bits))})
@@ -372,7 +356,7 @@ the Node the kubelet registers.`,
 			if len(n.Name) <= 15 {
 				continue
 			}
-			out = append(out, Finding{Object: nodeKey(n.Name), Field: "metadata.name", Source: x.nodeSource(n.Name),
+			out = append(out, Finding{Object: nodeKey(n.Name), Field: "metadata.name", Source: nodeSource(x, n.Name),
 				Message: fmt.Sprintf("Windows node name %s has %d characters; a Windows computer name has at most 15, and the kubelet registers under the computer name", n.Name, len(n.Name))})
 		}
 		return out

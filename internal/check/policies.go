@@ -31,7 +31,7 @@ type windowsPodSet struct {
 
 // windowsPodSets are the workloads meant for or running on Windows whose
 // pods get an HNS endpoint from Calico (not host-network, not HostProcess).
-func (x *Context) windowsPodSets() []windowsPodSet {
+func windowsPodSets(x *Context) []windowsPodSet {
 	var out []windowsPodSet
 	for _, w := range x.idx().workloads {
 		if !w.windows() || w.hostProcess || w.Spec.HostNetwork {
@@ -106,7 +106,7 @@ change no verdict on Windows' IPv4-only endpoints and are reported as info.`,
 	Remediation: `Rewrite the rule in a form Felix on Windows programs: numeric ports, positive matches only, ICMP without type or code`,
 	References:  []Reference{calicoLimitations, felixWindowsRules, calicoPolicy, k8sNetworkPolicy},
 	Check: func(x *Context) []Finding {
-		sets := x.windowsPodSets()
+		sets := windowsPodSets(x)
 		if len(sets) == 0 {
 			return nil
 		}
@@ -168,7 +168,7 @@ change no verdict on Windows' IPv4-only endpoints and are reported as info.`,
 			}
 			var selected []string
 			for _, s := range sets {
-				if x.holds(scope, s.w.Key.Namespace) && sel.Evaluate(s.calico) {
+				if holds(x, scope, s.w.Key.Namespace) && sel.Evaluate(s.calico) {
 					selected = append(selected, ObjectString(s.w.Key))
 				}
 			}

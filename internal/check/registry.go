@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"sync"
 )
 
 // Registry is a catalogue of rules with unique IDs and names.
@@ -75,29 +74,3 @@ func (r *Registry) Lookup(idOrName string) (*Rule, bool) {
 	p, ok := r.byName[idOrName]
 	return p, ok
 }
-
-// builtinRules is the catalogue, one slice per area file.
-func builtinRules() []Rule {
-	var all []Rule
-	for _, area := range [][]Rule{
-		calicoRules(),
-		cniRules(),
-		nodeRules(),
-		workloadRules(),
-		daemonSetRules(),
-		kubeProxyRules(),
-		serviceRules(),
-		firewallRules(),
-		windowsPeerRules(),
-		kubeconfigRules(),
-	} {
-		all = append(all, area...)
-	}
-	return all
-}
-
-var defaultRegistry = sync.OnceValues(func() (*Registry, error) { return NewRegistry(builtinRules()...) })
-
-// Default is the built-in catalogue. The error is non-nil only if the
-// catalogue itself is inconsistent, which the package's tests rule out.
-func Default() (*Registry, error) { return defaultRegistry() }

@@ -34,7 +34,7 @@ func TestDottedServiceNames(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			x.scanText(tc.text, "cluster.local", func(tok, _ string) { got = append(got, tok) })
+			scanText(x, tc.text, "cluster.local", func(tok, _ string) { got = append(got, tok) })
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("scanText(%q) = %v, want %v", tc.text, got, tc.want)
 			}
@@ -121,7 +121,7 @@ func TestFirewallFirstMatchWins(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := NewContext(&model.Cluster{Hosts: hosts, Network: hybrid.Network{Firewall: tc.rules}}, false, nil)
 			var got []string
-			for _, f := range x.blockedFlows("UDP", 4789, hosts, hosts) {
+			for _, f := range blockedFlows(x, "UDP", 4789, hosts, hosts) {
 				for _, s := range f.srcs {
 					got = append(got, s+">"+f.dst)
 				}

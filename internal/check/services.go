@@ -28,7 +28,7 @@ func balanced(s *corev1.Service) bool {
 }
 
 // windowsEndpoints counts a Service's endpoints on Windows nodes.
-func (x *Context) windowsEndpoints(eps []endpoint) int {
+func windowsEndpoints(x *Context, eps []endpoint) int {
 	n := 0
 	for _, e := range eps {
 		if node := x.Node(e.node); node != nil && isWindowsNode(node) {
@@ -67,7 +67,7 @@ builds may raise it; the documented limit is 64.`,
 			}
 			out = append(out, Finding{Object: svcKey(s), Field: "spec.selector",
 				Message: fmt.Sprintf("Service %s/%s has %d endpoints (%d on Windows nodes); the HNS load balancer on each Windows node holds at most %d",
-					s.Namespace, s.Name, len(eps), x.windowsEndpoints(eps), maxWindowsBackends)})
+					s.Namespace, s.Name, len(eps), windowsEndpoints(x, eps), maxWindowsBackends)})
 		}
 		return out
 	},
@@ -85,7 +85,7 @@ endpoints through a node port or load balancer fails (kubernetes/kubernetes#1097
 	References:  []Reference{refWinkernel, refWindowsLimits, k8sWindowsNetworking, k8sIssue109780},
 	Check: func(x *Context) []Finding {
 		var noDSR []string
-		for _, p := range x.windowsKubeProxies() {
+		for _, p := range windowsKubeProxies(x) {
 			if !p.script && !p.dsr && !p.config {
 				noDSR = append(noDSR, ObjectString(p.w.Key))
 			}
@@ -98,7 +98,7 @@ endpoints through a node port or load balancer fails (kubernetes/kubernetes#1097
 			if s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
 				continue
 			}
-			win := x.windowsEndpoints(x.idx().endpoints[nsName{s.Namespace, s.Name}])
+			win := windowsEndpoints(x, x.idx().endpoints[nsName{s.Namespace, s.Name}])
 			if win == 0 {
 				continue
 			}
@@ -192,7 +192,7 @@ func hostTokens(s string) []string {
 // partialServiceName reports whether token is a dotted but incomplete name
 // of an existing Service: name.namespace, name.namespace.svc, and so on up
 // to (not including) the full name.namespace.svc.<domain>.
-func (x *Context) partialServiceName(token, domain string) (full string, ok bool) {
+func partialServiceName(x *Context, token, domain string) (full string, ok bool) {
 	labels := strings.Split(token, ".")
 	if len(labels) < 2 {
 		return "", false
@@ -222,12 +222,12 @@ type dottedName struct {
 }
 
 // scanText reports every partial service name in s.
-func (x *Context) scanText(s, domain string, found func(token, full string)) {
+func scanText(x *Context, s, domain string, found func(token, full string)) {
 	if !strings.Contains(s, ".") {
 		return
 	}
 	for _, t := range hostTokens(s) {
-		if full, ok := x.partialServiceName(t, domain); ok {
+		if full, ok := partialServiceName(x, t, domain); ok {
 			found(t, full)
 		}
 	}
@@ -259,18 +259,18 @@ the ConfigMaps they read.`,
 			var refs []cmRef
 			eachContainer(w.Spec, func(c *corev1.Container, path string) {
 				for i, v := range c.Command {
-					x.scanText(v, domain, func(t, full string) {
-						hits = append(hits, dottedName{w.Key, w.field(fmt.Sprintf("%s.command[%d]", path, i)), t, full})
+					scanText(x, v, domain, func(t, full string) {
+						hits = append(hits, dottedName{w.Key, w.path(fmt.Sprintf("%s.command[%d]", path, i)), t, full})
 					})
 				}
 				for i, v := range c.Args {
-					x.scanText(v, domain, func(t, full string) {
-						hits = append(hits, dottedName{w.Key, w.field(fmt.Sprintf("%s.args[%d]", path, i)), t, full})
+					scanText(x, v, domain, func(t, full string) {
+						hits = append(hits, dottedName{w.Key, w.path(fmt.Sprintf("%s.args[%d]", path, i)), t, full})
 					})
 				}
 				for i, e := range c.Env {
-					x.scanText(e.Value, domain, func(t, full string) {
-						hits = append(hits, dottedName{w.Key, w.field(fmt.Sprintf("%s.env[%d].value", path, i)) + " (" + e.Name + ")", t, full})
+					scanText(x, e.Value, domain, func(t, full string) {
+						hits = append(hits, dottedName{w.Key, w.path(fmt.Sprintf("%s.env[%d].value", path, i)) + " (" + e.Name + ")", t, full})
 					})
 					if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
 						refs = append(refs, cmRef{nsName{w.Key.Namespace, e.ValueFrom.ConfigMapKeyRef.Name}, map[string]bool{e.ValueFrom.ConfigMapKeyRef.Key: true}})
@@ -296,7 +296,7 @@ the ConfigMaps they read.`,
 					if r.keys != nil && !r.keys[k] {
 						continue
 					}
-					x.scanText(cm.Data[k], domain, func(t, full string) {
+					scanText(x, cm.Data[k], domain, func(t, full string) {
 						hits = append(hits, dottedName{model.Key{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, "data." + k, t, full})
 					})
 				}
@@ -369,7 +369,7 @@ type policyScope struct {
 // namespace selector reads only the namespace's labels: it is evaluated
 // once per selector and namespace (a namespace the cluster does not hold
 // is selected by none).
-func (x *Context) holds(s policyScope, ns string) bool {
+func holds(x *Context, s policyScope, ns string) bool {
 	if s.nsSel == nil {
 		return s.namespace == "" || s.namespace == ns
 	}
@@ -380,7 +380,7 @@ func (x *Context) holds(s policyScope, ns string) bool {
 	if s.nsText == "" {
 		return selected()
 	}
-	cp := x.calicoPods()
+	cp := calicoPods(x)
 	m, ok := cp.nsSel[s.nsText]
 	if !ok {
 		m = map[string]bool{}
@@ -398,8 +398,8 @@ func (x *Context) holds(s policyScope, ns string) bool {
 // key names sel and scope (their sources): counts are remembered by it,
 // and pods are visited by namespace with their Calico labels made once —
 // a scan of every pod, building its labels, per rule was O(rules × pods).
-func (x *Context) countSelected(sel selector.Selector, scope policyScope, key string) int {
-	cp := x.calicoPods()
+func countSelected(x *Context, sel selector.Selector, scope policyScope, key string) int {
+	cp := calicoPods(x)
 	if n, ok := cp.counts[key]; ok {
 		return n
 	}
@@ -414,7 +414,7 @@ func (x *Context) countSelected(sel selector.Selector, scope policyScope, key st
 	switch {
 	case scope.nsSel != nil:
 		for ns := range cp.pods {
-			if x.holds(scope, ns) {
+			if holds(x, scope, ns) {
 				count(ns)
 			}
 		}
@@ -452,18 +452,21 @@ func (cp *calicoPodSet) labels(ns string) []map[string]string {
 	return ls
 }
 
-func (x *Context) calicoPods() *calicoPodSet {
-	x.calicoOnce.Do(func() {
-		x.calico = &calicoPodSet{pods: map[string][]*corev1.Pod{}, byNS: map[string][]map[string]string{}, counts: map[string]int{}, nsSel: map[string]map[string]bool{}}
+func calicoPods(x *Context) *calicoPodSet {
+	return x.Memo(calicoPodsKey{}, func() any {
+		cp := &calicoPodSet{pods: map[string][]*corev1.Pod{}, byNS: map[string][]map[string]string{}, counts: map[string]int{}, nsSel: map[string]map[string]bool{}}
 		for _, p := range x.Cluster.Pods {
 			if p.Spec.HostNetwork || p.Status.PodIP == "" {
 				continue
 			}
-			x.calico.pods[p.Namespace] = append(x.calico.pods[p.Namespace], p)
+			cp.pods[p.Namespace] = append(cp.pods[p.Namespace], p)
 		}
-	})
-	return x.calico
+		return cp
+	}).(*calicoPodSet)
 }
+
+// calicoPodsKey memoizes calicoPods in the Context.
+type calicoPodsKey struct{}
 
 // scopeKey names a rule side's selector and scope for countSelected.
 func scopeKey(policyNS string, e calico.EntityRule) string {
@@ -559,7 +562,7 @@ source addresses × destination addresses.`,
 			}
 			endpoints := 0
 			for _, ns := range winNS {
-				if !x.holds(scope, ns) {
+				if !holds(x, scope, ns) {
 					continue
 				}
 				for _, i := range winByNS[ns] {
@@ -579,7 +582,7 @@ source addresses × destination addresses.`,
 				if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 					continue
 				}
-				ns, nd := x.countSelected(src, srcScope, scopeKey(p.ns, r.Source)), x.countSelected(dst, dstScope, scopeKey(p.ns, r.Destination))
+				ns, nd := countSelected(x, src, srcScope, scopeKey(p.ns, r.Source)), countSelected(x, dst, dstScope, scopeKey(p.ns, r.Destination))
 				out = append(out, Finding{Object: p.key, Field: both[i],
 					Message: fmt.Sprintf("%s has both a source (%s) and a destination (%s) selector and applies to %s; each gets ACLs over %d source × %d destination addresses (%d pairs per endpoint, %d in all)",
 						both[i], r.Source.Selector, r.Destination.Selector, plural(endpoints, "Windows endpoint"), ns, nd, ns*nd, endpoints*ns*nd)})

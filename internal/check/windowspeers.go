@@ -110,7 +110,7 @@ the time). Linux-to-Windows flows are HYB060's.`,
 		if len(wins) < 2 {
 			return nil
 		}
-		return x.flowFindings(x.blockedFlows("UDP", 4789, wins, wins), "UDP 4789 (VXLAN) between Windows nodes", Error, func(f blockedFlow) string {
+		return flowFindings(x, blockedFlows(x, "UDP", 4789, wins, wins), "UDP 4789 (VXLAN) between Windows nodes", Error, func(f blockedFlow) string {
 			// On the host, Windows Defender Firewall lets a block rule win
 			// over any allow rule, so the block itself has to go or narrow.
 			return fmt.Sprintf("remove firewall rule %s on %s, or narrow its from: to leave out %s (on the host itself an added allow rule is not enough: Windows Defender Firewall lets a block rule win over allow rules)",

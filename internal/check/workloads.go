@@ -42,7 +42,7 @@ func windowsRuntimeClass(rc *nodev1.RuntimeClass) bool {
 	return rc.Scheduling != nil && rc.Scheduling.NodeSelector[labelOS] == hybrid.OSWindows
 }
 
-func (x *Context) windowsBuilds() []string {
+func windowsBuilds(x *Context) []string {
 	seen := map[string]bool{}
 	for _, n := range x.WindowsNodes() {
 		if b, _ := windowsVersion(n); b != "" {
@@ -83,7 +83,7 @@ selector matches no node leaves every pod that uses it Pending.`,
 			if matched {
 				continue
 			}
-			builds := x.windowsBuilds()
+			builds := windowsBuilds(x)
 			fix := `kubectl patch runtimeclass ` + rc.Name + ` --type=merge -p '{"scheduling":{"nodeSelector":{"node.kubernetes.io/windows-build":"<build>"}}}'`
 			if len(builds) > 0 {
 				fix = strings.Replace(fix, "<build>", builds[0], 1)
@@ -164,11 +164,11 @@ not set it. HostProcess pods are not checked.`,
 			if !w.intent || w.hostProcess || (w.Spec.OS != nil && w.Spec.OS.Name == corev1.Windows) {
 				continue
 			}
-			f := Finding{Object: w.Key, Field: w.field("os"),
+			f := Finding{Object: w.Key, Field: w.path("os"),
 				Message:     fmt.Sprintf("%s runs on Windows nodes but does not set spec.os.name: windows; the API server validates its pods as Linux pods", ObjectString(w.Key)),
 				Remediation: podSpecPatch(w, map[string]any{"os": map[string]string{"name": "windows"}})}
 			if w.Spec.OS != nil {
-				f.Field = w.field("os.name")
+				f.Field = w.path("os.name")
 				f.Severity = Error
 				f.Message = fmt.Sprintf("%s sets spec.os.name: %s but runs on Windows nodes", ObjectString(w.Key), w.Spec.OS.Name)
 			}
@@ -180,8 +180,8 @@ not set it. HostProcess pods are not checked.`,
 
 // windowsRuntimeClassFor names a Windows RuntimeClass for the cluster's
 // Windows build, or a placeholder.
-func (x *Context) windowsRuntimeClassFor() string {
-	builds := x.windowsBuilds()
+func windowsRuntimeClassFor(x *Context) string {
+	builds := windowsBuilds(x)
 	for _, rc := range x.Cluster.RuntimeClasses {
 		if windowsRuntimeClass(rc) && rc.Handler == handlerProcess {
 			if len(builds) == 0 || rc.Scheduling.NodeSelector[labelWindowsBuild] == builds[0] {
@@ -209,8 +209,8 @@ on the host itself and are not checked.`,
 			if !w.intent || w.hostProcess || w.Spec.RuntimeClassName != nil {
 				continue
 			}
-			rc := x.windowsRuntimeClassFor()
-			out = append(out, Finding{Object: w.Key, Field: w.field("runtimeClassName"),
+			rc := windowsRuntimeClassFor(x)
+			out = append(out, Finding{Object: w.Key, Field: w.path("runtimeClassName"),
 				Message:     fmt.Sprintf("%s runs on Windows nodes without a runtimeClassName; nothing ties its images to the host's Windows build", ObjectString(w.Key)),
 				Remediation: podSpecPatch(w, map[string]any{"runtimeClassName": rc})})
 		}
@@ -278,7 +278,7 @@ hostNetwork: true does not get the node's address or ports.`,
 			if !w.intent || w.hostProcess || !w.Spec.HostNetwork {
 				continue
 			}
-			out = append(out, Finding{Object: w.Key, Field: w.field("hostNetwork"),
+			out = append(out, Finding{Object: w.Key, Field: w.path("hostNetwork"),
 				Message:     fmt.Sprintf("%s sets hostNetwork on Windows without HostProcess containers; Windows pods always get their own network compartment", ObjectString(w.Key)),
 				Remediation: podSpecPatch(w, map[string]any{"hostNetwork": false})})
 		}
@@ -309,7 +309,7 @@ default.`,
 			if res.Allowed {
 				continue
 			}
-			out = append(out, Finding{Object: w.Key, Field: w.field("securityContext.windowsOptions.hostProcess"),
+			out = append(out, Finding{Object: w.Key, Field: w.path("securityContext.windowsOptions.hostProcess"),
 				Message: fmt.Sprintf("namespace %s enforces %s, which refuses HostProcess pods: %s",
 					w.Key.Namespace, res.Enforce, strings.TrimPrefix(res.Message, "Error from server (Forbidden): ")),
 				Remediation: fmt.Sprintf("kubectl label namespace %s pod-security.kubernetes.io/enforce=privileged --overwrite", w.Key.Namespace)})
@@ -333,10 +333,15 @@ type imageMismatch struct {
 // imageMismatches runs scheduler.ImageFitsNode for every container of every
 // placed pod, once per image and node OS/build, and groups the failures by
 // workload and container.
-func (x *Context) imageMismatches() []*imageMismatch {
-	if x.images != nil {
-		return *x.images
-	}
+func imageMismatches(x *Context) []*imageMismatch {
+	return x.Memo(imageMismatchesKey{}, func() any { return findImageMismatches(x) }).([]*imageMismatch)
+}
+
+// imageMismatchesKey memoizes imageMismatches in the Context for the two
+// image rules.
+type imageMismatchesKey struct{}
+
+func findImageMismatches(x *Context) []*imageMismatch {
 	type verdict struct {
 		ok     bool
 		reason string
@@ -397,7 +402,6 @@ func (x *Context) imageMismatches() []*imageMismatch {
 			out = append(out, m)
 		}
 	}
-	x.images = &out
 	return out
 }
 
@@ -424,15 +428,15 @@ not reported.`,
 	References:  []Reference{refWindowsScheduling, refWindowsTroubleshoot, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
-		for _, m := range x.imageMismatches() {
+		for _, m := range imageMismatches(x) {
 			if m.build {
 				continue
 			}
 			fix := podSpecPatch(m.w, map[string]any{"nodeSelector": map[string]string{labelOS: hybrid.OSLinux}})
 			if n := x.Node(m.nodes[0]); n != nil && !isWindowsNode(n) {
-				fix = podSpecPatch(m.w, map[string]any{"os": map[string]string{"name": "windows"}, "runtimeClassName": x.windowsRuntimeClassFor()})
+				fix = podSpecPatch(m.w, map[string]any{"os": map[string]string{"name": "windows"}, "runtimeClassName": windowsRuntimeClassFor(x)})
 			}
-			out = append(out, Finding{Object: m.w.Key, Field: m.w.field(m.path + ".image"),
+			out = append(out, Finding{Object: m.w.Key, Field: m.w.path(m.path + ".image"),
 				Message: fmt.Sprintf("image %s of container %s cannot run on %s: %s",
 					m.image, m.container, listNames(m.nodes, 3), m.reason),
 				Remediation: fix})
@@ -454,7 +458,7 @@ containers and Hyper-V isolation are exempt.`,
 	References:  []Reference{refWindowsUpdates, refWindowsScheduling, refWindowsTroubleshoot, k8sWindowsGuide},
 	Check: func(x *Context) []Finding {
 		var out []Finding
-		for _, m := range x.imageMismatches() {
+		for _, m := range imageMismatches(x) {
 			if !m.build {
 				continue
 			}
@@ -462,10 +466,10 @@ containers and Hyper-V isolation are exempt.`,
 			if n := x.Node(m.nodes[0]); n != nil {
 				build, _ = windowsVersion(n)
 			}
-			out = append(out, Finding{Object: m.w.Key, Field: m.w.field(m.path + ".image"),
+			out = append(out, Finding{Object: m.w.Key, Field: m.w.path(m.path + ".image"),
 				Message: fmt.Sprintf("image %s of container %s does not match the Windows build %s of %s: %s",
 					m.image, m.container, build, listNames(m.nodes, 3), m.reason),
-				Remediation: fmt.Sprintf("Use the image tag for build %s (ltsc2025 for 10.0.26100) and runtimeClassName %s", build, x.windowsRuntimeClassFor())})
+				Remediation: fmt.Sprintf("Use the image tag for build %s (ltsc2025 for 10.0.26100) and runtimeClassName %s", build, windowsRuntimeClassFor(x))})
 		}
 		return out
 	},
@@ -497,7 +501,7 @@ message is the scheduler's FailedScheduling text.`,
 			if pending == 0 {
 				continue
 			}
-			out = append(out, Finding{Object: w.Key, Field: w.field(""),
+			out = append(out, Finding{Object: w.Key, Field: w.path(""),
 				Message:     fmt.Sprintf("%d of %s cannot be scheduled: %s", pending, plural(len(w.Pods), "pod"), msg),
 				Remediation: fmt.Sprintf("kubectl -n %s describe pod %s; match nodeSelector, RuntimeClass and tolerations to a node", w.Key.Namespace, w.Pods[0].Name)})
 		}
