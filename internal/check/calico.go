@@ -11,13 +11,14 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	calicooperator "github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // Calico for Windows: the Installation, IP pools, IPAM, Felix and the
 // operator's own status.
-func calicoRules() []Rule {
-	return []Rule{
+func calicoRules() []rule.Rule {
+	return []rule.Rule{
 		ruleEncapsulation, ruleBGPWithVXLAN, ruleStrictAffinity, ruleWindowsDataplane,
 		ruleServiceCIDRsMissing, ruleServiceCIDRsMismatch, ruleServicesEndpointMissing, ruleServicesEndpointInvalid,
 		ruleVXLANVNI, ruleVXLANPort, ruleIPv6, ruleLinuxOnlyFeatures, ruleTigeraStatus, ruleTypha,
@@ -31,11 +32,11 @@ func samePrefix(a, b string) bool {
 	return err1 == nil && err2 == nil && pa.Masked() == pb.Masked()
 }
 
-var ruleEncapsulation = Rule{
-	ID: "HYB001", Name: "pool-encapsulation", Severity: Error, Blocker: true,
+var ruleEncapsulation = rule.Rule{
+	ID: "HYB001", Name: "pool-encapsulation", Severity: rule.Error, Blocker: true,
 	Title:    "IP pool encapsulation is not VXLAN or None",
 	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org"},
-	Needs:    []Need{{kindInstallation, kindIPPool}},
+	Needs:    []rule.Need{{rule.KindInstallation, rule.KindIPPool}},
 	Description: `Calico for Windows supports VXLAN without cross-subnet, or no encapsulation with BGP; it
 has no IPIP at all. With windowsDataplane: HNS the operator refuses any other IPv4 pool
 encapsulation of its first IPv4 pool ("IPv4 IPPool encapsulation VXLANCrossSubnet is not
@@ -44,18 +45,18 @@ their pods either); with VXLANCrossSubnet, Services of Linux pods in the Windows
 unreachable from Windows pods (projectcalico/calico#6322). The pool is shared by all nodes, so
 the change is cluster-wide: VXLAN Always, made in the Installation, which owns the pool.`,
 	Remediation: `kubectl patch installation default --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/0/encapsulation","value":"VXLAN"}]'`,
-	References:  []Reference{refCalicoWindows, refMigration, calicoLimitations, operatorValidation, calicoIssue6322, calicoVXLAN},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefCalicoWindows, rule.RefMigration, rule.CalicoLimitations, rule.OperatorValidation, rule.CalicoIssue6322, rule.CalicoVXLAN},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		if inst := x.Cluster.Installation; inst != nil {
 			first := true // the operator validates only the first IPv4 pool
-			for i, p := range calicoNetwork(inst).IPPools {
-				if isIPv6(p.CIDR) {
+			for i, p := range rule.CalicoNetwork(inst).IPPools {
+				if rule.IsIPv6(p.CIDR) {
 					continue
 				}
 				isFirst := first
 				first = false
-				enc := poolEncapsulation(inst, p)
+				enc := rule.PoolEncapsulation(inst, p)
 				if enc == operator.EncapVXLAN || enc == operator.EncapNone {
 					continue
 				}
@@ -65,26 +66,26 @@ the change is cluster-wide: VXLAN Always, made in the Installation, which owns t
 				if !isFirst {
 					refusal = "the operator accepts it (it checks only the first IPv4 pool), but Windows nodes cannot reach the pods it holds"
 				}
-				out = append(out, Finding{
-					Object: instKey(inst), Field: fmt.Sprintf("spec.calicoNetwork.ipPools[%d].encapsulation", i),
+				out = append(out, rule.Finding{
+					Object: rule.InstKey(inst), Field: fmt.Sprintf("spec.calicoNetwork.ipPools[%d].encapsulation", i),
 					Message: fmt.Sprintf("IP pool %s (%s) uses encapsulation %s; Calico for Windows supports only VXLAN (no cross-subnet) or None with BGP, and %s",
 						p.Name, p.CIDR, enc, refusal),
 					Remediation: fmt.Sprintf(`kubectl patch installation %s --type=json -p '[{"op":"replace","path":"/spec/calicoNetwork/ipPools/%d/encapsulation","value":"VXLAN"}]'`, inst.Name, i),
 				})
 			}
 		}
-		for _, p := range unmanagedPools(x) {
-			if isIPv6(p.Spec.CIDR) || p.Spec.Disabled {
+		for _, p := range rule.UnmanagedPools(x) {
+			if rule.IsIPv6(p.Spec.CIDR) || p.Spec.Disabled {
 				continue
 			}
 			ipip, vx := calicooperator.EffectiveModes(p)
 			switch {
 			case ipip != calico.ModeNever:
-				out = append(out, Finding{Object: poolKey(p), Field: "spec.ipipMode",
+				out = append(out, rule.Finding{Object: rule.PoolKey(p), Field: "spec.ipipMode",
 					Message:     fmt.Sprintf("IP pool %s (%s) has ipipMode %s; Windows has no IPIP", p.Name, p.Spec.CIDR, ipip),
 					Remediation: fmt.Sprintf(`kubectl patch ippool %s --type=merge -p '{"spec":{"ipipMode":"Never","vxlanMode":"Always"}}'`, p.Name)})
 			case vx == calico.ModeCrossSubnet:
-				out = append(out, Finding{Object: poolKey(p), Field: "spec.vxlanMode",
+				out = append(out, rule.Finding{Object: rule.PoolKey(p), Field: "spec.vxlanMode",
 					Message:     fmt.Sprintf("IP pool %s (%s) has vxlanMode CrossSubnet; Calico for Windows supports only VXLAN Always", p.Name, p.Spec.CIDR),
 					Remediation: fmt.Sprintf(`kubectl patch ippool %s --type=merge -p '{"spec":{"vxlanMode":"Always"}}'`, p.Name)})
 			}
@@ -93,25 +94,25 @@ the change is cluster-wide: VXLAN Always, made in the Installation, which owns t
 	},
 }
 
-var ruleBGPWithVXLAN = Rule{
-	ID: "HYB002", Name: "bgp-with-vxlan", Severity: Error, Blocker: true,
+var ruleBGPWithVXLAN = rule.Rule{
+	ID: "HYB002", Name: "bgp-with-vxlan", Severity: rule.Error, Blocker: true,
 	Title:    "BGP is enabled together with VXLAN",
 	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org"},
-	Needs:    needInstallation,
+	Needs:    rule.NeedInstallation,
 	Description: `Calico for Windows with VXLAN requires BGP to be disabled. calicoNetwork.bgp is a setting of
 the whole cluster and the encapsulation belongs to the pool all nodes share, so a cluster cannot
 keep BIRD for its Linux nodes and VXLAN for Windows ones: with BGP on, the operator renders
 calico-node-windows with the windows-bgp backend (confd driving RRAS) instead of VXLAN. On
 Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for them.`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"bgp":"Disabled"}}}'`,
-	References:  []Reference{refCalicoWindows, refMigration, calicoRequirements, calicoLimitations},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefCalicoWindows, rule.RefMigration, rule.CalicoRequirements, rule.CalicoLimitations},
+	Check: func(x *rule.Context) []rule.Finding {
 		inst := x.Cluster.Installation
 		if inst == nil {
 			return nil
 		}
-		on, explicit := bgpState(inst)
-		pools := vxlanPools(x)
+		on, explicit := rule.BgpState(inst)
+		pools := rule.VxlanPools(x)
 		if !on || len(pools) == 0 {
 			return nil
 		}
@@ -119,8 +120,8 @@ Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for
 		if !explicit {
 			state = "not set (the operator defaults it to Enabled)"
 		}
-		return []Finding{{
-			Object: instKey(inst), Field: "spec.calicoNetwork.bgp",
+		return []rule.Finding{{
+			Object: rule.InstKey(inst), Field: "spec.calicoNetwork.bgp",
 			Message: fmt.Sprintf("bgp is %s while IP pool %s uses VXLAN; Calico for Windows with VXLAN needs BGP disabled in the whole cluster",
 				state, strings.Join(pools, ", ")),
 			Remediation: fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"bgp":"Disabled"}}}'`, inst.Name),
@@ -128,11 +129,11 @@ Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for
 	},
 }
 
-var ruleStrictAffinity = Rule{
-	ID: "HYB003", Name: "strict-affinity", Severity: Error, Blocker: true,
+var ruleStrictAffinity = rule.Rule{
+	ID: "HYB003", Name: "strict-affinity", Severity: rule.Error, Blocker: true,
 	Title:    "IPAM strictAffinity is false",
 	Examines: []string{"IPAMConfiguration.projectcalico.org", "Installation.operator.tigera.io", "IPPool.projectcalico.org"},
-	Needs:    []Need{needCalico},
+	Needs:    []rule.Need{rule.NeedCalico},
 	Description: `A Windows node holds exactly one block and takes the whole block as local to its HNS network:
 an address another node borrowed from it is unreachable. Calico IPAM on Windows therefore
 refuses to assign addresses while strictAffinity is false ("global strict affinity should not be
@@ -140,10 +141,10 @@ false for Windows node"), and the operator's calico-windows status degrades ("In
 StrictAffinity, it must be set to 'true' when using Calico IPAM on Windows"). Set it before the
 first Windows node joins; it only stops future borrowing.`,
 	Remediation: `kubectl patch ipamconfigurations default --type merge -p '{"spec":{"strictAffinity":true}}'`,
-	References:  []Reference{refStrictAffinity, refMigration, refCalicoOperator, calicoIPAMConfig, operatorWindows, calicoIssue4404},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefStrictAffinity, rule.RefMigration, rule.RefCalicoOperator, rule.CalicoIPAMConfig, rule.OperatorWindows, rule.CalicoIssue4404},
+	Check: func(x *rule.Context) []rule.Finding {
 		c := x.Cluster
-		if !usesCalico(x) || (c.Installation != nil && !calicoIPAM(c.Installation)) {
+		if !rule.UsesCalico(x) || (c.Installation != nil && !rule.CalicoIPAM(c.Installation)) {
 			return nil
 		}
 		if c.IPAMConfig != nil && c.IPAMConfig.Spec.StrictAffinity {
@@ -156,29 +157,29 @@ first Windows node joins; it only stops future borrowing.`,
 		} else {
 			state = "not set (Calico creates IPAMConfiguration default with strictAffinity false)"
 		}
-		return []Finding{{
-			Object: model.Key{Group: groupCalico, Kind: "IPAMConfiguration", Name: name}, Field: "spec.strictAffinity",
+		return []rule.Finding{{
+			Object: model.Key{Group: rule.GroupCalico, Kind: "IPAMConfiguration", Name: name}, Field: "spec.strictAffinity",
 			Message: fmt.Sprintf("strictAffinity is %s; Calico IPAM on Windows refuses to assign addresses until it is true, and Linux nodes may borrow addresses from a Windows node's block", state),
 		}}
 	},
 }
 
-var ruleWindowsDataplane = Rule{
-	ID: "HYB004", Name: "windows-dataplane", Severity: Error, Blocker: true,
+var ruleWindowsDataplane = rule.Rule{
+	ID: "HYB004", Name: "windows-dataplane", Severity: rule.Error, Blocker: true,
 	Title:    "Installation has no Windows dataplane",
 	Examines: []string{"Installation.operator.tigera.io"},
-	Needs:    needInstallation,
+	Needs:    rule.NeedInstallation,
 	Description: `Until calicoNetwork.windowsDataplane is HNS the operator does not serve Windows nodes: it
 renders no calico-node-windows DaemonSet, so a Windows node never gets a CNI configuration and
 stays NotReady ("cni plugin not initialized"). The field changes nothing on Linux nodes.`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"windowsDataplane":"HNS"}}}'`,
-	References:  []Reference{refOperatorInstall, refMigration, refWindowsTroubleshoot, calicoOperator, calicoInstallAPI},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefOperatorInstall, rule.RefMigration, rule.RefWindowsTroubleshoot, rule.CalicoOperator, rule.CalicoInstallAPI},
+	Check: func(x *rule.Context) []rule.Finding {
 		inst := x.Cluster.Installation
 		if inst == nil {
 			return nil
 		}
-		cn := calicoNetwork(inst)
+		cn := rule.CalicoNetwork(inst)
 		if cn.WindowsDataplane != nil && *cn.WindowsDataplane == calicooperator.WindowsHNS {
 			return nil
 		}
@@ -189,8 +190,8 @@ stays NotReady ("cni plugin not initialized"). The field changes nothing on Linu
 				state = "Disabled (also the operator's default when the field is absent)"
 			}
 		}
-		return []Finding{{
-			Object: instKey(inst), Field: "spec.calicoNetwork.windowsDataplane",
+		return []rule.Finding{{
+			Object: rule.InstKey(inst), Field: "spec.calicoNetwork.windowsDataplane",
 			Message:     fmt.Sprintf("windowsDataplane is %s; the operator renders no calico-node-windows DaemonSet and Windows nodes stay NotReady", state),
 			Remediation: fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"windowsDataplane":"HNS"}}}'`, inst.Name),
 		}}
@@ -204,46 +205,46 @@ func serviceCIDRsPatch(inst *operator.Installation, subnets []string) string {
 	return fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"serviceCIDRs":["%s"]}}'`, inst.Name, strings.Join(subnets, `","`))
 }
 
-var ruleServiceCIDRsMissing = Rule{
-	ID: "HYB005", Name: "service-cidrs-missing", Severity: Error, Blocker: true,
+var ruleServiceCIDRsMissing = rule.Rule{
+	ID: "HYB005", Name: "service-cidrs-missing", Severity: rule.Error, Blocker: true,
 	Title:    "Installation has no serviceCIDRs",
 	Examines: []string{"Installation.operator.tigera.io", "ClusterConfiguration.kubeadm.k8s.io"},
-	Needs:    needInstallation,
+	Needs:    rule.NeedInstallation,
 	Description: `Calico for Windows cannot learn the service network from the API, yet the Windows CNI plugin
 needs it: it is an exception of the OutBoundNAT policy on every pod endpoint, so that traffic to
 Services leaves with the pod's address. With Calico CNI and windowsDataplane set the operator
 refuses the Installation without it ("installation spec.ServiceCIDRs must be provided when using
 Calico CNI on Windows").`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"serviceCIDRs":["10.96.0.0/12"]}}'`,
-	References:  []Reference{refOperatorInstall, refMigration, refCalicoOperator, operatorValidation, calicoInstallAPI},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefOperatorInstall, rule.RefMigration, rule.RefCalicoOperator, rule.OperatorValidation, rule.CalicoInstallAPI},
+	Check: func(x *rule.Context) []rule.Finding {
 		inst := x.Cluster.Installation
-		if inst == nil || !calicoCNI(inst) || len(inst.Spec.ServiceCIDRs) > 0 {
+		if inst == nil || !rule.CalicoCNI(inst) || len(inst.Spec.ServiceCIDRs) > 0 {
 			return nil
 		}
-		subnets := serviceSubnets(x.Cluster)
+		subnets := rule.ServiceSubnets(x.Cluster)
 		msg := "spec.serviceCIDRs is empty; the Windows CNI plugin builds its OutBoundNAT exceptions from it and the operator refuses a Windows-enabled Installation without it"
 		if len(subnets) > 0 {
 			msg += fmt.Sprintf(" (kubeadm's serviceSubnet is %s)", strings.Join(subnets, ","))
 		}
-		return []Finding{{Object: instKey(inst), Field: "spec.serviceCIDRs", Message: msg, Remediation: serviceCIDRsPatch(inst, subnets)}}
+		return []rule.Finding{{Object: rule.InstKey(inst), Field: "spec.serviceCIDRs", Message: msg, Remediation: serviceCIDRsPatch(inst, subnets)}}
 	},
 }
 
-var ruleServiceCIDRsMismatch = Rule{
-	ID: "HYB006", Name: "service-cidrs-mismatch", Severity: Error, Blocker: true,
+var ruleServiceCIDRsMismatch = rule.Rule{
+	ID: "HYB006", Name: "service-cidrs-mismatch", Severity: rule.Error, Blocker: true,
 	Title:    "Installation serviceCIDRs differ from kubeadm's serviceSubnet",
 	Examines: []string{"Installation.operator.tigera.io", "ClusterConfiguration.kubeadm.k8s.io", "InitConfiguration.kubeadm.k8s.io"},
-	Needs:    []Need{{kindInstallation}, {kindKubeadmCC, kindKubeadmInit}},
+	Needs:    []rule.Need{{rule.KindInstallation}, {rule.KindKubeadmCC, rule.KindKubeadmInit}},
 	Description: `The Windows CNI plugin excludes spec.serviceCIDRs from OutBoundNAT. If they do not cover the
 service network kube-apiserver allocates from (kubeadm's networking.serviceSubnet), traffic from
 Windows pods to Services is source-NATed to the node's address, and policies that select the
 client pod no longer match it.`,
 	Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"serviceCIDRs":["<kubeadm networking.serviceSubnet>"]}}'`,
-	References:  []Reference{refOperatorInstall, refCalicoOperator, calicoInstallAPI},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefOperatorInstall, rule.RefCalicoOperator, rule.CalicoInstallAPI},
+	Check: func(x *rule.Context) []rule.Finding {
 		inst := x.Cluster.Installation
-		subnets := serviceSubnets(x.Cluster)
+		subnets := rule.ServiceSubnets(x.Cluster)
 		if inst == nil || len(inst.Spec.ServiceCIDRs) == 0 || len(subnets) == 0 {
 			return nil
 		}
@@ -262,8 +263,8 @@ client pod no longer match it.`,
 		if len(missing) == 0 {
 			return nil
 		}
-		return []Finding{{
-			Object: instKey(inst), Field: "spec.serviceCIDRs",
+		return []rule.Finding{{
+			Object: rule.InstKey(inst), Field: "spec.serviceCIDRs",
 			Message: fmt.Sprintf("serviceCIDRs %s do not include kubeadm's serviceSubnet %s; Windows pods' traffic to Services would be source-NATed",
 				strings.Join(inst.Spec.ServiceCIDRs, ","), strings.Join(missing, ",")),
 			Remediation: serviceCIDRsPatch(inst, subnets),
@@ -276,7 +277,7 @@ func servicesEndpointKey() model.Key {
 }
 
 func servicesEndpointManifest(c *model.Cluster) string {
-	host, port := apiEndpoint(c)
+	host, port := rule.APIEndpoint(c)
 	if host == "" {
 		host = "<API server name or address>"
 	}
@@ -292,11 +293,11 @@ data:
 EOF`, host, port)
 }
 
-var ruleServicesEndpointMissing = Rule{
-	ID: "HYB007", Name: "services-endpoint-missing", Severity: Error, Blocker: true,
+var ruleServicesEndpointMissing = rule.Rule{
+	ID: "HYB007", Name: "services-endpoint-missing", Severity: rule.Error, Blocker: true,
 	Title:    "ConfigMap kubernetes-services-endpoint is missing or incomplete",
 	Examines: []string{"ConfigMap", "Installation.operator.tigera.io"},
-	Needs:    needInstallation,
+	Needs:    rule.NeedInstallation,
 	Description: `On a Windows node calico-node-windows runs in the host network and starts before kube-proxy
 has programmed any Service; a Windows host cannot reach ClusterIPs anyway. The operator therefore
 hands Calico the API server's real address from tigera-operator/kubernetes-services-endpoint
@@ -305,23 +306,23 @@ degrades ("Error reading services endpoint configmap") and Calico on Windows fai
 10.96.0.1:443: i/o timeout". Creating it restarts calico-node on Linux nodes with the direct
 address too.`,
 	Remediation: `kubectl apply -f kubernetes-services-endpoint.yaml (namespace tigera-operator, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT of the API server)`,
-	References:  []Reference{refServicesEndpoint, refOperatorInstall, refMigration, refWindowsTroubleshoot, calicoOperator, operatorWindows},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefServicesEndpoint, rule.RefOperatorInstall, rule.RefMigration, rule.RefWindowsTroubleshoot, rule.CalicoOperator, rule.OperatorWindows},
+	Check: func(x *rule.Context) []rule.Finding {
 		c := x.Cluster
 		if c.Installation == nil {
 			return nil
 		}
-		cm := x.idx().configMaps[nsName{calicooperator.OperatorNamespace, calicooperator.ServicesEndpointConfigMap}]
+		cm := x.Idx().ConfigMaps[rule.NsName{NS: calicooperator.OperatorNamespace, Name: calicooperator.ServicesEndpointConfigMap}]
 		if cm == nil {
-			src := instKey(c.Installation)
-			return []Finding{{
+			src := rule.InstKey(c.Installation)
+			return []rule.Finding{{
 				Object: servicesEndpointKey(), Source: &src,
 				Message:     "ConfigMap tigera-operator/kubernetes-services-endpoint does not exist; calico-node-windows cannot reach the API server and the operator's calico-windows status degrades",
 				Remediation: servicesEndpointManifest(c),
 			}}
 		}
-		var out []Finding
-		host, port := apiEndpoint(c)
+		var out []rule.Finding
+		host, port := rule.APIEndpoint(c)
 		for _, k := range []struct{ key, value string }{{"KUBERNETES_SERVICE_HOST", host}, {"KUBERNETES_SERVICE_PORT", port}} {
 			if strings.TrimSpace(cm.Data[k.key]) != "" {
 				continue
@@ -330,7 +331,7 @@ address too.`,
 			if v == "" {
 				v = "<API server name or address>"
 			}
-			out = append(out, Finding{
+			out = append(out, rule.Finding{
 				Object: servicesEndpointKey(), Field: "data." + k.key,
 				Message:     fmt.Sprintf("ConfigMap tigera-operator/kubernetes-services-endpoint has no %s; the operator needs host and port for the Windows DaemonSet", k.key),
 				Remediation: fmt.Sprintf(`kubectl -n tigera-operator patch configmap kubernetes-services-endpoint --type merge -p '{"data":{"%s":"%s"}}'`, k.key, v),
@@ -340,53 +341,53 @@ address too.`,
 	},
 }
 
-var ruleServicesEndpointInvalid = Rule{
-	ID: "HYB008", Name: "services-endpoint-invalid", Severity: Error, Blocker: true,
+var ruleServicesEndpointInvalid = rule.Rule{
+	ID: "HYB008", Name: "services-endpoint-invalid", Severity: rule.Error, Blocker: true,
 	Title:    "kubernetes-services-endpoint does not point at the API server directly",
 	Examines: []string{"ConfigMap", "ClusterConfiguration.kubeadm.k8s.io", "InitConfiguration.kubeadm.k8s.io", "Cluster.hybrid.kubectl-hybrid.io", "Installation.operator.tigera.io"},
-	Needs:    needInstallation,
+	Needs:    rule.NeedInstallation,
 	Description: `The ConfigMap exists to bypass Services: a ClusterIP (or the kubernetes.default name) as
 KUBERNETES_SERVICE_HOST brings back exactly the dependency it removes, and a port other than the
 API server's fails to connect. The host must be the API server's name or address as nodes reach
 it (kubeadm's controlPlaneEndpoint), resolvable on the node network.`,
 	Remediation: `kubectl -n tigera-operator patch configmap kubernetes-services-endpoint --type merge -p '{"data":{"KUBERNETES_SERVICE_HOST":"<controlPlaneEndpoint host>","KUBERNETES_SERVICE_PORT":"6443"}}'`,
-	References:  []Reference{refServicesEndpoint, calicoOperator},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefServicesEndpoint, rule.CalicoOperator},
+	Check: func(x *rule.Context) []rule.Finding {
 		c := x.Cluster
-		cm := x.idx().configMaps[nsName{calicooperator.OperatorNamespace, calicooperator.ServicesEndpointConfigMap}]
+		cm := x.Idx().ConfigMaps[rule.NsName{NS: calicooperator.OperatorNamespace, Name: calicooperator.ServicesEndpointConfigMap}]
 		if c.Installation == nil || cm == nil {
 			return nil
 		}
 		host, port := strings.TrimSpace(cm.Data["KUBERNETES_SERVICE_HOST"]), strings.TrimSpace(cm.Data["KUBERNETES_SERVICE_PORT"])
-		apiHost, apiPort := apiEndpoint(c)
+		apiHost, apiPort := rule.APIEndpoint(c)
 		fix := func(k, v string) string {
 			return fmt.Sprintf(`kubectl -n tigera-operator patch configmap kubernetes-services-endpoint --type merge -p '{"data":{"%s":"%s"}}'`, k, v)
 		}
 		if apiHost == "" {
 			apiHost = "<API server name or address>"
 		}
-		var out []Finding
+		var out []rule.Finding
 		if host != "" {
 			if a, err := netip.ParseAddr(host); err == nil {
-				for _, s := range serviceSubnets(c) {
+				for _, s := range rule.ServiceSubnets(c) {
 					if p, err := netip.ParsePrefix(s); err == nil && p.Contains(a) {
-						out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST",
+						out = append(out, rule.Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST",
 							Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is a ClusterIP in the service network %s; a Windows host cannot reach it and Calico starts before kube-proxy", host, s),
 							Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
 					}
 				}
 			} else if host == "kubernetes" || strings.HasPrefix(host, "kubernetes.default") {
-				out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST",
+				out = append(out, rule.Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST",
 					Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is the kubernetes Service's name; Calico on Windows needs the API server's own name", host),
 					Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
 			} else if !resolvable(x, host) {
-				out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST", Severity: Warning,
+				out = append(out, rule.Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_HOST", Severity: rule.Warning,
 					Message:     fmt.Sprintf("KUBERNETES_SERVICE_HOST %s is not in the node network's DNS records of the Cluster kind nor a host's name", host),
 					Remediation: fix("KUBERNETES_SERVICE_HOST", apiHost)})
 			}
 		}
 		if port != "" && (c.Kubeadm.Cluster != nil || c.Kubeadm.Init != nil) && port != apiPort {
-			out = append(out, Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_PORT",
+			out = append(out, rule.Finding{Object: servicesEndpointKey(), Field: "data.KUBERNETES_SERVICE_PORT",
 				Message:     fmt.Sprintf("KUBERNETES_SERVICE_PORT %s is not the API server's port %s", port, apiPort),
 				Remediation: fix("KUBERNETES_SERVICE_PORT", apiPort)})
 		}
@@ -396,7 +397,7 @@ it (kubeadm's controlPlaneEndpoint), resolvable on the node network.`,
 
 // resolvable: the name is in the Cluster kind's DNS records or is a host's
 // name or FQDN; true when the Cluster kind lists no DNS records at all.
-func resolvable(x *Context, name string) bool {
+func resolvable(x *rule.Context, name string) bool {
 	c := x.Cluster
 	if len(c.Network.DNS) == 0 {
 		return true
@@ -416,7 +417,7 @@ func resolvable(x *Context, name string) bool {
 }
 
 // felixDefault is FelixConfiguration "default", observed or rendered.
-func felixDefault(x *Context) *calico.FelixConfiguration {
+func felixDefault(x *rule.Context) *calico.FelixConfiguration {
 	for _, f := range x.Cluster.FelixConfigs {
 		if f.Name == "default" {
 			return f
@@ -426,81 +427,81 @@ func felixDefault(x *Context) *calico.FelixConfiguration {
 }
 
 func felixKey() model.Key {
-	return model.Key{Group: groupCalico, Kind: "FelixConfiguration", Name: "default"}
+	return model.Key{Group: rule.GroupCalico, Kind: "FelixConfiguration", Name: "default"}
 }
 
-var ruleVXLANVNI = Rule{
-	ID: "HYB009", Name: "vxlan-vni", Severity: Error, Blocker: true,
+var ruleVXLANVNI = rule.Rule{
+	ID: "HYB009", Name: "vxlan-vni", Severity: rule.Error, Blocker: true,
 	Title:    "VXLAN VNI is below 4096",
 	Examines: []string{"FelixConfiguration.projectcalico.org"},
 	Description: `Windows overlay networks take the VXLAN network identifier as the subnet's VSID, and Calico's
 Windows CNI refuses smaller ones ("Windows does not support VXLANVNI < 4096"). The default is
 4096. Changing the VNI later needs each Windows node drained and its Calico HNS network deleted.`,
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanVNI":4096}}'`,
-	References:  []Reference{refCalicoWindows, refMigration, calicoFelixConfig, calicoLimitations},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefCalicoWindows, rule.RefMigration, rule.CalicoFelixConfig, rule.CalicoLimitations},
+	Check: func(x *rule.Context) []rule.Finding {
 		fc := felixDefault(x)
 		if fc == nil || fc.Spec.VXLANVNI == nil || *fc.Spec.VXLANVNI >= 4096 {
 			return nil
 		}
-		return []Finding{{Object: felixKey(), Field: "spec.vxlanVNI",
+		return []rule.Finding{{Object: felixKey(), Field: "spec.vxlanVNI",
 			Message: fmt.Sprintf("vxlanVNI is %d; Windows accepts only 4096 or more", *fc.Spec.VXLANVNI)}}
 	},
 }
 
-var ruleVXLANPort = Rule{
-	ID: "HYB010", Name: "vxlan-port", Severity: Error, Blocker: true,
+var ruleVXLANPort = rule.Rule{
+	ID: "HYB010", Name: "vxlan-port", Severity: rule.Error, Blocker: true,
 	Title:    "VXLAN port is not 4789",
 	Examines: []string{"FelixConfiguration.projectcalico.org"},
 	Description: `UDP 4789 is the only VXLAN port Windows supports. Felix on Linux would send to another port,
 where the Windows VFP never decapsulates.`,
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"vxlanPort":4789}}'`,
-	References:  []Reference{refCalicoWindows, calicoRequirements, calicoFelixConfig},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefCalicoWindows, rule.CalicoRequirements, rule.CalicoFelixConfig},
+	Check: func(x *rule.Context) []rule.Finding {
 		fc := felixDefault(x)
 		if fc == nil || fc.Spec.VXLANPort == nil || *fc.Spec.VXLANPort == 4789 {
 			return nil
 		}
-		return []Finding{{Object: felixKey(), Field: "spec.vxlanPort",
+		return []rule.Finding{{Object: felixKey(), Field: "spec.vxlanPort",
 			Message: fmt.Sprintf("vxlanPort is %d; Windows supports only UDP 4789", *fc.Spec.VXLANPort)}}
 	},
 }
 
-var ruleIPv6 = Rule{
-	ID: "HYB011", Name: "ipv6-dual-stack", Severity: Error, Blocker: true,
+var ruleIPv6 = rule.Rule{
+	ID: "HYB011", Name: "ipv6-dual-stack", Severity: rule.Error, Blocker: true,
 	Title:    "IPv6 or dual stack with Windows nodes",
 	Examines: []string{"Installation.operator.tigera.io", "IPPool.projectcalico.org", "ClusterConfiguration.kubeadm.k8s.io"},
-	Needs:    []Need{{kindInstallation, kindIPPool, kindKubeadmCC}},
+	Needs:    []rule.Need{{rule.KindInstallation, rule.KindIPPool, rule.KindKubeadmCC}},
 	Description: `Calico for Windows supports IPv4 only, and kube-proxy refuses dual stack on overlay networks
 ("Winoverlay does not support dual-stack"). A cluster that will have Windows nodes must be
 single-stack IPv4: no IPv6 pool, and IPv4-only pod and service subnets in kubeadm (which cannot
 change after kubeadm init).`,
 	Remediation: `Remove the IPv6 pool from the Installation (kubectl patch installation default --type=json -p '[{"op":"remove","path":"/spec/calicoNetwork/ipPools/<index>"}]'); kubeadm subnets need a new IPv4-only cluster`,
-	References:  []Reference{refCalicoWindows, refWindowsLimits, calicoLimitations, winkernelProxier},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefCalicoWindows, rule.RefWindowsLimits, rule.CalicoLimitations, rule.WinkernelProxier},
+	Check: func(x *rule.Context) []rule.Finding {
 		c := x.Cluster
-		var out []Finding
+		var out []rule.Finding
 		if inst := c.Installation; inst != nil {
-			for i, p := range calicoNetwork(inst).IPPools {
-				if isIPv6(p.CIDR) {
-					out = append(out, Finding{Object: instKey(inst), Field: fmt.Sprintf("spec.calicoNetwork.ipPools[%d].cidr", i),
+			for i, p := range rule.CalicoNetwork(inst).IPPools {
+				if rule.IsIPv6(p.CIDR) {
+					out = append(out, rule.Finding{Object: rule.InstKey(inst), Field: fmt.Sprintf("spec.calicoNetwork.ipPools[%d].cidr", i),
 						Message:     fmt.Sprintf("IP pool %s is IPv6 (%s); Calico for Windows supports IPv4 only", p.Name, p.CIDR),
 						Remediation: fmt.Sprintf(`kubectl patch installation %s --type=json -p '[{"op":"remove","path":"/spec/calicoNetwork/ipPools/%d"}]'`, inst.Name, i)})
 				}
 			}
 		}
-		for _, p := range unmanagedPools(x) {
-			if isIPv6(p.Spec.CIDR) && !p.Spec.Disabled {
-				out = append(out, Finding{Object: poolKey(p), Field: "spec.cidr",
+		for _, p := range rule.UnmanagedPools(x) {
+			if rule.IsIPv6(p.Spec.CIDR) && !p.Spec.Disabled {
+				out = append(out, rule.Finding{Object: rule.PoolKey(p), Field: "spec.cidr",
 					Message:     fmt.Sprintf("IP pool %s is IPv6 (%s); Calico for Windows supports IPv4 only", p.Name, p.Spec.CIDR),
 					Remediation: fmt.Sprintf(`kubectl patch ippool %s --type=merge -p '{"spec":{"disabled":true}}'`, p.Name)})
 			}
 		}
 		if cc := c.Kubeadm.Cluster; cc != nil {
-			key := model.Key{Group: groupKubeadm, Kind: "ClusterConfiguration", Name: cc.Name}
+			key := model.Key{Group: rule.GroupKubeadm, Kind: "ClusterConfiguration", Name: cc.Name}
 			for _, f := range []struct{ field, value string }{{"networking.podSubnet", cc.Networking.PodSubnet}, {"networking.serviceSubnet", cc.Networking.ServiceSubnet}} {
-				if isIPv6(f.value) {
-					out = append(out, Finding{Object: key, Field: f.field,
+				if rule.IsIPv6(f.value) {
+					out = append(out, rule.Finding{Object: key, Field: f.field,
 						Message:     fmt.Sprintf("%s is %s (IPv6 or dual stack); Windows nodes need an IPv4-only cluster", f.field, f.value),
 						Remediation: "Build the cluster for Windows nodes IPv4-only: kubeadm subnets cannot change after kubeadm init"})
 				}
@@ -510,37 +511,37 @@ change after kubeadm init).`,
 	},
 }
 
-var ruleLinuxOnlyFeatures = Rule{
-	ID: "HYB012", Name: "linux-only-dataplane-features", Severity: Warning,
+var ruleLinuxOnlyFeatures = rule.Rule{
+	ID: "HYB012", Name: "linux-only-dataplane-features", Severity: rule.Warning,
 	Title:    "WireGuard or eBPF enabled in a cluster with Windows nodes",
 	Examines: []string{"FelixConfiguration.projectcalico.org", "Installation.operator.tigera.io"},
-	Needs:    []Need{{kindFelixConfig, kindInstallation}},
+	Needs:    []rule.Need{{rule.KindFelixConfig, rule.KindInstallation}},
 	Description: `WireGuard encryption and the eBPF dataplane are Linux kernel features; Calico for Windows lists
 both as not supported. Windows nodes do not take part: traffic to and from Windows pods is not
 encrypted, and what the eBPF dataplane replaces on Linux (kube-proxy, iptables/nftables) still
 has to exist for Windows nodes.`,
 	Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"wireguardEnabled":false}}' (and linuxDataplane Nftables or Iptables in the Installation)`,
-	References:  []Reference{refCalicoWindows, calicoLimitations},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefCalicoWindows, rule.CalicoLimitations},
+	Check: func(x *rule.Context) []rule.Finding {
 		if !x.WindowsPlanned() {
 			return nil
 		}
-		var out []Finding
+		var out []rule.Finding
 		if fc := felixDefault(x); fc != nil {
 			if fc.Spec.WireguardEnabled != nil && *fc.Spec.WireguardEnabled {
-				out = append(out, Finding{Object: felixKey(), Field: "spec.wireguardEnabled",
+				out = append(out, rule.Finding{Object: felixKey(), Field: "spec.wireguardEnabled",
 					Message:     "wireguardEnabled is true; Windows nodes do not support WireGuard, so their traffic is not encrypted",
 					Remediation: `kubectl patch felixconfiguration default --type=merge -p '{"spec":{"wireguardEnabled":false}}'`})
 			}
 			if fc.Spec.BPFEnabled != nil && *fc.Spec.BPFEnabled {
-				out = append(out, Finding{Object: felixKey(), Field: "spec.bpfEnabled",
+				out = append(out, rule.Finding{Object: felixKey(), Field: "spec.bpfEnabled",
 					Message:     "bpfEnabled is true; the eBPF dataplane is Linux-only and Windows nodes still need kube-proxy",
 					Remediation: `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"linuxDataplane":"Nftables"}}}'`})
 			}
 		}
 		if inst := x.Cluster.Installation; inst != nil {
-			if dp := calicoNetwork(inst).LinuxDataplane; dp != nil && *dp == calicooperator.DataplaneBPF {
-				out = append(out, Finding{Object: instKey(inst), Field: "spec.calicoNetwork.linuxDataplane",
+			if dp := rule.CalicoNetwork(inst).LinuxDataplane; dp != nil && *dp == calicooperator.DataplaneBPF {
+				out = append(out, rule.Finding{Object: rule.InstKey(inst), Field: "spec.calicoNetwork.linuxDataplane",
 					Message:     "linuxDataplane is BPF; the eBPF dataplane is Linux-only and Windows nodes still need kube-proxy",
 					Remediation: fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"linuxDataplane":"Nftables"}}}'`, inst.Name)})
 			}
@@ -549,25 +550,25 @@ has to exist for Windows nodes.`,
 	},
 }
 
-var ruleTigeraStatus = Rule{
-	ID: "HYB013", Name: "tigerastatus-degraded", Severity: Error,
+var ruleTigeraStatus = rule.Rule{
+	ID: "HYB013", Name: "tigerastatus-degraded", Severity: rule.Error,
 	Title:    "The Tigera operator reports a component Degraded",
 	Examines: []string{"TigeraStatus.operator.tigera.io", "Installation.operator.tigera.io"},
-	Needs:    []Need{{kindTigeraStatus}},
+	Needs:    []rule.Need{{rule.KindTigeraStatus}},
 	Description: `The operator writes why it stopped into the component's TigeraStatus: an Installation it
 refuses, a missing ConfigMap, strictAffinity, Typha that cannot scale. While a component is
 Degraded its objects are not (re)rendered; calico-windows Degraded means no calico-node-windows.`,
 	Remediation: `kubectl get tigerastatus; fix what the Degraded condition's message names`,
-	References:  []Reference{refCalicoOperator, refWindowsTroubleshoot, operatorWindows, operatorValidation},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefCalicoOperator, rule.RefWindowsTroubleshoot, rule.OperatorWindows, rule.OperatorValidation},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, ts := range x.Cluster.TigeraStatuses {
 			for _, cond := range ts.Status.Conditions {
 				if cond.Type != "Degraded" || cond.Status != "True" {
 					continue
 				}
-				out = append(out, Finding{
-					Object: model.Key{Group: groupOperator, Kind: "TigeraStatus", Name: ts.Name}, Field: "status.conditions[Degraded]",
+				out = append(out, rule.Finding{
+					Object: model.Key{Group: rule.GroupOperator, Kind: "TigeraStatus", Name: ts.Name}, Field: "status.conditions[Degraded]",
 					Message:     fmt.Sprintf("%s is Degraded (%s): %s", ts.Name, cond.Reason, cond.Message),
 					Remediation: fmt.Sprintf(`kubectl get tigerastatus %s -o jsonpath='{.status.conditions[?(@.type=="Degraded")].message}'; fix what it names`, ts.Name),
 				})
@@ -577,25 +578,25 @@ Degraded its objects are not (re)rendered; calico-windows Degraded means no cali
 	},
 }
 
-var ruleTypha = Rule{
-	ID: "HYB014", Name: "typha-linux-nodes", Severity: Error,
+var ruleTypha = rule.Rule{
+	ID: "HYB014", Name: "typha-linux-nodes", Severity: rule.Error,
 	Title:    "Too few Linux nodes for the Typha replicas the operator wants",
 	Examines: []string{"Node", "Deployment.apps", "Installation.operator.tigera.io"},
-	Needs:    needInstallation,
+	Needs:    rule.NeedInstallation,
 	Description: `The operator scales Typha by the number of schedulable nodes, Windows nodes included (their
 Felix connects to Typha too), but Typha runs only on Linux nodes, one replica per node. When
 there are fewer schedulable Linux nodes than replicas, the autoscaler fails ("not enough linux
 nodes to schedule typha pods on") and the calico status degrades. Calico for Windows needs at
 least one Linux worker; two keep Typha available while one is drained.`,
 	Remediation: `Join more Linux workers (or uncordon them): kubeadm join ... on a Linux host`,
-	References:  []Reference{refServingCerts, refOperatorInstall, operatorAutoscale, calicoLimitations},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefServingCerts, rule.RefOperatorInstall, rule.OperatorAutoscale, rule.CalicoLimitations},
+	Check: func(x *rule.Context) []rule.Finding {
 		if x.Cluster.Installation == nil {
 			return nil
 		}
 		if _, err := calicooperator.TyphaReplicas(x.Cluster.Nodes); err != nil {
-			src := instKey(x.Cluster.Installation)
-			return []Finding{{
+			src := rule.InstKey(x.Cluster.Installation)
+			return []rule.Finding{{
 				Object: model.Key{Group: "apps", Kind: "Deployment", Namespace: "calico-system", Name: calicooperator.TyphaDeployment}, Field: "spec.replicas", Source: &src,
 				Message: fmt.Sprintf("the Typha autoscaler fails: %v (Typha runs only on Linux nodes; Windows nodes count towards the replicas)", err),
 			}}
@@ -605,33 +606,33 @@ least one Linux worker; two keep Typha available while one is drained.`,
 }
 
 func podOwnedBy(p *corev1.Pod, kind, name string) bool {
-	k, n := controllerOf(p)
+	k, n := rule.ControllerOf(p)
 	return k == kind && n == name
 }
 
-var ruleCalicoNodeWindows = Rule{
-	ID: "HYB015", Name: "calico-node-windows-missing", Severity: Error,
+var ruleCalicoNodeWindows = rule.Rule{
+	ID: "HYB015", Name: "calico-node-windows-missing", Severity: rule.Error,
 	Title:    "No calico-node-windows pod on a Windows node",
 	Examines: []string{"Node", "DaemonSet.apps", "TigeraStatus.operator.tigera.io", "Installation.operator.tigera.io"},
-	Needs:    needInstallation,
+	Needs:    rule.NeedInstallation,
 	Description: `calico-node-windows (HostProcess containers felix and node, init containers uninstall-calico
 and install-cni) creates the Calico HNS network and writes the CNI configuration. Without its pod
 a Windows node stays NotReady ("cni plugin not initialized"), kube-proxy-windows waits for the
 Calico network forever, and nothing else starts there.`,
 	Remediation: `Set windowsDataplane: HNS in the Installation and clear what kubectl get tigerastatus calico-windows reports`,
-	References:  []Reference{refWindowsVersions, refWindowsTroubleshoot, calicoOperator},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWindowsVersions, rule.RefWindowsTroubleshoot, rule.CalicoOperator},
+	Check: func(x *rule.Context) []rule.Finding {
 		c := x.Cluster
 		if c.Installation == nil {
 			return nil
 		}
-		ds := x.idx().daemonSets[nsName{"calico-system", calicooperator.WindowsNodeDaemonSet}]
+		ds := x.Idx().DaemonSets[rule.NsName{NS: "calico-system", Name: calicooperator.WindowsNodeDaemonSet}]
 		why := "DaemonSet calico-system/calico-node-windows does not select it"
 		fix := "kubectl -n calico-system get ds calico-node-windows -o yaml; check its nodeSelector and tolerations against the node"
 		if ds == nil {
 			why = "the operator renders no DaemonSet calico-system/calico-node-windows"
 			fix = fmt.Sprintf(`kubectl patch installation %s --type=merge -p '{"spec":{"calicoNetwork":{"windowsDataplane":"HNS"}}}'`, c.Installation.Name)
-			if cn := calicoNetwork(c.Installation); cn.WindowsDataplane != nil && *cn.WindowsDataplane == calicooperator.WindowsHNS {
+			if cn := rule.CalicoNetwork(c.Installation); cn.WindowsDataplane != nil && *cn.WindowsDataplane == calicooperator.WindowsHNS {
 				fix = "kubectl get tigerastatus calico-windows; fix what its Degraded message names"
 				for _, ts := range c.TigeraStatuses {
 					if ts.Name != calicooperator.StatusCalicoWindows {
@@ -647,17 +648,17 @@ Calico network forever, and nothing else starts there.`,
 				why += " (windowsDataplane is not HNS)"
 			}
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, n := range x.WindowsNodes() {
 			found := false
-			for _, p := range x.idx().podsByNode[n.Name] {
+			for _, p := range x.Idx().PodsByNode[n.Name] {
 				if p.Namespace == "calico-system" && podOwnedBy(p, "DaemonSet", calicooperator.WindowsNodeDaemonSet) {
 					found = true
 					break
 				}
 			}
 			if !found {
-				out = append(out, Finding{Object: model.Key{Kind: "Node", Name: n.Name},
+				out = append(out, rule.Finding{Object: model.Key{Kind: "Node", Name: n.Name},
 					Message:     fmt.Sprintf("no calico-node-windows pod runs on %s: %s; the node stays NotReady", n.Name, why),
 					Remediation: fix})
 			}
@@ -697,11 +698,11 @@ func calicoAtLeast(have, want string) bool {
 	return ha > wa || (ha == wa && hb >= wb)
 }
 
-var ruleWindowsVersion = Rule{
-	ID: "HYB016", Name: "windows-version-unsupported", Severity: Warning,
+var ruleWindowsVersion = rule.Rule{
+	ID: "HYB016", Name: "windows-version-unsupported", Severity: rule.Warning,
 	Title:    "Windows Server build outside Calico for Windows' supported list",
 	Examines: []string{"Node", "Installation.operator.tigera.io", "IPAMConfiguration.projectcalico.org", "IPPool.projectcalico.org"},
-	Needs:    []Need{needCalico, {kindNode}},
+	Needs:    []rule.Need{rule.NeedCalico, {rule.KindNode}},
 	Description: `Calico for Windows' requirements list Windows Server 1809/2019 (build 17763.1432 or later) and
 2022 (20348.169 or later); VXLAN needs 17763 or later. Windows Server 2025 (26100) is not on the
 list although Kubernetes supports it: it runs with Calico 3.33.0 in practice, but Calico does not
@@ -710,19 +711,19 @@ Windows nodes on Windows Server 2022 until 2025 is listed. The rule accepts 2610
 3.33 or later (a pair seen working) and flags every other build, and 17763/20348 below the
 listed update revisions.`,
 	Remediation: `Install the listed cumulative update (sconfig, "Install updates"), or run Windows nodes on Windows Server 2022 (10.0.20348)`,
-	References:  []Reference{refWindowsVersions, refCalicoWindows, calicoRequirements},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWindowsVersions, rule.RefCalicoWindows, rule.CalicoRequirements},
+	Check: func(x *rule.Context) []rule.Finding {
 		c := x.Cluster
-		if !usesCalico(x) {
+		if !rule.UsesCalico(x) {
 			return nil
 		}
 		calicoVersion := calicooperator.CalicoVersion
 		if c.Installation != nil && c.Installation.Status.CalicoVersion != "" {
 			calicoVersion = c.Installation.Status.CalicoVersion
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, n := range x.WindowsNodes() {
-			build, rev := windowsVersion(n)
+			build, rev := rule.WindowsVersion(n)
 			minRev, listed := calicoWindowsBuilds[build]
 			var msg string
 			switch {
@@ -737,7 +738,7 @@ listed update revisions.`,
 			default:
 				msg = fmt.Sprintf("%s runs Windows build %s, which Calico for Windows (%s) does not list (1809/2019: 10.0.17763.1432 or later; 2022: 10.0.20348.169 or later)", n.Name, build, calicoVersion)
 			}
-			out = append(out, Finding{Object: model.Key{Kind: "Node", Name: n.Name}, Field: "status.nodeInfo.kernelVersion", Message: msg})
+			out = append(out, rule.Finding{Object: model.Key{Kind: "Node", Name: n.Name}, Field: "status.nodeInfo.kernelVersion", Message: msg})
 		}
 		return out
 	},

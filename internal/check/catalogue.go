@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 )
 
 // Formats of the rule list (check --list-rules).
@@ -16,7 +18,7 @@ const (
 )
 
 // WriteRules prints the catalogue in one of the list formats.
-func WriteRules(w io.Writer, rules []*Rule, format string) error {
+func WriteRules(w io.Writer, rules []*rule.Rule, format string) error {
 	switch format {
 	case ListText, "":
 		return writeRulesText(w, rules)
@@ -28,14 +30,14 @@ func WriteRules(w io.Writer, rules []*Rule, format string) error {
 	return fmt.Errorf("unknown rule list format %q: use text, json or markdown", format)
 }
 
-func severityText(r *Rule) string {
+func severityText(r *rule.Rule) string {
 	if r.Blocker {
 		return "error*"
 	}
 	return string(r.Severity)
 }
 
-func writeRulesText(w io.Writer, rules []*Rule) error {
+func writeRulesText(w io.Writer, rules []*rule.Rule) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSEVERITY\tNAME\tTITLE")
 	for _, r := range rules {
@@ -49,19 +51,19 @@ func writeRulesText(w io.Writer, rules []*Rule) error {
 }
 
 type jsonRule struct {
-	ID          string      `json:"id"`
-	Name        string      `json:"name"`
-	Title       string      `json:"title"`
-	Severity    Severity    `json:"severity"`
-	Blocker     bool        `json:"windowsReadinessBlocker"`
-	Examines    []string    `json:"examines"`
-	Needs       []Need      `json:"needs,omitempty"`
-	Description string      `json:"description"`
-	Remediation string      `json:"remediation"`
-	References  []Reference `json:"references"`
+	ID          string           `json:"id"`
+	Name        string           `json:"name"`
+	Title       string           `json:"title"`
+	Severity    rule.Severity    `json:"severity"`
+	Blocker     bool             `json:"windowsReadinessBlocker"`
+	Examines    []string         `json:"examines"`
+	Needs       []rule.Need      `json:"needs,omitempty"`
+	Description string           `json:"description"`
+	Remediation string           `json:"remediation"`
+	References  []rule.Reference `json:"references"`
 }
 
-func writeRulesJSON(w io.Writer, rules []*Rule) error {
+func writeRulesJSON(w io.Writer, rules []*rule.Rule) error {
 	out := []jsonRule{}
 	for _, r := range rules {
 		out = append(out, jsonRule{ID: r.ID, Name: r.Name, Title: r.Title, Severity: r.Severity, Blocker: r.Blocker,
@@ -74,11 +76,11 @@ func writeRulesJSON(w io.Writer, rules []*Rule) error {
 }
 
 // anchor is the GitHub heading anchor of a rule's section.
-func anchor(r *Rule) string {
+func anchor(r *rule.Rule) string {
 	return strings.ToLower(r.ID) + "-" + r.Name
 }
 
-func writeRulesMarkdown(w io.Writer, rules []*Rule) error {
+func writeRulesMarkdown(w io.Writer, rules []*rule.Rule) error {
 	var b strings.Builder
 	b.WriteString(`# Checks
 
@@ -103,7 +105,7 @@ manifests, and after joining a node.
   allowed to list it, or no such CRD); the rules whose *Needs* the input
   lacks (no Installation among the manifests). Only the first two make the
   run incomplete; ` + "`--skip`" + ` the rules you know cannot run to make it complete.
-- **Suppression**: the annotation ` + "`" + SkipAnnotation + `: "HYB033,HYB046"` + "`" + ` on an object
+- **Suppression**: the annotation ` + "`" + rule.SkipAnnotation + `: "HYB033,HYB046"` + "`" + ` on an object
   suppresses those rules for it and for what derives from it (a Deployment's
   pods, the Installation's rendered objects). IDs or names, separated by commas
   or spaces; ` + "`*`" + ` suppresses all. ` + "`--skip ID`" + ` turns a rule off for the whole run.
@@ -132,7 +134,7 @@ manifests, and after joining a node.
 		if len(r.Needs) > 0 {
 			var needs []string
 			for _, n := range r.Needs {
-				needs = append(needs, orList(quoteAll(n)))
+				needs = append(needs, rule.OrList(quoteAll(n)))
 			}
 			fmt.Fprintf(&b, "- Needs (not run without): %s\n", strings.Join(needs, "; "))
 		}

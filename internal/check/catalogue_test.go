@@ -8,32 +8,34 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 )
 
 func TestTheRegistryRejectsMalformedAndDuplicateRules(t *testing.T) {
-	ok := func(id, name string) Rule {
-		return Rule{ID: id, Name: name, Title: "t", Severity: Warning, Check: func(*Context) []Finding { return nil }}
+	ok := func(id, name string) rule.Rule {
+		return rule.Rule{ID: id, Name: name, Title: "t", Severity: rule.Warning, Check: func(*rule.Context) []rule.Finding { return nil }}
 	}
 	cases := []struct {
 		name  string
-		rules []Rule
+		rules []rule.Rule
 		want  string
 	}{
-		{"two rules with distinct IDs and names register", []Rule{ok("HYB901", "a"), ok("HYB902", "b")}, ""},
-		{"a second rule with the same ID is refused", []Rule{ok("HYB901", "a"), ok("HYB901", "b")}, "duplicate ID"},
-		{"a second rule with the same name is refused", []Rule{ok("HYB901", "a"), ok("HYB902", "a")}, "duplicate name"},
-		{"an ID that is not HYB and three digits is refused", []Rule{ok("HYB1", "a")}, "three digits"},
-		{"a name that is not kebab-case is refused", []Rule{ok("HYB901", "Not_Kebab")}, "kebab-case"},
-		{"a rule without a Check function is refused", []Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: Error}}, "no Check"},
-		{"a rule with an unknown severity is refused", []Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: "fatal", Check: ok("HYB901", "a").Check}}, "severity"},
-		{"a rule needing a kind it examines registers", []Rule{needing(ok("HYB901", "a"), []string{kindNode}, Need{kindNode})}, ""},
-		{"a rule needing a kind it does not examine is refused", []Rule{needing(ok("HYB901", "a"), []string{"Pod"}, Need{kindNode})}, "does not list it in Examines"},
-		{"a rule needing a kind no need can test is refused", []Rule{needing(ok("HYB901", "a"), []string{"Pod"}, Need{"Pod"})}, "not a kind a rule may need"},
-		{"a rule with an empty need is refused", []Rule{needing(ok("HYB901", "a"), []string{"Pod"}, Need{})}, "empty need"},
+		{"two rules with distinct IDs and names register", []rule.Rule{ok("HYB901", "a"), ok("HYB902", "b")}, ""},
+		{"a second rule with the same ID is refused", []rule.Rule{ok("HYB901", "a"), ok("HYB901", "b")}, "duplicate ID"},
+		{"a second rule with the same name is refused", []rule.Rule{ok("HYB901", "a"), ok("HYB902", "a")}, "duplicate name"},
+		{"an ID that is not HYB and three digits is refused", []rule.Rule{ok("HYB1", "a")}, "three digits"},
+		{"a name that is not kebab-case is refused", []rule.Rule{ok("HYB901", "Not_Kebab")}, "kebab-case"},
+		{"a rule without a Check function is refused", []rule.Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: rule.Error}}, "no Check"},
+		{"a rule with an unknown severity is refused", []rule.Rule{{ID: "HYB901", Name: "a", Title: "t", Severity: "fatal", Check: ok("HYB901", "a").Check}}, "severity"},
+		{"a rule needing a kind it examines registers", []rule.Rule{needing(ok("HYB901", "a"), []string{rule.KindNode}, rule.Need{rule.KindNode})}, ""},
+		{"a rule needing a kind it does not examine is refused", []rule.Rule{needing(ok("HYB901", "a"), []string{"Pod"}, rule.Need{rule.KindNode})}, "does not list it in Examines"},
+		{"a rule needing a kind no need can test is refused", []rule.Rule{needing(ok("HYB901", "a"), []string{"Pod"}, rule.Need{"Pod"})}, "not a kind a rule may need"},
+		{"a rule with an empty need is refused", []rule.Rule{needing(ok("HYB901", "a"), []string{"Pod"}, rule.Need{})}, "empty need"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			reg, err := NewRegistry(tc.rules...)
+			reg, err := rule.NewRegistry(tc.rules...)
 			if tc.want == "" {
 				if err != nil || len(reg.Rules()) != len(tc.rules) {
 					t.Fatalf("NewRegistry = %v, %v", reg, err)
@@ -47,7 +49,7 @@ func TestTheRegistryRejectsMalformedAndDuplicateRules(t *testing.T) {
 	}
 }
 
-func needing(r Rule, examines []string, needs ...Need) Rule {
+func needing(r rule.Rule, examines []string, needs ...rule.Need) rule.Rule {
 	r.Examines, r.Needs = examines, needs
 	return r
 }
@@ -91,13 +93,13 @@ func TestARuleFindsNothingWhereItsNeedsAreUnmet(t *testing.T) {
 		// Some examples only make sense on the lab (a Cluster kind naming
 		// its InitConfiguration): alone they are bad input, skipped.
 		if c, err := tryBuild(lab, files...); err == nil {
-			x := NewContext(c, true, nil)
+			x := rule.NewContext(c, true, nil)
 			for _, r := range reg.Rules() {
 				if len(r.Needs) == 0 || len(r.Check(x)) == 0 {
 					continue
 				}
 				checked++
-				if why, _ := whyNotRun(r, x, false, false, nil); why != "" {
+				if why, _ := rule.WhyNotRun(r, x, false, false, nil); why != "" {
 					t.Errorf("%s finds something in %v (lab %v), yet its needs are unmet: %s", r.ID, files, lab, why)
 				}
 			}

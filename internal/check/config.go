@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 )
 
 // Config is a check configuration file, as .kube-linter.yaml is for
@@ -25,9 +27,9 @@ type Config struct {
 		Include []string `json:"include,omitempty"`
 		Exclude []string `json:"exclude,omitempty"`
 	} `json:"rules,omitempty"`
-	Severities   map[string]Severity `json:"severities,omitempty"`
-	FailOn       string              `json:"failOn,omitempty"`
-	Suppressions []Suppression       `json:"suppressions,omitempty"`
+	Severities   map[string]rule.Severity `json:"severities,omitempty"`
+	FailOn       string                   `json:"failOn,omitempty"`
+	Suppressions []Suppression            `json:"suppressions,omitempty"`
 }
 
 // Suppression silences a rule's findings on one object, or on all.
@@ -39,7 +41,7 @@ type Suppression struct {
 
 // ParseConfig reads a configuration file strictly: an unknown field, an
 // unknown rule or severity is an error naming the file.
-func ParseConfig(name string, data []byte, reg *Registry) (*Config, error) {
+func ParseConfig(name string, data []byte, reg *rule.Registry) (*Config, error) {
 	var c Config
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -62,20 +64,20 @@ func ParseConfig(name string, data []byte, reg *Registry) (*Config, error) {
 			return nil, err
 		}
 	}
-	sev := map[string]Severity{}
+	sev := map[string]rule.Severity{}
 	for id, s := range c.Severities {
 		rid, err := known("severities", id)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := ParseSeverity(string(s)); err != nil {
+		if _, err := rule.ParseSeverity(string(s)); err != nil {
 			return nil, fmt.Errorf("%s: severities.%s: %w", name, id, err)
 		}
 		sev[rid] = s
 	}
 	c.Severities = sev
 	if c.FailOn != "" && c.FailOn != "never" {
-		if _, err := ParseSeverity(c.FailOn); err != nil {
+		if _, err := rule.ParseSeverity(c.FailOn); err != nil {
 			return nil, fmt.Errorf("%s: failOn: %w (or never)", name, err)
 		}
 	}
@@ -92,7 +94,7 @@ func ParseConfig(name string, data []byte, reg *Registry) (*Config, error) {
 // Apply sets the configured severities on the report's findings and moves
 // the suppressed ones to Suppressed, keeping the findings' order.
 func (c *Config) Apply(r *Report) {
-	var kept []Finding
+	var kept []rule.Finding
 	for _, f := range r.Findings {
 		if s, ok := c.Severities[f.RuleID]; ok {
 			f.Severity = s
@@ -107,12 +109,12 @@ func (c *Config) Apply(r *Report) {
 	r.Findings = kept
 }
 
-func (c *Config) suppresses(f Finding) bool {
+func (c *Config) suppresses(f rule.Finding) bool {
 	for _, s := range c.Suppressions {
 		if s.Rule != f.RuleID {
 			continue
 		}
-		if s.Object == "" || s.Object == ObjectString(f.Object) || s.Object == objectRef(f) {
+		if s.Object == "" || s.Object == rule.ObjectString(f.Object) || s.Object == objectRef(f) {
 			return true
 		}
 	}
@@ -120,7 +122,7 @@ func (c *Config) suppresses(f Finding) bool {
 }
 
 // objectRef is the finding's object as KIND[.GROUP]/[NAMESPACE/]NAME.
-func objectRef(f Finding) string {
+func objectRef(f rule.Finding) string {
 	k := f.Object
 	kind := k.Kind
 	if k.Group != "" {

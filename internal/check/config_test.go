@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -46,11 +47,11 @@ suppressions:
 		t.Fatal(err)
 	}
 	node := func(name string) model.Key { return model.Key{Kind: "Node", Name: name} }
-	rep := &Report{Findings: []Finding{
-		{RuleID: "HYB003", Severity: Error, Object: model.Key{Kind: "IPAMConfiguration", Group: "projectcalico.org", Name: "default"}},
-		{RuleID: "HYB020", Severity: Error, Object: node("win-1")},
-		{RuleID: "HYB020", Severity: Error, Object: node("win-2")},
-		{RuleID: "HYB007", Severity: Error, Object: model.Key{Kind: "ConfigMap", Namespace: "tigera-operator", Name: "kubernetes-services-endpoint"}},
+	rep := &Report{Findings: []rule.Finding{
+		{RuleID: "HYB003", Severity: rule.Error, Object: model.Key{Kind: "IPAMConfiguration", Group: "projectcalico.org", Name: "default"}},
+		{RuleID: "HYB020", Severity: rule.Error, Object: node("win-1")},
+		{RuleID: "HYB020", Severity: rule.Error, Object: node("win-2")},
+		{RuleID: "HYB007", Severity: rule.Error, Object: model.Key{Kind: "ConfigMap", Namespace: "tigera-operator", Name: "kubernetes-services-endpoint"}},
 	}}
 	cfg.Apply(rep)
 	if len(rep.Findings) != 2 || len(rep.Suppressed) != 2 {
@@ -59,7 +60,7 @@ suppressions:
 	if f := rep.Findings[0]; f.RuleID != "HYB020" || f.Object.Name != "win-2" {
 		t.Errorf("the error should come first and be win-2's HYB020: %+v", f)
 	}
-	if f := rep.Findings[1]; f.RuleID != "HYB003" || f.Severity != Info {
+	if f := rep.Findings[1]; f.RuleID != "HYB003" || f.Severity != rule.Info {
 		t.Errorf("HYB003 should be info: %+v", f)
 	}
 }
@@ -80,7 +81,7 @@ func FuzzParseConfig(f *testing.F) {
 			if _, ok := reg.Lookup(id); !ok {
 				t.Fatalf("accepted unknown rule %q", id)
 			}
-			if _, err := ParseSeverity(string(s)); err != nil {
+			if _, err := rule.ParseSeverity(string(s)); err != nil {
 				t.Fatalf("accepted severity %q", s)
 			}
 		}

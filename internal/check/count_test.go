@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -36,7 +37,7 @@ func TestCountSelectedIsTheScan(t *testing.T) {
 		}
 		c.Pods = append(c.Pods, p)
 	}
-	x := NewContext(c, false, nil)
+	x := rule.NewContext(c, false, nil)
 	for k := 0; k < 400; k++ {
 		e := calico.EntityRule{Selector: []string{"all()", "app == '1'", "projectcalico.org/serviceaccount == 'robot'", "has(app) && app != '2'"}[r.Intn(4)]}
 		if r.Intn(2) == 0 {
@@ -84,7 +85,7 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 	}
 	sels := []string{"all()", "app == '1'", "has(app) && app != '2'"}
 	nsSels := []string{"", "all()", "team == 'x'", "projectcalico.org/name == 'b'"}
-	rule := calico.Rule{Action: "Allow", Source: calico.EntityRule{Selector: "app == '0'"}, Destination: calico.EntityRule{Selector: "app == '3'"}}
+	allow := calico.Rule{Action: "Allow", Source: calico.EntityRule{Selector: "app == '0'"}, Destination: calico.EntityRule{Selector: "app == '3'"}}
 	type want struct {
 		key   model.Key
 		scope policyScope
@@ -92,11 +93,11 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 	}
 	var wants []want
 	for i := 0; i < 60; i++ {
-		spec := calico.PolicySpec{Selector: sels[r.Intn(len(sels))], Ingress: []calico.Rule{rule}}
+		spec := calico.PolicySpec{Selector: sels[r.Intn(len(sels))], Ingress: []calico.Rule{allow}}
 		if i%2 == 0 {
 			ns := []string{"a", "b", "c", "gone"}[r.Intn(4)]
 			c.CalicoPolicies = append(c.CalicoPolicies, &calico.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprint("np", i)}, Spec: spec})
-			wants = append(wants, want{model.Key{Group: groupCalico, Kind: "NetworkPolicy", Namespace: ns, Name: fmt.Sprint("np", i)}, policyScope{namespace: ns}, spec.Selector})
+			wants = append(wants, want{model.Key{Group: rule.GroupCalico, Kind: "NetworkPolicy", Namespace: ns, Name: fmt.Sprint("np", i)}, policyScope{namespace: ns}, spec.Selector})
 			continue
 		}
 		spec.NamespaceSelector = nsSels[r.Intn(len(nsSels))]
@@ -109,9 +110,9 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 			scope.nsSel, scope.nsText = s, spec.NamespaceSelector
 		}
 		c.GlobalNetworkPolicies = append(c.GlobalNetworkPolicies, &calico.GlobalNetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("gnp", i)}, Spec: spec})
-		wants = append(wants, want{model.Key{Group: groupCalico, Kind: "GlobalNetworkPolicy", Name: fmt.Sprint("gnp", i)}, scope, spec.Selector})
+		wants = append(wants, want{model.Key{Group: rule.GroupCalico, Kind: "GlobalNetworkPolicy", Name: fmt.Sprint("gnp", i)}, scope, spec.Selector})
 	}
-	x := NewContext(c, false, nil)
+	x := rule.NewContext(c, false, nil)
 	got := map[model.Key]int{}
 	re := regexp.MustCompile(`applies to (\d+) Windows endpoint`)
 	for _, f := range rulePolicySelectors.Check(x) {
@@ -145,7 +146,7 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 // inScope is the per-pod reading of a policy scope the tests hold the
 // rules' per-namespace reading (Context.holds) to: the namespace
 // selector evaluated on the pod's namespace each time.
-func inScope(x *Context, s policyScope, p *corev1.Pod) bool {
+func inScope(x *rule.Context, s policyScope, p *corev1.Pod) bool {
 	if s.nsSel != nil {
 		ns := x.Namespace(p.Namespace)
 		return ns != nil && s.nsSel.Evaluate(calicoNamespaceLabels(ns))

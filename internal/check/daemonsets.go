@@ -10,14 +10,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
 // DaemonSets: Linux DaemonSets that reach Windows nodes, and kube-proxy on
 // Windows.
-func daemonSetRules() []Rule {
-	return []Rule{ruleLinuxDaemonSetOnWindows, ruleLinuxDaemonSetNoSelector, ruleKubeProxyWindowsMissing, ruleKubeProxySourceVIP, ruleKubeProxyDSR}
+func daemonSetRules() []rule.Rule {
+	return []rule.Rule{ruleLinuxDaemonSetOnWindows, ruleLinuxDaemonSetNoSelector, ruleKubeProxyWindowsMissing, ruleKubeProxySourceVIP, ruleKubeProxyDSR}
 }
 
 // plannedWindowsNode stands for the Windows node a cluster expects: the
@@ -25,7 +26,7 @@ func daemonSetRules() []Rule {
 func plannedWindowsNode() *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "<planned Windows node>", Labels: map[string]string{
-			labelOS: hybrid.OSWindows, labelArch: "amd64", labelWindowsBuild: "10.0.26100", "kubernetes.io/hostname": "planned-windows-node",
+			rule.LabelOS: hybrid.OSWindows, rule.LabelArch: "amd64", rule.LabelWindowsBuild: "10.0.26100", "kubernetes.io/hostname": "planned-windows-node",
 		}},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "os", Value: hybrid.OSWindows, Effect: corev1.TaintEffectNoSchedule}}},
 		Status: corev1.NodeStatus{
@@ -40,7 +41,7 @@ func plannedWindowsNode() *corev1.Node {
 // kubernetes.io/os=linux selector. For each, onto lists the Windows nodes
 // (existing, else the planned one) the DaemonSet controller would place a
 // pod on.
-func unpinnedLinuxDaemonSets(x *Context) []unpinned {
+func unpinnedLinuxDaemonSets(x *rule.Context) []unpinned {
 	targets := x.WindowsNodes()
 	planned := false
 	if len(targets) == 0 {
@@ -49,8 +50,8 @@ func unpinnedLinuxDaemonSets(x *Context) []unpinned {
 	var out []unpinned
 	for _, ds := range x.Cluster.DaemonSets {
 		spec := &ds.Spec.Template.Spec
-		if specTargetsOS(spec, x.idx().runtimes, hybrid.OSLinux) || specTargetsOS(spec, x.idx().runtimes, hybrid.OSWindows) ||
-			hostProcess(spec) || windowsOnlyImages(spec) {
+		if rule.SpecTargetsOS(spec, x.Idx().Runtimes, hybrid.OSLinux) || rule.SpecTargetsOS(spec, x.Idx().Runtimes, hybrid.OSWindows) ||
+			rule.HostProcess(spec) || rule.WindowsOnlyImages(spec) {
 			continue
 		}
 		out = append(out, unpinned{ds: ds, onto: scheduler.DaemonSetNodes(ds, targets), planned: planned})
@@ -72,8 +73,8 @@ func linuxSelectorPatch(ds *appsv1.DaemonSet) string {
 	return fmt.Sprintf(`kubectl -n %s patch daemonset %s --type=merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"}}}}}'`, ds.Namespace, ds.Name)
 }
 
-var ruleLinuxDaemonSetOnWindows = Rule{
-	ID: "HYB045", Name: "linux-daemonset-on-windows", Severity: Error, Blocker: true,
+var ruleLinuxDaemonSetOnWindows = rule.Rule{
+	ID: "HYB045", Name: "linux-daemonset-on-windows", Severity: rule.Error, Blocker: true,
 	Title:    "Linux DaemonSet without an OS selector tolerates the Windows taint",
 	Examines: []string{"DaemonSet.apps", "Node"},
 	Description: `System DaemonSets often tolerate every taint so that they run on all nodes; then the Windows
@@ -83,18 +84,18 @@ DaemonSet without it gets a pod on every Windows node, with a Linux image that n
 Windows node exists yet, the rule tests the DaemonSet against one with the
 os=windows:NoSchedule taint.`,
 	Remediation: `kubectl -n <ns> patch daemonset <name> --type=merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"}}}}}'`,
-	References:  []Reference{refWindowsScheduling, k8sDaemonSet, k8sTaints, k8sWindowsGuide},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.K8sDaemonSet, rule.K8sTaints, rule.K8sWindowsGuide},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, u := range unpinnedLinuxDaemonSets(x) {
 			if len(u.onto) == 0 {
 				continue
 			}
-			where := "Windows node " + listNames(u.onto, 3)
+			where := "Windows node " + rule.ListNames(u.onto, 3)
 			if u.planned {
 				where = "a Windows node tainted os=windows:NoSchedule once one joins"
 			}
-			out = append(out, Finding{Object: dsKey(u.ds), Field: "spec.template.spec.nodeSelector",
+			out = append(out, rule.Finding{Object: dsKey(u.ds), Field: "spec.template.spec.nodeSelector",
 				Message: fmt.Sprintf("DaemonSet %s/%s has no kubernetes.io/os=linux selector and its tolerations let it onto %s, where its Linux image cannot run",
 					u.ds.Namespace, u.ds.Name, where),
 				Remediation: linuxSelectorPatch(u.ds)})
@@ -103,8 +104,8 @@ os=windows:NoSchedule taint.`,
 	},
 }
 
-var ruleLinuxDaemonSetNoSelector = Rule{
-	ID: "HYB046", Name: "linux-daemonset-no-os-selector", Severity: Info,
+var ruleLinuxDaemonSetNoSelector = rule.Rule{
+	ID: "HYB046", Name: "linux-daemonset-no-os-selector", Severity: rule.Info,
 	Title:    "Linux DaemonSet relies on the Windows taint alone",
 	Examines: []string{"DaemonSet.apps", "Node"},
 	Description: `The DaemonSet stays off Windows nodes only because it does not tolerate their taint. A later
@@ -112,14 +113,14 @@ toleration (a chart upgrade, values that add "operator: Exists") or a Windows no
 the taint puts it there. Every DaemonSet with a Linux image should say nodeSelector
 kubernetes.io/os: linux itself, as kubeadm's kube-proxy and the operator's calico-node do.`,
 	Remediation: `kubectl -n <ns> patch daemonset <name> --type=merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"}}}}}'`,
-	References:  []Reference{refWindowsScheduling, k8sDaemonSet},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.K8sDaemonSet},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, u := range unpinnedLinuxDaemonSets(x) {
 			if len(u.onto) > 0 {
 				continue
 			}
-			out = append(out, Finding{Object: dsKey(u.ds), Field: "spec.template.spec.nodeSelector",
+			out = append(out, rule.Finding{Object: dsKey(u.ds), Field: "spec.template.spec.nodeSelector",
 				Message:     fmt.Sprintf("DaemonSet %s/%s has no kubernetes.io/os=linux selector; only the Windows node taint keeps it off Windows nodes", u.ds.Namespace, u.ds.Name),
 				Remediation: linuxSelectorPatch(u.ds)})
 		}
@@ -128,12 +129,12 @@ kubernetes.io/os: linux itself, as kubeadm's kube-proxy and the operator's calic
 }
 
 // isKubeProxy: the workload runs kube-proxy (by name or image).
-func isKubeProxy(w *workload) bool {
+func isKubeProxy(w *rule.Workload) bool {
 	if strings.Contains(w.Key.Name, "kube-proxy") {
 		return true
 	}
 	found := false
-	eachContainer(w.Spec, func(c *corev1.Container, _ string) {
+	rule.EachContainer(w.Spec, func(c *corev1.Container, _ string) {
 		repo := c.Image
 		if i := strings.LastIndex(repo, "/"); i >= 0 {
 			repo = repo[i+1:]
@@ -148,7 +149,7 @@ func isKubeProxy(w *workload) bool {
 // winProxy is a kube-proxy workload for Windows nodes with what its command
 // line sets.
 type winProxy struct {
-	w *workload
+	w *rule.Workload
 	// path is the container whose command line was read.
 	path string
 	// script: sig-windows-tools' start.ps1, which adds --source-vip on
@@ -156,14 +157,14 @@ type winProxy struct {
 	script, sourceVIP, dsr, config bool
 }
 
-func windowsKubeProxies(x *Context) []winProxy {
+func windowsKubeProxies(x *rule.Context) []winProxy {
 	var out []winProxy
-	for _, w := range x.idx().workloads {
-		if w.Key.Kind != "DaemonSet" || !w.windows() || !isKubeProxy(w) {
+	for _, w := range x.Idx().Workloads {
+		if w.Key.Kind != "DaemonSet" || !w.Windows() || !isKubeProxy(w) {
 			continue
 		}
 		p := winProxy{w: w}
-		eachContainer(w.Spec, func(c *corev1.Container, path string) {
+		rule.EachContainer(w.Spec, func(c *corev1.Container, path string) {
 			if strings.HasPrefix(path, "init") {
 				return
 			}
@@ -188,35 +189,35 @@ func windowsKubeProxies(x *Context) []winProxy {
 
 const kubeProxyWindowsInstall = `curl -sL https://raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools/master/hostprocess/calico/kube-proxy/kube-proxy.yml | sed 's/KUBE_PROXY_VERSION/<cluster version>/g' | kubectl apply -f -`
 
-var ruleKubeProxyWindowsMissing = Rule{
-	ID: "HYB047", Name: "kube-proxy-windows-missing", Severity: Error,
+var ruleKubeProxyWindowsMissing = rule.Rule{
+	ID: "HYB047", Name: "kube-proxy-windows-missing", Severity: rule.Error,
 	Title:    "No kube-proxy runs on a Windows node",
 	Examines: []string{"DaemonSet.apps", "Pod", "Node"},
-	Needs:    needNodes,
+	Needs:    rule.NeedNodes,
 	Description: `kubeadm's kube-proxy DaemonSet is Linux-only (nodeSelector kubernetes.io/os: linux, a Linux
 image). A Windows node needs its own kube-proxy in a HostProcess pod, in winkernel (kernelspace)
 mode, creating HNS load balancers for Services; without it Windows pods reach no Service, not
 even DNS. sig-windows-tools publishes the DaemonSet kube-proxy-windows for Calico; it reuses
 kube-proxy's ServiceAccount and ConfigMap.`,
 	Remediation: kubeProxyWindowsInstall,
-	References:  []Reference{refKubeProxyHostProcess, refWinkernel, k8sAddWindowsNodes, sigWindowsKubeProxy},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefKubeProxyHostProcess, rule.RefWinkernel, rule.K8sAddWindowsNodes, rule.SigWindowsKubeProxy},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		version := clusterKubeProxyVersion(x)
 		for _, n := range x.WindowsNodes() {
 			found := false
-			for _, p := range x.idx().podsByNode[n.Name] {
-				kind, name := controllerOf(p)
+			for _, p := range x.Idx().PodsByNode[n.Name] {
+				kind, name := rule.ControllerOf(p)
 				if kind != "DaemonSet" {
 					continue
 				}
-				if w := x.idx().byWorkload[model.Key{Group: "apps", Kind: "DaemonSet", Namespace: p.Namespace, Name: name}]; w != nil && isKubeProxy(w) {
+				if w := x.Idx().ByWorkload[model.Key{Group: "apps", Kind: "DaemonSet", Namespace: p.Namespace, Name: name}]; w != nil && isKubeProxy(w) {
 					found = true
 					break
 				}
 			}
 			if !found {
-				out = append(out, Finding{Object: nodeKey(n.Name),
+				out = append(out, rule.Finding{Object: nodeKey(n.Name),
 					Message:     fmt.Sprintf("no kube-proxy pod runs on Windows node %s; Windows pods there reach no Service", n.Name),
 					Remediation: strings.Replace(kubeProxyWindowsInstall, "<cluster version>", version, 1)})
 			}
@@ -230,7 +231,7 @@ kube-proxy's ServiceAccount and ConfigMap.`,
 // kube-proxy image, else the oldest kubelet (kube-proxy must not be newer
 // than kube-apiserver, https://kubernetes.io/releases/version-skew-policy/#kube-proxy,
 // and no kubelet is newer than it); "<cluster version>" when nothing says.
-func clusterKubeProxyVersion(x *Context) string {
+func clusterKubeProxyVersion(x *rule.Context) string {
 	if cc := x.Cluster.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
 		return cc.KubernetesVersion
 	}
@@ -261,8 +262,8 @@ func clusterKubeProxyVersion(x *Context) string {
 	return "<cluster version>"
 }
 
-var ruleKubeProxySourceVIP = Rule{
-	ID: "HYB048", Name: "kube-proxy-windows-source-vip", Severity: Error,
+var ruleKubeProxySourceVIP = rule.Rule{
+	ID: "HYB048", Name: "kube-proxy-windows-source-vip", Severity: rule.Error,
 	Title:    "kube-proxy on Windows runs without --source-vip on an overlay network",
 	Examines: []string{"DaemonSet.apps", "IPPool.projectcalico.org"},
 	Description: `On an Overlay (VXLAN) network winkernel kube-proxy needs a source VIP, an address of the
@@ -271,25 +272,25 @@ kube-proxy exits ("source-vip flag not set"). sig-windows-tools' start.ps1 waits
 host endpoint Calico_ep and passes its address; a DaemonSet that starts kube-proxy.exe directly
 must pass --source-vip itself.`,
 	Remediation: `Run kube-proxy through sig-windows-tools' start.ps1 (image sigwindowstools/kube-proxy:<version>-calico-hostprocess), or pass --source-vip=<the Calico_ep address of the node's block>`,
-	References:  []Reference{refWinkernel, refKubeProxyHostProcess, sigWindowsKubeProxy, winkernelProxier},
-	Check: func(x *Context) []Finding {
-		if len(vxlanPools(x)) == 0 {
+	References:  []rule.Reference{rule.RefWinkernel, rule.RefKubeProxyHostProcess, rule.SigWindowsKubeProxy, rule.WinkernelProxier},
+	Check: func(x *rule.Context) []rule.Finding {
+		if len(rule.VxlanPools(x)) == 0 {
 			return nil
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, p := range windowsKubeProxies(x) {
 			if p.script || p.sourceVIP || p.config {
 				continue
 			}
-			out = append(out, Finding{Object: p.w.Key, Field: p.w.path(p.path + ".args"),
-				Message: fmt.Sprintf("%s starts kube-proxy on Windows without --source-vip; on Calico's Overlay network kube-proxy exits with \"source-vip flag not set\"", ObjectString(p.w.Key))})
+			out = append(out, rule.Finding{Object: p.w.Key, Field: p.w.Path(p.path + ".args"),
+				Message: fmt.Sprintf("%s starts kube-proxy on Windows without --source-vip; on Calico's Overlay network kube-proxy exits with \"source-vip flag not set\"", rule.ObjectString(p.w.Key))})
 		}
 		return out
 	},
 }
 
-var ruleKubeProxyDSR = Rule{
-	ID: "HYB049", Name: "kube-proxy-windows-dsr", Severity: Warning,
+var ruleKubeProxyDSR = rule.Rule{
+	ID: "HYB049", Name: "kube-proxy-windows-dsr", Severity: rule.Warning,
 	Title:    "kube-proxy on Windows runs without --enable-dsr",
 	Examines: []string{"DaemonSet.apps"},
 	Description: `Direct Server Return lets the Windows node of the backend pod reverse the load balancing, so
@@ -297,15 +298,15 @@ replies go straight to the client and the pod sees the client's address. externa
 Local works on Windows only with DSR. The WinDSR gate is locked on since Kubernetes 1.34, but the
 --enable-dsr=true flag is still what turns DSR on; sig-windows-tools' start.ps1 always passes it.`,
 	Remediation: `Add --enable-dsr=true to the kube-proxy command line, or run it through sig-windows-tools' start.ps1`,
-	References:  []Reference{refWinkernel, refWindowsLimits, sigWindowsKubeProxy, winkernelProxier},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefWinkernel, rule.RefWindowsLimits, rule.SigWindowsKubeProxy, rule.WinkernelProxier},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, p := range windowsKubeProxies(x) {
 			if p.script || p.dsr || p.config {
 				continue
 			}
-			out = append(out, Finding{Object: p.w.Key, Field: p.w.path(p.path + ".args"),
-				Message: fmt.Sprintf("%s starts kube-proxy on Windows without --enable-dsr=true; Services with externalTrafficPolicy: Local do not work on Windows nodes", ObjectString(p.w.Key))})
+			out = append(out, rule.Finding{Object: p.w.Key, Field: p.w.Path(p.path + ".args"),
+				Message: fmt.Sprintf("%s starts kube-proxy on Windows without --enable-dsr=true; Services with externalTrafficPolicy: Local do not work on Windows nodes", rule.ObjectString(p.w.Key))})
 		}
 		return out
 	},

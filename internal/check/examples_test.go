@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -27,7 +28,7 @@ func TestEveryRuleFiresOnItsFailingExampleAndNotOnItsPassingOne(t *testing.T) {
 				}
 				c := build(t, true, ex.files...)
 				rep := mustRun(t, c, Options{Only: []string{r.ID}, Kubeconfigs: readKubeconfigs(t, ex.kubeconfigs)})
-				all := append(append([]Finding{}, rep.Findings...), rep.Suppressed...)
+				all := append(append([]rule.Finding{}, rep.Findings...), rep.Suppressed...)
 				switch {
 				case kind == "fail" && len(all) == 0:
 					t.Errorf("%s does not fire on %v", r.ID, ex.files)
@@ -65,11 +66,11 @@ func TestTheMainClusterHasExactlyTheBlockersOfSeed001(t *testing.T) {
 	cases := []struct {
 		name          string
 		expectWindows bool
-		severity      Severity
+		severity      rule.Severity
 		fails         bool
 	}{
-		{"with Windows nodes expected the blockers are errors", true, Error, true},
-		{"without Windows nodes expected the same blockers are warnings", false, Warning, false},
+		{"with Windows nodes expected the blockers are errors", true, rule.Error, true},
+		{"without Windows nodes expected the same blockers are warnings", false, rule.Warning, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,8 +83,8 @@ func TestTheMainClusterHasExactlyTheBlockersOfSeed001(t *testing.T) {
 					t.Errorf("%s is %s, want %s", f.RuleID, f.Severity, tc.severity)
 				}
 			}
-			if rep.Fails(Error) != tc.fails {
-				t.Errorf("Fails(error) = %v, want %v", rep.Fails(Error), tc.fails)
+			if rep.Fails(rule.Error) != tc.fails {
+				t.Errorf("Fails(error) = %v, want %v", rep.Fails(rule.Error), tc.fails)
 			}
 			if rep.Fails("") {
 				t.Error("--fail-on never fails")
@@ -243,13 +244,13 @@ func TestSeverities(t *testing.T) {
 	c := build(t, false, filepath.Join("..", "..", "examples", "main-cluster"))
 	cases := []struct {
 		name   string
-		failOn Severity
+		failOn rule.Severity
 		expect bool
 		fails  bool
 	}{
-		{"warnings fail a run with --fail-on warning", Warning, false, true},
-		{"warnings do not fail a run with --fail-on error", Error, false, false},
-		{"errors fail a run with --fail-on error", Error, true, true},
+		{"warnings fail a run with --fail-on warning", rule.Warning, false, true},
+		{"warnings do not fail a run with --fail-on error", rule.Error, false, false},
+		{"errors fail a run with --fail-on error", rule.Error, true, true},
 		{"nothing fails a run with --fail-on never", "", true, false},
 	}
 	for _, tc := range cases {
@@ -261,11 +262,11 @@ func TestSeverities(t *testing.T) {
 		})
 	}
 	for _, s := range []string{"error", "warning", "info"} {
-		if _, err := ParseSeverity(s); err != nil {
+		if _, err := rule.ParseSeverity(s); err != nil {
 			t.Error(err)
 		}
 	}
-	if _, err := ParseSeverity("fatal"); err == nil {
+	if _, err := rule.ParseSeverity("fatal"); err == nil {
 		t.Error("ParseSeverity accepts fatal")
 	}
 }
@@ -287,7 +288,7 @@ func TestTheSkipAnnotationSuppressesFindings(t *testing.T) {
 			c := build(t, true, filepath.Join("testdata", "HYB045", "fail.yaml"))
 			for _, ds := range c.DaemonSets {
 				if ds.Name == "node-exporter" {
-					ds.Annotations = map[string]string{SkipAnnotation: tc.annotation}
+					ds.Annotations = map[string]string{rule.SkipAnnotation: tc.annotation}
 				}
 			}
 			rep := mustRun(t, c, Options{Only: []string{"HYB045"}})
@@ -307,7 +308,7 @@ func TestTheSkipAnnotationOnTheSourceCoversDerivedObjects(t *testing.T) {
 	// The ConfigMap is observed in this example; annotate it.
 	for _, cm := range c.ConfigMaps {
 		if cm.Name == "kubernetes-services-endpoint" {
-			cm.Annotations = map[string]string{SkipAnnotation: "HYB007"}
+			cm.Annotations = map[string]string{rule.SkipAnnotation: "HYB007"}
 		}
 	}
 	rep = mustRun(t, c, Options{Only: []string{"HYB007"}})
@@ -316,7 +317,7 @@ func TestTheSkipAnnotationOnTheSourceCoversDerivedObjects(t *testing.T) {
 	}
 	// A derived object's findings are suppressed through the Installation.
 	main := build(t, false, filepath.Join("..", "..", "examples", "main-cluster"))
-	main.Installation.Annotations = map[string]string{SkipAnnotation: "HYB007"}
+	main.Installation.Annotations = map[string]string{rule.SkipAnnotation: "HYB007"}
 	rep = mustRun(t, main, Options{Only: []string{"HYB007"}})
 	if len(rep.Findings) != 0 || len(rep.Suppressed) != 1 {
 		t.Errorf("main cluster: findings %v, suppressed %v", ids(rep.Findings), ids(rep.Suppressed))
@@ -327,9 +328,9 @@ func TestBlockersAreErrorsOnlyWhenWindowsIsPlanned(t *testing.T) {
 	c := build(t, false, filepath.Join("..", "..", "examples", "main-cluster"))
 	for _, expect := range []bool{false, true} {
 		rep := mustRun(t, c, Options{Only: []string{"HYB003"}, ExpectWindows: expect})
-		want := Warning
+		want := rule.Warning
 		if expect {
-			want = Error
+			want = rule.Error
 		}
 		if len(rep.Findings) != 1 || rep.Findings[0].Severity != want {
 			t.Errorf("expect-windows=%v: %v", expect, describe(rep.Findings))
@@ -350,7 +351,7 @@ func TestKubeconfigParsing(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			kc, err := ParseKubeconfig("f", []byte(tc.data))
+			kc, err := rule.ParseKubeconfig("f", []byte(tc.data))
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v", err)
 			}
@@ -361,8 +362,8 @@ func TestKubeconfigParsing(t *testing.T) {
 				if _, ok := kc.Config.Contexts[tc.ctx]; !ok {
 					t.Errorf("no context %s", tc.ctx)
 				}
-				if kc.lines["contexts/"+tc.ctx] == 0 {
-					t.Errorf("no line for context %s: %v", tc.ctx, kc.lines)
+				if kc.Lines["contexts/"+tc.ctx] == 0 {
+					t.Errorf("no line for context %s: %v", tc.ctx, kc.Lines)
 				}
 			}
 		})
@@ -445,7 +446,7 @@ func TestRulesThatCannotRunAreListedByCause(t *testing.T) {
 			var fault bool
 			for _, g := range rep.NotRun {
 				if g.Cause == tc.cause {
-					got, fault = ruleIDs(g.Rules), g.Fault
+					got, fault = rule.RuleIDs(g.Rules), g.Fault
 				}
 			}
 			if len(got) < len(tc.rules) || !slices.Equal(got[:len(tc.rules)], tc.rules) {

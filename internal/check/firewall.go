@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // Host firewalls and the network between hosts, from the Cluster kind.
-func firewallRules() []Rule {
-	return []Rule{ruleVXLANBlocked, ruleKubeletBlocked, ruleAPIBlocked}
+func firewallRules() []rule.Rule {
+	return []rule.Rule{ruleVXLANBlocked, ruleKubeletBlocked, ruleAPIBlocked}
 }
 
 // blockedFlow is traffic from some hosts to one host that a firewall rule
@@ -72,7 +73,7 @@ func fromMatches(r hybrid.FirewallRule, src netip.Addr) bool {
 // every destination host. Destinations with the same applicable rules are
 // evaluated once, so the cost is sources × rules per distinct rule set, not
 // sources × destinations.
-func blockedFlows(x *Context, proto string, port int32, srcs, dsts []hybrid.Host) []blockedFlow {
+func blockedFlows(x *rule.Context, proto string, port int32, srcs, dsts []hybrid.Host) []blockedFlow {
 	rules := x.Cluster.Network.Firewall
 	if len(rules) == 0 {
 		return nil
@@ -132,7 +133,7 @@ func blockedFlows(x *Context, proto string, port int32, srcs, dsts []hybrid.Host
 
 // withoutWindowsPeers drops Windows sources from flows to a Windows host:
 // VXLAN between two Windows hosts is HYB072's.
-func withoutWindowsPeers(x *Context, flows []blockedFlow) []blockedFlow {
+func withoutWindowsPeers(x *rule.Context, flows []blockedFlow) []blockedFlow {
 	isWin := func(name string) bool { h := x.Host(name); return h != nil && h.OS == hybrid.OSWindows }
 	out := flows[:0]
 	for _, f := range flows {
@@ -153,11 +154,11 @@ func withoutWindowsPeers(x *Context, flows []blockedFlow) []blockedFlow {
 }
 
 // controlPlaneHosts are the hosts whose nodes carry the control-plane label.
-func controlPlaneHosts(x *Context) []hybrid.Host {
+func controlPlaneHosts(x *rule.Context) []hybrid.Host {
 	var out []hybrid.Host
 	for _, h := range x.Cluster.Hosts {
 		if n := x.Node(h.Name); n != nil {
-			if _, ok := n.Labels[labelControlPlane]; ok {
+			if _, ok := n.Labels[rule.LabelControlPlane]; ok {
 				out = append(out, h)
 			}
 		}
@@ -172,17 +173,17 @@ func ruleName(r hybrid.FirewallRule, i int) string {
 	return fmt.Sprintf("#%d", i)
 }
 
-func flowFindings(x *Context, flows []blockedFlow, what string, sev Severity, fix func(blockedFlow) string) []Finding {
-	var out []Finding
-	key := x.clusterKindKey()
+func flowFindings(x *rule.Context, flows []blockedFlow, what string, sev rule.Severity, fix func(blockedFlow) string) []rule.Finding {
+	var out []rule.Finding
+	key := x.ClusterKindKey()
 	if key == nil {
 		key = &model.Key{Group: hybrid.Group, Kind: "Cluster"}
 	}
 	for _, f := range flows {
 		r := x.Cluster.Network.Firewall[f.rule]
-		out = append(out, Finding{Object: *key, Field: fmt.Sprintf("spec.network.firewall[%d]", f.rule), Severity: sev,
+		out = append(out, rule.Finding{Object: *key, Field: fmt.Sprintf("spec.network.firewall[%d]", f.rule), Severity: sev,
 			Message: fmt.Sprintf("%s from %s to %s is blocked by firewall rule %s",
-				what, listNames(f.srcs, 3), f.dst, ruleName(r, f.rule)),
+				what, rule.ListNames(f.srcs, 3), f.dst, ruleName(r, f.rule)),
 			Remediation: fix(f)})
 	}
 	return out
@@ -192,8 +193,8 @@ func allowRule(proto string, port int32, from string) string {
 	return fmt.Sprintf("an Allow rule before it: {protocol: %s, ports: [%d], from: [%s], action: Allow}", proto, port, from)
 }
 
-var ruleVXLANBlocked = Rule{
-	ID: "HYB060", Name: "vxlan-port-blocked", Severity: Error, Blocker: true,
+var ruleVXLANBlocked = rule.Rule{
+	ID: "HYB060", Name: "vxlan-port-blocked", Severity: rule.Error, Blocker: true,
 	Title:    "UDP 4789 (VXLAN) is blocked between hosts",
 	Examines: []string{"Cluster.hybrid.kubectl-hybrid.io", "IPPool.projectcalico.org"},
 	Description: `With VXLAN every packet between pods of different nodes is a UDP datagram to port 4789 of the
@@ -203,14 +204,14 @@ inbound rule OverlayTraffic4789UDP itself when Calico creates the overlay networ
 explicit block, or a firewall between the virtual machines, still wins. Error when the pool
 encapsulates always or Windows nodes are planned, warning otherwise.`,
 	Remediation: `Allow UDP 4789 between all node addresses (ufw allow from 192.168.10.0/24 to any port 4789 proto udp; New-NetFirewallRule -Protocol UDP -LocalPort 4789 -RemoteAddress <node network> -Action Allow), and in the hypervisor's firewall`,
-	References:  []Reference{refMigration, refFirewall, refWindowsTroubleshoot, calicoRequirements},
-	Check: func(x *Context) []Finding {
-		if len(vxlanPools(x)) == 0 && !x.WindowsPlanned() {
+	References:  []rule.Reference{rule.RefMigration, rule.RefFirewall, rule.RefWindowsTroubleshoot, rule.CalicoRequirements},
+	Check: func(x *rule.Context) []rule.Finding {
+		if len(rule.VxlanPools(x)) == 0 && !x.WindowsPlanned() {
 			return nil
 		}
-		sev := Severity("")
-		if vxlanAlways(x) {
-			sev = Error
+		sev := rule.Severity("")
+		if rule.VxlanAlways(x) {
+			sev = rule.Error
 		}
 		hosts := x.Cluster.Hosts
 		from := x.Cluster.Network.CIDR
@@ -220,8 +221,8 @@ encapsulates always or Windows nodes are planned, warning otherwise.`,
 	},
 }
 
-var ruleKubeletBlocked = Rule{
-	ID: "HYB061", Name: "kubelet-port-blocked", Severity: Warning,
+var ruleKubeletBlocked = rule.Rule{
+	ID: "HYB061", Name: "kubelet-port-blocked", Severity: rule.Warning,
 	Title:    "TCP 10250 (kubelet API) is blocked from the control plane",
 	Examines: []string{"Cluster.hybrid.kubectl-hybrid.io", "Node"},
 	Description: `kube-apiserver connects to each kubelet on TCP 10250 for kubectl logs, exec, port-forward and
@@ -229,8 +230,8 @@ metrics. On Windows, Defender Firewall is on by default; PrepareNode.ps1 opens 1
 everyone; narrowing it to the node network is safer). A block shows up as time-outs of logs and
 exec on that node's pods.`,
 	Remediation: `Allow TCP 10250 from the control plane: Set-NetFirewallRule -Name kubelet -RemoteAddress <node network> (Windows), ufw allow from <node network> to any port 10250 proto tcp (Linux)`,
-	References:  []Reference{refFirewall, refWindowsTroubleshoot, k8sPorts},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefFirewall, rule.RefWindowsTroubleshoot, rule.K8sPorts},
+	Check: func(x *rule.Context) []rule.Finding {
 		from := x.Cluster.Network.CIDR
 		return flowFindings(x, blockedFlows(x, "TCP", 10250, controlPlaneHosts(x), x.Cluster.Hosts), "TCP 10250 (kubelet)", "", func(f blockedFlow) string {
 			return allowRule("TCP", 10250, from) + " for " + f.dst
@@ -238,17 +239,17 @@ exec on that node's pods.`,
 	},
 }
 
-var ruleAPIBlocked = Rule{
-	ID: "HYB062", Name: "api-port-blocked", Severity: Error,
+var ruleAPIBlocked = rule.Rule{
+	ID: "HYB062", Name: "api-port-blocked", Severity: rule.Error,
 	Title:    "The API server port is blocked from a host",
 	Examines: []string{"Cluster.hybrid.kubectl-hybrid.io", "InitConfiguration.kubeadm.k8s.io", "Node"},
 	Description: `Every node's kubelet, and Calico on Windows through kubernetes-services-endpoint, connect to
 the API server's port on the control plane (6443 by default). A block makes kubeadm join hang and
 nodes go NotReady or Unknown.`,
 	Remediation: `Allow TCP 6443 from the node network to the control-plane hosts`,
-	References:  []Reference{refServicesEndpoint, refWindowsTroubleshoot, k8sPorts},
-	Check: func(x *Context) []Finding {
-		_, port := apiEndpoint(x.Cluster)
+	References:  []rule.Reference{rule.RefServicesEndpoint, rule.RefWindowsTroubleshoot, rule.K8sPorts},
+	Check: func(x *rule.Context) []rule.Finding {
+		_, port := rule.APIEndpoint(x.Cluster)
 		p := int32(6443)
 		fmt.Sscan(port, &p)
 		from := x.Cluster.Network.CIDR

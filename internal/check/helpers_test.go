@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -67,15 +68,15 @@ func findExample(id, kind string) (example, error) {
 	return ex, nil
 }
 
-func readKubeconfigs(t testing.TB, files []string) []*Kubeconfig {
+func readKubeconfigs(t testing.TB, files []string) []*rule.Kubeconfig {
 	t.Helper()
-	var out []*Kubeconfig
+	var out []*rule.Kubeconfig
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kc, err := ParseKubeconfig(f, data)
+		kc, err := rule.ParseKubeconfig(f, data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func mustRun(t testing.TB, c *model.Cluster, opts Options) *Report {
 	return rep
 }
 
-func ids(fs []Finding) []string {
+func ids(fs []rule.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, f.RuleID)
@@ -101,10 +102,10 @@ func ids(fs []Finding) []string {
 	return out
 }
 
-func describe(fs []Finding) string {
+func describe(fs []rule.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
-		fmt.Fprintf(&b, "\n  %s %s %s %s: %s", f.Severity, f.RuleID, ObjectString(f.Object), f.Field, f.Message)
+		fmt.Fprintf(&b, "\n  %s %s %s %s: %s", f.Severity, f.RuleID, rule.ObjectString(f.Object), f.Field, f.Message)
 	}
 	return b.String()
 }

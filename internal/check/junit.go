@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 )
 
 // OutputJUnit is the JUnit XML report CI systems (GitLab, Jenkins, Azure
@@ -57,10 +59,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
 		found[f.RuleID] = true
 	}
-	for _, rule := range r.Rules {
-		if found[rule.ID] {
+	for _, rl := range r.Rules {
+		if found[rl.ID] {
 			for _, f := range r.Findings {
-				if f.RuleID != rule.ID {
+				if f.RuleID != rl.ID {
 					continue
 				}
 				text := f.Message
@@ -71,19 +73,19 @@ func WriteJUnit(w io.Writer, r *Report) error {
 					text += "\nfix: " + f.Remediation
 				}
 				suite.Cases = append(suite.Cases, junitCase{
-					Classname: rule.ID + " " + rule.Name,
-					Name:      ObjectString(f.Object),
-					Failure:   &junitFailure{Message: rule.Title, Type: string(f.Severity), Text: text},
+					Classname: rl.ID + " " + rl.Name,
+					Name:      rule.ObjectString(f.Object),
+					Failure:   &junitFailure{Message: rl.Title, Type: string(f.Severity), Text: text},
 				})
 				suite.Failures++
 			}
 			continue
 		}
-		suite.Cases = append(suite.Cases, junitCase{Classname: rule.ID + " " + rule.Name, Name: rule.Title})
+		suite.Cases = append(suite.Cases, junitCase{Classname: rl.ID + " " + rl.Name, Name: rl.Title})
 	}
 	for _, g := range r.NotRun {
-		for _, rule := range g.Rules {
-			suite.Cases = append(suite.Cases, junitCase{Classname: rule.ID + " " + rule.Name, Name: rule.Title, Skipped: &junitSkipped{Message: g.Cause}})
+		for _, rl := range g.Rules {
+			suite.Cases = append(suite.Cases, junitCase{Classname: rl.ID + " " + rl.Name, Name: rl.Title, Skipped: &junitSkipped{Message: g.Cause}})
 			suite.Skipped++
 		}
 	}

@@ -5,40 +5,41 @@ import (
 	"path/filepath"
 	"reflect"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-func kubeconfigRules() []Rule { return []Rule{ruleKubeconfigCollision} }
+func kubeconfigRules() []rule.Rule { return []rule.Rule{ruleKubeconfigCollision} }
 
 // kcEntry is one named entry of a kubeconfig.
 type kcEntry struct {
-	kc       *Kubeconfig
+	kc       *rule.Kubeconfig
 	describe string
 	value    any
 }
 
-var ruleKubeconfigCollision = Rule{
-	ID: "HYB070", Name: "kubeconfig-name-collision", Severity: Error,
+var ruleKubeconfigCollision = rule.Rule{
+	ID: "HYB070", Name: "kubeconfig-name-collision", Severity: rule.Error,
 	Title:    "Kubeconfig files define different clusters, users or contexts under one name",
-	Examines: []string{KubeconfigFiles},
-	Needs:    []Need{{KubeconfigFiles}},
+	Examines: []string{rule.KubeconfigFiles},
+	Needs:    []rule.Need{{rule.KubeconfigFiles}},
 	Description: `kubeadm names the entries of every cluster's admin.conf alike: cluster kubernetes, user
 kubernetes-admin, context kubernetes-admin@kubernetes. When several files are merged (KUBECONFIG
 with a list of files), the first file to set a name wins, so the "second" context silently gets
 the first cluster's address and credentials, and a kubectl delete meant for the test cluster
 runs against the main one. Copy the second cluster's entries under names of their own instead.`,
 	Remediation: `kubectl config set-cluster lab --server=https://<lab API>:6443; kubectl config set clusters.lab.certificate-authority-data <CA>; kubectl config set users.lab-admin.client-certificate-data <cert>; kubectl config set users.lab-admin.client-key-data <key>; kubectl config set-context lab --cluster=lab --user=lab-admin`,
-	References:  []Reference{refKubeconfigContexts, k8sKubeconfig},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefKubeconfigContexts, rule.K8sKubeconfig},
+	Check: func(x *rule.Context) []rule.Finding {
 		if len(x.Kubeconfigs) < 2 {
 			return nil
 		}
-		var out []Finding
-		check := func(section, noun string, entries func(*Kubeconfig) map[string]kcEntry) {
+		var out []rule.Finding
+		check := func(section, noun string, entries func(*rule.Kubeconfig) map[string]kcEntry) {
 			first := map[string]kcEntry{}
 			for _, kc := range x.Kubeconfigs {
 				m := entries(kc)
-				for _, name := range sortedKeys(m) {
+				for _, name := range rule.SortedKeys(m) {
 					e := m[name]
 					prev, ok := first[name]
 					if !ok {
@@ -49,9 +50,9 @@ runs against the main one. Copy the second cluster's entries under names of thei
 						continue
 					}
 					base := filepath.Base(kc.File)
-					f := Finding{
+					f := rule.Finding{
 						Object: model.Key{Kind: "Config", Name: base}, Field: fmt.Sprintf("%s[name=%s]", section, name),
-						Location: model.Origin{File: kc.File, Line: kc.lines[section+"/"+name]},
+						Location: model.Origin{File: kc.File, Line: kc.Lines[section+"/"+name]},
 						Message: fmt.Sprintf("%s %s is defined in %s%s and differently in %s%s; merged with KUBECONFIG, the first file wins and %s's entry is ignored",
 							noun, name, prev.kc.File, prev.describe, kc.File, e.describe, base),
 						Remediation: kubeconfigFix(kc.File, section, name, e),
@@ -60,14 +61,14 @@ runs against the main one. Copy the second cluster's entries under names of thei
 				}
 			}
 		}
-		check("clusters", "cluster", func(kc *Kubeconfig) map[string]kcEntry {
+		check("clusters", "cluster", func(kc *rule.Kubeconfig) map[string]kcEntry {
 			m := map[string]kcEntry{}
 			for name, c := range kc.Config.Clusters {
 				m[name] = kcEntry{kc: kc, describe: " (server " + c.Server + ")", value: [3]any{c.Server, string(c.CertificateAuthorityData), c.CertificateAuthority}}
 			}
 			return m
 		})
-		check("users", "user", func(kc *Kubeconfig) map[string]kcEntry {
+		check("users", "user", func(kc *rule.Kubeconfig) map[string]kcEntry {
 			m := map[string]kcEntry{}
 			for name, u := range kc.Config.AuthInfos {
 				// Credentials are compared, never printed.
@@ -75,7 +76,7 @@ runs against the main one. Copy the second cluster's entries under names of thei
 			}
 			return m
 		})
-		check("contexts", "context", func(kc *Kubeconfig) map[string]kcEntry {
+		check("contexts", "context", func(kc *rule.Kubeconfig) map[string]kcEntry {
 			m := map[string]kcEntry{}
 			for name, c := range kc.Config.Contexts {
 				server := ""

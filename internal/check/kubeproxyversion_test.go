@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -31,7 +32,7 @@ func TestTheWindowsKubeProxyFixNeverPinsAVersionNewerThanTheCluster(t *testing.T
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := clusterKubeProxyVersion(&Context{Cluster: tc.cluster}); got != tc.want {
+			if got := clusterKubeProxyVersion(&rule.Context{Cluster: tc.cluster}); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
@@ -39,7 +40,7 @@ func TestTheWindowsKubeProxyFixNeverPinsAVersionNewerThanTheCluster(t *testing.T
 }
 
 func TestFixTextsKeepAngleBracketsAsTyped(t *testing.T) {
-	w := &workload{Key: model.Key{Group: "apps", Kind: "Deployment", Namespace: "win", Name: "app"}}
+	w := &rule.Workload{Key: model.Key{Group: "apps", Kind: "Deployment", Namespace: "win", Name: "app"}}
 	got := podSpecPatch(w, map[string]any{"runtimeClassName": "<a Windows RuntimeClass>"})
 	want := `kubectl -n win patch deployment app --type=merge -p '{"spec":{"template":{"spec":{"runtimeClassName":"<a Windows RuntimeClass>"}}}}'`
 	if got != want {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -49,9 +50,9 @@ func locationString(o model.Origin) string {
 // WriteText prints the findings grouped by severity, then a summary line.
 func WriteText(w io.Writer, r *Report) error {
 	groups := []struct {
-		sev   Severity
+		sev   rule.Severity
 		title string
-	}{{Error, "Errors"}, {Warning, "Warnings"}, {Info, "Info"}}
+	}{{rule.Error, "Errors"}, {rule.Warning, "Warnings"}, {rule.Info, "Info"}}
 	if r.NoCluster {
 		fmt.Fprintf(w, "%s\n\n", noClusterText)
 	}
@@ -84,7 +85,7 @@ func WriteText(w io.Writer, r *Report) error {
 	if len(r.NotRun) > 0 {
 		fmt.Fprintf(w, "Not run (%d)\n", r.NotRunCount())
 		for _, g := range r.NotRun {
-			fmt.Fprintf(w, "  %s\n    %s\n", g.Cause, listNames(ruleIDs(g.Rules), 12))
+			fmt.Fprintf(w, "  %s\n    %s\n", g.Cause, rule.ListNames(rule.RuleIDs(g.Rules), 12))
 		}
 		fmt.Fprintln(w)
 	}
@@ -95,13 +96,13 @@ func WriteText(w io.Writer, r *Report) error {
 // noClusterText heads a report whose input holds no cluster.
 const noClusterText = "The input holds no cluster: it has no object of a kind the twin models, so no rule could judge it."
 
-func writeTextFinding(w io.Writer, r *Report, f Finding) {
+func writeTextFinding(w io.Writer, r *Report, f rule.Finding) {
 	title := ""
 	if rule := r.Rule(f.RuleID); rule != nil {
 		title = rule.Title
 	}
 	fmt.Fprintf(w, "  %s  %s\n", f.RuleID, title)
-	obj := ObjectString(f.Object)
+	obj := rule.ObjectString(f.Object)
 	if f.Field != "" {
 		obj += "  " + f.Field
 	}
@@ -110,8 +111,8 @@ func writeTextFinding(w io.Writer, r *Report, f Finding) {
 	switch loc := locationString(f.Location); {
 	case loc == "":
 		fmt.Fprintln(w, "    at: derived (in no input file)")
-	case f.Source != nil && f.Location != f.ownOrigin:
-		fmt.Fprintf(w, "    at: %s (derived from %s)\n", loc, ObjectString(*f.Source))
+	case f.Source != nil && f.Location != f.OwnOrigin:
+		fmt.Fprintf(w, "    at: %s (derived from %s)\n", loc, rule.ObjectString(*f.Source))
 	default:
 		fmt.Fprintf(w, "    at: %s\n", loc)
 	}
@@ -129,12 +130,12 @@ func summaryLine(r *Report) string {
 	if r.WindowsPlanned {
 		windows = "Windows nodes present or planned"
 	}
-	rules := plural(len(r.Rules), "rule")
+	rules := rule.Plural(len(r.Rules), "rule")
 	if n := r.NotRunCount(); n > 0 {
 		rules += fmt.Sprintf(" (%d not run)", n)
 	}
 	s := fmt.Sprintf("%s, %s, %d info (%d suppressed) from %s; %s",
-		plural(r.Count(Error), "error"), plural(r.Count(Warning), "warning"), r.Count(Info),
+		rule.Plural(r.Count(rule.Error), "error"), rule.Plural(r.Count(rule.Warning), "warning"), r.Count(rule.Info),
 		len(r.Suppressed), rules, windows)
 	if r.Incomplete() {
 		s += "; incomplete"
@@ -157,17 +158,17 @@ type jsonLocation struct {
 }
 
 type jsonFinding struct {
-	ID          string        `json:"id"`
-	Name        string        `json:"name"`
-	Title       string        `json:"title"`
-	Severity    Severity      `json:"severity"`
-	Object      jsonObject    `json:"object"`
-	Field       string        `json:"field,omitempty"`
-	Message     string        `json:"message"`
-	Remediation string        `json:"remediation,omitempty"`
-	References  []Reference   `json:"references,omitempty"`
-	Location    *jsonLocation `json:"location,omitempty"`
-	DerivedFrom *jsonObject   `json:"derivedFrom,omitempty"`
+	ID          string           `json:"id"`
+	Name        string           `json:"name"`
+	Title       string           `json:"title"`
+	Severity    rule.Severity    `json:"severity"`
+	Object      jsonObject       `json:"object"`
+	Field       string           `json:"field,omitempty"`
+	Message     string           `json:"message"`
+	Remediation string           `json:"remediation,omitempty"`
+	References  []rule.Reference `json:"references,omitempty"`
+	Location    *jsonLocation    `json:"location,omitempty"`
+	DerivedFrom *jsonObject      `json:"derivedFrom,omitempty"`
 }
 
 type jsonSummary struct {
@@ -207,7 +208,7 @@ func toJSONObject(k model.Key) jsonObject {
 	return jsonObject{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
 }
 
-func toJSONFinding(r *Report, f Finding) jsonFinding {
+func toJSONFinding(r *Report, f rule.Finding) jsonFinding {
 	jf := jsonFinding{ID: f.RuleID, Severity: f.Severity, Object: toJSONObject(f.Object), Field: f.Field,
 		Message: f.Message, Remediation: f.Remediation}
 	if rule := r.Rule(f.RuleID); rule != nil {
@@ -216,7 +217,7 @@ func toJSONFinding(r *Report, f Finding) jsonFinding {
 	if f.Location.File != "" {
 		jf.Location = &jsonLocation{File: displayFile(f.Location.File), Line: f.Location.Line, Doc: f.Location.Doc}
 	}
-	if f.Source != nil && f.Location != f.ownOrigin {
+	if f.Source != nil && f.Location != f.OwnOrigin {
 		o := toJSONObject(*f.Source)
 		jf.DerivedFrom = &o
 	}
@@ -234,12 +235,12 @@ func WriteJSON(w io.Writer, r *Report) error {
 		out.Suppressed = append(out.Suppressed, toJSONFinding(r, f))
 	}
 	for _, g := range r.NotRun {
-		out.NotRun = append(out.NotRun, jsonNotRun{Cause: g.Cause, Fault: g.Fault, Rules: ruleIDs(g.Rules)})
+		out.NotRun = append(out.NotRun, jsonNotRun{Cause: g.Cause, Fault: g.Fault, Rules: rule.RuleIDs(g.Rules)})
 	}
 	for _, u := range r.Unread {
 		out.Unread = append(out.Unread, jsonUnread{Kind: u.String(), Reason: u.Reason})
 	}
-	out.Summary = jsonSummary{Errors: r.Count(Error), Warnings: r.Count(Warning), Info: r.Count(Info),
+	out.Summary = jsonSummary{Errors: r.Count(rule.Error), Warnings: r.Count(rule.Warning), Info: r.Count(rule.Info),
 		Suppressed: len(r.Suppressed), Rules: len(r.Rules), NotRun: r.NotRunCount(), WindowsPlanned: r.WindowsPlanned,
 		Complete: !r.Incomplete(), NoCluster: r.NoCluster}
 	enc := json.NewEncoder(w)
@@ -356,11 +357,11 @@ type SARIFOptions struct {
 
 const informationURI = "https://github.com/kubectl-hybrid/kubectl-hybrid"
 
-func sarifLevel(s Severity) string {
+func sarifLevel(s rule.Severity) string {
 	switch s {
-	case Error:
+	case rule.Error:
 		return "error"
-	case Warning:
+	case rule.Warning:
 		return "warning"
 	}
 	return "note"
@@ -416,11 +417,11 @@ func WriteSARIF(w io.Writer, r *Report, opts SARIFOptions) error {
 			level = "error"
 		}
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: level,
-			Message:    sarifText{Text: fmt.Sprintf("%s: %s not run", g.Cause, plural(len(g.Rules), "rule"))},
-			Properties: sarifNotRunProperty{Rules: ruleIDs(g.Rules)}})
+			Message:    sarifText{Text: fmt.Sprintf("%s: %s not run", g.Cause, rule.Plural(len(g.Rules), "rule"))},
+			Properties: sarifNotRunProperty{Rules: rule.RuleIDs(g.Rules)}})
 	}
 	run.Invocations = []sarifInvocation{inv}
-	add := func(f Finding, suppressed bool) {
+	add := func(f rule.Finding, suppressed bool) {
 		loc := f.Location
 		if loc.File == "" || loc.File == "<stdin>" {
 			loc = r.Fallback
@@ -443,7 +444,7 @@ func WriteSARIF(w io.Writer, r *Report, opts SARIFOptions) error {
 			res.Locations = append(res.Locations, sarifLocation{PhysicalLocation: pl})
 		}
 		if suppressed {
-			res.Suppressions = []sarifSuppression{{Kind: "inSource", Justification: SkipAnnotation}}
+			res.Suppressions = []sarifSuppression{{Kind: "inSource", Justification: rule.SkipAnnotation}}
 		}
 		run.Results = append(run.Results, res)
 	}
@@ -464,9 +465,9 @@ func WriteSARIF(w io.Writer, r *Report, opts SARIFOptions) error {
 	return enc.Encode(log)
 }
 
-func sarifMessage(f Finding) string {
+func sarifMessage(f rule.Finding) string {
 	var b strings.Builder
-	b.WriteString(ObjectString(f.Object))
+	b.WriteString(rule.ObjectString(f.Object))
 	if f.Field != "" {
 		b.WriteString(" " + f.Field)
 	}
@@ -479,12 +480,12 @@ func sarifMessage(f Finding) string {
 
 // fingerprint identifies a finding across runs independently of line
 // numbers: rule, object and field.
-func fingerprint(f Finding) string {
+func fingerprint(f rule.Finding) string {
 	sum := sha256.Sum256([]byte(strings.Join([]string{f.RuleID, f.Object.Group, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Field}, "\x00")))
 	return hex.EncodeToString(sum[:16])
 }
 
-func ruleTags(r *Rule) []string {
+func ruleTags(r *rule.Rule) []string {
 	tags := []string{"kubernetes", "windows"}
 	if r.Blocker {
 		tags = append(tags, "windows-readiness")
@@ -497,7 +498,7 @@ func unwrap(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func ruleHelpText(r *Rule) string {
+func ruleHelpText(r *rule.Rule) string {
 	var b strings.Builder
 	b.WriteString(unwrap(r.Description))
 	if r.Remediation != "" {
@@ -512,7 +513,7 @@ func ruleHelpText(r *Rule) string {
 	return b.String()
 }
 
-func ruleHelpMarkdown(r *Rule) string {
+func ruleHelpMarkdown(r *rule.Rule) string {
 	var b strings.Builder
 	b.WriteString(r.Description)
 	if r.Remediation != "" {
@@ -527,7 +528,7 @@ func ruleHelpMarkdown(r *Rule) string {
 	return b.String()
 }
 
-func markdownRef(ref Reference) string {
+func markdownRef(ref rule.Reference) string {
 	if ref.URL == "" {
 		return ref.Title
 	}

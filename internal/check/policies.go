@@ -11,30 +11,31 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 var (
-	k8sNetworkPolicy  = Reference{Title: "Kubernetes: Network Policies", URL: "https://kubernetes.io/docs/concepts/services-networking/network-policies/"}
-	felixWindowsRules = Reference{Title: "Calico: felix/dataplane/windows/policysets/policysets.go, protoRuleToHnsRules (rules skipped as not supported on Windows)",
+	k8sNetworkPolicy  = rule.Reference{Title: "Kubernetes: Network Policies", URL: "https://kubernetes.io/docs/concepts/services-networking/network-policies/"}
+	felixWindowsRules = rule.Reference{Title: "Calico: felix/dataplane/windows/policysets/policysets.go, protoRuleToHnsRules (rules skipped as not supported on Windows)",
 		URL: "https://github.com/projectcalico/calico/blob/master/felix/dataplane/windows/policysets/policysets.go"}
 )
 
 // windowsPodSet is a Windows workload as policy selectors see it: its pod
 // template's labels (a workload's pods share them) in its namespace.
 type windowsPodSet struct {
-	w      *workload
+	w      *rule.Workload
 	labels map[string]string // Kubernetes labels
 	calico map[string]string // Calico's view (calicoPodLabels)
 }
 
 // windowsPodSets are the workloads meant for or running on Windows whose
 // pods get an HNS endpoint from Calico (not host-network, not HostProcess).
-func windowsPodSets(x *Context) []windowsPodSet {
+func windowsPodSets(x *rule.Context) []windowsPodSet {
 	var out []windowsPodSet
-	for _, w := range x.idx().workloads {
-		if !w.windows() || w.hostProcess || w.Spec.HostNetwork {
+	for _, w := range x.Idx().Workloads {
+		if !w.Windows() || w.HostProcess || w.Spec.HostNetwork {
 			continue
 		}
 		stub := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Key.Namespace, Labels: w.PodMeta.Labels},
@@ -88,8 +89,8 @@ func harmless(reasons []string) bool {
 	return true
 }
 
-var rulePolicyWindowsSkips = Rule{
-	ID: "HYB056", Name: "policy-rule-skipped-on-windows", Severity: Error,
+var rulePolicyWindowsSkips = rule.Rule{
+	ID: "HYB056", Name: "policy-rule-skipped-on-windows", Severity: rule.Error,
 	Title: "Policy rule selecting Windows pods uses a match Felix on Windows does not program",
 	Examines: []string{"NetworkPolicy.networking.k8s.io", "NetworkPolicy.projectcalico.org", "GlobalNetworkPolicy.projectcalico.org",
 		"Pod", "Deployment.apps", "DaemonSet.apps", "StatefulSet.apps", "ReplicaSet.apps", "Node"},
@@ -104,13 +105,13 @@ pods of the same policy get the rule. The ACL compiler of this tool and this che
 decision of what is skipped; trace shows the dropped packet. Rules skipped only for IPv6 or Log
 change no verdict on Windows' IPv4-only endpoints and are reported as info.`,
 	Remediation: `Rewrite the rule in a form Felix on Windows programs: numeric ports, positive matches only, ICMP without type or code`,
-	References:  []Reference{calicoLimitations, felixWindowsRules, calicoPolicy, k8sNetworkPolicy},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.CalicoLimitations, felixWindowsRules, rule.CalicoPolicy, k8sNetworkPolicy},
+	Check: func(x *rule.Context) []rule.Finding {
 		sets := windowsPodSets(x)
 		if len(sets) == 0 {
 			return nil
 		}
-		var out []Finding
+		var out []rule.Finding
 		report := func(key model.Key, selected []string, skipped []windows.Unsupported) {
 			if len(selected) == 0 {
 				return
@@ -122,12 +123,12 @@ change no verdict on Windows' IPv4-only endpoints and are reported as info.`,
 					what, fixes = append(what, skipWhat[r]), append(fixes, skipFix[r])
 				}
 				fix := strings.Join(fixes, "; ")
-				f := Finding{Object: key, Field: u.Field,
+				f := rule.Finding{Object: key, Field: u.Field,
 					Message: fmt.Sprintf("%s (%s) uses %s; Felix on Windows does not program it on the HNS endpoints of %s, so %s",
-						u.Field, u.Action, strings.Join(what, " and "), listNames(selected, 3), skipConsequence(u.Action)),
+						u.Field, u.Action, strings.Join(what, " and "), rule.ListNames(selected, 3), skipConsequence(u.Action)),
 					Remediation: strings.ToUpper(fix[:1]) + fix[1:]}
 				if harmless(u.Reasons) {
-					f.Severity = Info
+					f.Severity = rule.Info
 				}
 				out = append(out, f)
 			}
@@ -144,7 +145,7 @@ change no verdict on Windows' IPv4-only endpoints and are reported as info.`,
 			var selected []string
 			for _, s := range sets {
 				if s.w.Key.Namespace == np.Namespace && sel.Matches(labels.Set(s.labels)) {
-					selected = append(selected, ObjectString(s.w.Key))
+					selected = append(selected, rule.ObjectString(s.w.Key))
 				}
 			}
 			report(model.Key{Group: "networking.k8s.io", Kind: "NetworkPolicy", Namespace: np.Namespace, Name: np.Name}, selected, skipped)
@@ -169,16 +170,16 @@ change no verdict on Windows' IPv4-only endpoints and are reported as info.`,
 			var selected []string
 			for _, s := range sets {
 				if holds(x, scope, s.w.Key.Namespace) && sel.Evaluate(s.calico) {
-					selected = append(selected, ObjectString(s.w.Key))
+					selected = append(selected, rule.ObjectString(s.w.Key))
 				}
 			}
 			report(key, selected, skipped)
 		}
 		for _, p := range x.Cluster.CalicoPolicies {
-			calicoPolicy(model.Key{Group: groupCalico, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec)
+			calicoPolicy(model.Key{Group: rule.GroupCalico, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec)
 		}
 		for _, p := range x.Cluster.GlobalNetworkPolicies {
-			calicoPolicy(model.Key{Group: groupCalico, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec)
+			calicoPolicy(model.Key{Group: rule.GroupCalico, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec)
 		}
 		return out
 	},

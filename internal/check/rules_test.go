@@ -10,12 +10,13 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 func TestDottedServiceNames(t *testing.T) {
 	c := &model.Cluster{Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Name: "hello", Namespace: "demo"}}}}
-	x := NewContext(c, false, nil)
+	x := rule.NewContext(c, false, nil)
 	cases := []struct {
 		name string
 		text string
@@ -59,9 +60,9 @@ func TestWindowsVersions(t *testing.T) {
 			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
 			n.Status.NodeInfo.KernelVersion = tc.kernel
 			if tc.lbl != "" {
-				n.Labels[labelWindowsBuild] = tc.lbl
+				n.Labels[rule.LabelWindowsBuild] = tc.lbl
 			}
-			b, r := windowsVersion(n)
+			b, r := rule.WindowsVersion(n)
 			if b != tc.build || r != tc.rev {
 				t.Errorf("windowsVersion = %q, %d; want %q, %d", b, r, tc.build, tc.rev)
 			}
@@ -119,7 +120,7 @@ func TestFirewallFirstMatchWins(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			x := NewContext(&model.Cluster{Hosts: hosts, Network: hybrid.Network{Firewall: tc.rules}}, false, nil)
+			x := rule.NewContext(&model.Cluster{Hosts: hosts, Network: hybrid.Network{Firewall: tc.rules}}, false, nil)
 			var got []string
 			for _, f := range blockedFlows(x, "UDP", 4789, hosts, hosts) {
 				for _, s := range f.srcs {
@@ -143,8 +144,8 @@ func TestUsableAddressesOfAWindowsBlock(t *testing.T) {
 }
 
 func TestARulePanicIsAnErrorNotAVerdict(t *testing.T) {
-	reg, err := NewRegistry(Rule{ID: "HYB900", Name: "boom", Title: "t", Severity: Error,
-		Check: func(*Context) []Finding { panic("bug") }})
+	reg, err := rule.NewRegistry(rule.Rule{ID: "HYB900", Name: "boom", Title: "t", Severity: rule.Error,
+		Check: func(*rule.Context) []rule.Finding { panic("bug") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestHYB001SaysTheOperatorRefusesOnlyTheFirstIPv4Pool(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ruleEncapsulation.Check(NewContext(tc.c, false, nil))
+			got := ruleEncapsulation.Check(rule.NewContext(tc.c, false, nil))
 			if len(got) != 1 || got[0].Field != tc.field {
 				t.Fatalf("findings %+v, want one on %s", got, tc.field)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -17,9 +18,9 @@ type Options struct {
 	// Skip leaves these rules out (IDs or names).
 	Skip []string
 	// Kubeconfigs are checked by the kubeconfig rules.
-	Kubeconfigs []*Kubeconfig
+	Kubeconfigs []*rule.Kubeconfig
 	// Registry is the catalogue; nil means Default().
-	Registry *Registry
+	Registry *rule.Registry
 	// Unread are the kinds the input could not give (a live read refused
 	// or not served them): the rules that examine one do not run.
 	Unread []model.UnreadKind
@@ -38,9 +39,9 @@ func (e *UnknownRuleError) Error() string {
 // Report is the outcome of a run.
 type Report struct {
 	// Rules are the rules that ran, by ID.
-	Rules []*Rule
+	Rules []*rule.Rule
 	// NotRun are the selected rules that did not run, grouped by cause.
-	NotRun []NotRun
+	NotRun []rule.NotRun
 	// NoCluster: a cluster was expected, but the input holds no object of
 	// a kind the twin models (an empty directory, a server that served
 	// nothing).
@@ -49,9 +50,9 @@ type Report struct {
 	// examines.
 	Unread []model.UnreadKind
 	// Findings, most severe first, then by rule ID and object.
-	Findings []Finding
+	Findings []rule.Finding
 	// Suppressed are findings the skip-checks annotation silenced.
-	Suppressed []Finding
+	Suppressed []rule.Finding
 	// WindowsPlanned: the cluster has or plans Windows nodes.
 	WindowsPlanned bool
 	// Fallback is where SARIF places findings that have no location of
@@ -60,7 +61,7 @@ type Report struct {
 }
 
 // Count returns the number of (unsuppressed) findings of a severity.
-func (r *Report) Count(s Severity) int {
+func (r *Report) Count(s rule.Severity) int {
 	n := 0
 	for _, f := range r.Findings {
 		if f.Severity == s {
@@ -87,7 +88,7 @@ func (r *Report) NotRunCount() int {
 
 // Fails reports whether any finding is at least as severe as failOn; an
 // empty failOn (--fail-on never) never fails.
-func (r *Report) Fails(failOn Severity) bool {
+func (r *Report) Fails(failOn rule.Severity) bool {
 	if failOn == "" {
 		return false
 	}
@@ -100,10 +101,10 @@ func (r *Report) Fails(failOn Severity) bool {
 }
 
 // Rule returns the rule of a finding.
-func (r *Report) Rule(id string) *Rule {
-	for _, rule := range r.Rules {
-		if rule.ID == id {
-			return rule
+func (r *Report) Rule(id string) *rule.Rule {
+	for _, rl := range r.Rules {
+		if rl.ID == id {
+			return rl
 		}
 	}
 	return nil
@@ -122,16 +123,16 @@ func Run(c *model.Cluster, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := NewContext(c, opts.ExpectWindows, opts.Kubeconfigs)
-	rep := &Report{WindowsPlanned: x.WindowsPlanned(), Fallback: x.fallbackOrigin()}
-	rep.NoCluster = !opts.KubeconfigsOnly && !holdsCluster(c)
+	x := rule.NewContext(c, opts.ExpectWindows, opts.Kubeconfigs)
+	rep := &Report{WindowsPlanned: x.WindowsPlanned(), Fallback: x.FallbackOrigin()}
+	rep.NoCluster = !opts.KubeconfigsOnly && !rule.HoldsCluster(c)
 	unread := map[string]model.UnreadKind{}
 	for _, u := range opts.Unread {
 		unread[u.String()] = u
 	}
 	examined := map[string]bool{}
-	for _, rule := range rules {
-		for _, k := range rule.Examines {
+	for _, rl := range rules {
+		for _, k := range rl.Examines {
 			examined[k] = true
 		}
 	}
@@ -140,29 +141,29 @@ func Run(c *model.Cluster, opts Options) (*Report, error) {
 			rep.Unread = append(rep.Unread, u)
 		}
 	}
-	for _, rule := range rules {
-		if why, fault := whyNotRun(rule, x, rep.NoCluster, opts.KubeconfigsOnly, unread); why != "" {
-			rep.NotRun = addNotRun(rep.NotRun, why, fault, rule)
+	for _, rl := range rules {
+		if why, fault := rule.WhyNotRun(rl, x, rep.NoCluster, opts.KubeconfigsOnly, unread); why != "" {
+			rep.NotRun = rule.AddNotRun(rep.NotRun, why, fault, rl)
 			continue
 		}
-		rep.Rules = append(rep.Rules, rule)
-		findings, err := runRule(rule, x)
+		rep.Rules = append(rep.Rules, rl)
+		findings, err := runRule(rl, x)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range findings {
-			f.RuleID = rule.ID
+			f.RuleID = rl.ID
 			if f.Severity == "" {
-				f.Severity = rule.Severity
-				if rule.Blocker && !rep.WindowsPlanned {
-					f.Severity = Warning
+				f.Severity = rl.Severity
+				if rl.Blocker && !rep.WindowsPlanned {
+					f.Severity = rule.Warning
 				}
 			}
 			if f.Remediation == "" {
-				f.Remediation = rule.Remediation
+				f.Remediation = rl.Remediation
 			}
-			chain := x.locate(&f)
-			if x.suppressed(rule, f.Object, chain) {
+			chain := x.Locate(&f)
+			if x.Suppressed(rl, f.Object, chain) {
 				rep.Suppressed = append(rep.Suppressed, f)
 				continue
 			}
@@ -176,16 +177,16 @@ func Run(c *model.Cluster, opts Options) (*Report, error) {
 
 // runRule runs one rule's Check, turning a panic into an error that names
 // the rule: a bug in one rule must not look like a verdict.
-func runRule(rule *Rule, x *Context) (out []Finding, err error) {
+func runRule(rl *rule.Rule, x *rule.Context) (out []rule.Finding, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("rule %s (%s) failed: %v", rule.ID, rule.Name, r)
+			err = fmt.Errorf("rule %s (%s) failed: %v", rl.ID, rl.Name, r)
 		}
 	}()
-	return rule.Check(x), nil
+	return rl.Check(x), nil
 }
 
-func selectRules(reg *Registry, only, skip []string) ([]*Rule, error) {
+func selectRules(reg *rule.Registry, only, skip []string) ([]*rule.Rule, error) {
 	want := map[string]bool{}
 	for _, n := range only {
 		r, ok := reg.Lookup(n)
@@ -202,7 +203,7 @@ func selectRules(reg *Registry, only, skip []string) ([]*Rule, error) {
 		}
 		drop[r.ID] = true
 	}
-	var out []*Rule
+	var out []*rule.Rule
 	for _, r := range reg.Rules() {
 		if (len(want) == 0 || want[r.ID]) && !drop[r.ID] {
 			out = append(out, r)
@@ -211,17 +212,17 @@ func selectRules(reg *Registry, only, skip []string) ([]*Rule, error) {
 	return out, nil
 }
 
-func sortFindings(fs []Finding) {
+func sortFindings(fs []rule.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Severity != b.Severity {
-			return a.Severity.rank() > b.Severity.rank()
+			return a.Severity.Rank() > b.Severity.Rank()
 		}
 		if a.RuleID != b.RuleID {
 			return a.RuleID < b.RuleID
 		}
 		if a.Object != b.Object {
-			return keyLess(a.Object, b.Object)
+			return rule.KeyLess(a.Object, b.Object)
 		}
 		if a.Field != b.Field {
 			return a.Field < b.Field

@@ -9,13 +9,14 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // Services, DNS names and policies as Windows nodes see them.
-func serviceRules() []Rule {
-	return []Rule{ruleBackendLimit, ruleETPLocalDSR, ruleSessionAffinity, ruleDottedNames, ruleCoreDNSOneNode, rulePolicySelectors, rulePolicyWindowsSkips}
+func serviceRules() []rule.Rule {
+	return []rule.Rule{ruleBackendLimit, ruleETPLocalDSR, ruleSessionAffinity, ruleDottedNames, ruleCoreDNSOneNode, rulePolicySelectors, rulePolicyWindowsSkips}
 }
 
 func svcKey(s *corev1.Service) model.Key {
@@ -28,10 +29,10 @@ func balanced(s *corev1.Service) bool {
 }
 
 // windowsEndpoints counts a Service's endpoints on Windows nodes.
-func windowsEndpoints(x *Context, eps []endpoint) int {
+func windowsEndpoints(x *rule.Context, eps []rule.Endpoint) int {
 	n := 0
 	for _, e := range eps {
-		if node := x.Node(e.node); node != nil && isWindowsNode(node) {
+		if node := x.Node(e.Node); node != nil && rule.IsWindowsNode(node) {
 			n++
 		}
 	}
@@ -43,29 +44,29 @@ func windowsEndpoints(x *Context, eps []endpoint) int {
 // backend pods").
 const maxWindowsBackends = 64
 
-var ruleBackendLimit = Rule{
-	ID: "HYB050", Name: "windows-service-backends", Severity: Warning,
+var ruleBackendLimit = rule.Rule{
+	ID: "HYB050", Name: "windows-service-backends", Severity: rule.Warning,
 	Title:    "Service has more than 64 backends for Windows load balancers",
 	Examines: []string{"Service", "EndpointSlice.discovery.k8s.io", "Node"},
-	Needs:    needNodes,
+	Needs:    rule.NeedNodes,
 	Description: `kube-proxy on every Windows node programs each Service port as one HNS load balancer holding
 all its endpoints, local and remote, and the VFP rule behind it takes at most 64 destinations:
 at 65 HNS fails with "invalid number of destinations" (kubernetes/kubernetes#98680), and the
 Kubernetes documentation lists the limit among Windows networking limitations. Newer Windows
 builds may raise it; the documented limit is 64.`,
 	Remediation: `Keep Services reached from Windows nodes at 64 endpoints or fewer: split the workload behind several Services, or scale it down`,
-	References:  []Reference{refWindowsLimits, k8sWindowsNetworking, k8sIssue98680},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWindowsLimits, rule.K8sWindowsNetworking, rule.K8sIssue98680},
+	Check: func(x *rule.Context) []rule.Finding {
 		if len(x.WindowsNodes()) == 0 {
 			return nil
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, s := range x.Cluster.Services {
-			eps := x.idx().endpoints[nsName{s.Namespace, s.Name}]
+			eps := x.Idx().Endpoints[rule.NsName{NS: s.Namespace, Name: s.Name}]
 			if !balanced(s) || len(eps) <= maxWindowsBackends {
 				continue
 			}
-			out = append(out, Finding{Object: svcKey(s), Field: "spec.selector",
+			out = append(out, rule.Finding{Object: svcKey(s), Field: "spec.selector",
 				Message: fmt.Sprintf("Service %s/%s has %d endpoints (%d on Windows nodes); the HNS load balancer on each Windows node holds at most %d",
 					s.Namespace, s.Name, len(eps), windowsEndpoints(x, eps), maxWindowsBackends)})
 		}
@@ -73,8 +74,8 @@ builds may raise it; the documented limit is 64.`,
 	},
 }
 
-var ruleETPLocalDSR = Rule{
-	ID: "HYB051", Name: "etp-local-without-dsr", Severity: Error,
+var ruleETPLocalDSR = rule.Rule{
+	ID: "HYB051", Name: "etp-local-without-dsr", Severity: rule.Error,
 	Title:    "externalTrafficPolicy: Local Service on Windows nodes whose kube-proxy has no DSR",
 	Examines: []string{"Service", "EndpointSlice.discovery.k8s.io", "DaemonSet.apps"},
 	Description: `On Windows, externalTrafficPolicy: Local is implemented with Direct Server Return: kube-proxy
@@ -82,29 +83,29 @@ marks the NodePort, external and load-balancer IP rules DSR. Without --enable-ds
 Windows node's kube-proxy cannot honour the policy, and traffic to the Service's Windows
 endpoints through a node port or load balancer fails (kubernetes/kubernetes#109780).`,
 	Remediation: `Run kube-proxy-windows with --enable-dsr=true (sig-windows-tools' start.ps1 does), or use externalTrafficPolicy: Cluster`,
-	References:  []Reference{refWinkernel, refWindowsLimits, k8sWindowsNetworking, k8sIssue109780},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWinkernel, rule.RefWindowsLimits, rule.K8sWindowsNetworking, rule.K8sIssue109780},
+	Check: func(x *rule.Context) []rule.Finding {
 		var noDSR []string
 		for _, p := range windowsKubeProxies(x) {
 			if !p.script && !p.dsr && !p.config {
-				noDSR = append(noDSR, ObjectString(p.w.Key))
+				noDSR = append(noDSR, rule.ObjectString(p.w.Key))
 			}
 		}
 		if len(noDSR) == 0 {
 			return nil
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, s := range x.Cluster.Services {
 			if s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
 				continue
 			}
-			win := windowsEndpoints(x, x.idx().endpoints[nsName{s.Namespace, s.Name}])
+			win := windowsEndpoints(x, x.Idx().Endpoints[rule.NsName{NS: s.Namespace, Name: s.Name}])
 			if win == 0 {
 				continue
 			}
-			out = append(out, Finding{Object: svcKey(s), Field: "spec.externalTrafficPolicy",
+			out = append(out, rule.Finding{Object: svcKey(s), Field: "spec.externalTrafficPolicy",
 				Message: fmt.Sprintf("Service %s/%s has externalTrafficPolicy: Local and %s on Windows nodes, but %s runs without DSR",
-					s.Namespace, s.Name, plural(win, "endpoint"), strings.Join(noDSR, ", "))})
+					s.Namespace, s.Name, rule.Plural(win, "endpoint"), strings.Join(noDSR, ", "))})
 		}
 		return out
 	},
@@ -120,33 +121,33 @@ func buildNumber(build string) int {
 	return n
 }
 
-var ruleSessionAffinity = Rule{
-	ID: "HYB052", Name: "session-affinity-windows-build", Severity: Warning,
+var ruleSessionAffinity = rule.Rule{
+	ID: "HYB052", Name: "session-affinity-windows-build", Severity: rule.Warning,
 	Title:    "sessionAffinity: ClientIP on Windows nodes older than Windows Server 2022",
 	Examines: []string{"Service", "Node"},
-	Needs:    needNodes,
+	Needs:    rule.NeedNodes,
 	Description: `winkernel kube-proxy implements ClientIP affinity with the HNS source-IP distribution, which
 Windows supports from Windows Server 2022 (HNS 12.0); on older nodes kube-proxy only logs
 "Session Affinity is not supported on this version of Windows" and balances every connection.`,
 	Remediation: `Run the Windows nodes on Windows Server 2022 or later, or drop sessionAffinity from the Service`,
-	References:  []Reference{refWinkernel, winkernelProxier},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWinkernel, rule.WinkernelProxier},
+	Check: func(x *rule.Context) []rule.Finding {
 		var old []string
 		for _, n := range x.WindowsNodes() {
-			if b, _ := windowsVersion(n); b != "" && buildNumber(b) > 0 && buildNumber(b) < 20348 {
+			if b, _ := rule.WindowsVersion(n); b != "" && buildNumber(b) > 0 && buildNumber(b) < 20348 {
 				old = append(old, fmt.Sprintf("%s (%s)", n.Name, b))
 			}
 		}
 		if len(old) == 0 {
 			return nil
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, s := range x.Cluster.Services {
 			if s.Spec.SessionAffinity != corev1.ServiceAffinityClientIP || !balanced(s) {
 				continue
 			}
-			out = append(out, Finding{Object: svcKey(s), Field: "spec.sessionAffinity",
-				Message: fmt.Sprintf("Service %s/%s uses sessionAffinity: ClientIP, which kube-proxy cannot apply on %s", s.Namespace, s.Name, listNames(old, 3))})
+			out = append(out, rule.Finding{Object: svcKey(s), Field: "spec.sessionAffinity",
+				Message: fmt.Sprintf("Service %s/%s uses sessionAffinity: ClientIP, which kube-proxy cannot apply on %s", s.Namespace, s.Name, rule.ListNames(old, 3))})
 		}
 		return out
 	},
@@ -192,12 +193,12 @@ func hostTokens(s string) []string {
 // partialServiceName reports whether token is a dotted but incomplete name
 // of an existing Service: name.namespace, name.namespace.svc, and so on up
 // to (not including) the full name.namespace.svc.<domain>.
-func partialServiceName(x *Context, token, domain string) (full string, ok bool) {
+func partialServiceName(x *rule.Context, token, domain string) (full string, ok bool) {
 	labels := strings.Split(token, ".")
 	if len(labels) < 2 {
 		return "", false
 	}
-	if _, exists := x.idx().services[nsName{labels[1], labels[0]}]; !exists {
+	if _, exists := x.Idx().Services[rule.NsName{NS: labels[1], Name: labels[0]}]; !exists {
 		return "", false
 	}
 	full = labels[0] + "." + labels[1] + ".svc." + domain
@@ -222,7 +223,7 @@ type dottedName struct {
 }
 
 // scanText reports every partial service name in s.
-func scanText(x *Context, s, domain string, found func(token, full string)) {
+func scanText(x *rule.Context, s, domain string, found func(token, full string)) {
 	if !strings.Contains(s, ".") {
 		return
 	}
@@ -233,8 +234,8 @@ func scanText(x *Context, s, domain string, found func(token, full string)) {
 	}
 }
 
-var ruleDottedNames = Rule{
-	ID: "HYB053", Name: "windows-dotted-service-name", Severity: Error,
+var ruleDottedNames = rule.Rule{
+	ID: "HYB053", Name: "windows-dotted-service-name", Severity: rule.Error,
 	Title:    "Windows workload uses a dotted short Service name",
 	Examines: []string{"Deployment.apps", "StatefulSet.apps", "DaemonSet.apps", "Pod", "ConfigMap", "Service"},
 	Description: `The Windows DNS client treats any name with a dot as fully qualified and does not append the
@@ -244,55 +245,55 @@ search suffixes, unlike ndots:5 on Linux. From a Windows pod "hello" (same names
 name.namespace (or name.namespace.svc) in the env, command and args of Windows workloads and in
 the ConfigMaps they read.`,
 	Remediation: `Write Service names of other namespaces in full in Windows workloads: hello.demo.svc.cluster.local instead of hello.demo`,
-	References:  []Reference{refWindowsLimits, refWindowsVerify, k8sDNSWindows, k8sWindowsNetworking},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWindowsLimits, rule.RefWindowsVerify, rule.K8sDNSWindows, rule.K8sWindowsNetworking},
+	Check: func(x *rule.Context) []rule.Finding {
 		domain := dnsDomain(x.Cluster)
 		var hits []dottedName
 		type cmRef struct {
-			cm   nsName
+			cm   rule.NsName
 			keys map[string]bool // nil: every key
 		}
-		for _, w := range x.idx().workloads {
-			if !w.intent || w.hostProcess {
+		for _, w := range x.Idx().Workloads {
+			if !w.Intent || w.HostProcess {
 				continue
 			}
 			var refs []cmRef
-			eachContainer(w.Spec, func(c *corev1.Container, path string) {
+			rule.EachContainer(w.Spec, func(c *corev1.Container, path string) {
 				for i, v := range c.Command {
 					scanText(x, v, domain, func(t, full string) {
-						hits = append(hits, dottedName{w.Key, w.path(fmt.Sprintf("%s.command[%d]", path, i)), t, full})
+						hits = append(hits, dottedName{w.Key, w.Path(fmt.Sprintf("%s.command[%d]", path, i)), t, full})
 					})
 				}
 				for i, v := range c.Args {
 					scanText(x, v, domain, func(t, full string) {
-						hits = append(hits, dottedName{w.Key, w.path(fmt.Sprintf("%s.args[%d]", path, i)), t, full})
+						hits = append(hits, dottedName{w.Key, w.Path(fmt.Sprintf("%s.args[%d]", path, i)), t, full})
 					})
 				}
 				for i, e := range c.Env {
 					scanText(x, e.Value, domain, func(t, full string) {
-						hits = append(hits, dottedName{w.Key, w.path(fmt.Sprintf("%s.env[%d].value", path, i)) + " (" + e.Name + ")", t, full})
+						hits = append(hits, dottedName{w.Key, w.Path(fmt.Sprintf("%s.env[%d].value", path, i)) + " (" + e.Name + ")", t, full})
 					})
 					if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
-						refs = append(refs, cmRef{nsName{w.Key.Namespace, e.ValueFrom.ConfigMapKeyRef.Name}, map[string]bool{e.ValueFrom.ConfigMapKeyRef.Key: true}})
+						refs = append(refs, cmRef{rule.NsName{NS: w.Key.Namespace, Name: e.ValueFrom.ConfigMapKeyRef.Name}, map[string]bool{e.ValueFrom.ConfigMapKeyRef.Key: true}})
 					}
 				}
 				for _, ef := range c.EnvFrom {
 					if ef.ConfigMapRef != nil {
-						refs = append(refs, cmRef{nsName{w.Key.Namespace, ef.ConfigMapRef.Name}, nil})
+						refs = append(refs, cmRef{rule.NsName{NS: w.Key.Namespace, Name: ef.ConfigMapRef.Name}, nil})
 					}
 				}
 			})
 			for _, v := range w.Spec.Volumes {
 				if v.ConfigMap != nil {
-					refs = append(refs, cmRef{nsName{w.Key.Namespace, v.ConfigMap.Name}, nil})
+					refs = append(refs, cmRef{rule.NsName{NS: w.Key.Namespace, Name: v.ConfigMap.Name}, nil})
 				}
 			}
 			for _, r := range refs {
-				cm := x.idx().configMaps[r.cm]
+				cm := x.Idx().ConfigMaps[r.cm]
 				if cm == nil {
 					continue
 				}
-				for _, k := range sortedKeys(cm.Data) {
+				for _, k := range rule.SortedKeys(cm.Data) {
 					if r.keys != nil && !r.keys[k] {
 						continue
 					}
@@ -303,14 +304,14 @@ the ConfigMaps they read.`,
 			}
 		}
 		seen := map[string]bool{}
-		var out []Finding
+		var out []rule.Finding
 		for _, h := range hits {
 			id := fmt.Sprint(h.obj, h.field, h.value)
 			if seen[id] {
 				continue
 			}
 			seen[id] = true
-			out = append(out, Finding{Object: h.obj, Field: h.field,
+			out = append(out, rule.Finding{Object: h.obj, Field: h.field,
 				Message:     fmt.Sprintf("%q is a dotted short Service name; Windows does not append search suffixes to names with a dot, so it does not resolve from Windows pods", h.value),
 				Remediation: fmt.Sprintf("Replace %s with %s", h.value, h.full)})
 		}
@@ -318,8 +319,8 @@ the ConfigMaps they read.`,
 	},
 }
 
-var ruleCoreDNSOneNode = Rule{
-	ID: "HYB054", Name: "coredns-one-node", Severity: Warning,
+var ruleCoreDNSOneNode = rule.Rule{
+	ID: "HYB054", Name: "coredns-one-node", Severity: rule.Warning,
 	Title:    "All CoreDNS replicas run on one node",
 	Examines: []string{"Deployment.apps", "Pod"},
 	Description: `kubeadm's CoreDNS prefers, but does not require, replicas on different nodes, and the
@@ -327,9 +328,9 @@ scheduler never moves running pods. Replicas started while only the control plan
 there after workers join; losing that node then takes cluster DNS with it, for Linux and Windows
 pods alike. A rollout restart spreads them.`,
 	Remediation: `kubectl -n kube-system rollout restart deployment coredns`,
-	References:  []Reference{refServingCerts, k8sCoreDNS},
-	Check: func(x *Context) []Finding {
-		w := x.idx().byWorkload[model.Key{Group: "apps", Kind: "Deployment", Namespace: "kube-system", Name: "coredns"}]
+	References:  []rule.Reference{rule.RefServingCerts, rule.K8sCoreDNS},
+	Check: func(x *rule.Context) []rule.Finding {
+		w := x.Idx().ByWorkload[model.Key{Group: "apps", Kind: "Deployment", Namespace: "kube-system", Name: "coredns"}]
 		if w == nil || len(x.Cluster.Nodes) < 2 {
 			return nil
 		}
@@ -342,9 +343,9 @@ pods alike. A rollout restart spreads them.`,
 		if len(nodes) != 1 {
 			return nil
 		}
-		node := sortedKeys(nodes)[0]
-		return []Finding{{Object: w.Key, Field: "spec.template.spec.affinity",
-			Message: fmt.Sprintf("all %s of CoreDNS run on %s; cluster DNS goes down with that node", plural(len(w.Pods), "replica"), node)}}
+		node := rule.SortedKeys(nodes)[0]
+		return []rule.Finding{{Object: w.Key, Field: "spec.template.spec.affinity",
+			Message: fmt.Sprintf("all %s of CoreDNS run on %s; cluster DNS goes down with that node", rule.Plural(len(w.Pods), "replica"), node)}}
 	},
 }
 
@@ -369,7 +370,7 @@ type policyScope struct {
 // namespace selector reads only the namespace's labels: it is evaluated
 // once per selector and namespace (a namespace the cluster does not hold
 // is selected by none).
-func holds(x *Context, s policyScope, ns string) bool {
+func holds(x *rule.Context, s policyScope, ns string) bool {
 	if s.nsSel == nil {
 		return s.namespace == "" || s.namespace == ns
 	}
@@ -398,7 +399,7 @@ func holds(x *Context, s policyScope, ns string) bool {
 // key names sel and scope (their sources): counts are remembered by it,
 // and pods are visited by namespace with their Calico labels made once —
 // a scan of every pod, building its labels, per rule was O(rules × pods).
-func countSelected(x *Context, sel selector.Selector, scope policyScope, key string) int {
+func countSelected(x *rule.Context, sel selector.Selector, scope policyScope, key string) int {
 	cp := calicoPods(x)
 	if n, ok := cp.counts[key]; ok {
 		return n
@@ -452,7 +453,7 @@ func (cp *calicoPodSet) labels(ns string) []map[string]string {
 	return ls
 }
 
-func calicoPods(x *Context) *calicoPodSet {
+func calicoPods(x *rule.Context) *calicoPodSet {
 	return x.Memo(calicoPodsKey{}, func() any {
 		cp := &calicoPodSet{pods: map[string][]*corev1.Pod{}, byNS: map[string][]map[string]string{}, counts: map[string]int{}, nsSel: map[string]map[string]bool{}}
 		for _, p := range x.Cluster.Pods {
@@ -484,8 +485,8 @@ func ruleScope(policyNS string, e calico.EntityRule) (policyScope, error) {
 	return policyScope{namespace: policyNS}, nil
 }
 
-var rulePolicySelectors = Rule{
-	ID: "HYB055", Name: "policy-src-dst-selectors", Severity: Warning,
+var rulePolicySelectors = rule.Rule{
+	ID: "HYB055", Name: "policy-src-dst-selectors", Severity: rule.Warning,
 	Title:    "Policy rule with both source and destination selectors applies to Windows endpoints",
 	Examines: []string{"NetworkPolicy.projectcalico.org", "GlobalNetworkPolicy.projectcalico.org", "Pod"},
 	Description: `Felix turns each policy rule into HNS ACLs on every Windows endpoint the policy applies to. A
@@ -495,8 +496,8 @@ documentation warns that such rules use a lot of Windows dataplane resources and
 into separate ingress and egress rules. The finding gives the expanded count: endpoints ×
 source addresses × destination addresses.`,
 	Remediation: `Split the rule: an ingress rule with the source selector in a policy selecting the destination pods, and an egress rule with the destination selector in a policy selecting the source pods`,
-	References:  []Reference{refWindowsPolicies, calicoLimitations, calicoPolicy},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWindowsPolicies, rule.CalicoLimitations, rule.CalicoPolicy},
+	Check: func(x *rule.Context) []rule.Finding {
 		type pol struct {
 			key  model.Key
 			ns   string
@@ -504,14 +505,14 @@ source addresses × destination addresses.`,
 		}
 		var pols []pol
 		for _, p := range x.Cluster.CalicoPolicies {
-			pols = append(pols, pol{model.Key{Group: groupCalico, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec})
+			pols = append(pols, pol{model.Key{Group: rule.GroupCalico, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec})
 		}
 		for _, p := range x.Cluster.GlobalNetworkPolicies {
-			pols = append(pols, pol{model.Key{Group: groupCalico, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec})
+			pols = append(pols, pol{model.Key{Group: rule.GroupCalico, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec})
 		}
 		var winPods []*corev1.Pod
 		for _, n := range x.WindowsNodes() {
-			for _, p := range x.idx().podsByNode[n.Name] {
+			for _, p := range x.Idx().PodsByNode[n.Name] {
 				if !p.Spec.HostNetwork && p.Status.PodIP != "" {
 					winPods = append(winPods, p)
 				}
@@ -533,7 +534,7 @@ source addresses × destination addresses.`,
 			}
 			winByNS[wp.Namespace] = append(winByNS[wp.Namespace], i)
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, p := range pols {
 			var both []string
 			var rules []calico.Rule
@@ -583,9 +584,9 @@ source addresses × destination addresses.`,
 					continue
 				}
 				ns, nd := countSelected(x, src, srcScope, scopeKey(p.ns, r.Source)), countSelected(x, dst, dstScope, scopeKey(p.ns, r.Destination))
-				out = append(out, Finding{Object: p.key, Field: both[i],
+				out = append(out, rule.Finding{Object: p.key, Field: both[i],
 					Message: fmt.Sprintf("%s has both a source (%s) and a destination (%s) selector and applies to %s; each gets ACLs over %d source × %d destination addresses (%d pairs per endpoint, %d in all)",
-						both[i], r.Source.Selector, r.Destination.Selector, plural(endpoints, "Windows endpoint"), ns, nd, ns*nd, endpoints*ns*nd)})
+						both[i], r.Source.Selector, r.Destination.Selector, rule.Plural(endpoints, "Windows endpoint"), ns, nd, ns*nd, endpoints*ns*nd)})
 			}
 		}
 		return out

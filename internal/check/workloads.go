@@ -13,14 +13,15 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
 // Workloads: RuntimeClasses, what Windows pods must and must not set, their
 // images, placement and admission.
-func workloadRules() []Rule {
-	return []Rule{
+func workloadRules() []rule.Rule {
+	return []rule.Rule{
 		ruleRuntimeClassNoNode, ruleRuntimeClassHandler, ruleWindowsNoOSName, ruleWindowsNoRuntimeClass,
 		ruleLinuxFieldsOnWindows, ruleWindowsHostNetwork, ruleHostProcessPodSecurity,
 		ruleImageOS, ruleImageBuild, rulePodsUnschedulable, ruleRejected,
@@ -39,35 +40,35 @@ func rcKey(name string) model.Key {
 
 // windowsRuntimeClass: the RuntimeClass places pods on Windows nodes.
 func windowsRuntimeClass(rc *nodev1.RuntimeClass) bool {
-	return rc.Scheduling != nil && rc.Scheduling.NodeSelector[labelOS] == hybrid.OSWindows
+	return rc.Scheduling != nil && rc.Scheduling.NodeSelector[rule.LabelOS] == hybrid.OSWindows
 }
 
-func windowsBuilds(x *Context) []string {
+func windowsBuilds(x *rule.Context) []string {
 	seen := map[string]bool{}
 	for _, n := range x.WindowsNodes() {
-		if b, _ := windowsVersion(n); b != "" {
+		if b, _ := rule.WindowsVersion(n); b != "" {
 			seen[b] = true
 		}
 	}
-	return sortedKeys(seen)
+	return rule.SortedKeys(seen)
 }
 
-var ruleRuntimeClassNoNode = Rule{
-	ID: "HYB030", Name: "runtimeclass-no-node", Severity: Warning,
+var ruleRuntimeClassNoNode = rule.Rule{
+	ID: "HYB030", Name: "runtimeclass-no-node", Severity: rule.Warning,
 	Title:    "Windows RuntimeClass selects no node",
 	Examines: []string{"RuntimeClass.node.k8s.io", "Node"},
-	Needs:    needNodes,
+	Needs:    rule.NeedNodes,
 	Description: `A Windows RuntimeClass carries the node selector its pods get: kubernetes.io/os=windows and,
 to keep process-isolated images on hosts of the same build, node.kubernetes.io/windows-build
 (10.0.26100 for Windows Server 2025 and ltsc2025 images). One class per build; a class whose
 selector matches no node leaves every pod that uses it Pending.`,
 	Remediation: `kubectl patch runtimeclass <name> --type=merge -p '{"scheduling":{"nodeSelector":{"node.kubernetes.io/windows-build":"<a Windows node's build>"}}}'`,
-	References:  []Reference{refWindowsScheduling, k8sRuntimeClass, k8sWindowsGuide, k8sLabels},
-	Check: func(x *Context) []Finding {
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.K8sRuntimeClass, rule.K8sWindowsGuide, rule.K8sLabels},
+	Check: func(x *rule.Context) []rule.Finding {
 		if len(x.WindowsNodes()) == 0 {
 			return nil
 		}
-		var out []Finding
+		var out []rule.Finding
 		for _, rc := range x.Cluster.RuntimeClasses {
 			if !windowsRuntimeClass(rc) {
 				continue
@@ -88,7 +89,7 @@ selector matches no node leaves every pod that uses it Pending.`,
 			if len(builds) > 0 {
 				fix = strings.Replace(fix, "<build>", builds[0], 1)
 			}
-			out = append(out, Finding{Object: rcKey(rc.Name), Field: "scheduling.nodeSelector",
+			out = append(out, rule.Finding{Object: rcKey(rc.Name), Field: "scheduling.nodeSelector",
 				Message: fmt.Sprintf("RuntimeClass %s selects no node (%s); its pods stay Pending. Windows nodes have builds %s",
 					rc.Name, sel.String(), strings.Join(builds, ", ")),
 				Remediation: fix})
@@ -97,8 +98,8 @@ selector matches no node leaves every pod that uses it Pending.`,
 	},
 }
 
-var ruleRuntimeClassHandler = Rule{
-	ID: "HYB031", Name: "runtimeclass-handler", Severity: Error,
+var ruleRuntimeClassHandler = rule.Rule{
+	ID: "HYB031", Name: "runtimeclass-handler", Severity: rule.Error,
 	Title:    "Windows RuntimeClass names a handler containerd on Windows does not have",
 	Examines: []string{"RuntimeClass.node.k8s.io"},
 	Description: `The kubelet passes the RuntimeClass's handler to containerd, whose Windows configuration has
@@ -106,18 +107,18 @@ runhcs-wcow-process (process isolation, the default) and runhcs-wcow-hypervisor 
 isolation, which Kubernetes does not support). Any other name fails every pod sandbox ("no
 runtime for ... is configured").`,
 	Remediation: `kubectl apply a RuntimeClass with handler: runhcs-wcow-process (the handler field cannot be changed in place)`,
-	References:  []Reference{refWindowsScheduling, k8sRuntimeClass, k8sWindowsGuide},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.K8sRuntimeClass, rule.K8sWindowsGuide},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, rc := range x.Cluster.RuntimeClasses {
 			if !windowsRuntimeClass(rc) || rc.Handler == handlerProcess {
 				continue
 			}
-			f := Finding{Object: rcKey(rc.Name), Field: "handler",
+			f := rule.Finding{Object: rcKey(rc.Name), Field: "handler",
 				Message:     fmt.Sprintf("RuntimeClass %s has handler %q; containerd on Windows has %s and %s, so its pods fail to start", rc.Name, rc.Handler, handlerProcess, handlerHypervisor),
 				Remediation: fmt.Sprintf(`kubectl delete runtimeclass %s and re-create it with handler: %s (handler is immutable)`, rc.Name, handlerProcess)}
 			if rc.Handler == handlerHypervisor {
-				f.Severity = Warning
+				f.Severity = rule.Warning
 				f.Message = fmt.Sprintf("RuntimeClass %s uses Hyper-V isolation (%s), which Kubernetes does not support on Windows nodes", rc.Name, rc.Handler)
 			}
 			out = append(out, f)
@@ -128,7 +129,7 @@ runtime for ... is configured").`,
 
 // podSpecPatch is the command that merges a pod spec fragment into the
 // workload (a recreate, for a bare pod).
-func podSpecPatch(w *workload, fragment map[string]any) string {
+func podSpecPatch(w *rule.Workload, fragment map[string]any) string {
 	js := plainJSON(fragment)
 	if w.Key.Kind == "Pod" {
 		return fmt.Sprintf("Re-create pod %s/%s with spec %s (a pod's spec cannot be patched)", w.Key.Namespace, w.Key.Name, js)
@@ -147,8 +148,8 @@ func plainJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-var ruleWindowsNoOSName = Rule{
-	ID: "HYB032", Name: "windows-workload-no-os-name", Severity: Warning,
+var ruleWindowsNoOSName = rule.Rule{
+	ID: "HYB032", Name: "windows-workload-no-os-name", Severity: rule.Warning,
 	Title:    "Windows workload without spec.os.name: windows",
 	Examines: []string{"Deployment.apps", "StatefulSet.apps", "DaemonSet.apps", "ReplicaSet.apps", "Pod"},
 	Description: `spec.os.name is how the API server knows a pod is for Windows: with it, it refuses
@@ -157,20 +158,20 @@ apply to Windows (seccomp, capabilities, allowPrivilegeEscalation). Without it a
 validated as a Linux pod, and Linux fields are silently ignored on the node. A RuntimeClass does
 not set it. HostProcess pods are not checked.`,
 	Remediation: `kubectl -n <ns> patch deployment <name> --type=merge -p '{"spec":{"template":{"spec":{"os":{"name":"windows"}}}}}'`,
-	References:  []Reference{refWindowsScheduling, refWindowsAPI, k8sWindowsGuide, k8sPSS},
-	Check: func(x *Context) []Finding {
-		var out []Finding
-		for _, w := range x.idx().workloads {
-			if !w.intent || w.hostProcess || (w.Spec.OS != nil && w.Spec.OS.Name == corev1.Windows) {
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.RefWindowsAPI, rule.K8sWindowsGuide, rule.K8sPSS},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
+		for _, w := range x.Idx().Workloads {
+			if !w.Intent || w.HostProcess || (w.Spec.OS != nil && w.Spec.OS.Name == corev1.Windows) {
 				continue
 			}
-			f := Finding{Object: w.Key, Field: w.path("os"),
-				Message:     fmt.Sprintf("%s runs on Windows nodes but does not set spec.os.name: windows; the API server validates its pods as Linux pods", ObjectString(w.Key)),
+			f := rule.Finding{Object: w.Key, Field: w.Path("os"),
+				Message:     fmt.Sprintf("%s runs on Windows nodes but does not set spec.os.name: windows; the API server validates its pods as Linux pods", rule.ObjectString(w.Key)),
 				Remediation: podSpecPatch(w, map[string]any{"os": map[string]string{"name": "windows"}})}
 			if w.Spec.OS != nil {
-				f.Field = w.path("os.name")
-				f.Severity = Error
-				f.Message = fmt.Sprintf("%s sets spec.os.name: %s but runs on Windows nodes", ObjectString(w.Key), w.Spec.OS.Name)
+				f.Field = w.Path("os.name")
+				f.Severity = rule.Error
+				f.Message = fmt.Sprintf("%s sets spec.os.name: %s but runs on Windows nodes", rule.ObjectString(w.Key), w.Spec.OS.Name)
 			}
 			out = append(out, f)
 		}
@@ -180,11 +181,11 @@ not set it. HostProcess pods are not checked.`,
 
 // windowsRuntimeClassFor names a Windows RuntimeClass for the cluster's
 // Windows build, or a placeholder.
-func windowsRuntimeClassFor(x *Context) string {
+func windowsRuntimeClassFor(x *rule.Context) string {
 	builds := windowsBuilds(x)
 	for _, rc := range x.Cluster.RuntimeClasses {
 		if windowsRuntimeClass(rc) && rc.Handler == handlerProcess {
-			if len(builds) == 0 || rc.Scheduling.NodeSelector[labelWindowsBuild] == builds[0] {
+			if len(builds) == 0 || rc.Scheduling.NodeSelector[rule.LabelWindowsBuild] == builds[0] {
 				return rc.Name
 			}
 		}
@@ -192,8 +193,8 @@ func windowsRuntimeClassFor(x *Context) string {
 	return "<a Windows RuntimeClass>"
 }
 
-var ruleWindowsNoRuntimeClass = Rule{
-	ID: "HYB033", Name: "windows-workload-no-runtimeclass", Severity: Info,
+var ruleWindowsNoRuntimeClass = rule.Rule{
+	ID: "HYB033", Name: "windows-workload-no-runtimeclass", Severity: rule.Info,
 	Title:    "Windows workload without a RuntimeClass",
 	Examines: []string{"Deployment.apps", "StatefulSet.apps", "DaemonSet.apps", "ReplicaSet.apps", "Pod", "RuntimeClass.node.k8s.io"},
 	Description: `A Windows RuntimeClass adds the node selector (OS, architecture and Windows build) and the
@@ -202,16 +203,16 @@ an ltsc2025 image never lands on a host of another build. Without one, each work
 own selector and tolerations, and nothing ties its image to the host build. HostProcess pods run
 on the host itself and are not checked.`,
 	Remediation: `kubectl -n <ns> patch deployment <name> --type=merge -p '{"spec":{"template":{"spec":{"runtimeClassName":"windows-2025"}}}}'`,
-	References:  []Reference{refWindowsScheduling, k8sRuntimeClass, k8sWindowsGuide},
-	Check: func(x *Context) []Finding {
-		var out []Finding
-		for _, w := range x.idx().workloads {
-			if !w.intent || w.hostProcess || w.Spec.RuntimeClassName != nil {
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.K8sRuntimeClass, rule.K8sWindowsGuide},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
+		for _, w := range x.Idx().Workloads {
+			if !w.Intent || w.HostProcess || w.Spec.RuntimeClassName != nil {
 				continue
 			}
 			rc := windowsRuntimeClassFor(x)
-			out = append(out, Finding{Object: w.Key, Field: w.path("runtimeClassName"),
-				Message:     fmt.Sprintf("%s runs on Windows nodes without a runtimeClassName; nothing ties its images to the host's Windows build", ObjectString(w.Key)),
+			out = append(out, rule.Finding{Object: w.Key, Field: w.Path("runtimeClassName"),
+				Message:     fmt.Sprintf("%s runs on Windows nodes without a runtimeClassName; nothing ties its images to the host's Windows build", rule.ObjectString(w.Key)),
 				Remediation: podSpecPatch(w, map[string]any{"runtimeClassName": rc})})
 		}
 		return out
@@ -220,8 +221,8 @@ on the host itself and are not checked.`,
 
 const windowsForbidden = "cannot be set for a windows pod"
 
-var ruleLinuxFieldsOnWindows = Rule{
-	ID: "HYB034", Name: "linux-fields-on-windows", Severity: Error,
+var ruleLinuxFieldsOnWindows = rule.Rule{
+	ID: "HYB034", Name: "linux-fields-on-windows", Severity: rule.Error,
 	Title:    "Linux-only securityContext fields on a Windows workload",
 	Examines: []string{"Deployment.apps", "StatefulSet.apps", "DaemonSet.apps", "ReplicaSet.apps", "Pod"},
 	Description: `For a pod with spec.os.name: windows the API server refuses Linux-only fields: at pod level
@@ -232,11 +233,11 @@ pod"). Such a workload never gets pods (error). Without os.name the same fields 
 silently ignored on the Windows node (warning). On Windows the user is set with
 securityContext.windowsOptions.runAsUserName.`,
 	Remediation: `Remove the Linux-only fields from the Windows pod template; use securityContext.windowsOptions.runAsUserName (ContainerUser) and runAsNonRoot instead`,
-	References:  []Reference{refWindowsAPI, podValidation, k8sWindowsGuide},
-	Check: func(x *Context) []Finding {
-		var out []Finding
-		for _, w := range x.idx().workloads {
-			if !w.intent {
+	References:  []rule.Reference{rule.RefWindowsAPI, rule.PodValidation, rule.K8sWindowsGuide},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
+		for _, w := range x.Idx().Workloads {
+			if !w.Intent {
 				continue
 			}
 			spec := w.Spec.DeepCopy()
@@ -247,12 +248,12 @@ securityContext.windowsOptions.runAsUserName.`,
 					continue
 				}
 				path := w.Field + strings.TrimPrefix(e.Field, "spec")
-				f := Finding{Object: w.Key, Field: path,
-					Message: fmt.Sprintf("%s is Linux-only: the API server refuses it on a windows pod, so %s gets no pods", path, ObjectString(w.Key)),
+				f := rule.Finding{Object: w.Key, Field: path,
+					Message: fmt.Sprintf("%s is Linux-only: the API server refuses it on a windows pod, so %s gets no pods", path, rule.ObjectString(w.Key)),
 					Remediation: fmt.Sprintf("Remove %s from %s; on Windows set securityContext.windowsOptions.runAsUserName instead of user and group IDs",
-						path, ObjectString(w.Key))}
+						path, rule.ObjectString(w.Key))}
 				if !declared {
-					f.Severity = Warning
+					f.Severity = rule.Warning
 					f.Message = fmt.Sprintf("%s is Linux-only; the pods run on Windows without spec.os.name, so the field is accepted and silently ignored", path)
 				}
 				out = append(out, f)
@@ -262,8 +263,8 @@ securityContext.windowsOptions.runAsUserName.`,
 	},
 }
 
-var ruleWindowsHostNetwork = Rule{
-	ID: "HYB035", Name: "windows-host-network", Severity: Warning,
+var ruleWindowsHostNetwork = rule.Rule{
+	ID: "HYB035", Name: "windows-host-network", Severity: rule.Warning,
 	Title:    "Windows workload asks for hostNetwork without being HostProcess",
 	Examines: []string{"Deployment.apps", "StatefulSet.apps", "DaemonSet.apps", "ReplicaSet.apps", "Pod"},
 	Description: `A Windows pod always gets its own network compartment: the alpha WindowsHostNetwork feature
@@ -271,23 +272,23 @@ that changed this was withdrawn (its gate is deprecated since 1.33). Only HostPr
 the host's network, like calico-node-windows and kube-proxy-windows. A regular Windows pod with
 hostNetwork: true does not get the node's address or ports.`,
 	Remediation: `Drop hostNetwork, or make the pod a HostProcess pod (securityContext.windowsOptions.hostProcess: true, runAsUserName "NT AUTHORITY\\system") in a privileged namespace`,
-	References:  []Reference{refWindowsLimits, k8sWindowsNetworking, k8sHostProcess},
-	Check: func(x *Context) []Finding {
-		var out []Finding
-		for _, w := range x.idx().workloads {
-			if !w.intent || w.hostProcess || !w.Spec.HostNetwork {
+	References:  []rule.Reference{rule.RefWindowsLimits, rule.K8sWindowsNetworking, rule.K8sHostProcess},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
+		for _, w := range x.Idx().Workloads {
+			if !w.Intent || w.HostProcess || !w.Spec.HostNetwork {
 				continue
 			}
-			out = append(out, Finding{Object: w.Key, Field: w.path("hostNetwork"),
-				Message:     fmt.Sprintf("%s sets hostNetwork on Windows without HostProcess containers; Windows pods always get their own network compartment", ObjectString(w.Key)),
+			out = append(out, rule.Finding{Object: w.Key, Field: w.Path("hostNetwork"),
+				Message:     fmt.Sprintf("%s sets hostNetwork on Windows without HostProcess containers; Windows pods always get their own network compartment", rule.ObjectString(w.Key)),
 				Remediation: podSpecPatch(w, map[string]any{"hostNetwork": false})})
 		}
 		return out
 	},
 }
 
-var ruleHostProcessPodSecurity = Rule{
-	ID: "HYB036", Name: "hostprocess-pod-security", Severity: Error,
+var ruleHostProcessPodSecurity = rule.Rule{
+	ID: "HYB036", Name: "hostprocess-pod-security", Severity: rule.Error,
 	Title:    "HostProcess pods in a namespace whose Pod Security level forbids them",
 	Examines: []string{"DaemonSet.apps", "Deployment.apps", "Pod", "Namespace"},
 	Description: `A HostProcess container is a process of the host with its disks, registry, services and
@@ -296,11 +297,11 @@ hostNamespaces for the hostNetwork it needs), so such pods are refused unless th
 enforces privileged: calico-system is labelled so by the operator, kube-system is privileged by
 default.`,
 	Remediation: `kubectl label namespace <ns> pod-security.kubernetes.io/enforce=privileged --overwrite`,
-	References:  []Reference{refWindowsVersions, k8sHostProcess, k8sPSS},
-	Check: func(x *Context) []Finding {
-		var out []Finding
-		for _, w := range x.idx().workloads {
-			if !w.hostProcess {
+	References:  []rule.Reference{rule.RefWindowsVersions, rule.K8sHostProcess, rule.K8sPSS},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
+		for _, w := range x.Idx().Workloads {
+			if !w.HostProcess {
 				continue
 			}
 			pod := &corev1.Pod{Spec: *w.Spec}
@@ -309,7 +310,7 @@ default.`,
 			if res.Allowed {
 				continue
 			}
-			out = append(out, Finding{Object: w.Key, Field: w.path("securityContext.windowsOptions.hostProcess"),
+			out = append(out, rule.Finding{Object: w.Key, Field: w.Path("securityContext.windowsOptions.hostProcess"),
 				Message: fmt.Sprintf("namespace %s enforces %s, which refuses HostProcess pods: %s",
 					w.Key.Namespace, res.Enforce, strings.TrimPrefix(res.Message, "Error from server (Forbidden): ")),
 				Remediation: fmt.Sprintf("kubectl label namespace %s pod-security.kubernetes.io/enforce=privileged --overwrite", w.Key.Namespace)})
@@ -321,7 +322,7 @@ default.`,
 // imageMismatch is one container of a workload whose image cannot run on
 // the nodes its pods are on.
 type imageMismatch struct {
-	w         *workload
+	w         *rule.Workload
 	container string
 	path      string
 	image     string
@@ -333,7 +334,7 @@ type imageMismatch struct {
 // imageMismatches runs scheduler.ImageFitsNode for every container of every
 // placed pod, once per image and node OS/build, and groups the failures by
 // workload and container.
-func imageMismatches(x *Context) []*imageMismatch {
+func imageMismatches(x *rule.Context) []*imageMismatch {
 	return x.Memo(imageMismatchesKey{}, func() any { return findImageMismatches(x) }).([]*imageMismatch)
 }
 
@@ -341,7 +342,7 @@ func imageMismatches(x *Context) []*imageMismatch {
 // image rules.
 type imageMismatchesKey struct{}
 
-func findImageMismatches(x *Context) []*imageMismatch {
+func findImageMismatches(x *rule.Context) []*imageMismatch {
 	type verdict struct {
 		ok     bool
 		reason string
@@ -350,10 +351,10 @@ func findImageMismatches(x *Context) []*imageMismatch {
 	// platform is a node's OS and Windows build, once per node.
 	platform := map[string]string{}
 	var out []*imageMismatch
-	for _, w := range x.idx().workloads {
+	for _, w := range x.Idx().Workloads {
 		hyperv := false
 		if rcName := w.Spec.RuntimeClassName; rcName != nil {
-			if rc := x.idx().runtimes[*rcName]; rc != nil && rc.Handler == handlerHypervisor {
+			if rc := x.Idx().Runtimes[*rcName]; rc != nil && rc.Handler == handlerHypervisor {
 				hyperv = true
 			}
 		}
@@ -366,11 +367,11 @@ func findImageMismatches(x *Context) []*imageMismatch {
 			}
 			plat, ok := platform[n.Name]
 			if !ok {
-				build, _ := windowsVersion(n)
-				plat = n.Labels[labelOS] + "\x00" + n.Status.NodeInfo.OperatingSystem + "\x00" + build
+				build, _ := rule.WindowsVersion(n)
+				plat = n.Labels[rule.LabelOS] + "\x00" + n.Status.NodeInfo.OperatingSystem + "\x00" + build
 				platform[n.Name] = plat
 			}
-			eachContainer(&p.Spec, func(ct *corev1.Container, path string) {
+			rule.EachContainer(&p.Spec, func(ct *corev1.Container, path string) {
 				key := ct.Image + "\x00" + plat
 				v, ok := cache[key]
 				if !ok {
@@ -381,7 +382,7 @@ func findImageMismatches(x *Context) []*imageMismatch {
 					return
 				}
 				isBuild := v.reason == scheduler.MsgOSMismatch
-				if isBuild && (w.hostProcess || hyperv) {
+				if isBuild && (w.HostProcess || hyperv) {
 					return
 				}
 				m := byContainer[path]
@@ -415,8 +416,8 @@ func dedupe(s []string) []string {
 	return out
 }
 
-var ruleImageOS = Rule{
-	ID: "HYB037", Name: "image-os-mismatch", Severity: Error,
+var ruleImageOS = rule.Rule{
+	ID: "HYB037", Name: "image-os-mismatch", Severity: rule.Error,
 	Title:    "Container image's OS does not match its node's",
 	Examines: []string{"Pod", "Node", "Deployment.apps", "DaemonSet.apps", "StatefulSet.apps"},
 	Description: `An image without a variant for the node's OS fails at pull ("no match for platform in
@@ -425,28 +426,28 @@ servercore, mcr.microsoft.com/windows/*) to a Linux node. The pod stays in ErrIm
 Images are classified from a small table of well-known repositories and tags; unknown images are
 not reported.`,
 	Remediation: `Pin the workload to nodes of its image's OS: os.name and runtimeClassName (Windows images), nodeSelector kubernetes.io/os: linux (Linux images); or publish a multi-platform image`,
-	References:  []Reference{refWindowsScheduling, refWindowsTroubleshoot, k8sWindowsGuide},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.RefWindowsTroubleshoot, rule.K8sWindowsGuide},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, m := range imageMismatches(x) {
 			if m.build {
 				continue
 			}
-			fix := podSpecPatch(m.w, map[string]any{"nodeSelector": map[string]string{labelOS: hybrid.OSLinux}})
-			if n := x.Node(m.nodes[0]); n != nil && !isWindowsNode(n) {
+			fix := podSpecPatch(m.w, map[string]any{"nodeSelector": map[string]string{rule.LabelOS: hybrid.OSLinux}})
+			if n := x.Node(m.nodes[0]); n != nil && !rule.IsWindowsNode(n) {
 				fix = podSpecPatch(m.w, map[string]any{"os": map[string]string{"name": "windows"}, "runtimeClassName": windowsRuntimeClassFor(x)})
 			}
-			out = append(out, Finding{Object: m.w.Key, Field: m.w.path(m.path + ".image"),
+			out = append(out, rule.Finding{Object: m.w.Key, Field: m.w.Path(m.path + ".image"),
 				Message: fmt.Sprintf("image %s of container %s cannot run on %s: %s",
-					m.image, m.container, listNames(m.nodes, 3), m.reason),
+					m.image, m.container, rule.ListNames(m.nodes, 3), m.reason),
 				Remediation: fix})
 		}
 		return out
 	},
 }
 
-var ruleImageBuild = Rule{
-	ID: "HYB038", Name: "image-build-mismatch", Severity: Error,
+var ruleImageBuild = rule.Rule{
+	ID: "HYB038", Name: "image-build-mismatch", Severity: rule.Error,
 	Title:    "Windows image build does not match its node's Windows build",
 	Examines: []string{"Pod", "Node", "Deployment.apps", "RuntimeClass.node.k8s.io"},
 	Description: `A process-isolated Windows container runs on the host's kernel, so the image's Windows build
@@ -455,38 +456,38 @@ ltsc2019 10.0.17763. Otherwise the container fails to start with "The container 
 does not match the host operating system." (the update revision need not match). HostProcess
 containers and Hyper-V isolation are exempt.`,
 	Remediation: `Use the image tag of the node's build (ltsc2025 on Windows Server 2025) and a RuntimeClass whose node.kubernetes.io/windows-build selects nodes of that build`,
-	References:  []Reference{refWindowsUpdates, refWindowsScheduling, refWindowsTroubleshoot, k8sWindowsGuide},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefWindowsUpdates, rule.RefWindowsScheduling, rule.RefWindowsTroubleshoot, rule.K8sWindowsGuide},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, m := range imageMismatches(x) {
 			if !m.build {
 				continue
 			}
 			build := ""
 			if n := x.Node(m.nodes[0]); n != nil {
-				build, _ = windowsVersion(n)
+				build, _ = rule.WindowsVersion(n)
 			}
-			out = append(out, Finding{Object: m.w.Key, Field: m.w.path(m.path + ".image"),
+			out = append(out, rule.Finding{Object: m.w.Key, Field: m.w.Path(m.path + ".image"),
 				Message: fmt.Sprintf("image %s of container %s does not match the Windows build %s of %s: %s",
-					m.image, m.container, build, listNames(m.nodes, 3), m.reason),
+					m.image, m.container, build, rule.ListNames(m.nodes, 3), m.reason),
 				Remediation: fmt.Sprintf("Use the image tag for build %s (ltsc2025 for 10.0.26100) and runtimeClassName %s", build, windowsRuntimeClassFor(x))})
 		}
 		return out
 	},
 }
 
-var rulePodsUnschedulable = Rule{
-	ID: "HYB039", Name: "pods-unschedulable", Severity: Error,
+var rulePodsUnschedulable = rule.Rule{
+	ID: "HYB039", Name: "pods-unschedulable", Severity: rule.Error,
 	Title:    "Pods cannot be scheduled",
 	Examines: []string{"Pod", "Node", "Deployment.apps", "StatefulSet.apps"},
 	Description: `The scheduler found no node for the workload's pods: a node selector or RuntimeClass that
 matches no node, a taint (os=windows:NoSchedule) without a toleration, or no room left. The
 message is the scheduler's FailedScheduling text.`,
 	Remediation: `kubectl describe pod <pod> (Events); match the pod's nodeSelector, RuntimeClass and tolerations to a node`,
-	References:  []Reference{refWindowsScheduling, k8sAssignPods, k8sTaints},
-	Check: func(x *Context) []Finding {
-		var out []Finding
-		for _, w := range x.idx().workloads {
+	References:  []rule.Reference{rule.RefWindowsScheduling, rule.K8sAssignPods, rule.K8sTaints},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
+		for _, w := range x.Idx().Workloads {
 			pending, msg := 0, ""
 			for _, p := range w.Pods {
 				for _, cond := range p.Status.Conditions {
@@ -501,16 +502,16 @@ message is the scheduler's FailedScheduling text.`,
 			if pending == 0 {
 				continue
 			}
-			out = append(out, Finding{Object: w.Key, Field: w.path(""),
-				Message:     fmt.Sprintf("%d of %s cannot be scheduled: %s", pending, plural(len(w.Pods), "pod"), msg),
+			out = append(out, rule.Finding{Object: w.Key, Field: w.Path(""),
+				Message:     fmt.Sprintf("%d of %s cannot be scheduled: %s", pending, rule.Plural(len(w.Pods), "pod"), msg),
 				Remediation: fmt.Sprintf("kubectl -n %s describe pod %s; match nodeSelector, RuntimeClass and tolerations to a node", w.Key.Namespace, w.Pods[0].Name)})
 		}
 		return out
 	},
 }
 
-var ruleRejected = Rule{
-	ID: "HYB040", Name: "api-server-refuses", Severity: Error,
+var ruleRejected = rule.Rule{
+	ID: "HYB040", Name: "api-server-refuses", Severity: rule.Error,
 	Title:    "The API server refuses an object",
 	Examines: []string{"Pod", "Deployment.apps", "DaemonSet.apps", "StatefulSet.apps", "Namespace", "RuntimeClass.node.k8s.io"},
 	Description: `Admission refuses the object: pod validation (Linux fields on a Windows pod, HostProcess
@@ -518,11 +519,11 @@ rules), the RuntimeClass plugin (an unknown class, a conflicting node selector) 
 For a controller's pods the refusal shows only as FailedCreate events on the controller. The
 message is what kubectl prints.`,
 	Remediation: `Fix the field the message names and apply again`,
-	References:  []Reference{refWindowsAPI, podValidation, k8sPSS, k8sRuntimeClass},
-	Check: func(x *Context) []Finding {
-		var out []Finding
+	References:  []rule.Reference{rule.RefWindowsAPI, rule.PodValidation, rule.K8sPSS, rule.K8sRuntimeClass},
+	Check: func(x *rule.Context) []rule.Finding {
+		var out []rule.Finding
 		for _, r := range x.Cluster.Rejected {
-			f := Finding{Object: r.Key, Message: strings.TrimRight(r.Message, "\n")}
+			f := rule.Finding{Object: r.Key, Message: strings.TrimRight(r.Message, "\n")}
 			// A controller's pod: "<Kind> <ns>/<name>: Error creating: ...".
 			if kind, rest, ok := strings.Cut(r.Message, " "); ok {
 				if ref, _, ok := strings.Cut(rest, ": Error creating:"); ok {

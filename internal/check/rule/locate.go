@@ -1,4 +1,4 @@
-package check
+package rule
 
 import (
 	"fmt"
@@ -8,17 +8,17 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// locate fills in the finding's Source (when the rule left it out) and
+// Locate fills in the finding's Source (when the rule left it out) and
 // Location, and returns the chain of objects the finding's object derives
 // from.
-func (x *Context) locate(f *Finding) []model.Key {
+func (x *Context) Locate(f *Finding) []model.Key {
 	if f.Source == nil {
 		f.Source = x.inferSource(f.Object)
 	}
 	var chain []model.Key
 	origins := x.Cluster.Origins
 	if o, ok := origins[f.Object]; ok {
-		f.Location, f.ownOrigin = o, o
+		f.Location, f.OwnOrigin = o, o
 	}
 	src := f.Source
 	for hops := 0; src != nil && hops < 4; hops++ {
@@ -31,8 +31,8 @@ func (x *Context) locate(f *Finding) []model.Key {
 	return chain
 }
 
-func (x *Context) suppressed(rule *Rule, obj model.Key, chain []model.Key) bool {
-	skips := x.idx().skips
+func (x *Context) Suppressed(rule *Rule, obj model.Key, chain []model.Key) bool {
+	skips := x.Idx().skips
 	if len(skips) == 0 {
 		return false
 	}
@@ -44,10 +44,10 @@ func (x *Context) suppressed(rule *Rule, obj model.Key, chain []model.Key) bool 
 	return false
 }
 
-// fallbackOrigin is the Cluster kind's origin, else the first input file's
+// FallbackOrigin is the Cluster kind's origin, else the first input file's
 // first line.
-func (x *Context) fallbackOrigin() model.Origin {
-	if k := x.clusterKindKey(); k != nil {
+func (x *Context) FallbackOrigin() model.Origin {
+	if k := x.ClusterKindKey(); k != nil {
 		return x.Cluster.Origins[*k]
 	}
 	var best model.Origin
@@ -73,7 +73,7 @@ func installationKey(c *model.Cluster) *model.Key {
 	return &model.Key{Group: "operator.tigera.io", Kind: "Installation", Name: c.Installation.Name}
 }
 
-func (x *Context) clusterKindKey() *model.Key {
+func (x *Context) ClusterKindKey() *model.Key {
 	if k, ok := x.observedOfKind(hybrid.Group, "Cluster"); ok {
 		return &k
 	}
@@ -106,7 +106,7 @@ func (x *Context) inferSource(k model.Key) *model.Key {
 	case k.Group == "apps" && k.Kind == "ReplicaSet":
 		for _, rs := range c.ReplicaSets {
 			if rs.Namespace == k.Namespace && rs.Name == k.Name {
-				if kind, name := controllerOf(rs); kind == "Deployment" {
+				if kind, name := ControllerOf(rs); kind == "Deployment" {
 					return &model.Key{Group: "apps", Kind: "Deployment", Namespace: k.Namespace, Name: name}
 				}
 			}
@@ -115,7 +115,7 @@ func (x *Context) inferSource(k model.Key) *model.Key {
 		k.Namespace == "default" && k.Name == "kubernetes" && k.Kind == "Service":
 		return x.kubeadmClusterKey()
 	case k.Group == "" && k.Kind == "Node", k.Group == "certificates.k8s.io":
-		return x.clusterKindKey()
+		return x.ClusterKindKey()
 	case k.Group == "" && k.Kind == "Pod":
 		if w := x.workloadOfPod(k); w != nil && w.Key != k {
 			key := w.Key
@@ -127,11 +127,11 @@ func (x *Context) inferSource(k model.Key) *model.Key {
 
 // workloadOfPod finds the workload a pod belongs to; the pod index is built
 // on first use, for the few findings that name a pod.
-func (x *Context) workloadOfPod(k model.Key) *workload {
-	ix := x.idx()
+func (x *Context) workloadOfPod(k model.Key) *Workload {
+	ix := x.Idx()
 	if ix.podWorkload == nil {
-		ix.podWorkload = map[model.Key]*workload{}
-		for _, w := range ix.workloads {
+		ix.podWorkload = map[model.Key]*Workload{}
+		for _, w := range ix.Workloads {
 			for _, p := range w.Pods {
 				ix.podWorkload[model.Key{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}] = w
 			}
@@ -140,16 +140,16 @@ func (x *Context) workloadOfPod(k model.Key) *workload {
 	return ix.podWorkload[k]
 }
 
-// plural makes "1 pod", "2 pods".
-func plural(n int, word string) string {
+// Plural makes "1 pod", "2 pods".
+func Plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// listNames joins up to max names, then "and N more".
-func listNames(names []string, max int) string {
+// ListNames joins up to max names, then "and N more".
+func ListNames(names []string, max int) string {
 	if len(names) <= max {
 		return strings.Join(names, ", ")
 	}

@@ -1,4 +1,4 @@
-package check
+package rule
 
 import (
 	"sort"
@@ -18,11 +18,11 @@ import (
 
 // Well-known labels (k8s.io/api/core/v1 well_known_labels.go).
 const (
-	labelOS           = "kubernetes.io/os"
-	labelArch         = "kubernetes.io/arch"
-	labelWindowsBuild = "node.kubernetes.io/windows-build"
-	labelControlPlane = "node-role.kubernetes.io/control-plane"
-	labelServiceName  = "kubernetes.io/service-name"
+	LabelOS           = "kubernetes.io/os"
+	LabelArch         = "kubernetes.io/arch"
+	LabelWindowsBuild = "node.kubernetes.io/windows-build"
+	LabelControlPlane = "node-role.kubernetes.io/control-plane"
+	LabelServiceName  = "kubernetes.io/service-name"
 )
 
 // Context is what a rule's Check reads: the built cluster, what the user
@@ -69,14 +69,14 @@ func NewContext(c *model.Cluster, expectWindows bool, kubeconfigs []*Kubeconfig)
 	return &Context{Cluster: c, ExpectWindows: expectWindows, Kubeconfigs: kubeconfigs}
 }
 
-func (x *Context) idx() *index {
+func (x *Context) Idx() *index {
 	x.once.Do(func() { x.ix = buildIndex(x.Cluster) })
 	return x.ix
 }
 
 // HasWindows reports whether the cluster has Windows nodes or lists Windows
 // hosts.
-func (x *Context) HasWindows() bool { return x.idx().hasWindows }
+func (x *Context) HasWindows() bool { return x.Idx().hasWindows }
 
 // WindowsPlanned reports whether Windows nodes exist or are expected: the
 // flag says so, a Windows node or host is listed, or the Installation asks
@@ -86,33 +86,33 @@ func (x *Context) WindowsPlanned() bool {
 	if x.ExpectWindows || x.HasWindows() {
 		return true
 	}
-	cn := calicoNetwork(x.Cluster.Installation)
+	cn := CalicoNetwork(x.Cluster.Installation)
 	return cn.WindowsDataplane != nil && *cn.WindowsDataplane == calicooperator.WindowsHNS
 }
 
 // WindowsNodes are the nodes labelled kubernetes.io/os=windows, by name.
-func (x *Context) WindowsNodes() []*corev1.Node { return x.idx().windowsNodes }
+func (x *Context) WindowsNodes() []*corev1.Node { return x.Idx().windowsNodes }
 
 // Node returns the node named name, or nil.
-func (x *Context) Node(name string) *corev1.Node { return x.idx().nodes[name] }
+func (x *Context) Node(name string) *corev1.Node { return x.Idx().nodes[name] }
 
 // Namespace returns the namespace named name, or nil.
-func (x *Context) Namespace(name string) *corev1.Namespace { return x.idx().namespaces[name] }
+func (x *Context) Namespace(name string) *corev1.Namespace { return x.Idx().namespaces[name] }
 
 // Host returns the Cluster kind's host named name, or nil.
-func (x *Context) Host(name string) *hybrid.Host { return x.idx().hosts[name] }
+func (x *Context) Host(name string) *hybrid.Host { return x.Idx().hosts[name] }
 
-type nsName struct{ ns, name string }
+type NsName struct{ NS, Name string }
 
-// endpoint is one address of a Service's EndpointSlices.
-type endpoint struct {
-	addr, node string
+// Endpoint is one address of a Service's EndpointSlices.
+type Endpoint struct {
+	addr, Node string
 }
 
-// workload is something that makes pods: a Deployment, DaemonSet,
+// Workload is something that makes pods: a Deployment, DaemonSet,
 // StatefulSet, a ReplicaSet of no Deployment, or a pod of no controller the
 // twin models. Findings about pods are reported on it, once, not per pod.
-type workload struct {
+type Workload struct {
 	Key model.Key
 	// Meta is the object's metadata; PodMeta the template's (or the pod's).
 	Meta    *metav1.ObjectMeta
@@ -126,19 +126,19 @@ type workload struct {
 	declaresWindows bool
 	// onWindows: at least one of its pods is on a Windows node.
 	onWindows   bool
-	hostProcess bool
-	// intent: the workload is meant for Windows: it declares it, or it runs
+	HostProcess bool
+	// Intent: the workload is meant for Windows: it declares it, or it runs
 	// there with Windows-only images. A Linux workload that lands on a
 	// Windows node by accident (HYB045, HYB037) is not.
-	intent bool
+	Intent bool
 }
 
-// windows reports whether the workload's pods are meant for or run on
+// Windows reports whether the workload's pods are meant for or run on
 // Windows nodes.
-func (w *workload) windows() bool { return w.declaresWindows || w.onWindows }
+func (w *Workload) Windows() bool { return w.declaresWindows || w.onWindows }
 
-// path is the path of a field of the pod spec ("containers[0].image").
-func (w *workload) path(rest string) string {
+// Path is the path of a field of the pod spec ("containers[0].image").
+func (w *Workload) Path(rest string) string {
 	if rest == "" {
 		return w.Field
 	}
@@ -153,32 +153,32 @@ type index struct {
 	hasWindows  bool
 	hosts       map[string]*hybrid.Host
 	namespaces  map[string]*corev1.Namespace
-	podsByNode  map[string][]*corev1.Pod
-	runtimes    map[string]*nodev1.RuntimeClass
-	configMaps  map[nsName]*corev1.ConfigMap
-	services    map[nsName]*corev1.Service
-	endpoints   map[nsName][]endpoint
-	workloads   []*workload
-	byWorkload  map[model.Key]*workload
-	podWorkload map[model.Key]*workload // built on first use
-	daemonSets  map[nsName]*appsv1.DaemonSet
+	PodsByNode  map[string][]*corev1.Pod
+	Runtimes    map[string]*nodev1.RuntimeClass
+	ConfigMaps  map[NsName]*corev1.ConfigMap
+	Services    map[NsName]*corev1.Service
+	Endpoints   map[NsName][]Endpoint
+	Workloads   []*Workload
+	ByWorkload  map[model.Key]*Workload
+	podWorkload map[model.Key]*Workload // built on first use
+	DaemonSets  map[NsName]*appsv1.DaemonSet
 	// firstOfKind is the observed object of each group and kind that comes
 	// first in the input (the singletons: ClusterConfiguration, Cluster).
 	firstOfKind map[[2]string]model.Key
 	// blocks maps a node to the CIDR of the block it has affinity to
 	// (built on first use).
 	blocks map[string]string
-	// kubeletKey is the cluster-wide KubeletConfiguration's key (found on
+	// KubeletKey is the cluster-wide KubeletConfiguration's key (found on
 	// first use).
-	kubeletKey     *model.Key
-	kubeletKeyDone bool
+	KubeletKey     *model.Key
+	KubeletKeyDone bool
 	// skips holds the rule IDs and names each object's skip-checks
 	// annotation lists.
 	skips map[model.Key]map[string]bool
 }
 
-func isWindowsNode(n *corev1.Node) bool {
-	if os := n.Labels[labelOS]; os != "" {
+func IsWindowsNode(n *corev1.Node) bool {
+	if os := n.Labels[LabelOS]; os != "" {
 		return os == hybrid.OSWindows
 	}
 	return n.Status.NodeInfo.OperatingSystem == hybrid.OSWindows
@@ -190,18 +190,18 @@ func buildIndex(c *model.Cluster) *index {
 		onWindows:   map[string]bool{},
 		hosts:       map[string]*hybrid.Host{},
 		namespaces:  make(map[string]*corev1.Namespace, len(c.Namespaces)),
-		podsByNode:  make(map[string][]*corev1.Pod, len(c.Nodes)),
-		runtimes:    map[string]*nodev1.RuntimeClass{},
-		configMaps:  make(map[nsName]*corev1.ConfigMap, len(c.ConfigMaps)),
-		services:    make(map[nsName]*corev1.Service, len(c.Services)),
-		endpoints:   make(map[nsName][]endpoint, len(c.Services)),
-		byWorkload:  make(map[model.Key]*workload, len(c.Deployments)+len(c.DaemonSets)+len(c.StatefulSets)+len(c.ReplicaSets)),
-		daemonSets:  map[nsName]*appsv1.DaemonSet{},
+		PodsByNode:  make(map[string][]*corev1.Pod, len(c.Nodes)),
+		Runtimes:    map[string]*nodev1.RuntimeClass{},
+		ConfigMaps:  make(map[NsName]*corev1.ConfigMap, len(c.ConfigMaps)),
+		Services:    make(map[NsName]*corev1.Service, len(c.Services)),
+		Endpoints:   make(map[NsName][]Endpoint, len(c.Services)),
+		ByWorkload:  make(map[model.Key]*Workload, len(c.Deployments)+len(c.DaemonSets)+len(c.StatefulSets)+len(c.ReplicaSets)),
+		DaemonSets:  map[NsName]*appsv1.DaemonSet{},
 		firstOfKind: map[[2]string]model.Key{},
 	}
 	for _, n := range c.Nodes {
 		ix.nodes[n.Name] = n
-		if isWindowsNode(n) {
+		if IsWindowsNode(n) {
 			ix.windowsNodes = append(ix.windowsNodes, n)
 			ix.onWindows[n.Name] = true
 			ix.hasWindows = true
@@ -219,17 +219,17 @@ func buildIndex(c *model.Cluster) *index {
 	}
 	for _, p := range c.Pods {
 		if p.Spec.NodeName != "" {
-			ix.podsByNode[p.Spec.NodeName] = append(ix.podsByNode[p.Spec.NodeName], p)
+			ix.PodsByNode[p.Spec.NodeName] = append(ix.PodsByNode[p.Spec.NodeName], p)
 		}
 	}
 	for _, rc := range c.RuntimeClasses {
-		ix.runtimes[rc.Name] = rc
+		ix.Runtimes[rc.Name] = rc
 	}
 	for _, cm := range c.ConfigMaps {
-		ix.configMaps[nsName{cm.Namespace, cm.Name}] = cm
+		ix.ConfigMaps[NsName{cm.Namespace, cm.Name}] = cm
 	}
 	for _, s := range c.Services {
-		ix.services[nsName{s.Namespace, s.Name}] = s
+		ix.Services[NsName{s.Namespace, s.Name}] = s
 	}
 	ix.indexEndpoints(c)
 	ix.indexWorkloads(c)
@@ -241,13 +241,13 @@ func buildIndex(c *model.Cluster) *index {
 // indexEndpoints collects each Service's endpoint addresses once, with the
 // node they are on, from its EndpointSlices.
 func (ix *index) indexEndpoints(c *model.Cluster) {
-	seen := map[nsName]map[string]bool{}
+	seen := map[NsName]map[string]bool{}
 	for _, s := range c.EndpointSlices {
-		svc := s.Labels[labelServiceName]
+		svc := s.Labels[LabelServiceName]
 		if svc == "" {
 			continue
 		}
-		k := nsName{s.Namespace, svc}
+		k := NsName{s.Namespace, svc}
 		if seen[k] == nil {
 			seen[k] = map[string]bool{}
 		}
@@ -263,13 +263,13 @@ func (ix *index) indexEndpoints(c *model.Cluster) {
 			if e.NodeName != nil {
 				node = *e.NodeName
 			}
-			ix.endpoints[k] = append(ix.endpoints[k], endpoint{addr: e.Addresses[0], node: node})
+			ix.Endpoints[k] = append(ix.Endpoints[k], Endpoint{addr: e.Addresses[0], Node: node})
 		}
 	}
 }
 
-// controllerOf is the kind and name of an object's controlling owner.
-func controllerOf(m metav1.Object) (string, string) {
+// ControllerOf is the kind and name of an object's controlling owner.
+func ControllerOf(m metav1.Object) (string, string) {
 	for _, r := range m.GetOwnerReferences() {
 		if r.Controller != nil && *r.Controller {
 			return r.Kind, r.Name
@@ -282,47 +282,47 @@ func controllerOf(m metav1.Object) (string, string) {
 }
 
 func (ix *index) indexWorkloads(c *model.Cluster) {
-	add := func(w *workload) {
-		ix.workloads = append(ix.workloads, w)
-		ix.byWorkload[w.Key] = w
+	add := func(w *Workload) {
+		ix.Workloads = append(ix.Workloads, w)
+		ix.ByWorkload[w.Key] = w
 	}
 	for _, d := range c.Deployments {
-		add(&workload{Key: model.Key{Group: "apps", Kind: "Deployment", Namespace: d.Namespace, Name: d.Name},
+		add(&Workload{Key: model.Key{Group: "apps", Kind: "Deployment", Namespace: d.Namespace, Name: d.Name},
 			Meta: &d.ObjectMeta, PodMeta: &d.Spec.Template.ObjectMeta, Spec: &d.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
 	for _, d := range c.DaemonSets {
-		ix.daemonSets[nsName{d.Namespace, d.Name}] = d
-		add(&workload{Key: model.Key{Group: "apps", Kind: "DaemonSet", Namespace: d.Namespace, Name: d.Name},
+		ix.DaemonSets[NsName{d.Namespace, d.Name}] = d
+		add(&Workload{Key: model.Key{Group: "apps", Kind: "DaemonSet", Namespace: d.Namespace, Name: d.Name},
 			Meta: &d.ObjectMeta, PodMeta: &d.Spec.Template.ObjectMeta, Spec: &d.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
 	for _, s := range c.StatefulSets {
-		add(&workload{Key: model.Key{Group: "apps", Kind: "StatefulSet", Namespace: s.Namespace, Name: s.Name},
+		add(&Workload{Key: model.Key{Group: "apps", Kind: "StatefulSet", Namespace: s.Namespace, Name: s.Name},
 			Meta: &s.ObjectMeta, PodMeta: &s.Spec.Template.ObjectMeta, Spec: &s.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
-	rsOwner := make(map[nsName]model.Key, len(c.ReplicaSets))
+	rsOwner := make(map[NsName]model.Key, len(c.ReplicaSets))
 	for _, rs := range c.ReplicaSets {
 		k := model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
-		if kind, name := controllerOf(rs); kind == "Deployment" {
+		if kind, name := ControllerOf(rs); kind == "Deployment" {
 			dk := model.Key{Group: "apps", Kind: "Deployment", Namespace: rs.Namespace, Name: name}
-			if _, ok := ix.byWorkload[dk]; ok {
-				rsOwner[nsName{rs.Namespace, rs.Name}] = dk
+			if _, ok := ix.ByWorkload[dk]; ok {
+				rsOwner[NsName{rs.Namespace, rs.Name}] = dk
 				continue
 			}
 		}
-		rsOwner[nsName{rs.Namespace, rs.Name}] = k
-		add(&workload{Key: k, Meta: &rs.ObjectMeta, PodMeta: &rs.Spec.Template.ObjectMeta, Spec: &rs.Spec.Template.Spec, Field: "spec.template.spec"})
+		rsOwner[NsName{rs.Namespace, rs.Name}] = k
+		add(&Workload{Key: k, Meta: &rs.ObjectMeta, PodMeta: &rs.Spec.Template.ObjectMeta, Spec: &rs.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
 	for _, p := range c.Pods {
 		var owner model.Key
-		switch kind, name := controllerOf(p); kind {
+		switch kind, name := ControllerOf(p); kind {
 		case "ReplicaSet":
-			owner = rsOwner[nsName{p.Namespace, name}]
+			owner = rsOwner[NsName{p.Namespace, name}]
 		case "DaemonSet", "StatefulSet":
 			owner = model.Key{Group: "apps", Kind: kind, Namespace: p.Namespace, Name: name}
 		}
-		w, ok := ix.byWorkload[owner]
+		w, ok := ix.ByWorkload[owner]
 		if !ok {
-			w = &workload{Key: model.Key{Kind: "Pod", Namespace: p.Namespace, Name: p.Name},
+			w = &Workload{Key: model.Key{Kind: "Pod", Namespace: p.Namespace, Name: p.Name},
 				Meta: &p.ObjectMeta, PodMeta: &p.ObjectMeta, Spec: &p.Spec, Field: "spec"}
 			add(w)
 		}
@@ -331,25 +331,25 @@ func (ix *index) indexWorkloads(c *model.Cluster) {
 			w.onWindows = true
 		}
 	}
-	for _, w := range ix.workloads {
-		w.hostProcess = hostProcess(w.Spec)
-		w.declaresWindows = w.hostProcess || specTargetsOS(w.Spec, ix.runtimes, hybrid.OSWindows)
-		w.intent = w.declaresWindows || (w.onWindows && windowsOnlyImages(w.Spec))
+	for _, w := range ix.Workloads {
+		w.HostProcess = HostProcess(w.Spec)
+		w.declaresWindows = w.HostProcess || SpecTargetsOS(w.Spec, ix.Runtimes, hybrid.OSWindows)
+		w.Intent = w.declaresWindows || (w.onWindows && WindowsOnlyImages(w.Spec))
 	}
 }
 
-// specTargetsOS reports whether a pod spec pins itself to an OS: spec.os,
+// SpecTargetsOS reports whether a pod spec pins itself to an OS: spec.os,
 // a kubernetes.io/os node selector or required affinity, or the node
 // selector of its RuntimeClass.
-func specTargetsOS(spec *corev1.PodSpec, runtimes map[string]*nodev1.RuntimeClass, os string) bool {
+func SpecTargetsOS(spec *corev1.PodSpec, runtimes map[string]*nodev1.RuntimeClass, os string) bool {
 	if spec.OS != nil && string(spec.OS.Name) == os {
 		return true
 	}
-	if spec.NodeSelector[labelOS] == os || (os == hybrid.OSWindows && spec.NodeSelector[labelWindowsBuild] != "") {
+	if spec.NodeSelector[LabelOS] == os || (os == hybrid.OSWindows && spec.NodeSelector[LabelWindowsBuild] != "") {
 		return true
 	}
 	if spec.RuntimeClassName != nil {
-		if rc := runtimes[*spec.RuntimeClassName]; rc != nil && rc.Scheduling != nil && rc.Scheduling.NodeSelector[labelOS] == os {
+		if rc := runtimes[*spec.RuntimeClassName]; rc != nil && rc.Scheduling != nil && rc.Scheduling.NodeSelector[LabelOS] == os {
 			return true
 		}
 	}
@@ -369,7 +369,7 @@ func affinityPinsOS(a *corev1.Affinity, os string) bool {
 	for _, t := range terms {
 		pinned := false
 		for _, e := range t.MatchExpressions {
-			if e.Key == labelOS && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 && e.Values[0] == os {
+			if e.Key == LabelOS && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 && e.Values[0] == os {
 				pinned = true
 			}
 		}
@@ -380,15 +380,15 @@ func affinityPinsOS(a *corev1.Affinity, os string) bool {
 	return true
 }
 
-// hostProcess reports whether any container of the spec is a Windows
+// HostProcess reports whether any container of the spec is a Windows
 // HostProcess container (its own setting, else the pod's).
-func hostProcess(spec *corev1.PodSpec) bool {
+func HostProcess(spec *corev1.PodSpec) bool {
 	var pod *bool
 	if sc := spec.SecurityContext; sc != nil && sc.WindowsOptions != nil {
 		pod = sc.WindowsOptions.HostProcess
 	}
 	hp := false
-	eachContainer(spec, func(c *corev1.Container, _ string) {
+	EachContainer(spec, func(c *corev1.Container, _ string) {
 		own := pod
 		if c.SecurityContext != nil && c.SecurityContext.WindowsOptions != nil && c.SecurityContext.WindowsOptions.HostProcess != nil {
 			own = c.SecurityContext.WindowsOptions.HostProcess
@@ -400,9 +400,9 @@ func hostProcess(spec *corev1.PodSpec) bool {
 	return hp
 }
 
-// eachContainer visits init then regular containers with their field path
+// EachContainer visits init then regular containers with their field path
 // relative to the pod spec ("initContainers[0]", "containers[1]").
-func eachContainer(spec *corev1.PodSpec, f func(c *corev1.Container, path string)) {
+func EachContainer(spec *corev1.PodSpec, f func(c *corev1.Container, path string)) {
 	for i := range spec.InitContainers {
 		f(&spec.InitContainers[i], "initContainers["+itoa(i)+"]")
 	}
@@ -418,7 +418,7 @@ func (ix *index) indexOrigins(c *model.Cluster) {
 	for k, o := range c.Origins {
 		gk := [2]string{k.Group, k.Kind}
 		b, ok := best[gk]
-		if !ok || originLess(o, b) || (o == b && keyLess(k, ix.firstOfKind[gk])) {
+		if !ok || originLess(o, b) || (o == b && KeyLess(k, ix.firstOfKind[gk])) {
 			best[gk] = o
 			ix.firstOfKind[gk] = k
 		}
@@ -435,7 +435,7 @@ func originLess(a, b model.Origin) bool {
 	return a.Line < b.Line
 }
 
-func keyLess(a, b model.Key) bool {
+func KeyLess(a, b model.Key) bool {
 	if a.Group != b.Group {
 		return a.Group < b.Group
 	}
@@ -450,7 +450,7 @@ func keyLess(a, b model.Key) bool {
 
 // observedOfKind is the first observed object of a group and kind.
 func (x *Context) observedOfKind(group, kind string) (model.Key, bool) {
-	k, ok := x.idx().firstOfKind[[2]string{group, kind}]
+	k, ok := x.Idx().firstOfKind[[2]string{group, kind}]
 	return k, ok
 }
 
@@ -556,8 +556,8 @@ func eachObject(c *model.Cluster, f func(model.Key, metav1.Object)) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// sortedKeys returns a map's string keys in order.
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns a map's string keys in order.
+func SortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -566,8 +566,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// blockOf finds the block with affinity to node (built on first use).
-func (ix *index) blockOf(node string, c *model.Cluster) string {
+// BlockOf finds the block with affinity to node (built on first use).
+func (ix *index) BlockOf(node string, c *model.Cluster) string {
 	if ix.blocks == nil {
 		ix.blocks = map[string]string{}
 		for _, b := range c.IPAMBlocks {

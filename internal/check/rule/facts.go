@@ -1,4 +1,4 @@
-package check
+package rule
 
 import (
 	"fmt"
@@ -17,67 +17,67 @@ import (
 )
 
 const (
-	groupOperator = "operator.tigera.io"
-	groupCalico   = "projectcalico.org"
-	groupKubeadm  = "kubeadm.k8s.io"
-	groupKubelet  = "kubelet.config.k8s.io"
+	GroupOperator = "operator.tigera.io"
+	GroupCalico   = "projectcalico.org"
+	GroupKubeadm  = "kubeadm.k8s.io"
+	GroupKubelet  = "kubelet.config.k8s.io"
 )
 
-func instKey(inst *operator.Installation) model.Key {
-	return model.Key{Group: groupOperator, Kind: "Installation", Name: inst.Name}
+func InstKey(inst *operator.Installation) model.Key {
+	return model.Key{Group: GroupOperator, Kind: "Installation", Name: inst.Name}
 }
 
-func calicoNetwork(inst *operator.Installation) *operator.CalicoNetworkSpec {
+func CalicoNetwork(inst *operator.Installation) *operator.CalicoNetworkSpec {
 	if inst == nil || inst.Spec.CalicoNetwork == nil {
 		return &operator.CalicoNetworkSpec{}
 	}
 	return inst.Spec.CalicoNetwork
 }
 
-// calicoCNI: the Installation uses Calico CNI (the default).
-func calicoCNI(inst *operator.Installation) bool {
+// CalicoCNI: the Installation uses Calico CNI (the default).
+func CalicoCNI(inst *operator.Installation) bool {
 	cni := inst.Spec.CNI
 	return cni == nil || cni.Type == "" || cni.Type == calicooperator.PluginCalico
 }
 
-// calicoIPAM: Calico CNI with Calico IPAM (the default).
-func calicoIPAM(inst *operator.Installation) bool {
-	if !calicoCNI(inst) {
+// CalicoIPAM: Calico CNI with Calico IPAM (the default).
+func CalicoIPAM(inst *operator.Installation) bool {
+	if !CalicoCNI(inst) {
 		return false
 	}
 	cni := inst.Spec.CNI
 	return cni == nil || cni.IPAM == nil || cni.IPAM.Type == "" || cni.IPAM.Type == calicooperator.IPAMCalico
 }
 
-// bgpState is the effective calicoNetwork.bgp and whether it was written
+// BgpState is the effective calicoNetwork.bgp and whether it was written
 // (the operator defaults it to Enabled for Calico CNI outside EKS).
-func bgpState(inst *operator.Installation) (enabled, explicit bool) {
-	cn := calicoNetwork(inst)
+func BgpState(inst *operator.Installation) (enabled, explicit bool) {
+	cn := CalicoNetwork(inst)
 	if cn.BGP != nil {
 		return *cn.BGP == calicooperator.BGPEnabled, true
 	}
-	return calicoCNI(inst) && inst.Spec.KubernetesProvider != "EKS", false
+	return CalicoCNI(inst) && inst.Spec.KubernetesProvider != "EKS", false
 }
 
-func isIPv6(cidr string) bool { return strings.Contains(cidr, ":") }
+func IsIPv6(cidr string) bool { return strings.Contains(cidr, ":") }
 
-// poolEncapsulation is the pool's encapsulation after the operator's
+// PoolEncapsulation is the pool's encapsulation after the operator's
 // defaulting: IPIP for an IPv4 pool of Calico CNI, None otherwise.
-func poolEncapsulation(inst *operator.Installation, p operator.IPPool) string {
+func PoolEncapsulation(inst *operator.Installation, p operator.IPPool) string {
 	if p.Encapsulation != "" {
 		return p.Encapsulation
 	}
-	if calicoCNI(inst) && !isIPv6(p.CIDR) {
+	if CalicoCNI(inst) && !IsIPv6(p.CIDR) {
 		return operator.EncapIPIP
 	}
 	return operator.EncapNone
 }
 
-// unmanagedPools are observed IP pools the operator does not own.
-func unmanagedPools(x *Context) []*calico.IPPool {
+// UnmanagedPools are observed IP pools the operator does not own.
+func UnmanagedPools(x *Context) []*calico.IPPool {
 	var out []*calico.IPPool
 	for _, p := range x.Cluster.IPPools {
-		k := model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
+		k := model.Key{Group: GroupCalico, Kind: "IPPool", Name: p.Name}
 		if x.Cluster.Observed(k) && p.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
 			out = append(out, p)
 		}
@@ -85,22 +85,22 @@ func unmanagedPools(x *Context) []*calico.IPPool {
 	return out
 }
 
-func poolKey(p *calico.IPPool) model.Key {
-	return model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
+func PoolKey(p *calico.IPPool) model.Key {
+	return model.Key{Group: GroupCalico, Kind: "IPPool", Name: p.Name}
 }
 
-// vxlanPools names the IPv4 pools that use VXLAN, from the Installation
+// VxlanPools names the IPv4 pools that use VXLAN, from the Installation
 // and the unmanaged pools.
-func vxlanPools(x *Context) []string {
+func VxlanPools(x *Context) []string {
 	var out []string
 	if inst := x.Cluster.Installation; inst != nil {
-		for _, p := range calicoNetwork(inst).IPPools {
-			if enc := poolEncapsulation(inst, p); !isIPv6(p.CIDR) && strings.HasPrefix(enc, operator.EncapVXLAN) {
+		for _, p := range CalicoNetwork(inst).IPPools {
+			if enc := PoolEncapsulation(inst, p); !IsIPv6(p.CIDR) && strings.HasPrefix(enc, operator.EncapVXLAN) {
 				out = append(out, fmt.Sprintf("%s (%s)", p.Name, enc))
 			}
 		}
 	}
-	for _, p := range unmanagedPools(x) {
+	for _, p := range UnmanagedPools(x) {
 		if _, vx := calicooperator.EffectiveModes(p); vx != calico.ModeNever && !p.Spec.Disabled {
 			out = append(out, fmt.Sprintf("%s (vxlanMode %s)", p.Name, vx))
 		}
@@ -108,9 +108,9 @@ func vxlanPools(x *Context) []string {
 	return out
 }
 
-// vxlanAlways reports whether some enabled pool encapsulates between every
+// VxlanAlways reports whether some enabled pool encapsulates between every
 // pair of nodes.
-func vxlanAlways(x *Context) bool {
+func VxlanAlways(x *Context) bool {
 	for _, p := range x.Cluster.IPPools {
 		if _, vx := calicooperator.EffectiveModes(p); vx == calico.ModeAlways && !p.Spec.Disabled {
 			return true
@@ -119,15 +119,15 @@ func vxlanAlways(x *Context) bool {
 	return false
 }
 
-// usesCalico: the input describes a Calico install.
-func usesCalico(x *Context) bool {
+// UsesCalico: the input describes a Calico install.
+func UsesCalico(x *Context) bool {
 	c := x.Cluster
 	return c.Installation != nil || c.IPAMConfig != nil || len(c.IPPools) > 0
 }
 
-// serviceSubnets are kubeadm's networking.serviceSubnet (default
+// ServiceSubnets are kubeadm's networking.serviceSubnet (default
 // 10.96.0.0/12), nil without a kubeadm configuration.
-func serviceSubnets(c *model.Cluster) []string {
+func ServiceSubnets(c *model.Cluster) []string {
 	if c.Kubeadm.Cluster == nil && c.Kubeadm.Init == nil {
 		return nil
 	}
@@ -142,10 +142,10 @@ func serviceSubnets(c *model.Cluster) []string {
 	return out
 }
 
-// apiEndpoint is the API server's address as the nodes reach it: kubeadm's
+// APIEndpoint is the API server's address as the nodes reach it: kubeadm's
 // controlPlaneEndpoint, else the init node's advertise address, with the
 // port (6443 unless set).
-func apiEndpoint(c *model.Cluster) (host, port string) {
+func APIEndpoint(c *model.Cluster) (host, port string) {
 	port = "6443"
 	if in := c.Kubeadm.Init; in != nil {
 		if in.LocalAPIEndpoint.BindPort != 0 {
@@ -163,9 +163,9 @@ func apiEndpoint(c *model.Cluster) (host, port string) {
 	return host, port
 }
 
-// windowsVersion splits a node's Windows version into its build
+// WindowsVersion splits a node's Windows version into its build
 // ("10.0.26100") and update revision (33438, or -1 when unknown).
-func windowsVersion(n *corev1.Node) (build string, rev int) {
+func WindowsVersion(n *corev1.Node) (build string, rev int) {
 	rev = -1
 	kernel, _, _ := strings.Cut(strings.TrimSpace(n.Status.NodeInfo.KernelVersion), " ")
 	parts := strings.Split(kernel, ".")
@@ -177,7 +177,7 @@ func windowsVersion(n *corev1.Node) (build string, rev int) {
 			rev = r
 		}
 	}
-	if b := n.Labels[labelWindowsBuild]; b != "" {
+	if b := n.Labels[LabelWindowsBuild]; b != "" {
 		if b != build {
 			rev = -1
 		}
@@ -187,12 +187,12 @@ func windowsVersion(n *corev1.Node) (build string, rev int) {
 }
 
 // linuxProbeNode is a Linux node for telling Windows-only images apart.
-var linuxProbeNode = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelOS: hybrid.OSLinux}}}
+var linuxProbeNode = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelOS: hybrid.OSLinux}}}
 
-// windowsOnlyImages: some container's image cannot run on Linux.
-func windowsOnlyImages(spec *corev1.PodSpec) bool {
+// WindowsOnlyImages: some container's image cannot run on Linux.
+func WindowsOnlyImages(spec *corev1.PodSpec) bool {
 	win := false
-	eachContainer(spec, func(c *corev1.Container, _ string) {
+	EachContainer(spec, func(c *corev1.Container, _ string) {
 		if ok, _ := scheduler.ImageFitsNode(c.Image, linuxProbeNode); !ok {
 			win = true
 		}

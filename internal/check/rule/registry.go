@@ -1,4 +1,4 @@
-package check
+package rule
 
 import (
 	"fmt"
@@ -41,7 +41,7 @@ func (r *Registry) Add(rule Rule) error {
 		return fmt.Errorf("rule %s: name %q must be kebab-case", rule.ID, rule.Name)
 	case rule.Title == "":
 		return fmt.Errorf("rule %s: no title", rule.ID)
-	case rule.Severity.rank() == 0:
+	case rule.Severity.Rank() == 0:
 		return fmt.Errorf("rule %s: severity %q is not error, warning or info", rule.ID, rule.Severity)
 	case rule.Check == nil:
 		return fmt.Errorf("rule %s: no Check function", rule.ID)

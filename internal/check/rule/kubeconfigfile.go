@@ -1,4 +1,4 @@
-package check
+package rule
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ type Kubeconfig struct {
 	// File is the path as given.
 	File   string
 	Config *clientcmdapi.Config
-	// lines maps "clusters/NAME", "users/NAME", "contexts/NAME" to the line
+	// Lines maps "clusters/NAME", "users/NAME", "contexts/NAME" to the line
 	// of the entry's name.
-	lines map[string]int
+	Lines map[string]int
 }
 
 // ParseKubeconfig decodes a kubeconfig the way client-go's clientcmd.Load
@@ -36,7 +36,7 @@ func ParseKubeconfig(file string, data []byte) (*Kubeconfig, error) {
 		}
 		cfg = c
 	}
-	return &Kubeconfig{File: file, Config: cfg, lines: entryLines(string(data))}, nil
+	return &Kubeconfig{File: file, Config: cfg, Lines: entryLines(string(data))}, nil
 }
 
 var (

@@ -1,4 +1,4 @@
-package check
+package rule
 
 import (
 	"fmt"
@@ -73,9 +73,9 @@ type NotRun struct {
 	Fault bool
 }
 
-// holdsCluster reports whether the input gave an object of a kind the twin
+// HoldsCluster reports whether the input gave an object of a kind the twin
 // models.
-func holdsCluster(c *model.Cluster) bool {
+func HoldsCluster(c *model.Cluster) bool {
 	notModeled := make(map[model.Key]bool, len(c.NotModeled))
 	for _, o := range c.NotModeled {
 		notModeled[o.Key] = true
@@ -94,10 +94,10 @@ const (
 	causeKubeconfigsOnly = "only kubeconfig files were given"
 )
 
-// whyNotRun says why a rule cannot run on this input, "" when it can: the
+// WhyNotRun says why a rule cannot run on this input, "" when it can: the
 // input holds no cluster, a kind it examines was not read (both faults of
 // the input), or the input lacks what it needs.
-func whyNotRun(r *Rule, x *Context, noCluster, kubeconfigsOnly bool, unread map[string]model.UnreadKind) (cause string, fault bool) {
+func WhyNotRun(r *Rule, x *Context, noCluster, kubeconfigsOnly bool, unread map[string]model.UnreadKind) (cause string, fault bool) {
 	if examinesCluster(r) {
 		switch {
 		case kubeconfigsOnly:
@@ -120,23 +120,23 @@ func whyNotRun(r *Rule, x *Context, noCluster, kubeconfigsOnly bool, unread map[
 			}
 		}
 		if !met {
-			return "no " + orList(n) + " in the input", false
+			return "no " + OrList(n) + " in the input", false
 		}
 	}
 	return "", false
 }
 
-// orList joins "a", "a or b", "a, b or c".
-func orList(s []string) string {
+// OrList joins "a", "a or b", "a, b or c".
+func OrList(s []string) string {
 	if len(s) <= 1 {
 		return strings.Join(s, "")
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-// addNotRun files a rule under its cause, causes in the order they first
+// AddNotRun files a rule under its cause, causes in the order they first
 // come up.
-func addNotRun(groups []NotRun, cause string, fault bool, r *Rule) []NotRun {
+func AddNotRun(groups []NotRun, cause string, fault bool, r *Rule) []NotRun {
 	for i := range groups {
 		if groups[i].Cause == cause {
 			groups[i].Rules = append(groups[i].Rules, r)
@@ -146,8 +146,8 @@ func addNotRun(groups []NotRun, cause string, fault bool, r *Rule) []NotRun {
 	return append(groups, NotRun{Cause: cause, Rules: []*Rule{r}, Fault: fault})
 }
 
-// ruleIDs lists the rules' IDs.
-func ruleIDs(rules []*Rule) []string {
+// RuleIDs lists the rules' IDs.
+func RuleIDs(rules []*Rule) []string {
 	out := make([]string, len(rules))
 	for i, r := range rules {
 		out[i] = r.ID
@@ -157,21 +157,21 @@ func ruleIDs(rules []*Rule) []string {
 
 // Kinds rules need, as Examines names them.
 const (
-	kindInstallation = "Installation.operator.tigera.io"
-	kindTigeraStatus = "TigeraStatus.operator.tigera.io"
-	kindIPPool       = "IPPool.projectcalico.org"
+	KindInstallation = "Installation.operator.tigera.io"
+	KindTigeraStatus = "TigeraStatus.operator.tigera.io"
+	KindIPPool       = "IPPool.projectcalico.org"
 	kindIPAMConfig   = "IPAMConfiguration.projectcalico.org"
-	kindFelixConfig  = "FelixConfiguration.projectcalico.org"
-	kindKubeadmCC    = "ClusterConfiguration.kubeadm.k8s.io"
-	kindKubeadmInit  = "InitConfiguration.kubeadm.k8s.io"
-	kindNode         = "Node"
+	KindFelixConfig  = "FelixConfiguration.projectcalico.org"
+	KindKubeadmCC    = "ClusterConfiguration.kubeadm.k8s.io"
+	KindKubeadmInit  = "InitConfiguration.kubeadm.k8s.io"
+	KindNode         = "Node"
 )
 
 // Needs the rules share.
 var (
-	needInstallation = []Need{{kindInstallation}}
-	// needCalico: any of the objects that say Calico is installed
+	NeedInstallation = []Need{{KindInstallation}}
+	// NeedCalico: any of the objects that say Calico is installed
 	// (Context.usesCalico).
-	needCalico = Need{kindInstallation, kindIPAMConfig, kindIPPool}
-	needNodes  = []Need{{kindNode}}
+	NeedCalico = Need{KindInstallation, kindIPAMConfig, KindIPPool}
+	NeedNodes  = []Need{{KindNode}}
 )

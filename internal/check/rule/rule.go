@@ -1,4 +1,4 @@
-package check
+package rule
 
 import (
 	"fmt"
@@ -20,8 +20,8 @@ const (
 	Info Severity = "info"
 )
 
-// rank orders severities: Error is 3, Info 1, anything else 0.
-func (s Severity) rank() int {
+// Rank orders severities: Error is 3, Info 1, anything else 0.
+func (s Severity) Rank() int {
 	switch s {
 	case Error:
 		return 3
@@ -34,7 +34,7 @@ func (s Severity) rank() int {
 }
 
 // AtLeast reports whether s is as severe as t or more.
-func (s Severity) AtLeast(t Severity) bool { return s.rank() >= t.rank() && s.rank() > 0 }
+func (s Severity) AtLeast(t Severity) bool { return s.Rank() >= t.Rank() && s.Rank() > 0 }
 
 // ParseSeverity reads "error", "warning" or "info".
 func ParseSeverity(s string) (Severity, error) {
@@ -124,8 +124,8 @@ type Finding struct {
 	// both are derived. Filled in by Run.
 	Location model.Origin
 
-	// ownOrigin is Object's own origin (zero for a derived object).
-	ownOrigin model.Origin
+	// OwnOrigin is Object's own origin (zero for a derived object).
+	OwnOrigin model.Origin
 }
 
 // ObjectString renders a key the way messages name objects:
