@@ -65,7 +65,7 @@ func syntheticCluster(nodes, pods int) *model.Cluster {
 	for i := 0; i < 50; i++ {
 		c.Namespaces = append(c.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("ns-%02d", i)}})
 	}
-	c.RuntimeClasses = []*nodev1.RuntimeClass{{ObjectMeta: metav1.ObjectMeta{Name: "windows-2025"}, Handler: handlerProcess,
+	c.RuntimeClasses = []*nodev1.RuntimeClass{{ObjectMeta: metav1.ObjectMeta{Name: "windows-2025"}, Handler: "runhcs-wcow-process",
 		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{rule.LabelOS: "windows", rule.LabelWindowsBuild: "10.0.26100"}}}}
 	c.Installation = &operator.Installation{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: operator.InstallationSpec{
 		ServiceCIDRs: []string{"10.96.0.0/12"},

@@ -3,23 +3,28 @@ package check
 import (
 	"sync"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/calicorules"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/kubeconfigrules"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/noderules"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/workloadrules"
 )
 
-// builtinRules is the catalogue, one slice per area file.
+// builtinRules is the catalogue, one slice per area file of the rule
+// families.
 func builtinRules() []rule.Rule {
 	var all []rule.Rule
 	for _, area := range [][]rule.Rule{
-		calicoRules(),
-		cniRules(),
-		nodeRules(),
-		workloadRules(),
-		daemonSetRules(),
-		kubeProxyRules(),
-		serviceRules(),
-		firewallRules(),
-		windowsPeerRules(),
-		kubeconfigRules(),
+		calicorules.CalicoRules(),
+		calicorules.CNIRules(),
+		noderules.NodeRules(),
+		workloadrules.WorkloadRules(),
+		workloadrules.DaemonSetRules(),
+		workloadrules.KubeProxyRules(),
+		workloadrules.ServiceRules(),
+		noderules.FirewallRules(),
+		noderules.WindowsPeerRules(),
+		kubeconfigrules.KubeconfigRules(),
 	} {
 		all = append(all, area...)
 	}

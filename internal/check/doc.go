@@ -12,7 +12,9 @@
 // documentation), and a Check function. Rules are pure functions of the
 // Cluster; the indexes they share (nodes by name, pods by node and by
 // workload, endpoints by Service, ...) are built once per run, so nothing
-// is quadratic in pods or nodes.
+// is quadratic in pods or nodes. Rules are written in package rule's terms
+// and grouped by area in calicorules, noderules, workloadrules and
+// kubeconfigrules; this package runs them and writes the reports.
 //
 // A rule never passes on input it did not get. Run leaves a rule out, and
 // Report.NotRun lists it under its cause, when the input holds no cluster,

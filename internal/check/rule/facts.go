@@ -199,3 +199,6 @@ func WindowsOnlyImages(spec *corev1.PodSpec) bool {
 	})
 	return win
 }
+
+// NodeKey is the key of the Node named name.
+func NodeKey(name string) model.Key { return model.Key{Kind: "Node", Name: name} }

@@ -1,4 +1,4 @@
-package check
+package noderules
 
 import (
 	"fmt"
@@ -18,14 +18,12 @@ import (
 
 // Nodes: how Windows nodes join (kubeadm, kubelet), their runtime, version
 // and readiness, and their kubelet certificates.
-func nodeRules() []rule.Rule {
+func NodeRules() []rule.Rule {
 	return []rule.Rule{
 		ruleWindowsTaint, ruleMaxPodsExceedsBlock, ruleMaxPodsDefault, ruleContainerd, ruleNetBIOSName,
 		ruleCSRPending, ruleNodeNotReady,
 	}
 }
-
-func nodeKey(name string) model.Key { return model.Key{Kind: "Node", Name: name} }
 
 // lifecycleTaints are the taints the node lifecycle controller and the
 // cloud provider manage; they do not keep workloads off a node for good.
@@ -93,11 +91,11 @@ nodeRegistration:
 			if tainted {
 				continue
 			}
-			f := rule.Finding{Object: nodeKey(n.Name), Field: "spec.taints", Source: nodeSource(x, n.Name),
+			f := rule.Finding{Object: rule.NodeKey(n.Name), Field: "spec.taints", Source: nodeSource(x, n.Name),
 				Message: fmt.Sprintf("Windows node %s has no NoSchedule or NoExecute taint; pods without a Windows nodeSelector can be scheduled there and fail to pull Linux images", n.Name),
 				Remediation: fmt.Sprintf(`kubectl taint nodes %s os=windows:NoSchedule
 and in its JoinConfiguration: nodeRegistration.taints: [{key: os, value: windows, effect: NoSchedule}]`, n.Name)}
-			if _, jk := joinOf(x, n.Name); jk != nil && !x.Cluster.Observed(nodeKey(n.Name)) {
+			if _, jk := joinOf(x, n.Name); jk != nil && !x.Cluster.Observed(rule.NodeKey(n.Name)) {
 				f.Object, f.Field, f.Source = *jk, "nodeRegistration.taints", nil
 				f.Message = fmt.Sprintf("JoinConfiguration of Windows node %s registers it without a NoSchedule taint; pods without a Windows nodeSelector can be scheduled there and fail to pull Linux images", n.Name)
 			}
@@ -121,12 +119,12 @@ type maxPodsOf struct {
 func maxPods(x *rule.Context, n *corev1.Node) maxPodsOf {
 	c := x.Cluster
 	h := x.Host(n.Name)
-	if h == nil || c.Observed(nodeKey(n.Name)) || c.Kubeadm.NodeKubelet[n.Name] == nil {
+	if h == nil || c.Observed(rule.NodeKey(n.Name)) || c.Kubeadm.NodeKubelet[n.Name] == nil {
 		q := n.Status.Allocatable.Pods()
 		if q.IsZero() {
 			q = n.Status.Capacity.Pods()
 		}
-		k := nodeKey(n.Name)
+		k := rule.NodeKey(n.Name)
 		return maxPodsOf{value: int(q.Value()), explicit: true, key: &k, field: "status.allocatable.pods"}
 	}
 	mp := maxPodsOf{value: int(c.Kubeadm.NodeKubelet[n.Name].MaxPods)}
@@ -251,7 +249,7 @@ gives a Windows node no block from such a pool, and the rule says so instead.`,
 			if bits != 0 && usableWindows(bits) <= 0 {
 				// Calico IPAM gives such a node no block at all
 				// (libcalico-go lib/ipam/ipam.go getMaxPrefixLen).
-				out = append(out, rule.Finding{Object: nodeKey(n.Name), Field: "spec", Source: nodeSource(x, n.Name),
+				out = append(out, rule.Finding{Object: rule.NodeKey(n.Name), Field: "spec", Source: nodeSource(x, n.Name),
 					Remediation: blockSizeFix(x, pool),
 					Message: fmt.Sprintf("Windows node %s: %s makes /%d blocks of %d address(es), no more than the 4 Calico reserves on Windows; Calico IPAM assigns such a node no block (the longest block prefix it accepts is /29)",
 						n.Name, where, bits, 1<<(32-bits))})
@@ -288,7 +286,7 @@ node's patch directory is passed at join and again at every kubeadm upgrade node
 			if mp.explicit || bits == 0 || usableWindows(bits) <= 0 || mp.value <= usableWindows(bits) {
 				continue
 			}
-			out = append(out, rule.Finding{Object: nodeKey(n.Name), Field: "status.allocatable.pods", Source: nodeSource(x, n.Name),
+			out = append(out, rule.Finding{Object: rule.NodeKey(n.Name), Field: "status.allocatable.pods", Source: nodeSource(x, n.Name),
 				Remediation: maxPodsPatch(usableWindows(bits)),
 				Message: fmt.Sprintf("Windows node %s keeps the kubelet default maxPods %d (no kubelet configuration or patch sets it), but %s leaves %d pod addresses",
 					n.Name, mp.value, where, usableWindows(bits))})
@@ -333,7 +331,7 @@ runtime since 1.24.`,
 			if name == "containerd" && (!ok || major > 1 || (major == 1 && minor >= 6)) {
 				continue
 			}
-			out = append(out, rule.Finding{Object: nodeKey(n.Name), Field: "status.nodeInfo.containerRuntimeVersion",
+			out = append(out, rule.Finding{Object: rule.NodeKey(n.Name), Field: "status.nodeInfo.containerRuntimeVersion",
 				Message: fmt.Sprintf("Windows node %s runs %s; HostProcess pods (calico-node-windows, kube-proxy-windows) need containerd 1.6 or later", n.Name, rt)})
 		}
 		return out
@@ -357,7 +355,7 @@ the Node the kubelet registers.`,
 			if len(n.Name) <= 15 {
 				continue
 			}
-			out = append(out, rule.Finding{Object: nodeKey(n.Name), Field: "metadata.name", Source: nodeSource(x, n.Name),
+			out = append(out, rule.Finding{Object: rule.NodeKey(n.Name), Field: "metadata.name", Source: nodeSource(x, n.Name),
 				Message: fmt.Sprintf("Windows node name %s has %d characters; a Windows computer name has at most 15, and the kubelet registers under the computer name", n.Name, len(n.Name))})
 		}
 		return out
@@ -417,7 +415,7 @@ NotReady node keeps the not-ready taints, and nothing but DaemonSet pods lands o
 				if cond.Type != corev1.NodeReady || cond.Status == corev1.ConditionTrue {
 					continue
 				}
-				out = append(out, rule.Finding{Object: nodeKey(n.Name), Field: "status.conditions[Ready]",
+				out = append(out, rule.Finding{Object: rule.NodeKey(n.Name), Field: "status.conditions[Ready]",
 					Message:     fmt.Sprintf("%s is NotReady (%s): %s", n.Name, cond.Reason, cond.Message),
 					Remediation: fmt.Sprintf("kubectl describe node %s; kubectl get tigerastatus; kubectl -n calico-system get pods -o wide --field-selector spec.nodeName=%s", n.Name, n.Name)})
 			}

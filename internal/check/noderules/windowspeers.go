@@ -1,4 +1,4 @@
-package check
+package noderules
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // What breaks between Windows nodes: a VTEP the other nodes do not know
 // right, and VXLAN blocked between two Windows hosts.
-func windowsPeerRules() []rule.Rule {
+func WindowsPeerRules() []rule.Rule {
 	return []rule.Rule{ruleWindowsVTEPNotPublished, ruleWindowsPeersVXLANBlocked}
 }
 
@@ -59,7 +59,7 @@ view uses it.`,
 			if h := x.Host(n.Name); h != nil {
 				observed = h.Observed.VXLANTunnelMAC
 			}
-			f := rule.Finding{Object: nodeKey(n.Name), Field: "metadata.annotations[" + annoVXLANTunnelMAC + "]"}
+			f := rule.Finding{Object: rule.NodeKey(n.Name), Field: "metadata.annotations[" + annoVXLANTunnelMAC + "]"}
 			switch {
 			case recorded == "":
 				f.Message = fmt.Sprintf("Windows node %s records VXLAN tunnel address %s but no VTEP MAC: every other node's Felix routes to its block with the MAC derived from its name, which is not its DrPort's, and pod traffic to the block is lost",

@@ -1,4 +1,4 @@
-package check
+package workloadrules
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // kube-proxy as it starts and as it chooses the Services it serves.
-func kubeProxyRules() []rule.Rule {
+func KubeProxyRules() []rule.Rule {
 	return []rule.Rule{ruleKubeProxyNetworkName, ruleServiceProxyName}
 }
 

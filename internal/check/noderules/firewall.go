@@ -1,4 +1,4 @@
-package check
+package noderules
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 )
 
 // Host firewalls and the network between hosts, from the Cluster kind.
-func firewallRules() []rule.Rule {
+func FirewallRules() []rule.Rule {
 	return []rule.Rule{ruleVXLANBlocked, ruleKubeletBlocked, ruleAPIBlocked}
 }
 

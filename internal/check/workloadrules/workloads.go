@@ -1,4 +1,4 @@
-package check
+package workloadrules
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ import (
 
 // Workloads: RuntimeClasses, what Windows pods must and must not set, their
 // images, placement and admission.
-func workloadRules() []rule.Rule {
+func WorkloadRules() []rule.Rule {
 	return []rule.Rule{
 		ruleRuntimeClassNoNode, ruleRuntimeClassHandler, ruleWindowsNoOSName, ruleWindowsNoRuntimeClass,
 		ruleLinuxFieldsOnWindows, ruleWindowsHostNetwork, ruleHostProcessPodSecurity,

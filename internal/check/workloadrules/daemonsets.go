@@ -1,4 +1,4 @@
-package check
+package workloadrules
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 
 // DaemonSets: Linux DaemonSets that reach Windows nodes, and kube-proxy on
 // Windows.
-func daemonSetRules() []rule.Rule {
+func DaemonSetRules() []rule.Rule {
 	return []rule.Rule{ruleLinuxDaemonSetOnWindows, ruleLinuxDaemonSetNoSelector, ruleKubeProxyWindowsMissing, ruleKubeProxySourceVIP, ruleKubeProxyDSR}
 }
 
@@ -217,7 +217,7 @@ kube-proxy's ServiceAccount and ConfigMap.`,
 				}
 			}
 			if !found {
-				out = append(out, rule.Finding{Object: nodeKey(n.Name),
+				out = append(out, rule.Finding{Object: rule.NodeKey(n.Name),
 					Message:     fmt.Sprintf("no kube-proxy pod runs on Windows node %s; Windows pods there reach no Service", n.Name),
 					Remediation: strings.Replace(kubeProxyWindowsInstall, "<cluster version>", version, 1)})
 			}

@@ -1,4 +1,4 @@
-package check
+package calicorules
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 
 // The CNI plugin and IPAM: what the twin models, and pod addresses the
 // pools no longer cover.
-func cniRules() []rule.Rule { return []rule.Rule{ruleCNINotModelled, rulePodAddressOutsidePools} }
+func CNIRules() []rule.Rule { return []rule.Rule{ruleCNINotModelled, rulePodAddressOutsidePools} }
 
 var ruleCNINotModelled = rule.Rule{
 	ID: "HYB073", Name: "cni-not-modelled", Severity: rule.Warning,

@@ -1,4 +1,4 @@
-package check
+package kubeconfigrules
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-func kubeconfigRules() []rule.Rule { return []rule.Rule{ruleKubeconfigCollision} }
+func KubeconfigRules() []rule.Rule { return []rule.Rule{ruleKubeconfigCollision} }
 
 // kcEntry is one named entry of a kubeconfig.
 type kcEntry struct {

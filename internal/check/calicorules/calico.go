@@ -1,4 +1,4 @@
-package check
+package calicorules
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 
 // Calico for Windows: the Installation, IP pools, IPAM, Felix and the
 // operator's own status.
-func calicoRules() []rule.Rule {
+func CalicoRules() []rule.Rule {
 	return []rule.Rule{
 		ruleEncapsulation, ruleBGPWithVXLAN, ruleStrictAffinity, ruleWindowsDataplane,
 		ruleServiceCIDRsMissing, ruleServiceCIDRsMismatch, ruleServicesEndpointMissing, ruleServicesEndpointInvalid,

@@ -1,4 +1,4 @@
-package check
+package workloadrules
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 )
 
 // Services, DNS names and policies as Windows nodes see them.
-func serviceRules() []rule.Rule {
+func ServiceRules() []rule.Rule {
 	return []rule.Rule{ruleBackendLimit, ruleETPLocalDSR, ruleSessionAffinity, ruleDottedNames, ruleCoreDNSOneNode, rulePolicySelectors, rulePolicyWindowsSkips}
 }
 
