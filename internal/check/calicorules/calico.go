@@ -112,7 +112,7 @@ Linux, Felix already programs the routes to VXLAN blocks; BIRD is not needed for
 			return nil
 		}
 		on, explicit := rule.BgpState(inst)
-		pools := rule.VxlanPools(x)
+		pools := rule.VXLANPools(x)
 		if !on || len(pools) == 0 {
 			return nil
 		}
@@ -312,7 +312,7 @@ address too.`,
 		if c.Installation == nil {
 			return nil
 		}
-		cm := x.Idx().ConfigMaps[rule.NsName{NS: calicooperator.OperatorNamespace, Name: calicooperator.ServicesEndpointConfigMap}]
+		cm := x.Idx().ConfigMaps[rule.NSName{NS: calicooperator.OperatorNamespace, Name: calicooperator.ServicesEndpointConfigMap}]
 		if cm == nil {
 			src := rule.InstKey(c.Installation)
 			return []rule.Finding{{
@@ -354,7 +354,7 @@ it (kubeadm's controlPlaneEndpoint), resolvable on the node network.`,
 	References:  []rule.Reference{rule.RefServicesEndpoint, rule.CalicoOperator},
 	Check: func(x *rule.Context) []rule.Finding {
 		c := x.Cluster
-		cm := x.Idx().ConfigMaps[rule.NsName{NS: calicooperator.OperatorNamespace, Name: calicooperator.ServicesEndpointConfigMap}]
+		cm := x.Idx().ConfigMaps[rule.NSName{NS: calicooperator.OperatorNamespace, Name: calicooperator.ServicesEndpointConfigMap}]
 		if c.Installation == nil || cm == nil {
 			return nil
 		}
@@ -626,7 +626,7 @@ Calico network forever, and nothing else starts there.`,
 		if c.Installation == nil {
 			return nil
 		}
-		ds := x.Idx().DaemonSets[rule.NsName{NS: "calico-system", Name: calicooperator.WindowsNodeDaemonSet}]
+		ds := x.Idx().DaemonSets[rule.NSName{NS: "calico-system", Name: calicooperator.WindowsNodeDaemonSet}]
 		why := "DaemonSet calico-system/calico-node-windows does not select it"
 		fix := "kubectl -n calico-system get ds calico-node-windows -o yaml; check its nodeSelector and tolerations against the node"
 		if ds == nil {

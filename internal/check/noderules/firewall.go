@@ -206,11 +206,11 @@ encapsulates always or Windows nodes are planned, warning otherwise.`,
 	Remediation: `Allow UDP 4789 between all node addresses (ufw allow from 192.168.10.0/24 to any port 4789 proto udp; New-NetFirewallRule -Protocol UDP -LocalPort 4789 -RemoteAddress <node network> -Action Allow), and in the hypervisor's firewall`,
 	References:  []rule.Reference{rule.RefMigration, rule.RefFirewall, rule.RefWindowsTroubleshoot, rule.CalicoRequirements},
 	Check: func(x *rule.Context) []rule.Finding {
-		if len(rule.VxlanPools(x)) == 0 && !x.WindowsPlanned() {
+		if len(rule.VXLANPools(x)) == 0 && !x.WindowsPlanned() {
 			return nil
 		}
 		sev := rule.Severity("")
-		if rule.VxlanAlways(x) {
+		if rule.VXLANAlways(x) {
 			sev = rule.Error
 		}
 		hosts := x.Cluster.Hosts

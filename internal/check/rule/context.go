@@ -35,7 +35,7 @@ type Context struct {
 	Kubeconfigs []*Kubeconfig
 
 	once sync.Once
-	ix   *index
+	ix   *Index
 	// memo holds what a family of rules computes once per run (Memo).
 	memoMu sync.Mutex
 	memo   map[any]*memoEntry
@@ -69,7 +69,8 @@ func NewContext(c *model.Cluster, expectWindows bool, kubeconfigs []*Kubeconfig)
 	return &Context{Cluster: c, ExpectWindows: expectWindows, Kubeconfigs: kubeconfigs}
 }
 
-func (x *Context) Idx() *index {
+// Idx is the indexes every rule shares, built on first use.
+func (x *Context) Idx() *Index {
 	x.once.Do(func() { x.ix = buildIndex(x.Cluster) })
 	return x.ix
 }
@@ -102,7 +103,8 @@ func (x *Context) Namespace(name string) *corev1.Namespace { return x.Idx().name
 // Host returns the Cluster kind's host named name, or nil.
 func (x *Context) Host(name string) *hybrid.Host { return x.Idx().hosts[name] }
 
-type NsName struct{ NS, Name string }
+// NSName is a namespaced name, the key of the namespaced indexes.
+type NSName struct{ NS, Name string }
 
 // Endpoint is one address of a Service's EndpointSlices.
 type Endpoint struct {
@@ -145,7 +147,10 @@ func (w *Workload) Path(rest string) string {
 	return w.Field + "." + rest
 }
 
-type index struct {
+// Index holds the lookups rules share: nodes, hosts, namespaces, pods by
+// node, Services and their endpoints, workloads, and what each object's
+// skip-checks annotation lists.
+type Index struct {
 	nodes        map[string]*corev1.Node
 	windowsNodes []*corev1.Node
 	// onWindows names the Windows nodes (a pod's node, read once per pod).
@@ -155,13 +160,13 @@ type index struct {
 	namespaces  map[string]*corev1.Namespace
 	PodsByNode  map[string][]*corev1.Pod
 	Runtimes    map[string]*nodev1.RuntimeClass
-	ConfigMaps  map[NsName]*corev1.ConfigMap
-	Services    map[NsName]*corev1.Service
-	Endpoints   map[NsName][]Endpoint
+	ConfigMaps  map[NSName]*corev1.ConfigMap
+	Services    map[NSName]*corev1.Service
+	Endpoints   map[NSName][]Endpoint
 	Workloads   []*Workload
 	ByWorkload  map[model.Key]*Workload
 	podWorkload map[model.Key]*Workload // built on first use
-	DaemonSets  map[NsName]*appsv1.DaemonSet
+	DaemonSets  map[NSName]*appsv1.DaemonSet
 	// firstOfKind is the observed object of each group and kind that comes
 	// first in the input (the singletons: ClusterConfiguration, Cluster).
 	firstOfKind map[[2]string]model.Key
@@ -184,19 +189,19 @@ func IsWindowsNode(n *corev1.Node) bool {
 	return n.Status.NodeInfo.OperatingSystem == hybrid.OSWindows
 }
 
-func buildIndex(c *model.Cluster) *index {
-	ix := &index{
+func buildIndex(c *model.Cluster) *Index {
+	ix := &Index{
 		nodes:       make(map[string]*corev1.Node, len(c.Nodes)),
 		onWindows:   map[string]bool{},
 		hosts:       map[string]*hybrid.Host{},
 		namespaces:  make(map[string]*corev1.Namespace, len(c.Namespaces)),
 		PodsByNode:  make(map[string][]*corev1.Pod, len(c.Nodes)),
 		Runtimes:    map[string]*nodev1.RuntimeClass{},
-		ConfigMaps:  make(map[NsName]*corev1.ConfigMap, len(c.ConfigMaps)),
-		Services:    make(map[NsName]*corev1.Service, len(c.Services)),
-		Endpoints:   make(map[NsName][]Endpoint, len(c.Services)),
+		ConfigMaps:  make(map[NSName]*corev1.ConfigMap, len(c.ConfigMaps)),
+		Services:    make(map[NSName]*corev1.Service, len(c.Services)),
+		Endpoints:   make(map[NSName][]Endpoint, len(c.Services)),
 		ByWorkload:  make(map[model.Key]*Workload, len(c.Deployments)+len(c.DaemonSets)+len(c.StatefulSets)+len(c.ReplicaSets)),
-		DaemonSets:  map[NsName]*appsv1.DaemonSet{},
+		DaemonSets:  map[NSName]*appsv1.DaemonSet{},
 		firstOfKind: map[[2]string]model.Key{},
 	}
 	for _, n := range c.Nodes {
@@ -226,10 +231,10 @@ func buildIndex(c *model.Cluster) *index {
 		ix.Runtimes[rc.Name] = rc
 	}
 	for _, cm := range c.ConfigMaps {
-		ix.ConfigMaps[NsName{cm.Namespace, cm.Name}] = cm
+		ix.ConfigMaps[NSName{cm.Namespace, cm.Name}] = cm
 	}
 	for _, s := range c.Services {
-		ix.Services[NsName{s.Namespace, s.Name}] = s
+		ix.Services[NSName{s.Namespace, s.Name}] = s
 	}
 	ix.indexEndpoints(c)
 	ix.indexWorkloads(c)
@@ -240,14 +245,14 @@ func buildIndex(c *model.Cluster) *index {
 
 // indexEndpoints collects each Service's endpoint addresses once, with the
 // node they are on, from its EndpointSlices.
-func (ix *index) indexEndpoints(c *model.Cluster) {
-	seen := map[NsName]map[string]bool{}
+func (ix *Index) indexEndpoints(c *model.Cluster) {
+	seen := map[NSName]map[string]bool{}
 	for _, s := range c.EndpointSlices {
 		svc := s.Labels[LabelServiceName]
 		if svc == "" {
 			continue
 		}
-		k := NsName{s.Namespace, svc}
+		k := NSName{s.Namespace, svc}
 		if seen[k] == nil {
 			seen[k] = map[string]bool{}
 		}
@@ -281,7 +286,7 @@ func ControllerOf(m metav1.Object) (string, string) {
 	return "", ""
 }
 
-func (ix *index) indexWorkloads(c *model.Cluster) {
+func (ix *Index) indexWorkloads(c *model.Cluster) {
 	add := func(w *Workload) {
 		ix.Workloads = append(ix.Workloads, w)
 		ix.ByWorkload[w.Key] = w
@@ -291,7 +296,7 @@ func (ix *index) indexWorkloads(c *model.Cluster) {
 			Meta: &d.ObjectMeta, PodMeta: &d.Spec.Template.ObjectMeta, Spec: &d.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
 	for _, d := range c.DaemonSets {
-		ix.DaemonSets[NsName{d.Namespace, d.Name}] = d
+		ix.DaemonSets[NSName{d.Namespace, d.Name}] = d
 		add(&Workload{Key: model.Key{Group: "apps", Kind: "DaemonSet", Namespace: d.Namespace, Name: d.Name},
 			Meta: &d.ObjectMeta, PodMeta: &d.Spec.Template.ObjectMeta, Spec: &d.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
@@ -299,24 +304,24 @@ func (ix *index) indexWorkloads(c *model.Cluster) {
 		add(&Workload{Key: model.Key{Group: "apps", Kind: "StatefulSet", Namespace: s.Namespace, Name: s.Name},
 			Meta: &s.ObjectMeta, PodMeta: &s.Spec.Template.ObjectMeta, Spec: &s.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
-	rsOwner := make(map[NsName]model.Key, len(c.ReplicaSets))
+	rsOwner := make(map[NSName]model.Key, len(c.ReplicaSets))
 	for _, rs := range c.ReplicaSets {
 		k := model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
 		if kind, name := ControllerOf(rs); kind == "Deployment" {
 			dk := model.Key{Group: "apps", Kind: "Deployment", Namespace: rs.Namespace, Name: name}
 			if _, ok := ix.ByWorkload[dk]; ok {
-				rsOwner[NsName{rs.Namespace, rs.Name}] = dk
+				rsOwner[NSName{rs.Namespace, rs.Name}] = dk
 				continue
 			}
 		}
-		rsOwner[NsName{rs.Namespace, rs.Name}] = k
+		rsOwner[NSName{rs.Namespace, rs.Name}] = k
 		add(&Workload{Key: k, Meta: &rs.ObjectMeta, PodMeta: &rs.Spec.Template.ObjectMeta, Spec: &rs.Spec.Template.Spec, Field: "spec.template.spec"})
 	}
 	for _, p := range c.Pods {
 		var owner model.Key
 		switch kind, name := ControllerOf(p); kind {
 		case "ReplicaSet":
-			owner = rsOwner[NsName{p.Namespace, name}]
+			owner = rsOwner[NSName{p.Namespace, name}]
 		case "DaemonSet", "StatefulSet":
 			owner = model.Key{Group: "apps", Kind: kind, Namespace: p.Namespace, Name: name}
 		}
@@ -413,7 +418,7 @@ func EachContainer(spec *corev1.PodSpec, f func(c *corev1.Container, path string
 
 // indexOrigins records, per group and kind, the observed object that comes
 // first in the input.
-func (ix *index) indexOrigins(c *model.Cluster) {
+func (ix *Index) indexOrigins(c *model.Cluster) {
 	best := map[[2]string]model.Origin{}
 	for k, o := range c.Origins {
 		gk := [2]string{k.Group, k.Kind}
@@ -567,7 +572,7 @@ func SortedKeys[V any](m map[string]V) []string {
 }
 
 // BlockOf finds the block with affinity to node (built on first use).
-func (ix *index) BlockOf(node string, c *model.Cluster) string {
+func (ix *Index) BlockOf(node string, c *model.Cluster) string {
 	if ix.blocks == nil {
 		ix.blocks = map[string]string{}
 		for _, b := range c.IPAMBlocks {

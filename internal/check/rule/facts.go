@@ -89,9 +89,9 @@ func PoolKey(p *calico.IPPool) model.Key {
 	return model.Key{Group: GroupCalico, Kind: "IPPool", Name: p.Name}
 }
 
-// VxlanPools names the IPv4 pools that use VXLAN, from the Installation
+// VXLANPools names the IPv4 pools that use VXLAN, from the Installation
 // and the unmanaged pools.
-func VxlanPools(x *Context) []string {
+func VXLANPools(x *Context) []string {
 	var out []string
 	if inst := x.Cluster.Installation; inst != nil {
 		for _, p := range CalicoNetwork(inst).IPPools {
@@ -108,9 +108,9 @@ func VxlanPools(x *Context) []string {
 	return out
 }
 
-// VxlanAlways reports whether some enabled pool encapsulates between every
+// VXLANAlways reports whether some enabled pool encapsulates between every
 // pair of nodes.
-func VxlanAlways(x *Context) bool {
+func VXLANAlways(x *Context) bool {
 	for _, p := range x.Cluster.IPPools {
 		if _, vx := calicooperator.EffectiveModes(p); vx == calico.ModeAlways && !p.Spec.Disabled {
 			return true

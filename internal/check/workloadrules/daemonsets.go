@@ -274,7 +274,7 @@ must pass --source-vip itself.`,
 	Remediation: `Run kube-proxy through sig-windows-tools' start.ps1 (image sigwindowstools/kube-proxy:<version>-calico-hostprocess), or pass --source-vip=<the Calico_ep address of the node's block>`,
 	References:  []rule.Reference{rule.RefWinkernel, rule.RefKubeProxyHostProcess, rule.SigWindowsKubeProxy, rule.WinkernelProxier},
 	Check: func(x *rule.Context) []rule.Finding {
-		if len(rule.VxlanPools(x)) == 0 {
+		if len(rule.VXLANPools(x)) == 0 {
 			return nil
 		}
 		var out []rule.Finding

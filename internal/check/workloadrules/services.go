@@ -62,7 +62,7 @@ builds may raise it; the documented limit is 64.`,
 		}
 		var out []rule.Finding
 		for _, s := range x.Cluster.Services {
-			eps := x.Idx().Endpoints[rule.NsName{NS: s.Namespace, Name: s.Name}]
+			eps := x.Idx().Endpoints[rule.NSName{NS: s.Namespace, Name: s.Name}]
 			if !balanced(s) || len(eps) <= maxWindowsBackends {
 				continue
 			}
@@ -99,7 +99,7 @@ endpoints through a node port or load balancer fails (kubernetes/kubernetes#1097
 			if s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
 				continue
 			}
-			win := windowsEndpoints(x, x.Idx().Endpoints[rule.NsName{NS: s.Namespace, Name: s.Name}])
+			win := windowsEndpoints(x, x.Idx().Endpoints[rule.NSName{NS: s.Namespace, Name: s.Name}])
 			if win == 0 {
 				continue
 			}
@@ -198,7 +198,7 @@ func partialServiceName(x *rule.Context, token, domain string) (full string, ok 
 	if len(labels) < 2 {
 		return "", false
 	}
-	if _, exists := x.Idx().Services[rule.NsName{NS: labels[1], Name: labels[0]}]; !exists {
+	if _, exists := x.Idx().Services[rule.NSName{NS: labels[1], Name: labels[0]}]; !exists {
 		return "", false
 	}
 	full = labels[0] + "." + labels[1] + ".svc." + domain
@@ -250,7 +250,7 @@ the ConfigMaps they read.`,
 		domain := dnsDomain(x.Cluster)
 		var hits []dottedName
 		type cmRef struct {
-			cm   rule.NsName
+			cm   rule.NSName
 			keys map[string]bool // nil: every key
 		}
 		for _, w := range x.Idx().Workloads {
@@ -274,18 +274,18 @@ the ConfigMaps they read.`,
 						hits = append(hits, dottedName{w.Key, w.Path(fmt.Sprintf("%s.env[%d].value", path, i)) + " (" + e.Name + ")", t, full})
 					})
 					if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
-						refs = append(refs, cmRef{rule.NsName{NS: w.Key.Namespace, Name: e.ValueFrom.ConfigMapKeyRef.Name}, map[string]bool{e.ValueFrom.ConfigMapKeyRef.Key: true}})
+						refs = append(refs, cmRef{rule.NSName{NS: w.Key.Namespace, Name: e.ValueFrom.ConfigMapKeyRef.Name}, map[string]bool{e.ValueFrom.ConfigMapKeyRef.Key: true}})
 					}
 				}
 				for _, ef := range c.EnvFrom {
 					if ef.ConfigMapRef != nil {
-						refs = append(refs, cmRef{rule.NsName{NS: w.Key.Namespace, Name: ef.ConfigMapRef.Name}, nil})
+						refs = append(refs, cmRef{rule.NSName{NS: w.Key.Namespace, Name: ef.ConfigMapRef.Name}, nil})
 					}
 				}
 			})
 			for _, v := range w.Spec.Volumes {
 				if v.ConfigMap != nil {
-					refs = append(refs, cmRef{rule.NsName{NS: w.Key.Namespace, Name: v.ConfigMap.Name}, nil})
+					refs = append(refs, cmRef{rule.NSName{NS: w.Key.Namespace, Name: v.ConfigMap.Name}, nil})
 				}
 			}
 			for _, r := range refs {
