@@ -182,6 +182,8 @@ type Index struct {
 	skips map[model.Key]map[string]bool
 }
 
+// IsWindowsNode reports whether a node runs Windows: its OS label, else its
+// node info.
 func IsWindowsNode(n *corev1.Node) bool {
 	if os := n.Labels[LabelOS]; os != "" {
 		return os == hybrid.OSWindows
@@ -440,6 +442,7 @@ func originLess(a, b model.Origin) bool {
 	return a.Line < b.Line
 }
 
+// KeyLess orders keys by group, kind, namespace and name.
 func KeyLess(a, b model.Key) bool {
 	if a.Group != b.Group {
 		return a.Group < b.Group

@@ -23,10 +23,12 @@ const (
 	GroupKubelet  = "kubelet.config.k8s.io"
 )
 
+// InstKey is the key of an Installation.
 func InstKey(inst *operator.Installation) model.Key {
 	return model.Key{Group: GroupOperator, Kind: "Installation", Name: inst.Name}
 }
 
+// CalicoNetwork is the Installation's calicoNetwork, empty when unset.
 func CalicoNetwork(inst *operator.Installation) *operator.CalicoNetworkSpec {
 	if inst == nil || inst.Spec.CalicoNetwork == nil {
 		return &operator.CalicoNetworkSpec{}
@@ -59,6 +61,7 @@ func BgpState(inst *operator.Installation) (enabled, explicit bool) {
 	return CalicoCNI(inst) && inst.Spec.KubernetesProvider != "EKS", false
 }
 
+// IsIPv6 reports whether a CIDR or address is IPv6.
 func IsIPv6(cidr string) bool { return strings.Contains(cidr, ":") }
 
 // PoolEncapsulation is the pool's encapsulation after the operator's
@@ -85,6 +88,7 @@ func UnmanagedPools(x *Context) []*calico.IPPool {
 	return out
 }
 
+// PoolKey is the key of an IP pool.
 func PoolKey(p *calico.IPPool) model.Key {
 	return model.Key{Group: GroupCalico, Kind: "IPPool", Name: p.Name}
 }

@@ -31,6 +31,8 @@ func (x *Context) Locate(f *Finding) []model.Key {
 	return chain
 }
 
+// Suppressed reports whether the skip-checks annotation of obj, or of an
+// object in its chain, silences the rule.
 func (x *Context) Suppressed(rule *Rule, obj model.Key, chain []model.Key) bool {
 	skips := x.Idx().skips
 	if len(skips) == 0 {
@@ -73,6 +75,7 @@ func installationKey(c *model.Cluster) *model.Key {
 	return &model.Key{Group: "operator.tigera.io", Kind: "Installation", Name: c.Installation.Name}
 }
 
+// ClusterKindKey is the key of the Cluster kind, nil without one.
 func (x *Context) ClusterKindKey() *model.Key {
 	if k, ok := x.observedOfKind(hybrid.Group, "Cluster"); ok {
 		return &k

@@ -27,6 +27,7 @@ type ServiceRange struct {
 	Used   map[netip.Addr]bool
 }
 
+// NewServiceRange is the allocator of one service CIDR.
 func NewServiceRange(cidr string) (*ServiceRange, error) {
 	p, err := netip.ParsePrefix(cidr)
 	if err != nil {
@@ -47,8 +48,10 @@ func (r *ServiceRange) Nth(n uint64) netip.Addr {
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
+// Contains reports whether a is in the range.
 func (r *ServiceRange) Contains(a netip.Addr) bool { return r.Prefix.Contains(a) }
 
+// Reserve marks a as taken.
 func (r *ServiceRange) Reserve(a netip.Addr) { r.Used[a] = true }
 
 // Allocate picks a free address for the Service named by seed.

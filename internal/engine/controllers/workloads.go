@@ -36,6 +36,7 @@ func ControllerOf(m metav1.Object) (string, string) {
 // PodIndex finds observed pods by namespace and controller.
 type PodIndex map[string][]*corev1.Pod
 
+// IndexPods indexes observed pods by namespace and controller.
 func IndexPods(pods []*corev1.Pod) PodIndex {
 	idx := PodIndex{}
 	for _, p := range pods {
@@ -48,6 +49,7 @@ func IndexPods(pods []*corev1.Pod) PodIndex {
 	return idx
 }
 
+// Owned are the pods a controller owns.
 func (x PodIndex) Owned(ns, kind, name string) []*corev1.Pod { return x[ns+"/"+kind+"/"+name] }
 
 // IsStub reports whether an observed pod carries only identity and placement

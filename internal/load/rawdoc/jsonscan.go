@@ -21,6 +21,7 @@ func isJSONDelim(c byte) bool {
 	return isJSONSpace(c)
 }
 
+// SkipSpace is the offset of the first non-space byte from i.
 func SkipSpace(b []byte, i int) int {
 	for i < len(b) && isJSONSpace(b[i]) {
 		i++
@@ -225,6 +226,7 @@ type JSONLocator struct {
 	First int
 }
 
+// Line is the line of the field at p, 0 when not found.
 func (l JSONLocator) Line(p FieldPath) int {
 	off := jsonOffsetOf(l.Text, p)
 	if off < 0 || off > len(l.Text) {

@@ -13,8 +13,11 @@ type PathElem struct {
 	Index int
 }
 
-func KeyElem(k string) PathElem  { return PathElem{Key: k, Index: -1} }
-func IndexElem(i int) PathElem   { return PathElem{Index: i} }
+// KeyElem is a map key path element; IndexElem a list index.
+func KeyElem(k string) PathElem { return PathElem{Key: k, Index: -1} }
+func IndexElem(i int) PathElem  { return PathElem{Index: i} }
+
+// IsIndex reports whether the element is a list index.
 func (p PathElem) IsIndex() bool { return p.Index >= 0 }
 
 // FieldPath is a path from the document's root.
@@ -190,6 +193,7 @@ func FindByNames(root any, field, want string) (FieldPath, bool) {
 	return walk(root, 0, nil)
 }
 
+// SortedKeys are the keys of m, sorted.
 func SortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -41,6 +41,8 @@ func (c *YAMLConverter) intern(k string) string {
 	return k
 }
 
+// NewYAMLConverter converts YAML nodes to generic values, numbering lines
+// from lineOffset and failing past budget nodes (a guard against alias bombs).
 func NewYAMLConverter(lineOffset, budget int) *YAMLConverter {
 	return &YAMLConverter{lineOffset: lineOffset, budget: budget}
 }
@@ -56,6 +58,7 @@ func (c *YAMLConverter) fail(n *yaml.Node, format string, args ...any) {
 	c.Prob = &Problem{Path: c.path.With(), Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Value is n as a generic value (map, slice, string, number, bool, nil).
 func (c *YAMLConverter) Value(n *yaml.Node) any {
 	if c.Prob != nil || n == nil {
 		return nil
@@ -179,6 +182,7 @@ func (c *YAMLConverter) mapping(n *yaml.Node) any {
 	return m
 }
 
+// Scalar is the scalar node n as a generic value.
 func (c *YAMLConverter) Scalar(n *yaml.Node) any {
 	v := n.Value
 	switch n.ShortTag() {
@@ -231,6 +235,7 @@ type YAMLLocator struct {
 	LineOffset int
 }
 
+// Line is the line of the field at p, 0 when not found.
 func (l YAMLLocator) Line(p FieldPath) int {
 	n := Deref(l.Root)
 	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
@@ -320,6 +325,7 @@ func ScalarValue(n *yaml.Node, k string) (string, bool) {
 	return v.Value, true
 }
 
+// Reset readies the converter for the next document.
 func (c *YAMLConverter) Reset(lineOffset int) {
 	c.lineOffset = lineOffset
 	c.Prob = nil
