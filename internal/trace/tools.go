@@ -44,6 +44,13 @@ var toolNames = map[string]string{
 	"resolve-dnsname": toolResolveDNSName,
 }
 
+// IsTool reports whether a program name (as typed, any case) is one of the
+// client tools the emulation answers.
+func IsTool(name string) bool {
+	_, ok := toolNames[strings.ToLower(name)]
+	return ok
+}
+
 // toolResolveDNSName is a PowerShell cmdlet, not a program: it runs on a
 // Windows node's PowerShell, or in a pod under powershell.exe.
 const toolResolveDNSName = "Resolve-DnsName"
