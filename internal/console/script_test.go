@@ -66,8 +66,8 @@ func TestAStepIsJudgedByItsExitAndItsExpectedProperties(t *testing.T) {
 			failed: `curl.exe -s -o NUL -w %{remote_ip} %{http_code}\n http://hello.demo.svc.cluster.local/healthz (the output lacks "10.102.98.171 200\n")`,
 		},
 		{
-			name: "a command expected to fail that succeeds fails",
-			step: Step{Prompt: "curl", Target: aspnetapp, Argv: curlWArgv("http://aspnetapp/"), Expect: Expect{Fail: true}},
+			name:   "a command expected to fail that succeeds fails",
+			step:   Step{Prompt: "curl", Target: aspnetapp, Argv: curlWArgv("http://aspnetapp/"), Expect: Expect{Fail: true}},
 			failed: `curl.exe -s -o NUL -w %{remote_ip} %{http_code}\n http://aspnetapp/ (exit 0; expected to fail)`,
 		},
 		{
@@ -75,18 +75,18 @@ func TestAStepIsJudgedByItsExitAndItsExpectedProperties(t *testing.T) {
 			step: Step{Prompt: "ping", Target: aspnetapp, Argv: []string{"ping", "-n", "1", helloPod}, TTLTo: helloPod},
 		},
 		{
-			name: "a ping reply TTL other hops would give fails",
-			step: Step{Prompt: "ping", Target: aspnetapp, Argv: []string{"ping", "-n", "1", helloPod}, TTLTo: aspnetappPod},
+			name:   "a ping reply TTL other hops would give fails",
+			step:   Step{Prompt: "ping", Target: aspnetapp, Argv: []string{"ping", "-n", "1", helloPod}, TTLTo: aspnetappPod},
 			failed: "ping -n 1 172.21.172.4 (ttl 63; expected 128 from the hops)",
 		},
 		{
-			name: "a reference to a Service the twin lacks fails the step",
-			step: Step{Prompt: "curl", Target: aspnetapp, Argv: curlWArgv(`http://{{clusterIP "demo" "nope"}}/`)},
+			name:   "a reference to a Service the twin lacks fails the step",
+			step:   Step{Prompt: "curl", Target: aspnetapp, Argv: curlWArgv(`http://{{clusterIP "demo" "nope"}}/`)},
 			failed: "deploy/aspnetapp",
 		},
 		{
-			name: "a probe the twin delivers when it should not fails",
-			step: Step{Target: aspnetapp, Probe: &Probe{What: "curl.exe http://hello", Proto: "tcp", Dst: helloService, Port: 80}, Expect: Expect{Fail: true}},
+			name:   "a probe the twin delivers when it should not fails",
+			step:   Step{Target: aspnetapp, Probe: &Probe{What: "curl.exe http://hello", Proto: "tcp", Dst: helloService, Port: 80}, Expect: Expect{Fail: true}},
 			failed: "curl.exe http://hello (delivered; expected to fail)",
 		},
 	} {
