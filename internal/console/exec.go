@@ -4,6 +4,20 @@
 // curl, wget, nslookup, Resolve-DnsName) that walk the twin — through one
 // entry, Exec. The dataplanes hold the compiled state; the console reads
 // it through Twin. Every answer is simulated: no command runs.
+//
+// # Tools
+//
+// Exec emulates what people run in pods and on nodes: busybox ping,
+// wget and nslookup; curl.exe, ping.exe and nslookup.exe on Windows;
+// iputils ping and curl on the Ubuntu nodes; sh -c scripts of them with
+// pipelines into tail, head and grep. Output formats and exit codes are the
+// real tools' (curl 6 for a name that does not resolve, 7 refused, 28 for
+// a timeout it was told to keep; wget 1 on any failure; ping's loss lines
+// and exit 1). ping without -c (or -n) sends 4 echo requests, Windows'
+// default; the real busybox and iputils ping would run until stopped.
+// Not emulated: curl's progress meter (curl prints it on stderr without
+// -s; the twin prints nothing there), wget's progress bar, CRLF line ends of Windows tools (the twin prints "\n"). A command the
+// image lacks fails the way its shell does (internal/workload).
 package console
 
 import (
@@ -95,20 +109,6 @@ func Exec(tw Twin, t Target, argv []string) (Output, error) {
 	return Output{}, fmt.Errorf("target kind %q: use node, pod or deploy", t.Kind)
 }
 
-// toolError maps what the trace engine's tools report to the console's
-// errors.
-func toolError(err error) error {
-	var nm *trace.NotModeledError
-	if errors.As(err, &nm) {
-		return &NotModeledError{Msg: nm.Msg}
-	}
-	return err
-}
-
-func fromTrace(o trace.Output) Output {
-	return Output{Stdout: o.Stdout, Stderr: o.Stderr, Code: o.Code, NotStarted: o.NotStarted}
-}
-
 // FindPod resolves pod/NAME or deploy/NAME in a namespace through the
 // twin's one pod lookup, with kubectl's message when there is none.
 func FindPod(tw Twin, t Target) (*corev1.Pod, error) {
@@ -145,14 +145,14 @@ func execInPod(tw Twin, t Target, argv []string) (Output, error) {
 	if err != nil {
 		return Output{}, &NotFoundError{Msg: err.Error()}
 	}
-	out, handled, err := e.Exec(src, argv)
+	out, handled, err := tracer{e}.exec(src, argv)
 	if err != nil {
-		return Output{}, toolError(err)
+		return Output{}, err
 	}
 	if !handled {
 		return Output{Stderr: fmt.Sprintf("kubectl-hybrid: %q is not emulated in pods; emulated: %s\n", firstWord(argv), emulatedInPods), Code: 127}, nil
 	}
-	return fromTrace(out), nil
+	return out, nil
 }
 
 // execNode runs a command on a node: the client tools (ping, curl,
@@ -165,18 +165,18 @@ func execNode(tw Twin, name string, argv []string) (Output, error) {
 	if node == nil {
 		return Output{}, &NotFoundError{Msg: fmt.Sprintf("Error from server (NotFound): nodes %q not found", name)}
 	}
-	if IsClientTool(argv) {
+	if isClientTool(argv) {
 		e, err := tw.Engine()
 		if err != nil {
 			return Output{}, err
 		}
 		if src, err := e.ParseSource("node/"+name, ""); err == nil {
-			out, handled, err := e.Exec(src, argv)
+			out, handled, err := tracer{e}.exec(src, argv)
 			if err != nil {
-				return Output{}, toolError(err)
+				return Output{}, err
 			}
 			if handled {
-				return fromTrace(out), nil
+				return out, nil
 			}
 		}
 	}
@@ -193,7 +193,7 @@ func execNode(tw Twin, name string, argv []string) (Output, error) {
 	}
 	words := argv
 	if len(argv) == 1 {
-		if w, err := trace.SplitCommand(argv[0]); err == nil {
+		if w, err := SplitCommand(argv[0]); err == nil {
 			words = w
 		}
 	}
@@ -223,17 +223,17 @@ func nodeNamed(c *model.Cluster, name string) *corev1.Node {
 
 // firstWord is the program a command line starts with.
 func firstWord(argv []string) string {
-	if words, err := trace.SplitCommand(argv[0]); err == nil && len(words) > 0 {
+	if words, err := SplitCommand(argv[0]); err == nil && len(words) > 0 {
 		return words[0]
 	}
 	return argv[0]
 }
 
-// IsClientTool reports whether a command line starts with one of the
+// isClientTool reports whether a command line starts with one of the
 // client tools that walk the twin.
-func IsClientTool(argv []string) bool {
+func isClientTool(argv []string) bool {
 	if len(argv) == 0 {
 		return false
 	}
-	return trace.IsTool(firstWord(argv))
+	return isTool(firstWord(argv))
 }

@@ -284,7 +284,7 @@ func (r *runner) step(st Step) error {
 	stdout := out.Stdout
 	for _, f := range st.Filters {
 		// The user's shell runs the filter on kubectl's output.
-		if o, _, ok := trace.Filter(strings.Fields(f), stdout); ok {
+		if o, _, ok := Filter(strings.Fields(f), stdout); ok {
 			stdout = o
 		}
 	}

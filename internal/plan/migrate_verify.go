@@ -11,10 +11,10 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // The calico-node template fields the BGP step changes, as kubectl's
@@ -105,7 +105,7 @@ func routesGrep(t *diff.Twin, node, pattern string) string {
 		return "(no Linux dataplane for " + node + ")"
 	}
 	routes, _, _ := n.Exec([]string{"ip", "route"})
-	out, _, _ := trace.Filter([]string{"grep", pattern}, routes)
+	out, _, _ := console.Filter([]string{"grep", pattern}, routes)
 	return out
 }
 
