@@ -122,7 +122,7 @@
 // and, for the first packet of a new VFP flow leaving a Windows pod
 // through VXLAN, 13 ms of flow setup (seed 000's first reply took 13 ms,
 // the second <1 ms).
-
+//
 // The client tools that walk the engine (ping, curl, wget, nslookup) are
 // internal/console's.
 package trace
