@@ -208,7 +208,7 @@ func execNode(tw Twin, name string, argv []string) (Output, error) {
 	if n == nil {
 		return Output{}, fmt.Errorf("node %s: no Linux dataplane compiled", name)
 	}
-	out, errOut, code := n.Exec(argv)
+	out, errOut, code := execLinux(n, argv)
 	return Output{Stdout: out, Stderr: errOut, Code: code}, nil
 }
 

@@ -104,7 +104,7 @@ func routesGrep(t *diff.Twin, node, pattern string) string {
 	if n == nil {
 		return "(no Linux dataplane for " + node + ")"
 	}
-	routes, _, _ := n.Exec([]string{"ip", "route"})
+	routes := n.IPRoute()
 	out, _, _ := console.Filter([]string{"grep", pattern}, routes)
 	return out
 }
