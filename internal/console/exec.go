@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console/powershell"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -188,7 +189,7 @@ func execNode(tw Twin, name string, argv []string) (Output, error) {
 		if n == nil {
 			return Output{}, fmt.Errorf("node %s: no Windows dataplane compiled", name)
 		}
-		out, errOut, code := n.Exec(argv)
+		out, errOut, code := powershell.Exec(n, argv)
 		return Output{Stdout: out, Stderr: errOut, Code: code}, nil
 	}
 	words := argv
