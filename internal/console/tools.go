@@ -858,8 +858,8 @@ func (e tracer) nslookup(src trace.Source, flavor string, argv []string) (Output
 			}
 		}
 	}
-	out, errOut, code := dns.NSLookup(e.Cluster(), dsrc, argv)
-	if code == dns.ExitNotModeled {
+	out, errOut, code := nsLookup(e.Cluster(), dsrc, argv)
+	if code == exitNotModeled {
 		return Output{}, true, notModeled("%s", strings.TrimSpace(errOut))
 	}
 	return Output{Stdout: out, Stderr: errOut, Code: code}, true, nil
@@ -899,8 +899,8 @@ func (e tracer) resolveDNSNameIn(src trace.Source, windowsOS bool, via string, a
 			return Output{}, true, notModeled("Resolve-DnsName timing out on %s is not modeled (%s)", server, r.Reason)
 		}
 	}
-	out, errOut, code := dns.ResolveDNSName(e.Cluster(), dsrc, argv)
-	if code == dns.ExitNotModeled {
+	out, errOut, code := resolveDNSName(e.Cluster(), dsrc, argv)
+	if code == exitNotModeled {
 		return Output{}, true, notModeled("%s", strings.TrimSpace(errOut))
 	}
 	return Output{Stdout: out, Stderr: errOut, Code: code}, true, nil
