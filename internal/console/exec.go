@@ -110,9 +110,9 @@ func Exec(tw Twin, t Target, argv []string) (Output, error) {
 	return Output{}, fmt.Errorf("target kind %q: use node, pod or deploy", t.Kind)
 }
 
-// FindPod resolves pod/NAME or deploy/NAME in a namespace through the
+// findPod resolves pod/NAME or deploy/NAME in a namespace through the
 // twin's one pod lookup, with kubectl's message when there is none.
-func FindPod(tw Twin, t Target) (*corev1.Pod, error) {
+func findPod(tw Twin, t Target) (*corev1.Pod, error) {
 	e, err := tw.Engine()
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func FindPod(tw Twin, t Target) (*corev1.Pod, error) {
 // execInPod runs the pod commands the twin emulates: ping, curl, wget and
 // nslookup walk the twin, and their output is what the real tools print.
 func execInPod(tw Twin, t Target, argv []string) (Output, error) {
-	p, err := FindPod(tw, t)
+	p, err := findPod(tw, t)
 	if err != nil {
 		return Output{}, err
 	}
