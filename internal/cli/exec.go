@@ -1,17 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 )
 
 // ExecOptions is `kubectl-hybrid exec`: run an emulated command on a node
@@ -21,6 +18,7 @@ type ExecOptions struct {
 	Namespace string
 
 	target  string
+	parsed  console.Target
 	command []string
 	streams genericiooptions.IOStreams
 }
@@ -85,15 +83,11 @@ func (o *ExecOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate checks the target's form.
 func (o *ExecOptions) Validate() error {
-	kind, name, ok := strings.Cut(o.target, "/")
-	if !ok || name == "" {
-		return usageError("target %q: use node/NAME, pod/NAME or deploy/NAME", o.target)
+	t, err := console.ParseTarget(o.target, o.Namespace)
+	if err != nil {
+		return usageError("%v", err)
 	}
-	switch kind {
-	case "node", "no", "nodes", "pod", "po", "pods", "deploy", "deployment", "deployments":
-	default:
-		return usageError("target %q: use node/NAME, pod/NAME or deploy/NAME", o.target)
-	}
+	o.parsed = t
 	if len(o.command) == 0 {
 		return usageError("no command after --")
 	}
@@ -106,67 +100,34 @@ func (o *ExecOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	kind, name, _ := strings.Cut(o.target, "/")
-	var stdout, stderr string
-	var code int
-	switch kind {
-	case "node", "no", "nodes":
-		stdout, stderr, code, err = execNode(c, name, o.command)
-	default:
-		stdout, stderr, code, err = execInPod(c, kind, o.Namespace, name, o.command)
-	}
+	out, err := console.Exec(console.FromCluster(c), o.parsed, o.command)
 	if err != nil {
-		return err
+		return consoleError(err)
 	}
-	fmt.Fprint(o.streams.Out, stdout)
-	fmt.Fprint(o.streams.ErrOut, stderr)
-	if code != 0 {
+	if out.NotStarted {
+		// The runtime refused to start it: kubectl's own error, no remote
+		// exit code.
+		return &exitError{code: out.Code, err: errors.New(strings.TrimSuffix(out.Stderr, "\n"))}
+	}
+	fmt.Fprint(o.streams.Out, out.Stdout)
+	fmt.Fprint(o.streams.ErrOut, out.Stderr)
+	if out.Code != 0 {
 		// kubectl exec reports a remote failure this way and exits with it.
-		return &exitError{code: code, err: fmt.Errorf("command terminated with exit code %d", code)}
+		return &exitError{code: out.Code, err: fmt.Errorf("command terminated with exit code %d", out.Code)}
 	}
 	return nil
 }
 
-func execOnNode(c *model.Cluster, name string, argv []string) (string, string, int, error) {
-	var node *corev1.Node
-	for _, n := range c.Nodes {
-		if n.Name == name {
-			node = n
-		}
+// consoleError maps the console's errors to exit codes: a target that does
+// not exist is kubectl's exit 1.
+func consoleError(err error) error {
+	var nf *console.NotFoundError
+	if errors.As(err, &nf) {
+		return &exitError{code: ExitNegative, err: err}
 	}
-	if node == nil {
-		return "", "", 0, &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): nodes %q not found", name)}
+	var nm *console.NotModeledError
+	if errors.As(err, &nm) {
+		return fmt.Errorf("not modeled: %s", nm.Msg)
 	}
-	if node.Labels["kubernetes.io/os"] == "windows" {
-		nodes, err := windowsNodes(c, name)
-		if err != nil {
-			return "", "", 0, fmt.Errorf("compiling the Windows dataplane: %w", err)
-		}
-		n, ok := nodes[name]
-		if !ok {
-			return "", "", 0, fmt.Errorf("node %s: no Windows dataplane compiled", name)
-		}
-		out, errOut, code := n.Exec(argv)
-		return out, errOut, code, nil
-	}
-	words := argv
-	if len(argv) == 1 {
-		if w, err := trace.SplitCommand(argv[0]); err == nil {
-			words = w
-		}
-	}
-	if calicoctl.IsCalicoctl(words) {
-		out, errOut, code := calicoctl.Exec(c, name, words)
-		return out, errOut, code, nil
-	}
-	nodes, err := linux.Compile(c)
-	if err != nil {
-		return "", "", 0, fmt.Errorf("compiling the Linux dataplane: %w", err)
-	}
-	n, ok := nodes[name]
-	if !ok {
-		return "", "", 0, fmt.Errorf("node %s: no Linux dataplane compiled", name)
-	}
-	out, errOut, code := n.Exec(argv)
-	return out, errOut, code, nil
+	return err
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"net/netip"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,11 +12,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // LabOptions is `kubectl-hybrid lab`: build the built-in lab (plus any
@@ -90,7 +89,7 @@ func (o *LabOptions) Run() error {
 	if err := writeWalkthrough(o.streams.Out, c, o.now()); err != nil {
 		return err
 	}
-	failed, err := writeVerification(o.streams.Out, o.Filenames, o.streams)
+	failed, err := writeVerification(o.streams.Out, c, o.Filenames, o.streams)
 	if err != nil {
 		return err
 	}
@@ -237,215 +236,47 @@ func internalIP(addrs []corev1.NodeAddress) string {
 	return ""
 }
 
-// checkPod is what `kubectl run -i --rm check --image=busybox:1.37
-// --restart=Never -- sh -c '…'` creates (kubectl's generator: label
-// run=check, one container named after the pod, the command as args; %q
-// writes the script as a YAML double-quoted string).
-var checkPod = fmt.Sprintf(`apiVersion: v1
-kind: Pod
-metadata:
-  name: check
-  namespace: default
-  labels:
-    run: check
-spec:
-  restartPolicy: Never
-  containers:
-    - name: check
-      image: busybox:1.37
-      stdin: true
-      stdinOnce: true
-      args: [sh, -c, %q]
-`, seedCheckScript)
-
-// seedCheckScript is the script the verification runs in the check pod.
-const seedCheckScript = `
-    nslookup aspnetapp.win-demo.svc.cluster.local | tail -3
-    wget -qO- http://aspnetapp.win-demo.svc.cluster.local | grep -o "<title>[^<]*</title>"
-    ping -c 2 172.21.41.6`
-
-// verificationCluster is the lab with the what-if files and the check pod
-// kubectl run would create.
-func verificationCluster(filenames []string, streams genericiooptions.IOStreams) (*model.Cluster, error) {
+// verificationCluster is the lab with the what-if files and the pods the
+// verification's kubectl run steps create.
+func verificationCluster(filenames []string, pods []string, streams genericiooptions.IOStreams) (*model.Cluster, error) {
 	snap, err := load.Load(load.Options{Lab: true, Filenames: filenames, Stdin: streams.In, DropRaw: true})
 	if err != nil {
 		return nil, err
 	}
-	objs, err := load.DecodeDocuments(strings.NewReader(checkPod), "kubectl run check")
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range objs {
-		replaced := false
-		for i, x := range snap.Objects {
-			if x.Key == o.Key {
-				snap.Objects[i], replaced = o, true
-			}
+	for _, doc := range pods {
+		objs, err := load.DecodeDocuments(strings.NewReader(doc), "kubectl run")
+		if err != nil {
+			return nil, err
 		}
-		if !replaced {
-			snap.Objects = append(snap.Objects, o)
+		for _, o := range objs {
+			replaced := false
+			for i, x := range snap.Objects {
+				if x.Key == o.Key {
+					snap.Objects[i], replaced = o, true
+				}
+			}
+			if !replaced {
+				snap.Objects = append(snap.Objects, o)
+			}
 		}
 	}
 	return engine.BuildOwned(snap)
 }
 
-// writeVerification runs the lab's cross-OS verification against the
-// twin: each command as a user types it, its output, and for the pings
-// where the TTL comes from. It ends with a verdict and returns the
+// writeVerification runs the lab's verification script against the twin
+// of the lab, the what-if files and the script's own pods, and returns the
 // commands that failed.
-func writeVerification(w io.Writer, filenames []string, streams genericiooptions.IOStreams) ([]string, error) {
-	fmt.Fprintf(w, "\n== Verification (simulated: the twin answers each command; ping times and other measurements are illustrative)\n")
-	c, err := verificationCluster(filenames, streams)
+func writeVerification(w io.Writer, lab *model.Cluster, filenames []string, streams genericiooptions.IOStreams) ([]string, error) {
+	script := console.LabVerification
+	// kubectl run creates its pods in the lab as it is: their commands
+	// read the twin before they exist.
+	pods, err := script.RunPods(console.FromCluster(lab))
 	if err != nil {
 		return nil, err
 	}
-	e, err := trace.New(c)
+	c, err := verificationCluster(filenames, pods, streams)
 	if err != nil {
 		return nil, err
 	}
-	var failed []string
-	checks := 0
-	fail := func(what string, err error) {
-		fmt.Fprintf(w, "(%s: %v)\n", what, err)
-		failed = append(failed, what)
-	}
-	// wantFail: the command is there to show a failure (a short name
-	// across namespaces that a Windows pod cannot resolve).
-	run := func(src trace.Source, argv []string, wantFail bool, filters ...string) {
-		checks++
-		out, handled, err := e.Exec(src, argv)
-		if err != nil || !handled {
-			fail("not answered: "+strings.Join(argv, " "), err)
-			return
-		}
-		if (out.Code != 0) != wantFail {
-			want := "succeed"
-			if wantFail {
-				want = "fail"
-			}
-			failed = append(failed, fmt.Sprintf("%s (exit %d; expected to %s)", strings.Join(strings.Fields(strings.Join(argv, " ")), " "), out.Code, want))
-		}
-		stdout := out.Stdout
-		for _, f := range filters {
-			// The seed pipes kubectl's output through its own shell.
-			stdout = localFilter(f, stdout)
-		}
-		fmt.Fprint(w, stdout)
-		fmt.Fprint(w, out.Stderr)
-		if out.Code != 0 && !out.NotStarted {
-			fmt.Fprintf(w, "command terminated with exit code %d\n", out.Code)
-		}
-	}
-	ttl := func(src trace.Source, dst string) {
-		a, err := netip.ParseAddr(dst)
-		if err != nil {
-			return
-		}
-		r := e.Trace(src, trace.Target{Kind: "ip", Addr: a, Given: dst}, trace.ICMP, 0)
-		if s := r.TTLSteps(); s != "" && !r.Assumed {
-			fmt.Fprintf(w, "  ttl: %s\n", s)
-		}
-		for _, x := range r.Warnings {
-			fmt.Fprintf(w, "  note: %s\n", x)
-		}
-	}
-
-	fmt.Fprintf(w, "\nLinux → Windows: the busybox pod check in default\n")
-	check, err := e.ParseSource("pod/default/check", "default")
-	if err != nil {
-		fail("kubectl run check", err)
-	} else {
-		fmt.Fprintf(w, "$ kubectl run -i --rm check --image=busybox:1.37 --restart=Never -- sh -c '%s'\n", seedCheckScript)
-		run(check, []string{"sh", "-c", seedCheckScript}, false)
-		fmt.Fprintf(w, "pod \"check\" deleted from default namespace\n")
-		fmt.Fprintf(w, "  (check ran on %s, %s)\n", check.Node, check.Addr)
-		ttl(check, "172.21.41.6")
-	}
-	fmt.Fprintf(w, "$ kubectl-hybrid exec node/k8s-lab-node-1 -- ping -c 1 172.21.41.6\n")
-	if n1, err := e.ParseSource("node/k8s-lab-node-1", ""); err != nil {
-		fail("node k8s-lab-node-1", err)
-	} else {
-		run(n1, []string{"ping", "-c", "1", "172.21.41.6"}, false)
-		ttl(n1, "172.21.41.6")
-	}
-
-	fmt.Fprintf(w, "\nWindows → Linux: deploy/aspnetapp in win-demo\n")
-	asp, err := e.ParseSource("deploy/aspnetapp", "win-demo")
-	if err != nil {
-		fail("deploy/aspnetapp", err)
-		return failed, writeVerdict(w, checks, failed)
-	}
-	curl := func(extra ...string) []string {
-		return append([]string{"curl.exe", "-s", "-o", "NUL", "-w", `%{remote_ip} %{http_code}\n`}, extra...)
-	}
-	for _, cmd := range []struct {
-		shown    string
-		argv     []string
-		wantFail bool
-		filters  []string
-		ttlTo    string
-	}{
-		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://hello.demo.svc.cluster.local/healthz`, curl("http://hello.demo.svc.cluster.local/healthz"), false, nil, ""},
-		{`ping -n 2 172.21.172.4`, []string{"ping", "-n", "2", "172.21.172.4"}, false, nil, "172.21.172.4"},
-		// Windows resolves a dotted name without the search list
-		// (https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#dns-windows).
-		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" --max-time 5 http://hello.demo/healthz`, curl("--max-time", "5", "http://hello.demo/healthz"), true, nil, ""},
-		{`curl.exe -s -o NUL -w "%{remote_ip} %{http_code}\n" http://aspnetapp/`, curl("http://aspnetapp/"), false, nil, ""},
-		{`ping -n 2 1.1.1.1 | tail -3`, []string{"ping", "-n", "2", "1.1.1.1"}, false, []string{"tail -3"}, "1.1.1.1"},
-	} {
-		fmt.Fprintf(w, "$ kubectl -n win-demo exec deploy/aspnetapp -- %s\n", cmd.shown)
-		run(asp, cmd.argv, cmd.wantFail, cmd.filters...)
-		if cmd.ttlTo != "" {
-			ttl(asp, cmd.ttlTo)
-		}
-	}
-
-	fmt.Fprintf(w, "\nThe Windows host: PS C:\\> curl.exe http://10.102.98.171 on k8s-lab-win-1\n")
-	if win, err := e.ParseSource("node/k8s-lab-win-1", ""); err != nil {
-		fail("node k8s-lab-win-1", err)
-	} else {
-		// Expected to fail: a Windows host does not reach ClusterIPs
-		// (https://kubernetes.io/docs/concepts/services-networking/windows-networking/#limitations).
-		checks++
-		r := e.Trace(win, trace.Target{Kind: "ip", Addr: netip.MustParseAddr("10.102.98.171"), Given: "10.102.98.171"}, trace.TCP, 80)
-		if r.Delivered {
-			fmt.Fprintf(w, "  delivered: %s\n", r.Reason)
-			failed = append(failed, "curl.exe http://10.102.98.171 on k8s-lab-win-1 (delivered; expected to fail)")
-		} else {
-			fmt.Fprintf(w, "  not delivered (%s): %s\n", r.Outcome, r.Reason)
-		}
-	}
-	return failed, writeVerdict(w, checks, failed)
-}
-
-// writeVerdict ends the verification: how many commands succeeded.
-func writeVerdict(w io.Writer, checks int, failed []string) error {
-	if len(failed) == 0 {
-		_, err := fmt.Fprintf(w, "\nVerdict: all %d commands answered as expected\n", checks)
-		return err
-	}
-	fmt.Fprintf(w, "\nVerdict: %d of %d commands did not answer as expected:\n", len(failed), checks)
-	for _, f := range failed {
-		fmt.Fprintf(w, "  %s\n", f)
-	}
-	return nil
-}
-
-// localFilter applies a filter the user's own shell runs on kubectl's
-// output (`| tail -3`).
-func localFilter(f, in string) string {
-	words := strings.Fields(f)
-	if len(words) == 2 && words[0] == "tail" && strings.HasPrefix(words[1], "-") {
-		n := 0
-		fmt.Sscanf(words[1], "-%d", &n)
-		lines := strings.SplitAfter(in, "\n")
-		if len(lines) > 0 && lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
-		}
-		if n < len(lines) {
-			lines = lines[len(lines)-n:]
-		}
-		return strings.Join(lines, "")
-	}
-	return in
+	return script.Run(w, console.FromCluster(c))
 }

@@ -88,24 +88,6 @@
 // everywhere. Only A queries are listed; the AAAA queries sent alongside
 // answer NODATA in an IPv4 cluster.
 //
-// # nslookup
-//
-// NSLookup prints what the tools print. busybox 1.37 (networking/nslookup.c)
-// does not use the resolver: it appends search domains only to names without
-// a dot and never sends such a name bare, ignores ndots, asks A and AAAA,
-// prints "Server:\t\t<ns>" and "Address:\t<ns>:53", one block per reply
-// (an empty line after each, "** server can't find <name>: NXDOMAIN" and
-// exit 1 for an error); -type=srv prints "service = <prio> <weight> <port>
-// <target>". busybox prints no TTLs, not even with -debug, which adds each
-// query's latency (not modeled). nslookup.exe names its server by PTR (CoreDNS:
-// kube-dns.kube-system.svc.cluster.local; "UnKnown" without one) and appends
-// the search list even to dotted names, then tries the name as given. Nano
-// Server has no nslookup: under cmd /c, cmd.exe's "is not recognized"
-// error, errorlevel 9009; a plain exec fails in the container runtime.
-//
-// # Resolve-DnsName
-//
-// ResolveDNSName prints the DnsClient cmdlet's records with their TTLs:
-// answer and additional sections, a table for the first record's type and
-// lists for the others.
+// What nslookup and Resolve-DnsName print from these answers is
+// internal/console's.
 package dns

@@ -11,10 +11,10 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // The calico-node template fields the BGP step changes, as kubectl's
@@ -104,8 +104,8 @@ func routesGrep(t *diff.Twin, node, pattern string) string {
 	if n == nil {
 		return "(no Linux dataplane for " + node + ")"
 	}
-	routes, _, _ := n.Exec([]string{"ip", "route"})
-	out, _, _ := trace.Filter([]string{"grep", pattern}, routes)
+	routes := n.IPRoute()
+	out, _, _ := console.Filter([]string{"grep", pattern}, routes)
 	return out
 }
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console/powershell"
 )
 
 // settingCommands change state to a value given in full: running them again
@@ -31,7 +31,7 @@ func TestEveryScriptParsesAndGuardsEveryChange(t *testing.T) {
 		}
 		n++
 		t.Run(f.Path, func(t *testing.T) {
-			sts, err := windows.ParseScript(f.Body)
+			sts, err := powershell.ParseScript(f.Body)
 			if err != nil {
 				t.Fatalf("the PowerShell reader refuses it: %v\n%s", err, f.Body)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
@@ -109,3 +110,37 @@ func (e *Engine) Felix() *felix.Calc { return e.felix }
 
 // WindowsCompiler is the engine's compiler of Windows nodes.
 func (e *Engine) WindowsCompiler() *windows.Compiler { return e.win }
+
+// Views for the console's client tools, which walk the twin through the
+// engine.
+
+// Lookup is what a tool's resolver answers for a host.
+type Lookup struct {
+	OK      bool
+	Addr    netip.Addr
+	Outcome Outcome
+	Reason  string
+	// Timeout is how long the resolver waits before it gives up, in
+	// seconds, when the query does not get through (0 otherwise).
+	Timeout int
+}
+
+// Lookup resolves a host the way the source's resolver does; an address
+// needs no lookup.
+func (e *Engine) Lookup(src Source, host string) Lookup {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return Lookup{OK: true, Addr: a}
+	}
+	r := e.resolve(src, host)
+	return Lookup{OK: r.ok, Addr: r.addr, Outcome: r.outcome, Reason: r.reason, Timeout: r.timeout}
+}
+
+// PodAt is the pod with an address, or nil.
+func (e *Engine) PodAt(a netip.Addr) *corev1.Pod { return e.pods[a] }
+
+// NodeOS is a node's operating system (linux for a node the twin lacks).
+func (e *Engine) NodeOS(name string) string { return e.nodeOS(e.nodes[name]) }
+
+// DNSSource is the source as the DNS model sees it; ok is false for an
+// address outside the cluster.
+func (e *Engine) DNSSource(src Source) (dns.Source, bool) { return e.dnsSource(src) }

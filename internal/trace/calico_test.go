@@ -159,16 +159,3 @@ func TestCalicoPoliciesDecideAsFelixProgramsThem(t *testing.T) {
 		})
 	}
 }
-
-// The case: curl.exe in the Windows pod to hello.demo fails once a
-// GlobalNetworkPolicy denies hello's ingress from win-demo.
-func TestCurlFromTheWindowsPodToHelloFailsUnderADenyingGlobalNetworkPolicy(t *testing.T) {
-	before := execIn(t, lab(t), "deploy/aspnetapp", "win-demo", "curl.exe", "-s", "-m", "5", "http://hello.demo.svc.cluster.local")
-	after := execIn(t, buildWith(t, gnpDenyWinDemoToHello), "deploy/aspnetapp", "win-demo", "curl.exe", "-s", "-m", "5", "http://hello.demo.svc.cluster.local")
-	if before.Code != 0 {
-		t.Fatalf("without the policy curl.exe exits %d: %s%s", before.Code, before.Stdout, before.Stderr)
-	}
-	if after.Code == 0 {
-		t.Fatalf("with the policy curl.exe still succeeds: %s", after.Stdout)
-	}
-}

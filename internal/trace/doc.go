@@ -123,17 +123,6 @@
 // through VXLAN, 13 ms of flow setup (seed 000's first reply took 13 ms,
 // the second <1 ms).
 //
-// # Tools
-//
-// Engine.Exec emulates what people run in pods and on nodes: busybox ping,
-// wget and nslookup; curl.exe, ping.exe and nslookup.exe on Windows;
-// iputils ping and curl on the Ubuntu nodes; sh -c scripts of them with
-// pipelines into tail, head and grep. Output formats and exit codes are the
-// real tools' (curl 6 for a name that does not resolve, 7 refused, 28 for
-// a timeout it was told to keep; wget 1 on any failure; ping's loss lines
-// and exit 1). ping without -c (or -n) sends 4 echo requests, Windows'
-// default; the real busybox and iputils ping would run until stopped. Not emulated: curl's progress meter (curl prints it on
-// stderr without -s; the twin prints nothing there), wget's progress bar,
-// CRLF line ends of Windows tools (the twin prints "\n"). A command the
-// image lacks fails the way its shell does (internal/imagecatalog).
+// The client tools that walk the engine (ping, curl, wget, nslookup) are
+// internal/console's.
 package trace

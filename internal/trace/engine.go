@@ -360,6 +360,21 @@ func (e *Engine) FindPod(kind, ns, name string) (*corev1.Pod, error) {
 		}
 		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): pods %q not found", name)}
 	}
+	pods, ok := e.DeploymentPods(ns, name)
+	if !ok {
+		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): deployments.apps %q not found", name)}
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodRunning {
+			return p, nil
+		}
+	}
+	return nil, &NotFoundError{fmt.Sprintf("error: unable to upgrade connection: no running pod of deployment %s", name)}
+}
+
+// DeploymentPods are the pods of a Deployment's ReplicaSets in the twin's
+// pod order; ok is false when no ReplicaSet belongs to the Deployment.
+func (e *Engine) DeploymentPods(ns, name string) (pods []*corev1.Pod, ok bool) {
 	var rs []string
 	for _, r := range e.rsByNS[ns] {
 		for _, ref := range r.OwnerReferences {
@@ -369,16 +384,17 @@ func (e *Engine) FindPod(kind, ns, name string) (*corev1.Pod, error) {
 		}
 	}
 	if len(rs) == 0 {
-		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): deployments.apps %q not found", name)}
+		return nil, false
 	}
 	for _, p := range e.podsByNS[ns] {
 		for _, ref := range p.OwnerReferences {
-			if p.Namespace == ns && ref.Kind == "ReplicaSet" && contains(rs, ref.Name) && p.Status.Phase == corev1.PodRunning {
-				return p, nil
+			if p.Namespace == ns && ref.Kind == "ReplicaSet" && contains(rs, ref.Name) {
+				pods = append(pods, p)
+				break
 			}
 		}
 	}
-	return nil, &NotFoundError{fmt.Sprintf("error: unable to upgrade connection: no running pod of deployment %s", name)}
+	return pods, true
 }
 
 func contains(list []string, s string) bool {

@@ -104,20 +104,6 @@ func traceOf(t testing.TB, e *Engine, src, dst, ns string, proto Proto, port int
 	return e.Trace(s, d, proto, port)
 }
 
-// execIn runs a command and fails the test on a not-modeled answer.
-func execIn(t testing.TB, e *Engine, src, ns string, argv ...string) Output {
-	t.Helper()
-	s, err := e.ParseSource(src, ns)
-	if err != nil {
-		t.Fatalf("source %s: %v", src, err)
-	}
-	o, handled, err := e.Exec(s, argv)
-	if err != nil || !handled {
-		t.Fatalf("%s %q: handled=%v err=%v", src, argv, handled, err)
-	}
-	return o
-}
-
 // golden compares got with testdata/golden/name, rewriting it with -update
 // and leaving actual_<name> beside it on a mismatch.
 func goldenFile(t *testing.T, name, got string) {

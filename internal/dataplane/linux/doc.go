@@ -11,7 +11,9 @@
 //
 // # Output fidelity
 //
-// Exec prints what iproute2 7.x and nftables 1.1 print, byte for byte where
+// The text forms (IPRoute, IPAddr, IPLink, IPNeigh, BridgeFDB, NFTTables;
+// internal/console reads the command lines) are what iproute2 7.x and
+// nftables 1.1 print, byte for byte where
 // the upstream printers are deterministic, including the trailing blank that
 // iproute2 leaves after the last field of ip route, ip neigh and ip addr
 // lines (ip/iproute.c prints every field as "%s "). Articles and seeds

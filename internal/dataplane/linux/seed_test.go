@@ -30,16 +30,6 @@ func TestSeedIPRouteOnNode2IsTheSeedTablePlusTheWindowsBlockAndHello(t *testing.
 	)
 }
 
-func TestSeedIPRouteAbbreviationsPrintTheSameTable(t *testing.T) {
-	n := labNode(t, "k8s-lab-node-2")
-	want := run(t, n, "ip route")
-	for _, cmd := range []string{"ip r", "ip route show", "ip ro list", "ip r s"} {
-		if got := run(t, n, cmd); got != want {
-			t.Errorf("%s differs from ip route:\n%s", cmd, lineDiff(want, got))
-		}
-	}
-}
-
 func TestSeedIPRouteEndsEveryLineWithIproute2sTrailingBlank(t *testing.T) {
 	out := run(t, labNode(t, "k8s-lab-node-2"), "ip route")
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {

@@ -537,7 +537,12 @@ func TestVFPPodPortsAreNamedAfterTheirEndpointAndMirrorTheSwitchACLs(t *testing.
 	f.pod("demo", "web", "win", "10.0.1.10", nil)
 	n := f.compile(t)
 	ep := endpointByIP(n, "10.0.1.10")
-	p := n.port(ep.ID)
+	var p *VFPPort
+	for _, x := range n.Ports() {
+		if x.Name == ep.ID {
+			p = x
+		}
+	}
 	if p == nil || p.Layers[0].Name != "ACL_ENDPOINT_LAYER" {
 		t.Fatalf("port %+v", p)
 	}

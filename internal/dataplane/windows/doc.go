@@ -1,8 +1,9 @@
 // Package windows compiles a built cluster into what HNS and VFP hold on
 // each Windows node — networks, endpoints, namespaces, load balancers, the
 // host adapters and firewall rules they bring, and VFP ports with layers and
-// rules — and emulates the PowerShell and native commands people read that
-// state with (Get-HnsNetwork … | Format-Table, hnsdiag, vfpctrl).
+// rules. The PowerShell and native commands people read that state with
+// (Get-HnsNetwork … | Format-Table, hnsdiag, vfpctrl) are
+// internal/console/powershell's.
 //
 // # Who creates what (and where the rules come from)
 //

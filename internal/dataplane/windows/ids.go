@@ -82,3 +82,6 @@ func macFrom(prefix string, a [4]byte) string {
 }
 
 const hexDigit = "0123456789abcdef"
+
+// HNSID is the stable GUID the twin gives an HNS object of that name.
+func HNSID(name string) string { return hnsID(name) }

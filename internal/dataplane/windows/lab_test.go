@@ -87,7 +87,7 @@ func transcript(n *Node, cmds ...string) string {
 				sb.WriteString(l + "\n")
 			}
 		}
-		out, errOut, code := n.Exec([]string{c})
+		out, errOut, code := psExec(n, []string{c})
 		sb.WriteString(out)
 		if errOut != "" || code != 0 {
 			fmt.Fprintf(&sb, "[stderr, exit %d]\n%s", code, errOut)
@@ -133,7 +133,7 @@ func TestSeed000PrintsWhatTheWindowsNodePrinted(t *testing.T) {
 		"remote_subnet_routes", "endpoints", "policy_groups", "exception_list", "loadbalancers"} {
 		t.Run(name, func(t *testing.T) {
 			script, want := seedExcerpt(t, name)
-			got, errOut, code := n.Exec([]string{script})
+			got, errOut, code := psExec(n, []string{script})
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -168,7 +168,7 @@ func TestSeed000PrintsWhatTheWindowsNodePrinted(t *testing.T) {
 // seed's order, to the exact table rows the seed prints.
 func TestSeedRemoteSubnetRoutesInTheSeedsOrder(t *testing.T) {
 	n := lab(t)
-	out, _, _ := n.Exec([]string{"$net = Get-HnsNetwork | Where-Object Name -eq Calico; $net.Policies | Where-Object Type -eq RemoteSubnetRoute | Format-Table DestinationPrefix, ProviderAddress, DistributedRouterMacAddress, IsolationId"})
+	out, _, _ := psExec(n, []string{"$net = Get-HnsNetwork | Where-Object Name -eq Calico; $net.Policies | Where-Object Type -eq RemoteSubnetRoute | Format-Table DestinationPrefix, ProviderAddress, DistributedRouterMacAddress, IsolationId"})
 	rows := strings.Split(strings.TrimSpace(out), "\n")[2:]
 	want := []string{
 		"172.21.211.0/26   192.168.10.24   66-ee-f4-61-98-50                  4096",

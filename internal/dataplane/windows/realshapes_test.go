@@ -37,7 +37,7 @@ func TestWindowsCommandsPrintTheShapesRealNodesPrint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := n.Exec([]string{tt.cmd})
+			out, errOut, code := psExec(n, []string{tt.cmd})
 			if code != 0 || !tt.check(out) {
 				t.Errorf("%s: exit %d, stderr %q; want %s, got:\n%s", tt.cmd, code, errOut, tt.expect, out)
 			}

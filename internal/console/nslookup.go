@@ -1,7 +1,8 @@
-package dns
+package console
 
 import (
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"net/netip"
 	"strings"
 
@@ -9,23 +10,42 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// ExitNotModeled is NSLookup's exit code when the twin cannot produce the
+// The DNS tools read internal/dns's answers.
+//
+// nsLookup prints what the tools print. busybox 1.37 (networking/nslookup.c)
+// does not use the resolver: it appends search domains only to names without
+// a dot and never sends such a name bare, ignores ndots, asks A and AAAA,
+// prints "Server:\t\t<ns>" and "Address:\t<ns>:53", one block per reply
+// (an empty line after each, "** server can't find <name>: NXDOMAIN" and
+// exit 1 for an error); -type=srv prints "service = <prio> <weight> <port>
+// <target>". busybox prints no TTLs, not even with -debug, which adds each
+// query's latency (not modeled). nslookup.exe names its server by PTR (CoreDNS:
+// kube-dns.kube-system.svc.cluster.local; "UnKnown" without one) and appends
+// the search list even to dotted names, then tries the name as given. Nano
+// Server has no nslookup: under cmd /c, cmd.exe's "is not recognized"
+// error, errorlevel 9009; a plain exec fails in the container runtime.
+//
+// resolveDNSName prints the DnsClient cmdlet's records with their TTLs:
+// answer and additional sections, a table for the first record's type and
+// lists for the others.
+
+// exitNotModeled is nsLookup's exit code when the twin cannot produce the
 // tool's output; stderr then says why.
-const ExitNotModeled = -1
+const exitNotModeled = -1
 
 // exitCmdNotFound is cmd.exe's errorlevel for "is not recognized as an
 // internal or external command" (MSG_DIR_BAD_COMMAND_OR_FILE, 9009), which
 // `cmd /c` exits with.
 const exitCmdNotFound = 9009
 
-// Tools NSLookup can be.
+// Tools nsLookup can be.
 const (
 	toolBusybox    = "busybox"
 	toolWindows    = "nslookup.exe"
 	toolNanoServer = "nanoserver"
 )
 
-// NSLookup runs `nslookup args…` in the source and returns what it prints
+// nsLookup runs `nslookup args…` in the source and returns what it prints
 // and its exit code:
 //   - in busybox and alpine images, busybox 1.37's nslookup
 //     (networking/nslookup.c, FEATURE_NSLOOKUP_BIG);
@@ -37,17 +57,16 @@ const (
 //     container runtime instead (internal/trace).
 //
 // Anything else (Linux nodes' bind9 nslookup, images whose tools are
-// unknown, answers outside the model) gives ExitNotModeled.
-func NSLookup(c *model.Cluster, from Source, args []string) (stdout, stderr string, exit int) {
+// unknown, answers outside the model) gives exitNotModeled.
+func nsLookup(c *model.Cluster, from dns.Source, args []string) (stdout, stderr string, exit int) {
 	if len(args) > 0 && (strings.EqualFold(args[0], "nslookup") || strings.EqualFold(args[0], "nslookup.exe")) {
 		args = args[1:]
 	}
-	cfg, err := ConfigFor(c, from)
+	cfg, err := dns.ConfigFor(c, from)
 	if err != nil {
-		return "", err.Error() + "\n", ExitNotModeled
+		return "", err.Error() + "\n", exitNotModeled
 	}
-	s := NewServer(c)
-	k := asker{server: s, network: s.network}
+	k := dns.NewAsker(c)
 	switch toolOf(cfg.OS, from) {
 	case toolBusybox:
 		return busyboxNSLookup(k, cfg, args)
@@ -60,10 +79,10 @@ func NSLookup(c *model.Cluster, from Source, args []string) (stdout, stderr stri
 	if from.IsNode() {
 		what = "node " + from.Node
 	}
-	return "", fmt.Sprintf("not modeled: which nslookup %s has\n", what), ExitNotModeled
+	return "", fmt.Sprintf("not modeled: which nslookup %s has\n", what), exitNotModeled
 }
 
-func toolOf(os string, src Source) string {
+func toolOf(os string, src dns.Source) string {
 	switch src.NSLookup {
 	case "busybox":
 		return toolBusybox
@@ -100,28 +119,28 @@ type bbQuery struct {
 // after every reply. Arrival order is not knowable; the twin prints the
 // replies in the reverse of the send order, which reproduces seed 000's
 // transcript (its `| tail -3` ends Name, Address, empty line).
-func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
+func busyboxNSLookup(k dns.Asker, cfg dns.Config, args []string) (string, string, int) {
 	var types []uint16
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		opt, val, _ := strings.Cut(args[0][1:], "=")
 		switch opt {
 		case "type", "querytype":
-			t, ok := ParseType(val)
-			if !ok || t == TypeANY || t == TypeSOA || t == TypeNS || t == TypeMX {
-				return "", "not modeled: busybox nslookup -type=" + val + "\n", ExitNotModeled
+			t, ok := dns.ParseType(val)
+			if !ok || t == dns.TypeANY || t == dns.TypeSOA || t == dns.TypeNS || t == dns.TypeMX {
+				return "", "not modeled: busybox nslookup -type=" + val + "\n", exitNotModeled
 			}
 			types = append(types, t)
 		case "debug":
 			// parse_reply prints no TTL even with -debug; what -debug adds
 			// is each query's latency ("Query #0 completed in 1ms:").
-			return "", "not modeled: busybox nslookup -debug prints how long each query took, which the twin does not know; it prints no TTLs (networking/nslookup.c parse_reply)\n", ExitNotModeled
+			return "", "not modeled: busybox nslookup -debug prints how long each query took, which the twin does not know; it prints no TTLs (networking/nslookup.c parse_reply)\n", exitNotModeled
 		default:
-			return "", "not modeled: busybox nslookup option -" + opt + "\n", ExitNotModeled
+			return "", "not modeled: busybox nslookup option -" + opt + "\n", exitNotModeled
 		}
 		args = args[1:]
 	}
 	if len(args) == 0 || len(args) > 2 {
-		return "", "not modeled: busybox nslookup usage message\n", ExitNotModeled
+		return "", "not modeled: busybox nslookup usage message\n", exitNotModeled
 	}
 	host := args[0]
 	servers := cfg.Nameservers
@@ -140,7 +159,7 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 	}
 	var queries []bbQuery
 	addWithSearch := func(t uint16, name string) {
-		if t == TypePTR || search == "" || strings.Contains(name, ".") {
+		if t == dns.TypePTR || search == "" || strings.Contains(name, ".") {
 			queries = append(queries, bbQuery{name, t})
 			return
 		}
@@ -149,14 +168,14 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		}
 	}
 	if ip, err := netip.ParseAddr(host); err == nil && len(types) == 0 {
-		queries = append(queries, bbQuery{reverseName(ip), TypePTR})
+		queries = append(queries, bbQuery{dns.ReverseName(ip), dns.TypePTR})
 	} else if len(types) == 0 {
-		addWithSearch(TypeA, host)
-		addWithSearch(TypeAAAA, host)
+		addWithSearch(dns.TypeA, host)
+		addWithSearch(dns.TypeAAAA, host)
 	} else {
 		// The applet walks its type table in order (qtypes[]: SOA, NS, A,
 		// AAAA, CNAME, MX, TXT, SRV, PTR, ANY).
-		for _, t := range []uint16{TypeA, TypeAAAA, TypeCNAME, TypeTXT, TypeSRV, TypePTR} {
+		for _, t := range []uint16{dns.TypeA, dns.TypeAAAA, dns.TypeCNAME, dns.TypeTXT, dns.TypeSRV, dns.TypePTR} {
 			for _, want := range types {
 				if want == t {
 					addWithSearch(t, host)
@@ -165,14 +184,14 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		}
 	}
 	for _, ns := range servers {
-		answers := make([]Answer, len(queries))
+		answers := make([]dns.Answer, len(queries))
 		reached := false
 		for i, q := range queries {
-			answers[i] = k.ask(ns, q.name, q.qtype)
+			answers[i] = k.Ask(ns, q.name, q.qtype)
 			switch answers[i].Rcode {
-			case NotModeled:
-				return "", answers[i].Why + "\n", ExitNotModeled
-			case NoServer:
+			case dns.NotModeled:
+				return "", answers[i].Why + "\n", exitNotModeled
+			case dns.NoServer:
 			default:
 				reached = true
 			}
@@ -186,7 +205,7 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		exit := 0
 		for i := len(queries) - 1; i >= 0; i-- {
 			a := answers[i]
-			if a.Rcode != NoError {
+			if a.Rcode != dns.NoError {
 				fmt.Fprintf(&b, "** server can't find %s: %s\n", queries[i].name, a.Rcode)
 				exit = 1
 			} else {
@@ -195,15 +214,15 @@ func busyboxNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 				}
 				for _, r := range a.Records {
 					switch r.Type {
-					case TypeA, TypeAAAA:
+					case dns.TypeA, dns.TypeAAAA:
 						fmt.Fprintf(&b, "Name:\t%s\nAddress: %s\n", r.Name, r.Data)
-					case TypeCNAME:
+					case dns.TypeCNAME:
 						fmt.Fprintf(&b, "%s\tcanonical name = %s\n", r.Name, r.Data)
-					case TypePTR:
+					case dns.TypePTR:
 						fmt.Fprintf(&b, "%s\tname = %s\n", r.Name, r.Data)
-					case TypeTXT:
+					case dns.TypeTXT:
 						fmt.Fprintf(&b, "%s\ttext = \"%s\"\n", r.Name, r.Data)
-					case TypeSRV:
+					case dns.TypeSRV:
 						// ns_name_uncompress writes the target without
 						// its final dot; the additional section (the
 						// targets' addresses) is not printed.
@@ -241,30 +260,30 @@ func hostPort(ip string) string {
 // the targets' addresses from the additional section, as Windows Server's
 // samples show; the empty line after them is assumed from the A output.
 // -debug prints every reply ("Got answer:", see winDebug).
-func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
-	qtype := TypeA
+func windowsNSLookup(k dns.Asker, cfg dns.Config, args []string) (string, string, int) {
+	qtype := dns.TypeA
 	debug := false
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		opt, val, _ := strings.Cut(args[0][1:], "=")
 		switch strings.ToLower(opt) {
 		case "type", "querytype", "q", "ty":
-			t, ok := ParseType(val)
-			if !ok || (t != TypeA && t != TypePTR && t != TypeSRV) {
-				return "", "not modeled: nslookup.exe -" + opt + "=" + val + "\n", ExitNotModeled
+			t, ok := dns.ParseType(val)
+			if !ok || (t != dns.TypeA && t != dns.TypePTR && t != dns.TypeSRV) {
+				return "", "not modeled: nslookup.exe -" + opt + "=" + val + "\n", exitNotModeled
 			}
 			qtype = t
 		case "debug", "deb":
 			debug = true
 		default:
-			return "", "not modeled: nslookup.exe option -" + opt + "\n", ExitNotModeled
+			return "", "not modeled: nslookup.exe option -" + opt + "\n", exitNotModeled
 		}
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return "", "not modeled: interactive nslookup.exe\n", ExitNotModeled
+		return "", "not modeled: interactive nslookup.exe\n", exitNotModeled
 	}
 	if len(args) > 2 {
-		return "", "not modeled: nslookup.exe usage message\n", ExitNotModeled
+		return "", "not modeled: nslookup.exe usage message\n", exitNotModeled
 	}
 	host := args[0]
 	server := ""
@@ -275,42 +294,42 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 	}
 	sip, err := netip.ParseAddr(server)
 	if err != nil {
-		return "", "not modeled: nslookup.exe without a server address\n", ExitNotModeled
+		return "", "not modeled: nslookup.exe without a server address\n", exitNotModeled
 	}
 	var out, errOut strings.Builder
 	w := winSession{k: k, server: server, debug: debug, out: &out}
-	ptr := w.ask(reverseName(sip), TypePTR)
+	ptr := w.ask(dns.ReverseName(sip), dns.TypePTR)
 	switch ptr.Rcode {
-	case NotModeled:
-		return "", ptr.Why + "\n", ExitNotModeled
-	case NoServer:
-		return "", "not modeled: nslookup.exe timing out on " + server + "\n", ExitNotModeled
+	case dns.NotModeled:
+		return "", ptr.Why + "\n", exitNotModeled
+	case dns.NoServer:
+		return "", "not modeled: nslookup.exe timing out on " + server + "\n", exitNotModeled
 	}
 	if w.notModeled != "" {
-		return "", w.notModeled + "\n", ExitNotModeled
+		return "", w.notModeled + "\n", exitNotModeled
 	}
 	serverName := "UnKnown"
 	for _, r := range ptr.Records {
-		if r.Type == TypePTR {
+		if r.Type == dns.TypePTR {
 			serverName = r.Data
 			break
 		}
 	}
 	fmt.Fprintf(&out, "Server:  %s\nAddress:  %s\n\n", serverName, server)
 
-	if ip, err := netip.ParseAddr(host); err == nil || qtype == TypePTR {
+	if ip, err := netip.ParseAddr(host); err == nil || qtype == dns.TypePTR {
 		q := host
 		if err == nil {
-			q = reverseName(ip)
+			q = dns.ReverseName(ip)
 		}
-		a := w.ask(q, TypePTR)
-		if a.Rcode == NotModeled {
-			return "", a.Why + "\n", ExitNotModeled
+		a := w.ask(q, dns.TypePTR)
+		if a.Rcode == dns.NotModeled {
+			return "", a.Why + "\n", exitNotModeled
 		}
 		if w.notModeled != "" {
-			return "", w.notModeled + "\n", ExitNotModeled
+			return "", w.notModeled + "\n", exitNotModeled
 		}
-		if a.Rcode != NoError || len(a.Records) == 0 {
+		if a.Rcode != dns.NoError || len(a.Records) == 0 {
 			fmt.Fprintf(&errOut, "*** %s can't find %s: %s\n", serverName, host, windowsRcode(a))
 			return out.String(), errOut.String(), 1
 		}
@@ -321,52 +340,52 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		return out.String(), errOut.String(), 0
 	}
 
-	n, absolute := normalize(host)
+	n, absolute := dns.Normalize(host)
 	var cands []string
 	if !absolute {
 		for _, sfx := range cfg.Searches {
-			d, _ := normalize(sfx)
+			d, _ := dns.Normalize(sfx)
 			if d != "" && d != "." {
 				cands = append(cands, n+"."+d)
 			}
 		}
 	}
-	cands = omitDuplicates(append(cands, n))
-	var last Answer
+	cands = dns.OmitDuplicates(append(cands, n))
+	var last dns.Answer
 	for _, cand := range cands {
 		a := w.ask(cand, qtype)
 		last = a
 		switch a.Rcode {
-		case NotModeled:
-			return "", a.Why + "\n", ExitNotModeled
-		case NoServer:
-			return "", "not modeled: nslookup.exe timing out on " + server + "\n", ExitNotModeled
+		case dns.NotModeled:
+			return "", a.Why + "\n", exitNotModeled
+		case dns.NoServer:
+			return "", "not modeled: nslookup.exe timing out on " + server + "\n", exitNotModeled
 		}
 		if w.notModeled != "" {
-			return "", w.notModeled + "\n", ExitNotModeled
+			return "", w.notModeled + "\n", exitNotModeled
 		}
-		if a.Rcode != NoError || !a.hasType(qtype) {
+		if a.Rcode != dns.NoError || !a.HasType(qtype) {
 			continue
 		}
 		if !a.Authoritative {
 			errOut.WriteString("Non-authoritative answer:\n")
 		}
-		if qtype == TypeSRV {
+		if qtype == dns.TypeSRV {
 			writeSRV(&out, a)
 			return out.String(), errOut.String(), 0
 		}
 		if debug {
 			// The default query type is A+AAAA: the AAAA question for the
 			// name that answered follows (nslookup.exe -debug samples).
-			w.ask(cand, TypeAAAA)
+			w.ask(cand, dns.TypeAAAA)
 			if w.notModeled != "" {
-				return "", w.notModeled + "\n", ExitNotModeled
+				return "", w.notModeled + "\n", exitNotModeled
 			}
 		}
 		canon := cand
 		var aliases []string
 		for _, r := range a.Records {
-			if r.Type == TypeCNAME {
+			if r.Type == dns.TypeCNAME {
 				aliases = append(aliases, r.Name)
 				canon = r.Data
 			}
@@ -379,8 +398,8 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 		out.WriteString("\n")
 		return out.String(), errOut.String(), 0
 	}
-	if last.Rcode == NoError {
-		return "", "not modeled: nslookup.exe's message for a name without " + TypeString(qtype) + " records\n", ExitNotModeled
+	if last.Rcode == dns.NoError {
+		return "", "not modeled: nslookup.exe's message for a name without " + dns.TypeString(qtype) + " records\n", exitNotModeled
 	}
 	fmt.Fprintf(&errOut, "*** %s can't find %s: %s\n", serverName, host, windowsRcode(last))
 	return out.String(), errOut.String(), 1
@@ -392,9 +411,9 @@ func windowsNSLookup(k asker, cfg Config, args []string) (string, string, int) {
 // internet address = <ip>"; the tab after the name, like the continuation
 // lines' tab and two spaces, is read from samples whose whitespace was
 // reflowed, and not confirmed).
-func writeSRV(b *strings.Builder, a Answer) {
+func writeSRV(b *strings.Builder, a dns.Answer) {
 	for _, r := range a.Records {
-		if r.Type != TypeSRV {
+		if r.Type != dns.TypeSRV {
 			continue
 		}
 		f := strings.Fields(r.Data)
@@ -407,9 +426,9 @@ func writeSRV(b *strings.Builder, a Answer) {
 	}
 	for _, r := range a.Extra {
 		switch r.Type {
-		case TypeA:
+		case dns.TypeA:
 			fmt.Fprintf(b, "%s\tinternet address = %s\n", r.Name, r.Data)
-		case TypeAAAA:
+		case dns.TypeAAAA:
 			fmt.Fprintf(b, "%s\tAAAA IPv6 address = %s\n", r.Name, r.Data)
 		}
 	}
@@ -430,13 +449,13 @@ func writeList(b *strings.Builder, one, many string, items []string) {
 }
 
 // windowsRcode is nslookup.exe's wording of an error rcode.
-func windowsRcode(a Answer) string {
+func windowsRcode(a dns.Answer) string {
 	switch a.Rcode {
-	case NXDomain:
+	case dns.NXDomain:
 		return "Non-existent domain"
-	case ServFail:
+	case dns.ServFail:
 		return "Server failed"
-	case Refused:
+	case dns.Refused:
 		return "Query refused"
 	}
 	return a.Rcode.String()

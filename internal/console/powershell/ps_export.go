@@ -1,4 +1,4 @@
-package windows
+package powershell
 
 // ScriptStatement is one statement of a script as the reader sees it: the
 // variable it assigns ("" for none), whether its pipeline starts with an

@@ -1,13 +1,15 @@
-package windows
+package powershell
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 )
 
 // native runs hnsdiag or vfpctrl.
-func (n *Node) native(name string, args []string) (string, string, int) {
+func (n node) native(name string, args []string) (string, string, int) {
 	if name == "hnsdiag" {
 		return n.hnsdiag(args)
 	}
@@ -27,7 +29,7 @@ func hnsdiagKey(indent, key string) string {
 // endpoint ones (Name, IP Address) from observed output; the network and
 // namespace fields are the older tabular output's columns in the newer
 // layout, which stderr says.
-func (n *Node) hnsdiag(args []string) (string, string, int) {
+func (n node) hnsdiag(args []string) (string, string, int) {
 	if len(args) != 2 || !strings.EqualFold(args[0], "list") {
 		return "", fmt.Sprintf("hnsdiag %s is not emulated. kubectl-hybrid emulates: %s\n", strings.Join(args, " "), strings.Join(emulatedList(), ", ")), 1
 	}
@@ -94,7 +96,7 @@ func (n *Node) hnsdiag(args []string) (string, string, int) {
 // layout observed in vfpctrl listings (" ITEM LIST", "===========", items
 // with "Key : value" lines, "Command <verb> succeeded!"); see vfp.go for
 // what of the content is confirmed.
-func (n *Node) vfpctrl(args []string) (string, string, int) {
+func (n node) vfpctrl(args []string) (string, string, int) {
 	opts := map[string]string{}
 	verb := ""
 	for i := 0; i < len(args); i++ {
@@ -149,7 +151,7 @@ func (n *Node) vfpctrl(args []string) (string, string, int) {
 		sb.WriteString("Command list-layer succeeded!\n")
 		return sb.String(), note, 0
 	}
-	layer := port.layer(opts["/layer"])
+	layer := layerOf(port, opts["/layer"])
 	if layer == nil {
 		return "", fmt.Sprintf("ERROR: failed to find layer %q on port %s\n", opts["/layer"], port.Name), 1
 	}
@@ -202,7 +204,7 @@ func (n *Node) vfpctrl(args []string) (string, string, int) {
 	return sb.String(), note, 0
 }
 
-func (n *Node) port(name string) *VFPPort {
+func (n node) port(name string) *windows.VFPPort {
 	for _, p := range n.Ports() {
 		if strings.EqualFold(p.Name, name) || strings.EqualFold(p.FriendlyName, name) {
 			return p
@@ -211,7 +213,7 @@ func (n *Node) port(name string) *VFPPort {
 	return nil
 }
 
-func (p *VFPPort) layer(name string) *VFPLayer {
+func layerOf(p *windows.VFPPort, name string) *windows.VFPLayer {
 	for _, l := range p.Layers {
 		if strings.EqualFold(l.Name, name) {
 			return l

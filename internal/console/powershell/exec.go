@@ -1,11 +1,21 @@
-package windows
+// Package powershell answers what people type on a Windows node: the HNS
+// module's cmdlets with the pipeline cmdlets of Windows PowerShell 5.1, and
+// hnsdiag and vfpctrl, read from a node's compiled HNS and VFP state
+// (internal/dataplane/windows). Every answer is simulated.
+package powershell
 
 import (
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 )
+
+// node is a Windows node's compiled HNS state as the PowerShell emulation
+// reads it.
+type node struct{ *windows.Node }
 
 // Exec runs a command on the node's emulated PowerShell and returns what
 // the console shows: stdout, stderr and the exit code. argv is joined with
@@ -21,7 +31,8 @@ import (
 // hnsdiag list … and vfpctrl /list-vmswitch-port, /list-layer, /list-group,
 // /list-rule. Anything else prints a "not emulated" error listing these and
 // exits 1; PowerShell errors (bad parameters, parse errors) exit 1 as well.
-func (n *Node) Exec(argv []string) (stdout, stderr string, exit int) {
+func Exec(wn *windows.Node, argv []string) (stdout, stderr string, exit int) {
+	n := node{wn}
 	text := strings.TrimSpace(strings.Join(argv, " "))
 	if text == "" {
 		return "", "", 0
@@ -106,7 +117,7 @@ var sourceCmdlets = map[string]bool{
 var canonical = map[string]string{}
 
 func init() {
-	src := func(get func(*Node) []any) cmdFunc {
+	src := func(get func(node) []any) cmdFunc {
 		return func(sc *scope, _ []any, args []argNode) ([]any, error) {
 			if len(args) > 0 {
 				return nil, unknownParam(args[0])
@@ -120,10 +131,10 @@ func init() {
 		fn      cmdFunc
 	}
 	entries := []entry{
-		{"Get-HnsNetwork", nil, src((*Node).networkObjs)},
-		{"Get-HnsEndpoint", nil, src((*Node).endpointObjs)},
-		{"Get-HnsNamespace", nil, src((*Node).namespaceObjs)},
-		{"Get-HnsPolicyList", nil, src((*Node).policyListObjs)},
+		{"Get-HnsNetwork", nil, src(node.networkObjs)},
+		{"Get-HnsEndpoint", nil, src(node.endpointObjs)},
+		{"Get-HnsNamespace", nil, src(node.namespaceObjs)},
+		{"Get-HnsPolicyList", nil, src(node.policyListObjs)},
 		{"Get-NetAdapter", nil, getNetAdapter},
 		{"Get-NetFirewallRule", nil, getNetFirewallRule},
 		{"Where-Object", []string{"where", "?"}, whereObject},

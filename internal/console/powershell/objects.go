@@ -1,6 +1,10 @@
-package windows
+package powershell
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+)
 
 // The objects the HNS PowerShell module returns are HNS's V1 JSON read by
 // ConvertFrom-Json, so their properties are HNS's JSON fields in HNS's
@@ -21,7 +25,7 @@ const (
 	typeFirewallRule   = "Microsoft.Management.Infrastructure.CimInstance#root/StandardCimv2/MSFT_NetFirewallRule"
 )
 
-func (n *Node) networkObjs() []any {
+func (n node) networkObjs() []any {
 	out := make([]any, 0, len(n.Networks()))
 	for _, nw := range n.Networks() {
 		o := newObj(typePSCustomObject)
@@ -38,7 +42,7 @@ func (n *Node) networkObjs() []any {
 		pols := []any{}
 		for _, p := range nw.Policies {
 			po := newObj(typePSCustomObject)
-			if p.Type == PolicyRemoteSubnetRoute {
+			if p.Type == windows.PolicyRemoteSubnetRoute {
 				po.set("DestinationPrefix", p.DestinationPrefix)
 				po.set("DistributedRouterMacAddress", p.DistributedRouterMacAddress)
 				po.set("IsolationId", p.IsolationID)
@@ -71,7 +75,7 @@ func (n *Node) networkObjs() []any {
 	return out
 }
 
-func (n *Node) endpointObjs() []any {
+func (n node) endpointObjs() []any {
 	out := make([]any, 0, len(n.Endpoints()))
 	for _, ep := range n.Endpoints() {
 		o := newObj(typePSCustomObject)
@@ -116,22 +120,22 @@ func (n *Node) endpointObjs() []any {
 }
 
 // policyObj is an endpoint policy in HNS's V1 view, fields sorted by name.
-func policyObj(p EndpointPolicy) *psObj {
+func policyObj(p windows.EndpointPolicy) *psObj {
 	o := newObj(typePSCustomObject)
 	switch p.Type {
-	case PolicyOutBoundNAT:
+	case windows.PolicyOutBoundNAT:
 		if len(p.Destinations) > 0 {
 			o.set("Destinations", strs(p.Destinations))
 		}
 		if len(p.ExceptionList) > 0 {
 			o.set("ExceptionList", strs(p.ExceptionList))
 		}
-	case PolicyRoute:
+	case windows.PolicyRoute:
 		o.set("DestinationPrefix", p.DestinationPrefix)
 		o.set("NeedEncap", p.NeedEncap)
-	case PolicyPA:
+	case windows.PolicyPA:
 		o.set("PA", p.PA)
-	case PolicyACL:
+	case windows.PolicyACL:
 		a := p.ACL
 		o.set("Action", a.Action)
 		o.set("Direction", a.Direction)
@@ -160,7 +164,7 @@ func policyObj(p EndpointPolicy) *psObj {
 }
 
 // namespaceObjs are HNS namespaces in the V2 (hcn.HostComputeNamespace) shape.
-func (n *Node) namespaceObjs() []any {
+func (n node) namespaceObjs() []any {
 	out := make([]any, 0, len(n.Namespaces))
 	for _, ns := range n.Namespaces {
 		res := []any{}
@@ -190,7 +194,7 @@ func (n *Node) namespaceObjs() []any {
 // its ID and state (the allocators are not modelled); Version is HNS's
 // API version as a 64-bit number (major<<32 | minor), which depends on the
 // Windows build and is given as 0 because the twin does not know it.
-func (n *Node) policyListObjs() []any {
+func (n node) policyListObjs() []any {
 	out := make([]any, 0, len(n.LoadBalancers()))
 	for _, lb := range n.LoadBalancers() {
 		elb := newObj(typePSCustomObject)
@@ -209,7 +213,7 @@ func (n *Node) policyListObjs() []any {
 		for i, id := range lb.EndpointIDs {
 			refs[i] = "/endpoints/" + id
 		}
-		activity := hnsID(lb.ID + "/activity")
+		activity := windows.HNSID(lb.ID + "/activity")
 		out = append(out, newObj(typePSCustomObject).
 			set("ActivityId", activity).
 			set("AdditionalParams", "").
@@ -225,7 +229,7 @@ func (n *Node) policyListObjs() []any {
 	return out
 }
 
-func (n *Node) adapterObjs() []any {
+func (n node) adapterObjs() []any {
 	out := make([]any, 0, len(n.Adapters))
 	for _, a := range n.Adapters {
 		out = append(out, newObj(typeNetAdapter).
@@ -237,7 +241,7 @@ func (n *Node) adapterObjs() []any {
 	return out
 }
 
-func (n *Node) firewallObjs() []any {
+func (n node) firewallObjs() []any {
 	out := make([]any, 0, len(n.FirewallRules))
 	for _, r := range n.FirewallRules {
 		enabled := "False"

@@ -1,4 +1,4 @@
-package windows
+package powershell
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 // scope holds a session's variables and $_.
 type scope struct {
-	node  *Node
+	node  node
 	vars  map[string]any
 	item  any
 	notes []string

@@ -1,4 +1,4 @@
-package trace
+package console
 
 import (
 	"strings"
@@ -64,7 +64,7 @@ func TestCommandsTheEmulationDoesNotKnowAreLeftToTheCaller(t *testing.T) {
 	e := lab(t)
 	for _, argv := range [][]string{{"ip", "route"}, {"Get-HnsNetwork | ConvertTo-Json -Depth 10"}} {
 		s, _ := e.ParseSource("node/k8s-lab-win-1", "")
-		if _, handled, err := e.Exec(s, argv); handled || err != nil {
+		if _, handled, err := (tracer{e}).exec(s, argv); handled || err != nil {
 			t.Errorf("%q: handled=%v err=%v", argv, handled, err)
 		}
 	}

@@ -1,6 +1,7 @@
-package dns
+package console
 
 import (
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"strings"
 	"testing"
 )
@@ -14,10 +15,10 @@ func TestResolveDNSNameParameters(t *testing.T) {
 		server string
 		err    string // substring; "" for none
 	}{
-		{name: "a name alone asks for A", args: []string{"hello"}, host: "hello", qtype: TypeA},
-		{name: "the second positional argument is the type", args: []string{"hello", "srv"}, host: "hello", qtype: TypeSRV},
-		{name: "named parameters may come in any order and be shortened", args: []string{"-Ty", "SRV", "-N", "x.y", "-Se", "10.96.0.10"}, host: "x.y", qtype: TypeSRV, server: "10.96.0.10"},
-		{name: "switches that change nothing modeled are taken", args: []string{"-DnsOnly", "-NoHostsFile", "x"}, host: "x", qtype: TypeA},
+		{name: "a name alone asks for A", args: []string{"hello"}, host: "hello", qtype: dns.TypeA},
+		{name: "the second positional argument is the type", args: []string{"hello", "srv"}, host: "hello", qtype: dns.TypeSRV},
+		{name: "named parameters may come in any order and be shortened", args: []string{"-Ty", "SRV", "-N", "x.y", "-Se", "10.96.0.10"}, host: "x.y", qtype: dns.TypeSRV, server: "10.96.0.10"},
+		{name: "switches that change nothing modeled are taken", args: []string{"-DnsOnly", "-NoHostsFile", "x"}, host: "x", qtype: dns.TypeA},
 		{name: "a server must be an address", args: []string{"x", "-Server", "dns.example"}, err: "an address is needed"},
 		{name: "an unknown parameter is refused", args: []string{"x", "-CacheOnly"}, err: "parameter -CacheOnly"},
 		{name: "a type the twin does not answer is refused", args: []string{"x", "-Type", "MX"}, err: "-Type MX"},
@@ -35,14 +36,14 @@ func TestResolveDNSNameParameters(t *testing.T) {
 				return
 			}
 			if err != "" || host != tt.host || qtype != tt.qtype || server != tt.server {
-				t.Errorf("got %q %s %q (error %q), want %q %s %q", host, TypeString(qtype), server, err, tt.host, TypeString(tt.qtype), tt.server)
+				t.Errorf("got %q %s %q (error %q), want %q %s %q", host, dns.TypeString(qtype), server, err, tt.host, dns.TypeString(tt.qtype), tt.server)
 			}
 		})
 	}
 }
 
 func TestResolveDNSNameRefusesWhatItCannotKnow(t *testing.T) {
-	servercore := Source{Namespace: "win-demo", Pod: "tools", Node: "k8s-lab-win-1", Image: "mcr.microsoft.com/windows/servercore:ltsc2025"}
+	servercore := dns.Source{Namespace: "win-demo", Pod: "tools", Node: "k8s-lab-win-1", Image: "mcr.microsoft.com/windows/servercore:ltsc2025"}
 	tests := []struct {
 		name string
 		args []string
@@ -56,10 +57,10 @@ func TestResolveDNSNameRefusesWhatItCannotKnow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			from := servercore
 			if i == 2 {
-				from = checkPod
+				from = dnsCheckPod
 			}
-			_, errOut, exit := ResolveDNSName(lab(t), from, tt.args)
-			if exit != ExitNotModeled || !strings.Contains(errOut, tt.why) {
+			_, errOut, exit := resolveDNSName(dnsLab(t), from, tt.args)
+			if exit != exitNotModeled || !strings.Contains(errOut, tt.why) {
 				t.Errorf("exit %d, stderr %q; want not modeled saying %q", exit, errOut, tt.why)
 			}
 		})

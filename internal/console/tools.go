@@ -1,4 +1,4 @@
-package trace
+package console
 
 import (
 	"fmt"
@@ -10,26 +10,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 	workload "github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog" // the image catalogue
 )
-
-// Output of an emulated command.
-type Output struct {
-	Stdout string
-	Stderr string
-	Code   int
-	// NotStarted: the container runtime could not start the program, so
-	// there is no remote exit code; Stderr is kubectl's error and Code its
-	// exit code.
-	NotStarted bool
-}
-
-// NotModeledError is a command the twin cannot answer; the message says
-// why.
-type NotModeledError struct{ Msg string }
-
-func (e *NotModeledError) Error() string { return e.Msg }
 
 func notModeled(format string, args ...any) error {
 	return &NotModeledError{Msg: fmt.Sprintf(format, args...)}
@@ -44,6 +29,13 @@ var toolNames = map[string]string{
 	"resolve-dnsname": toolResolveDNSName,
 }
 
+// isTool reports whether a program name (as typed, any case) is one of the
+// client tools the emulation answers.
+func isTool(name string) bool {
+	_, ok := toolNames[strings.ToLower(name)]
+	return ok
+}
+
 // toolResolveDNSName is a PowerShell cmdlet, not a program: it runs on a
 // Windows node's PowerShell, or in a pod under powershell.exe.
 const toolResolveDNSName = "Resolve-DnsName"
@@ -55,12 +47,22 @@ const (
 	viaPowerShell = "powershell" // powershell.exe -Command
 )
 
-// Exec runs a command in a pod or on a node: ping, curl, wget and nslookup
+// tracer runs the client tools: each walks the twin through the trace
+// engine.
+type tracer struct{ *trace.Engine }
+
+// parseAddr reads an address the engine printed (the zero Addr if none).
+func parseAddr(s string) netip.Addr {
+	a, _ := netip.ParseAddr(s)
+	return a
+}
+
+// exec runs a command in a pod or on a node: ping, curl, wget and nslookup
 // walk the twin; sh -c scripts and pipelines into tail, head and grep are
 // run as a shell would. handled is false for a command the emulation does
 // not know, so that the caller can hand it to the node's dataplane; err is
 // a *NotModeledError when the twin cannot say what the command prints.
-func (e *Engine) Exec(src Source, argv []string) (out Output, handled bool, err error) {
+func (e tracer) exec(src trace.Source, argv []string) (out Output, handled bool, err error) {
 	if len(argv) == 1 && strings.ContainsAny(argv[0], " \t\n") {
 		words, serr := SplitCommand(argv[0])
 		if serr != nil {
@@ -105,7 +107,7 @@ func (e *Engine) Exec(src Source, argv []string) (out Output, handled bool, err 
 // powershell runs `powershell [-NoProfile] [-NonInteractive] [-NoLogo]
 // [-Command] <command>` in a pod: an image without PowerShell cannot start
 // it; one with it runs the command if it is a single emulated command.
-func (e *Engine) powershell(src Source, argv []string) (Output, bool, error) {
+func (e tracer) powershell(src trace.Source, argv []string) (Output, bool, error) {
 	prof := e.profile(src)
 	f, ok := prof.Tool(workload.ToolPowerShell)
 	if !ok {
@@ -176,7 +178,7 @@ func baseName(s string) string {
 
 // script runs a shell script: commands separated by newlines, ";" or "&&",
 // each a pipeline whose later stages are text filters.
-func (e *Engine) script(src Source, s string) (Output, bool, error) {
+func (e tracer) script(src trace.Source, s string) (Output, bool, error) {
 	var total Output
 	handledAny := false
 	for _, line := range splitTop(s, "\n", ";", "&&", "&") {
@@ -223,13 +225,13 @@ func (e *Engine) script(src Source, s string) (Output, bool, error) {
 }
 
 // profile is the workload table's view of a pod source.
-func (e *Engine) profile(src Source) workload.Profile {
-	return workload.For(src.Pod, e.nodeOS(e.nodes[src.Node]))
+func (e tracer) profile(src trace.Source) workload.Profile {
+	return workload.For(src.Pod, e.NodeOS(src.Node))
 }
 
 // command runs one command; via tells what started it: the container
 // runtime itself (a plain exec), a shell (a script, cmd /c) or PowerShell.
-func (e *Engine) command(src Source, argv []string, via string) (Output, bool, error) {
+func (e tracer) command(src trace.Source, argv []string, via string) (Output, bool, error) {
 	name := strings.ToLower(baseName(argv[0]))
 	if o, c, ok := filter(argv, ""); ok && name != "" {
 		return Output{Stdout: o, Code: c}, true, nil
@@ -238,8 +240,7 @@ func (e *Engine) command(src Source, argv []string, via string) (Output, bool, e
 	if !known {
 		return Output{}, false, nil
 	}
-	nd := e.nodes[src.Node]
-	windowsOS := nd != nil && nd.windows
+	windowsOS := e.NodeOS(src.Node) == hybrid.OSWindows
 	if tool == toolResolveDNSName {
 		return e.resolveDNSNameIn(src, windowsOS, via, argv)
 	}
@@ -288,25 +289,15 @@ func (e *Engine) command(src Source, argv []string, via string) (Output, bool, e
 	return Output{}, false, nil
 }
 
-// target resolves a host the way the tool's resolver does; an IP needs no
-// lookup.
-func (e *Engine) lookup(src Source, host string) (netip.Addr, resolution) {
-	if a, err := netip.ParseAddr(host); err == nil {
-		return a, resolution{ok: true, addr: a}
-	}
-	r := e.resolve(src, host)
-	return r.addr, r
-}
-
-func (e *Engine) traceTo(src Source, a netip.Addr, proto Proto, port int) *Result {
-	t := Target{Kind: "ip", Addr: a, Given: a.String()}
+func (e tracer) traceTo(src trace.Source, a netip.Addr, proto trace.Proto, port int) *trace.Result {
+	t := trace.Target{Kind: "ip", Addr: a, Given: a.String()}
 	return e.Trace(src, t, proto, port)
 }
 
 // pingTimes are the per-packet round trips of the model: the trace's
 // RTT, the first packet's flow setup, and a fixed jitter per sequence
 // number (see the package documentation).
-func pingTimes(r *Result, n int) []float64 {
+func pingTimes(r *trace.Result, n int) []float64 {
 	jitter := []float64{0, 0.084, 0.042, 0.063}
 	out := make([]float64, n)
 	for i := range out {
@@ -319,7 +310,7 @@ func pingTimes(r *Result, n int) []float64 {
 	return out
 }
 
-func (e *Engine) ping(src Source, flavor string, args []string) (Output, bool, error) {
+func (e tracer) ping(src trace.Source, flavor string, args []string) (Output, bool, error) {
 	count := 4
 	var host string
 	for i := 0; i < len(args); i++ {
@@ -356,10 +347,11 @@ func (e *Engine) ping(src Source, flavor string, args []string) (Output, bool, e
 			return Output{Stderr: "ping: permission denied (are you root?)\n", Code: 1}, true, nil
 		}
 	}
-	a, res := e.lookup(src, host)
-	if !res.ok {
-		if res.outcome == NotModeled {
-			return Output{}, true, notModeled("%s", res.reason)
+	res := e.Lookup(src, host)
+	a := res.Addr
+	if !res.OK {
+		if res.Outcome == trace.NotModeled {
+			return Output{}, true, notModeled("%s", res.Reason)
 		}
 		switch flavor {
 		case workload.FlavorWindows:
@@ -369,8 +361,8 @@ func (e *Engine) ping(src Source, flavor string, args []string) (Output, bool, e
 		}
 		return Output{Stderr: fmt.Sprintf("ping: bad address '%s'\n", host), Code: 1}, true, nil
 	}
-	r := e.traceTo(src, a, ICMP, 0)
-	if r.Outcome == NotModeled {
+	r := e.traceTo(src, a, trace.ICMP, 0)
+	if r.Outcome == trace.NotModeled {
 		return Output{}, true, notModeled("%s", r.Reason)
 	}
 	got := r.Delivered && r.ReplyTTL > 0
@@ -488,33 +480,34 @@ func stats(ts []float64) (lo, hi, avg, mdev float64) {
 
 // httpGet is one HTTP request's outcome.
 type httpGet struct {
-	res      resolution
-	trace    *Result
+	res      trace.Lookup
+	trace    *trace.Result
 	addr     netip.Addr
 	resp     workload.Response
 	answered bool
 }
 
-// get resolves the URL's host, walks the TCP connection and asks the
+// get resolves the URL's host, walks the trace.TCP connection and asks the
 // workload table for the answer.
-func (e *Engine) get(src Source, u *url.URL) (httpGet, error) {
+func (e tracer) get(src trace.Source, u *url.URL) (httpGet, error) {
 	var g httpGet
 	host := u.Hostname()
 	port := 80
 	if p := u.Port(); p != "" {
 		port, _ = strconv.Atoi(p)
 	}
-	a, res := e.lookup(src, host)
+	res := e.Lookup(src, host)
+	a := res.Addr
 	g.res, g.addr = res, a
-	if !res.ok {
-		if res.outcome == NotModeled {
-			return g, notModeled("%s", res.reason)
+	if !res.OK {
+		if res.Outcome == trace.NotModeled {
+			return g, notModeled("%s", res.Reason)
 		}
 		return g, nil
 	}
-	r := e.traceTo(src, a, TCP, port)
+	r := e.traceTo(src, a, trace.TCP, port)
 	g.trace = r
-	if r.Outcome == NotModeled {
+	if r.Outcome == trace.NotModeled {
 		return g, notModeled("%s", r.Reason)
 	}
 	if !r.Delivered {
@@ -523,7 +516,7 @@ func (e *Engine) get(src Source, u *url.URL) (httpGet, error) {
 	if r.Assumed || r.DeliveredTo == nil || r.DeliveredTo.Kind != "pod" {
 		return g, notModeled("what %s:%d answers over HTTP is not modeled (only pods of the workload table answer)", a, port)
 	}
-	p := e.pods[addr(r.DeliveredTo.IP)]
+	p := e.PodAt(parseAddr(r.DeliveredTo.IP))
 	if p == nil {
 		return g, notModeled("the pod at %s is not known", r.DeliveredTo.IP)
 	}
@@ -553,7 +546,7 @@ func parseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func (e *Engine) curl(src Source, flavor, prog string, args []string) (Output, bool, error) {
+func (e tracer) curl(src trace.Source, flavor, prog string, args []string) (Output, bool, error) {
 	silent, showErr, fail := false, false, false
 	var outFile, writeOut, rawURL string
 	maxTime := 0.0
@@ -641,9 +634,9 @@ func (e *Engine) curl(src Source, flavor, prog string, args []string) (Output, b
 	if p := u.Port(); p != "" {
 		port, _ = strconv.Atoi(p)
 	}
-	if !g.res.ok {
+	if !g.res.OK {
 		wout("", 0, 0)
-		if g.res.timeout > 0 && maxTime > 0 && maxTime < float64(g.res.timeout) {
+		if g.res.Timeout > 0 && maxTime > 0 && maxTime < float64(g.res.Timeout) {
 			say(28, fmt.Sprintf("Resolving timed out after %d milliseconds", int(maxTime*1000)))
 			return o, true, nil
 		}
@@ -652,7 +645,7 @@ func (e *Engine) curl(src Source, flavor, prog string, args []string) (Output, b
 	}
 	r := g.trace
 	switch {
-	case r.Outcome == Refused || r.Outcome == Rejected:
+	case r.Outcome == trace.Refused || r.Outcome == trace.Rejected:
 		wout("", 0, 0)
 		say(7, fmt.Sprintf("Failed to connect to %s port %d after 0 ms: Couldn't connect to server", u.Hostname(), port))
 		return o, true, nil
@@ -728,7 +721,7 @@ func curlWriteOut(f, remote string, code, port int, u string) string {
 	return b.String()
 }
 
-func (e *Engine) wget(src Source, args []string) (Output, bool, error) {
+func (e tracer) wget(src trace.Source, args []string) (Output, bool, error) {
 	quiet := false
 	toStdout := false
 	outSet := false
@@ -785,7 +778,7 @@ func (e *Engine) wget(src Source, args []string) (Output, bool, error) {
 	if err != nil {
 		return Output{}, true, err
 	}
-	if !g.res.ok {
+	if !g.res.OK {
 		return Output{Stderr: fmt.Sprintf("wget: bad address '%s'\n", u.Hostname()), Code: 1}, true, nil
 	}
 	port := 80
@@ -798,7 +791,7 @@ func (e *Engine) wget(src Source, args []string) (Output, bool, error) {
 	}
 	r := g.trace
 	switch {
-	case r.Outcome == Refused || r.Outcome == Rejected:
+	case r.Outcome == trace.Refused || r.Outcome == trace.Rejected:
 		o.Stderr += fmt.Sprintf("wget: can't connect to remote host (%s): Connection refused\n", g.addr)
 		o.Code = 1
 		return o, true, nil
@@ -831,8 +824,8 @@ func (e *Engine) wget(src Source, args []string) (Output, bool, error) {
 
 // nslookup runs busybox's or Windows' nslookup after checking that the
 // query gets through to the nameserver.
-func (e *Engine) nslookup(src Source, flavor string, argv []string) (Output, bool, error) {
-	dsrc, ok := e.dnsSource(src)
+func (e tracer) nslookup(src trace.Source, flavor string, argv []string) (Output, bool, error) {
+	dsrc, ok := e.DNSSource(src)
 	if !ok {
 		return Output{}, true, notModeled("nslookup runs in pods and on nodes")
 	}
@@ -842,7 +835,7 @@ func (e *Engine) nslookup(src Source, flavor string, argv []string) (Output, boo
 	case src.Kind == "pod" && flavor == workload.FlavorWindows:
 		dsrc.NSLookup = "nslookup.exe"
 	}
-	cfg, err := dns.ConfigFor(e.c, dsrc)
+	cfg, err := dns.ConfigFor(e.Cluster(), dsrc)
 	if err == nil && len(cfg.Nameservers) > 0 {
 		server := cfg.Nameservers[0]
 		args := argv[1:]
@@ -856,8 +849,8 @@ func (e *Engine) nslookup(src Source, flavor string, argv []string) (Output, boo
 			server = plain[1]
 		}
 		if a, perr := netip.ParseAddr(server); perr == nil {
-			r := e.traceTo(src, a, UDP, 53)
-			if !r.Delivered && r.Outcome != NotModeled {
+			r := e.traceTo(src, a, trace.UDP, 53)
+			if !r.Delivered && r.Outcome != trace.NotModeled {
 				if flavor == workload.FlavorBusybox {
 					return Output{Stdout: ";; connection timed out; no servers could be reached\n\n", Code: 1}, true, nil
 				}
@@ -865,8 +858,8 @@ func (e *Engine) nslookup(src Source, flavor string, argv []string) (Output, boo
 			}
 		}
 	}
-	out, errOut, code := dns.NSLookup(e.c, dsrc, argv)
-	if code == dns.ExitNotModeled {
+	out, errOut, code := nsLookup(e.Cluster(), dsrc, argv)
+	if code == exitNotModeled {
 		return Output{}, true, notModeled("%s", strings.TrimSpace(errOut))
 	}
 	return Output{Stdout: out, Stderr: errOut, Code: code}, true, nil
@@ -876,7 +869,7 @@ func (e *Engine) nslookup(src Source, flavor string, argv []string) (Output, boo
 // it — a Windows node, or a pod under powershell.exe — after checking that
 // the query gets through to the DNS server. Anywhere else the name is not
 // a program: the runtime cannot start it, cmd.exe does not know it.
-func (e *Engine) resolveDNSNameIn(src Source, windowsOS bool, via string, argv []string) (Output, bool, error) {
+func (e tracer) resolveDNSNameIn(src trace.Source, windowsOS bool, via string, argv []string) (Output, bool, error) {
 	switch {
 	case src.Kind == "node" && !windowsOS:
 		return Output{}, false, nil
@@ -886,7 +879,7 @@ func (e *Engine) resolveDNSNameIn(src Source, windowsOS bool, via string, argv [
 		o, c := e.profile(src).NotFound(argv[0])
 		return Output{Stderr: o, Code: c}, true, nil
 	}
-	dsrc, ok := e.dnsSource(src)
+	dsrc, ok := e.DNSSource(src)
 	if !ok {
 		return Output{}, true, notModeled("Resolve-DnsName runs in pods and on nodes")
 	}
@@ -897,17 +890,17 @@ func (e *Engine) resolveDNSNameIn(src Source, windowsOS bool, via string, argv [
 		}
 	}
 	if server == "" {
-		if cfg, err := dns.ConfigFor(e.c, dsrc); err == nil && len(cfg.Nameservers) > 0 {
+		if cfg, err := dns.ConfigFor(e.Cluster(), dsrc); err == nil && len(cfg.Nameservers) > 0 {
 			server = cfg.Nameservers[0]
 		}
 	}
 	if a, err := netip.ParseAddr(server); err == nil {
-		if r := e.traceTo(src, a, UDP, 53); !r.Delivered && r.Outcome != NotModeled {
+		if r := e.traceTo(src, a, trace.UDP, 53); !r.Delivered && r.Outcome != trace.NotModeled {
 			return Output{}, true, notModeled("Resolve-DnsName timing out on %s is not modeled (%s)", server, r.Reason)
 		}
 	}
-	out, errOut, code := dns.ResolveDNSName(e.c, dsrc, argv)
-	if code == dns.ExitNotModeled {
+	out, errOut, code := resolveDNSName(e.Cluster(), dsrc, argv)
+	if code == exitNotModeled {
 		return Output{}, true, notModeled("%s", strings.TrimSpace(errOut))
 	}
 	return Output{Stdout: out, Stderr: errOut, Code: code}, true, nil

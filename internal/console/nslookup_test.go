@@ -1,6 +1,7 @@
-package dns
+package console
 
 import (
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestSeedNSLookupTail(t *testing.T) {
 	// Seed 000: kubectl run -i --rm check --image=busybox:1.37 --restart=Never --
 	//   sh -c 'nslookup aspnetapp.win-demo.svc.cluster.local | tail -3 …'
 	const seed = "Name:\taspnetapp.win-demo.svc.cluster.local\nAddress: 10.102.98.171\n\n"
-	out, errOut, exit := NSLookup(lab(t), checkPod, []string{"nslookup", "aspnetapp.win-demo.svc.cluster.local"})
+	out, errOut, exit := nsLookup(dnsLab(t), dnsCheckPod, []string{"nslookup", "aspnetapp.win-demo.svc.cluster.local"})
 	if exit != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", exit, errOut)
 	}
@@ -36,10 +37,10 @@ func TestSeedNSLookupTail(t *testing.T) {
 }
 
 func TestNSLookup(t *testing.T) {
-	type src func(t *testing.T, c *model.Cluster) Source
-	check := func(*testing.T, *model.Cluster) Source { return checkPod }
-	servercore := func(*testing.T, *model.Cluster) Source {
-		return Source{Namespace: "win-demo", Pod: "tools", Node: "k8s-lab-win-1", Image: "mcr.microsoft.com/windows/servercore:ltsc2025"}
+	type src func(t *testing.T, c *model.Cluster) dns.Source
+	check := func(*testing.T, *model.Cluster) dns.Source { return dnsCheckPod }
+	servercore := func(*testing.T, *model.Cluster) dns.Source {
+		return dns.Source{Namespace: "win-demo", Pod: "tools", Node: "k8s-lab-win-1", Image: "mcr.microsoft.com/windows/servercore:ltsc2025"}
 	}
 	tests := []struct {
 		name   string
@@ -71,8 +72,8 @@ func TestNSLookup(t *testing.T) {
 			args: []string{"api.demo.svc.cluster.local"}, exit: 0,
 			stdout: "api.demo.svc.cluster.local\tcanonical name = k8s-lab-api.example.com\nName:\tk8s-lab-api.example.com\nAddress: 192.168.10.23\n"},
 		{name: "busybox nslookup of a name outside the model is not modeled", from: check,
-			args: []string{"learn.microsoft.com"}, exit: ExitNotModeled, stderr: "not modeled: external name learn.microsoft.com"},
-		{name: "nslookup in the Nano Server aspnetapp pod is not a command", from: aspnetapp,
+			args: []string{"learn.microsoft.com"}, exit: exitNotModeled, stderr: "not modeled: external name learn.microsoft.com"},
+		{name: "nslookup in the Nano Server aspnetapp pod is not a command", from: dnsAspnetapp,
 			args: []string{"hello.demo.svc.cluster.local"}, exit: 9009,
 			stderr: "'nslookup' is not recognized as an internal or external command,\noperable program or batch file.\n"},
 		{name: "nslookup.exe names the server by its PTR", from: servercore,
@@ -85,21 +86,21 @@ func TestNSLookup(t *testing.T) {
 		{name: "nslookup.exe lists the addresses of a headless Service", extra: true, from: servercore,
 			args: []string{"hello-headless.demo.svc.cluster.local."}, exit: 0,
 			stdout: "Addresses:  172.21.211.25\n\t  172.21.172.4\n"},
-		{name: "nslookup.exe on the Windows node asks the router", from: func(*testing.T, *model.Cluster) Source { return NodeSource("k8s-lab-win-1") },
+		{name: "nslookup.exe on the Windows node asks the router", from: func(*testing.T, *model.Cluster) dns.Source { return dns.NodeSource("k8s-lab-win-1") },
 			args: []string{"k8s-lab-api.example.com."}, exit: 0,
 			stdout: "Server:  router.example.com\nAddress:  192.168.10.1\n\nName:    k8s-lab-api.example.com\nAddress:  192.168.10.23\n", stderr: "Non-authoritative answer:\n"},
-		{name: "nslookup on a Linux node is not modeled", from: func(*testing.T, *model.Cluster) Source { return NodeSource("k8s-lab-node-1") },
-			args: []string{"k8s-lab-api.example.com"}, exit: ExitNotModeled, stderr: "not modeled"},
+		{name: "nslookup on a Linux node is not modeled", from: func(*testing.T, *model.Cluster) dns.Source { return dns.NodeSource("k8s-lab-node-1") },
+			args: []string{"k8s-lab-api.example.com"}, exit: exitNotModeled, stderr: "not modeled"},
 		{name: "nslookup in an image of unknown tools is not modeled", from: helloPodImage,
-			args: []string{"hello"}, exit: ExitNotModeled, stderr: "ghcr.io/example/hello:1.2"},
+			args: []string{"hello"}, exit: exitNotModeled, stderr: "ghcr.io/example/hello:1.2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := lab(t)
+			c := dnsLab(t)
 			if tt.extra {
-				c = labExtra(t)
+				c = dnsLabExtra(t)
 			}
-			out, errOut, exit := NSLookup(c, tt.from(t, c), tt.args)
+			out, errOut, exit := nsLookup(c, tt.from(t, c), tt.args)
 			if exit != tt.exit {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", exit, tt.exit, out, errOut)
 			}
@@ -114,11 +115,11 @@ func TestNSLookup(t *testing.T) {
 }
 
 // helloPodImage is a hello pod: an image whose tools the twin does not know.
-func helloPodImage(t *testing.T, c *model.Cluster) Source { return helloPod(t, c) }
+func helloPodImage(t *testing.T, c *model.Cluster) dns.Source { return dnsHelloPod(t, c) }
 
 // busyboxInDemo is a busybox pod in the demo namespace.
-func busyboxInDemo(*testing.T, *model.Cluster) Source {
-	return Source{Namespace: "demo", Pod: "bb", Node: "k8s-lab-node-1", Image: "busybox:1.37"}
+func busyboxInDemo(*testing.T, *model.Cluster) dns.Source {
+	return dns.Source{Namespace: "demo", Pod: "bb", Node: "k8s-lab-node-1", Image: "busybox:1.37"}
 }
 
 func TestNSLookupExeWritesTTLsAsPublishedTranscriptsDo(t *testing.T) {

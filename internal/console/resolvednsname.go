@@ -1,7 +1,8 @@
-package dns
+package console
 
 import (
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// ResolveDNSName runs the DnsClient module's Resolve-DnsName cmdlet on a
+// resolveDNSName runs the DnsClient module's Resolve-DnsName cmdlet on a
 // Windows node or in a Windows pod that has PowerShell, and returns what
 // Windows PowerShell 5.1 prints and the exit code powershell.exe gives (1
 // when the cmdlet wrote an error).
@@ -33,55 +34,54 @@ import (
 // authority section), TTLs of answers from outside the cluster (the
 // upstream's TTL, capped by CoreDNS's cache, is not known), LLMNR and
 // NetBIOS for single-label names.
-func ResolveDNSName(c *model.Cluster, from Source, args []string) (stdout, stderr string, exit int) {
+func resolveDNSName(c *model.Cluster, from dns.Source, args []string) (stdout, stderr string, exit int) {
 	if len(args) > 0 && strings.EqualFold(args[0], "Resolve-DnsName") {
 		args = args[1:]
 	}
 	name, qtype, server, err := parseResolveDNSName(args)
 	if err != "" {
-		return "", err + "\n", ExitNotModeled
+		return "", err + "\n", exitNotModeled
 	}
-	cfg, cerr := ConfigFor(c, from)
+	cfg, cerr := dns.ConfigFor(c, from)
 	if cerr != nil {
-		return "", cerr.Error() + "\n", ExitNotModeled
+		return "", cerr.Error() + "\n", exitNotModeled
 	}
 	if cfg.OS != hybrid.OSWindows {
-		return "", "not modeled: Resolve-DnsName runs on Windows\n", ExitNotModeled
+		return "", "not modeled: Resolve-DnsName runs on Windows\n", exitNotModeled
 	}
 	if server == "" {
 		if len(cfg.Nameservers) == 0 {
-			return "", "not modeled: Resolve-DnsName without a DNS server\n", ExitNotModeled
+			return "", "not modeled: Resolve-DnsName without a DNS server\n", exitNotModeled
 		}
 		server = cfg.Nameservers[0]
 	}
-	s := NewServer(c)
-	k := asker{server: s, network: s.network}
-	cands := candidates(ResolverWindows, name, cfg)
+	k := dns.NewAsker(c)
+	cands := dns.Candidates(dns.ResolverWindows, name, cfg)
 	if ip, perr := netip.ParseAddr(name); perr == nil {
-		cands, qtype = []string{reverseName(ip)}, TypePTR
+		cands, qtype = []string{dns.ReverseName(ip)}, dns.TypePTR
 	}
 	if len(cands) == 0 {
-		return "", "not modeled: Resolve-DnsName of an empty name\n", ExitNotModeled
+		return "", "not modeled: Resolve-DnsName of an empty name\n", exitNotModeled
 	}
-	var last Answer
+	var last dns.Answer
 	for _, cand := range cands {
-		a := k.ask(server, cand, qtype)
+		a := k.Ask(server, cand, qtype)
 		last = a
 		switch a.Rcode {
-		case NotModeled:
-			return "", a.Why + "\n", ExitNotModeled
-		case NoServer:
-			return "", "not modeled: Resolve-DnsName timing out on " + server + "\n", ExitNotModeled
-		case NoError:
+		case dns.NotModeled:
+			return "", a.Why + "\n", exitNotModeled
+		case dns.NoServer:
+			return "", "not modeled: Resolve-DnsName timing out on " + server + "\n", exitNotModeled
+		case dns.NoError:
 		default:
 			continue
 		}
 		if len(a.Records) == 0 {
-			return "", "not modeled: Resolve-DnsName of a name without " + TypeString(qtype) + " records prints the SOA of the authority section (" + a.Why + ")\n", ExitNotModeled
+			return "", "not modeled: Resolve-DnsName of a name without " + dns.TypeString(qtype) + " records prints the SOA of the authority section (" + a.Why + ")\n", exitNotModeled
 		}
-		for _, r := range append(append([]Record(nil), a.Records...), a.Extra...) {
-			if a.Path != PathKubernetes || r.TTL == 0 {
-				return "", "not modeled: the TTL of " + r.Name + ", an answer from outside the cluster (the upstream's, capped by CoreDNS's cache)\n", ExitNotModeled
+		for _, r := range append(append([]dns.Record(nil), a.Records...), a.Extra...) {
+			if a.Path != dns.PathKubernetes || r.TTL == 0 {
+				return "", "not modeled: the TTL of " + r.Name + ", an answer from outside the cluster (the upstream's, capped by CoreDNS's cache)\n", exitNotModeled
 			}
 		}
 		return formatDNSRecords(a), "", 0
@@ -92,7 +92,7 @@ func ResolveDNSName(c *model.Cluster, from Source, args []string) (stdout, stder
 // parseResolveDNSName reads the cmdlet's parameters; a parameter name may
 // be shortened to any unambiguous prefix, as PowerShell allows.
 func parseResolveDNSName(args []string) (name string, qtype uint16, server, errText string) {
-	qtype = TypeA
+	qtype = dns.TypeA
 	var positional []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -117,8 +117,8 @@ func parseResolveDNSName(args []string) (name string, qtype uint16, server, errT
 			name = v
 		case strings.HasPrefix("type", p) && len(p) >= 2:
 			v, ok := value()
-			t, known := ParseType(v)
-			if !ok || !known || t == TypeANY || t == TypeSOA || t == TypeNS || t == TypeMX {
+			t, known := dns.ParseType(v)
+			if !ok || !known || t == dns.TypeANY || t == dns.TypeSOA || t == dns.TypeNS || t == dns.TypeMX {
 				return "", 0, "", "not modeled: Resolve-DnsName -Type " + v
 			}
 			qtype = t
@@ -137,7 +137,7 @@ func parseResolveDNSName(args []string) (name string, qtype uint16, server, errT
 		name, positional = positional[0], positional[1:]
 	}
 	if len(positional) > 0 {
-		t, known := ParseType(positional[0])
+		t, known := dns.ParseType(positional[0])
 		if !known || len(positional) > 1 {
 			return "", 0, "", "not modeled: Resolve-DnsName arguments " + strings.Join(positional, " ")
 		}
@@ -156,17 +156,17 @@ type recordView struct {
 	nameWidth int
 	columns   []string // table headers of the record data
 	widths    []int    // their widths; 0 for the last, unbounded
-	values    func(r Record) []string
+	values    func(r dns.Record) []string
 }
 
 var recordViews = map[uint16]recordView{
-	TypeA:     {nameWidth: 46, columns: []string{"IPAddress"}, widths: []int{0}, values: func(r Record) []string { return []string{r.Data} }},
-	TypeAAAA:  {nameWidth: 46, columns: []string{"IPAddress"}, widths: []int{0}, values: func(r Record) []string { return []string{r.Data} }},
-	TypeCNAME: {nameWidth: 30, columns: []string{"NameHost"}, widths: []int{0}, values: func(r Record) []string { return []string{r.Data} }},
-	TypePTR:   {nameWidth: 30, columns: []string{"NameHost"}, widths: []int{0}, values: func(r Record) []string { return []string{r.Data} }},
-	TypeTXT:   {nameWidth: 30, columns: []string{"Strings"}, widths: []int{0}, values: func(r Record) []string { return []string{"{" + r.Data + "}"} }},
-	TypeSRV: {nameWidth: 40, columns: []string{"NameTarget", "Priority", "Weight", "Port"}, widths: []int{30, 8, 6, 0},
-		values: func(r Record) []string {
+	dns.TypeA:     {nameWidth: 46, columns: []string{"IPAddress"}, widths: []int{0}, values: func(r dns.Record) []string { return []string{r.Data} }},
+	dns.TypeAAAA:  {nameWidth: 46, columns: []string{"IPAddress"}, widths: []int{0}, values: func(r dns.Record) []string { return []string{r.Data} }},
+	dns.TypeCNAME: {nameWidth: 30, columns: []string{"NameHost"}, widths: []int{0}, values: func(r dns.Record) []string { return []string{r.Data} }},
+	dns.TypePTR:   {nameWidth: 30, columns: []string{"NameHost"}, widths: []int{0}, values: func(r dns.Record) []string { return []string{r.Data} }},
+	dns.TypeTXT:   {nameWidth: 30, columns: []string{"Strings"}, widths: []int{0}, values: func(r dns.Record) []string { return []string{"{" + r.Data + "}"} }},
+	dns.TypeSRV: {nameWidth: 40, columns: []string{"NameTarget", "Priority", "Weight", "Port"}, widths: []int{30, 8, 6, 0},
+		values: func(r dns.Record) []string {
 			f := strings.Fields(r.Data)
 			if len(f) != 4 {
 				return []string{r.Data, "", "", ""}
@@ -178,27 +178,27 @@ var recordViews = map[uint16]recordView{
 // listProperty is the name of a record's data in the list view.
 func listProperties(t uint16) []string {
 	switch t {
-	case TypeA:
+	case dns.TypeA:
 		return []string{"IP4Address"}
-	case TypeAAAA:
+	case dns.TypeAAAA:
 		return []string{"IP6Address"}
-	case TypeSRV:
+	case dns.TypeSRV:
 		return []string{"NameTarget", "Priority", "Weight", "Port"}
-	case TypeTXT:
+	case dns.TypeTXT:
 		return []string{"Strings"}
 	}
 	return []string{"NameHost"}
 }
 
 type sectioned struct {
-	Record
+	dns.Record
 	section string
 }
 
 // formatDNSRecords writes the answer and additional records as PowerShell
 // does: a table for the records of the first record's type, a list for
 // each other record.
-func formatDNSRecords(a Answer) string {
+func formatDNSRecords(a dns.Answer) string {
 	var recs []sectioned
 	for _, r := range a.Records {
 		recs = append(recs, sectioned{r, "Answer"})
@@ -226,13 +226,13 @@ func formatDNSRecords(a Answer) string {
 			lists = append(lists, r)
 			continue
 		}
-		row := []string{r.Name, TypeString(r.Type), strconv.Itoa(int(r.TTL)), r.section}
+		row := []string{r.Name, dns.TypeString(r.Type), strconv.Itoa(int(r.TTL)), r.section}
 		writeRow(&b, append(row, view.values(r.Record)...), widths)
 	}
 	b.WriteString("\n")
 	for _, r := range lists {
 		labels := append([]string{"Name", "QueryType", "TTL", "Section"}, listProperties(r.Type)...)
-		values := []string{r.Name, TypeString(r.Type), strconv.Itoa(int(r.TTL)), r.section}
+		values := []string{r.Name, dns.TypeString(r.Type), strconv.Itoa(int(r.TTL)), r.section}
 		values = append(values, recordViews[r.Type].values(r.Record)...)
 		w := 0
 		for _, l := range labels {
@@ -268,12 +268,12 @@ func writeRow(b *strings.Builder, cells []string, widths []int) {
 // for a failed query (DnsQueryEx's Win32 error as a Win32Exception): the
 // message, the invocation ("At line:1 char:1" for powershell -Command),
 // the category and the error id.
-func resolveDNSNameError(name string, args []string, a Answer) string {
+func resolveDNSNameError(name string, args []string, a dns.Answer) string {
 	msg, id := "DNS server failure", "DNS_ERROR_RCODE_SERVER_FAILURE"
 	switch a.Rcode {
-	case NXDomain:
+	case dns.NXDomain:
 		msg, id = "DNS name does not exist", "DNS_ERROR_RCODE_NAME_ERROR"
-	case Refused:
+	case dns.Refused:
 		msg, id = "DNS request refused", "DNS_ERROR_RCODE_REFUSED"
 	}
 	line := strings.TrimSpace("Resolve-DnsName " + strings.Join(args, " "))

@@ -1,7 +1,8 @@
-package dns
+package console
 
 import (
 	"fmt"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"strings"
 )
 
@@ -9,7 +10,7 @@ import (
 // from 1 as its header ids are, and with -debug each reply printed as it
 // comes.
 type winSession struct {
-	k      asker
+	k      dns.Asker
 	server string
 	debug  bool
 	out    *strings.Builder
@@ -20,13 +21,13 @@ type winSession struct {
 	notModeled string
 }
 
-func (w *winSession) ask(name string, qtype uint16) Answer {
-	a := w.k.ask(w.server, name, qtype)
+func (w *winSession) ask(name string, qtype uint16) dns.Answer {
+	a := w.k.Ask(w.server, name, qtype)
 	w.id++
-	if !w.debug || a.Rcode == NotModeled || a.Rcode == NoServer || w.notModeled != "" {
+	if !w.debug || a.Rcode == dns.NotModeled || a.Rcode == dns.NoServer || w.notModeled != "" {
 		return a
 	}
-	if a.Path != PathKubernetes {
+	if a.Path != dns.PathKubernetes {
 		w.notModeled = "not modeled: nslookup.exe -debug of an answer from outside the cluster DNS (" + name +
 			"): the upstream's TTLs and authority records are not known to the twin"
 		return a
@@ -48,7 +49,7 @@ func (w *winSession) ask(name string, qtype uint16) Answer {
 // auth. answer, want recursion". The SOA serial is printed as 0 and marked
 // simulated: CoreDNS uses the time of the last change it saw
 // (plugin/kubernetes/kubernetes.go Serial).
-func winDebug(b *strings.Builder, id int, a Answer) {
+func winDebug(b *strings.Builder, id int, a dns.Answer) {
 	flags := []string{"response"}
 	if a.Authoritative {
 		flags = append(flags, "auth. answer")
@@ -60,8 +61,8 @@ func winDebug(b *strings.Builder, id int, a Answer) {
 	fmt.Fprintf(b, "        questions = 1,  answers = %d,  authority records = %d,  additional = %d\n\n",
 		len(a.Records), len(a.Authority), len(a.Extra))
 	b.WriteString("    QUESTIONS:\n")
-	fmt.Fprintf(b, "        %s, type = %s, class = IN\n", a.Name, TypeString(a.Type))
-	section := func(title string, rs []Record) {
+	fmt.Fprintf(b, "        %s, type = %s, class = IN\n", a.Name, dns.TypeString(a.Type))
+	section := func(title string, rs []dns.Record) {
 		if len(rs) == 0 {
 			return
 		}
@@ -76,25 +77,25 @@ func winDebug(b *strings.Builder, id int, a Answer) {
 	b.WriteString("\n------------\n")
 }
 
-func winRecord(b *strings.Builder, r Record) {
+func winRecord(b *strings.Builder, r dns.Record) {
 	fmt.Fprintf(b, "    ->  %s\n", r.Name)
 	ttl := fmt.Sprintf("        ttl = %d (%s)\n", r.TTL, winDuration(r.TTL))
 	switch r.Type {
-	case TypeA:
+	case dns.TypeA:
 		fmt.Fprintf(b, "        internet address = %s\n%s", r.Data, ttl)
-	case TypeAAAA:
+	case dns.TypeAAAA:
 		fmt.Fprintf(b, "        AAAA IPv6 address = %s\n%s", r.Data, ttl)
-	case TypeCNAME:
+	case dns.TypeCNAME:
 		fmt.Fprintf(b, "        canonical name = %s\n%s", strings.TrimSuffix(r.Data, "."), ttl)
-	case TypePTR:
+	case dns.TypePTR:
 		fmt.Fprintf(b, "        name = %s\n%s", strings.TrimSuffix(r.Data, "."), ttl)
-	case TypeSRV:
+	case dns.TypeSRV:
 		f := strings.Fields(r.Data)
 		if len(f) == 4 {
 			fmt.Fprintf(b, "        priority       = %s\n        weight         = %s\n        port           = %s\n        svr hostname   = %s\n%s",
 				f[0], f[1], f[2], strings.TrimSuffix(f[3], "."), ttl)
 		}
-	case TypeSOA:
+	case dns.TypeSOA:
 		f := strings.Fields(r.Data)
 		if len(f) == 7 {
 			b.WriteString(ttl)

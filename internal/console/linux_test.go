@@ -1,11 +1,36 @@
-package linux
+package console
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 )
 
-func TestExec(t *testing.T) {
+// labNode is a Linux node of the lab, compiled.
+func labNode(t testing.TB, name string) *linux.Node {
+	t.Helper()
+	n, err := FromCluster(labWith(t)).LinuxNode(name)
+	if err != nil || n == nil {
+		t.Fatalf("no Linux node %s in the lab: %v", name, err)
+	}
+	return n
+}
+
+// run runs a command line on a Linux node and fails on a non-zero exit.
+func run(t testing.TB, n *linux.Node, cmd string) string {
+	t.Helper()
+	out, errOut, code := execLinux(n, strings.Fields(cmd))
+	if code != 0 {
+		t.Fatalf("%s on %s: exit %d: %s", cmd, n.Name, code, errOut)
+	}
+	return out
+}
+
+func lineDiff(want, got string) string { return golden.Diff(want, got) }
+
+func TestALinuxNodeAnswersIproute2AndNftAsTheyDo(t *testing.T) {
 	n := labNode(t, "k8s-lab-node-2")
 	notEmulated := func(cmd string) string {
 		return `kubectl-hybrid: "` + cmd + `" is not emulated on Linux nodes; emulated: ip route, ip addr, ip link, ip -d link show vxlan.calico, ip neigh [show dev vxlan.calico], bridge fdb [show [dev vxlan.calico]], nft list ruleset, nft list table ip kube-proxy` + "\n"
@@ -32,17 +57,17 @@ func TestExec(t *testing.T) {
 		{name: "a table that does not exist gets nft's error", cmd: "nft list table ip nat", stderr: "Error: No such file or directory\nlist table ip nat\n              ^^^\n", exit: 1},
 		{name: "ip rule is not emulated", cmd: "ip rule", stderr: notEmulated("ip rule"), exit: 127},
 		{name: "ip neigh without a device names each entry's device and says the ARP cache is left out", cmd: "ip neigh",
-			contains: " dev vxlan.calico lladdr ", stderr: unmodelledNeigh},
-		{name: "ip neigh show is ip neigh", cmd: "ip neigh show", same: "ip neigh", stderr: unmodelledNeigh},
+			contains: " dev vxlan.calico lladdr ", stderr: linux.UnmodelledNeigh},
+		{name: "ip neigh show is ip neigh", cmd: "ip neigh show", same: "ip neigh", stderr: linux.UnmodelledNeigh},
 		{name: "bridge fdb show without a device names each entry's device and says the multicast entries are left out", cmd: "bridge fdb show",
-			contains: " dev vxlan.calico dst 192.168.10.", stderr: unmodelledFDB},
-		{name: "bridge fdb is bridge fdb show", cmd: "bridge fdb", same: "bridge fdb show", stderr: unmodelledFDB},
+			contains: " dev vxlan.calico dst 192.168.10.", stderr: linux.UnmodelledFDB},
+		{name: "bridge fdb is bridge fdb show", cmd: "bridge fdb", same: "bridge fdb show", stderr: linux.UnmodelledFDB},
 		{name: "ip -d for another device is not emulated", cmd: "ip -d link show ens18", stderr: notEmulated("ip -d link show ens18"), exit: 127},
 		{name: "iptables is not emulated", cmd: "iptables -S", stderr: notEmulated("iptables -S"), exit: 127},
 		{name: "ip route add does not change anything", cmd: "ip route add 10.0.0.0/8 dev ens18", stderr: notEmulated("ip route add 10.0.0.0/8 dev ens18"), exit: 127},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, errOut, code := n.Exec(strings.Fields(tc.cmd))
+			out, errOut, code := execLinux(n, strings.Fields(tc.cmd))
 			if code != tc.exit || errOut != tc.stderr {
 				t.Fatalf("exit %d stderr %q, want %d %q", code, errOut, tc.exit, tc.stderr)
 			}
@@ -57,8 +82,34 @@ func TestExec(t *testing.T) {
 		})
 	}
 	t.Run("an empty command is not emulated", func(t *testing.T) {
-		if _, _, code := n.Exec(nil); code != 127 {
+		if _, _, code := execLinux(n, nil); code != 127 {
 			t.Errorf("exit %d", code)
 		}
 	})
+}
+
+func TestIPRouteAbbreviationsPrintTheSameTable(t *testing.T) {
+	n := labNode(t, "k8s-lab-node-2")
+	want := run(t, n, "ip route")
+	for _, cmd := range []string{"ip r", "ip route show", "ip ro list", "ip r s"} {
+		if got := run(t, n, cmd); got != want {
+			t.Errorf("%s differs from ip route:\n%s", cmd, lineDiff(want, got))
+		}
+	}
+}
+
+// nft's own error for a table the node lacks, here kube-proxy's on a node
+// whose proxier is iptables (no nftables table at all).
+func TestNftListOfATableTheNodeLacksGetsNftsError(t *testing.T) {
+	c := labWith(t)
+	c.Kubeadm.KubeProxy.Mode = ""
+	n, err := FromCluster(c).LinuxNode("k8s-lab-node-1")
+	if err != nil || n == nil {
+		t.Fatalf("node: %v", err)
+	}
+	out, errOut, code := execLinux(n, []string{"nft", "list", "table", "ip", "kube-proxy"})
+	want := "Error: No such file or directory\nlist table ip kube-proxy\n              ^^^^^^^^^^\n"
+	if out != "" || errOut != want || code != 1 {
+		t.Errorf("got %q %q %d, want nft's error", out, errOut, code)
+	}
 }
