@@ -12,8 +12,8 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 	workload "github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog" // the image catalogue
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 func notModeled(format string, args ...any) error {
