@@ -12,7 +12,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
-	workload "github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog" // the image catalogue
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -22,10 +22,10 @@ func notModeled(format string, args ...any) error {
 
 // Tools the emulation answers, by the name the user types.
 var toolNames = map[string]string{
-	"ping": workload.ToolPing, "ping.exe": workload.ToolPing,
-	"curl": workload.ToolCurl, "curl.exe": workload.ToolCurl,
-	"wget":     workload.ToolWget,
-	"nslookup": workload.ToolNSLookup, "nslookup.exe": workload.ToolNSLookup,
+	"ping": imagecatalog.ToolPing, "ping.exe": imagecatalog.ToolPing,
+	"curl": imagecatalog.ToolCurl, "curl.exe": imagecatalog.ToolCurl,
+	"wget":     imagecatalog.ToolWget,
+	"nslookup": imagecatalog.ToolNSLookup, "nslookup.exe": imagecatalog.ToolNSLookup,
 	"resolve-dnsname": toolResolveDNSName,
 }
 
@@ -84,9 +84,9 @@ func (e tracer) exec(src trace.Source, argv []string) (out Output, handled bool,
 	if (name == "sh" || name == "ash" || name == "bash") && len(argv) >= 3 && argv[1] == "-c" {
 		if src.Kind == "pod" {
 			prof := e.profile(src)
-			if sh := prof.Shell(); sh == workload.ShellCmd {
+			if sh := prof.Shell(); sh == imagecatalog.ShellCmd {
 				return notStartedOnWindows(), true, nil
-			} else if sh == workload.ShellNone {
+			} else if sh == imagecatalog.ShellNone {
 				o, c := prof.NotFound(argv[0])
 				return Output{Stderr: o, Code: c}, true, nil
 			}
@@ -109,12 +109,12 @@ func (e tracer) exec(src trace.Source, argv []string) (out Output, handled bool,
 // it; one with it runs the command if it is a single emulated command.
 func (e tracer) powershell(src trace.Source, argv []string) (Output, bool, error) {
 	prof := e.profile(src)
-	f, ok := prof.Tool(workload.ToolPowerShell)
+	f, ok := prof.Tool(imagecatalog.ToolPowerShell)
 	if !ok {
 		return Output{}, true, notModeled("which tools the image %s has is not in the twin's table (internal/workload)", prof.Image)
 	}
-	if f == workload.FlavorNone {
-		if prof.Shell() == workload.ShellCmd {
+	if f == imagecatalog.FlavorNone {
+		if prof.Shell() == imagecatalog.ShellCmd {
 			return notStartedOnWindows(), true, nil
 		}
 		o, c := prof.NotFound(argv[0])
@@ -225,8 +225,8 @@ func (e tracer) script(src trace.Source, s string) (Output, bool, error) {
 }
 
 // profile is the workload table's view of a pod source.
-func (e tracer) profile(src trace.Source) workload.Profile {
-	return workload.For(src.Pod, e.NodeOS(src.Node))
+func (e tracer) profile(src trace.Source) imagecatalog.Profile {
+	return imagecatalog.For(src.Pod, e.NodeOS(src.Node))
 }
 
 // command runs one command; via tells what started it: the container
@@ -254,8 +254,8 @@ func (e tracer) command(src trace.Source, argv []string, via string) (Output, bo
 		}
 		// curl.exe in Nano Server answers to "curl" too (PATHEXT), and
 		// Linux images have no ".exe" names.
-		if f == workload.FlavorNone || (!windowsOS && strings.HasSuffix(name, ".exe")) {
-			if via == viaRuntime && prof.Shell() == workload.ShellCmd {
+		if f == imagecatalog.FlavorNone || (!windowsOS && strings.HasSuffix(name, ".exe")) {
+			if via == viaRuntime && prof.Shell() == imagecatalog.ShellCmd {
 				return notStartedOnWindows(), true, nil
 			}
 			o, c := prof.NotFound(argv[0])
@@ -265,11 +265,11 @@ func (e tracer) command(src trace.Source, argv []string, via string) (Output, bo
 	case "node":
 		switch {
 		case windowsOS:
-			flavor = workload.FlavorWindows
-		case tool == workload.ToolPing:
-			flavor = workload.FlavorIPUtils
-		case tool == workload.ToolCurl:
-			flavor = workload.FlavorIPUtils // Ubuntu's curl
+			flavor = imagecatalog.FlavorWindows
+		case tool == imagecatalog.ToolPing:
+			flavor = imagecatalog.FlavorIPUtils
+		case tool == imagecatalog.ToolCurl:
+			flavor = imagecatalog.FlavorIPUtils // Ubuntu's curl
 		default:
 			return Output{}, false, nil
 		}
@@ -277,13 +277,13 @@ func (e tracer) command(src trace.Source, argv []string, via string) (Output, bo
 		return Output{}, true, notModeled("commands run in pods and on nodes")
 	}
 	switch tool {
-	case workload.ToolPing:
+	case imagecatalog.ToolPing:
 		return e.ping(src, flavor, argv[1:])
-	case workload.ToolCurl:
+	case imagecatalog.ToolCurl:
 		return e.curl(src, flavor, argv[0], argv[1:])
-	case workload.ToolWget:
+	case imagecatalog.ToolWget:
 		return e.wget(src, argv[1:])
-	case workload.ToolNSLookup:
+	case imagecatalog.ToolNSLookup:
 		return e.nslookup(src, flavor, argv)
 	}
 	return Output{}, false, nil
@@ -324,17 +324,17 @@ func (e tracer) ping(src trace.Source, flavor string, args []string) (Output, bo
 			return ""
 		}
 		switch {
-		case flavor == workload.FlavorWindows && (low == "-n" || low == "/n"):
+		case flavor == imagecatalog.FlavorWindows && (low == "-n" || low == "/n"):
 			count, _ = strconv.Atoi(takesValue())
-		case flavor == workload.FlavorWindows && (low == "-w" || low == "/w" || low == "-l" || low == "/l" || low == "-i" || low == "/i"):
+		case flavor == imagecatalog.FlavorWindows && (low == "-w" || low == "/w" || low == "-l" || low == "/l" || low == "-i" || low == "/i"):
 			takesValue()
-		case flavor != workload.FlavorWindows && a == "-c":
+		case flavor != imagecatalog.FlavorWindows && a == "-c":
 			count, _ = strconv.Atoi(takesValue())
-		case flavor != workload.FlavorWindows && strings.HasPrefix(a, "-c") && len(a) > 2:
+		case flavor != imagecatalog.FlavorWindows && strings.HasPrefix(a, "-c") && len(a) > 2:
 			count, _ = strconv.Atoi(a[2:])
-		case flavor != workload.FlavorWindows && (a == "-W" || a == "-w" || a == "-s" || a == "-i" || a == "-t"):
+		case flavor != imagecatalog.FlavorWindows && (a == "-W" || a == "-w" || a == "-s" || a == "-i" || a == "-t"):
 			takesValue()
-		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "/") && flavor == workload.FlavorWindows:
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "/") && flavor == imagecatalog.FlavorWindows:
 		default:
 			host = a
 		}
@@ -342,8 +342,8 @@ func (e tracer) ping(src trace.Source, flavor string, args []string) (Output, bo
 	if host == "" || count <= 0 {
 		return Output{}, true, notModeled("ping without a host or with a bad count: the usage message is not emulated")
 	}
-	if flavor == workload.FlavorBusybox && src.Kind == "pod" {
-		if ok, _ := workload.CanRawPing(src.Pod); !ok {
+	if flavor == imagecatalog.FlavorBusybox && src.Kind == "pod" {
+		if ok, _ := imagecatalog.CanRawPing(src.Pod); !ok {
 			return Output{Stderr: "ping: permission denied (are you root?)\n", Code: 1}, true, nil
 		}
 	}
@@ -354,9 +354,9 @@ func (e tracer) ping(src trace.Source, flavor string, args []string) (Output, bo
 			return Output{}, true, notModeled("%s", res.Reason)
 		}
 		switch flavor {
-		case workload.FlavorWindows:
+		case imagecatalog.FlavorWindows:
 			return Output{Stdout: fmt.Sprintf("Ping request could not find host %s. Please check the name and try again.\n", host), Code: 1}, true, nil
-		case workload.FlavorIPUtils:
+		case imagecatalog.FlavorIPUtils:
 			return Output{Stderr: fmt.Sprintf("ping: %s: Name or service not known\n", host), Code: 2}, true, nil
 		}
 		return Output{Stderr: fmt.Sprintf("ping: bad address '%s'\n", host), Code: 1}, true, nil
@@ -369,7 +369,7 @@ func (e tracer) ping(src trace.Source, flavor string, args []string) (Output, bo
 	times := pingTimes(r, count)
 	var b strings.Builder
 	switch flavor {
-	case workload.FlavorWindows:
+	case imagecatalog.FlavorWindows:
 		b.WriteString("\n")
 		if host == a.String() {
 			fmt.Fprintf(&b, "Pinging %s with 32 bytes of data:\n", a)
@@ -405,7 +405,7 @@ func (e tracer) ping(src trace.Source, flavor string, args []string) (Output, bo
 			return Output{Stdout: b.String()}, true, nil
 		}
 		return Output{Stdout: b.String(), Code: 1}, true, nil
-	case workload.FlavorIPUtils:
+	case imagecatalog.FlavorIPUtils:
 		fmt.Fprintf(&b, "PING %s (%s) 56(84) bytes of data.\n", host, a)
 		received := 0
 		var ts []float64
@@ -483,7 +483,7 @@ type httpGet struct {
 	res      trace.Lookup
 	trace    *trace.Result
 	addr     netip.Addr
-	resp     workload.Response
+	resp     imagecatalog.Response
 	answered bool
 }
 
@@ -520,7 +520,7 @@ func (e tracer) get(src trace.Source, u *url.URL) (httpGet, error) {
 	if p == nil {
 		return g, notModeled("the pod at %s is not known", r.DeliveredTo.IP)
 	}
-	l, ok := workload.Listen(p, r.DeliveredTo.OS, corev1.ProtocolTCP, int32(r.DeliveredTo.Port))
+	l, ok := imagecatalog.Listen(p, r.DeliveredTo.OS, corev1.ProtocolTCP, int32(r.DeliveredTo.Port))
 	if !ok {
 		return g, notModeled("nothing listens")
 	}
@@ -655,7 +655,7 @@ func (e tracer) curl(src trace.Source, flavor, prog string, args []string) (Outp
 			say(28, fmt.Sprintf("Failed to connect to %s port %d after %d ms: Timeout was reached", u.Hostname(), port, int(maxTime*1000)+2))
 		} else {
 			after := 133000 // Linux: tcp_syn_retries 6
-			if flavor == workload.FlavorWindows {
+			if flavor == imagecatalog.FlavorWindows {
 				after = 21000 // Windows: TcpMaxConnectRetransmissions 2
 			}
 			say(7, fmt.Sprintf("Failed to connect to %s port %d after %d ms: Couldn't connect to server", u.Hostname(), port, after))
@@ -830,9 +830,9 @@ func (e tracer) nslookup(src trace.Source, flavor string, argv []string) (Output
 		return Output{}, true, notModeled("nslookup runs in pods and on nodes")
 	}
 	switch {
-	case src.Kind == "pod" && flavor == workload.FlavorBusybox:
+	case src.Kind == "pod" && flavor == imagecatalog.FlavorBusybox:
 		dsrc.NSLookup = "busybox"
-	case src.Kind == "pod" && flavor == workload.FlavorWindows:
+	case src.Kind == "pod" && flavor == imagecatalog.FlavorWindows:
 		dsrc.NSLookup = "nslookup.exe"
 	}
 	cfg, err := dns.ConfigFor(e.Cluster(), dsrc)
@@ -851,7 +851,7 @@ func (e tracer) nslookup(src trace.Source, flavor string, argv []string) (Output
 		if a, perr := netip.ParseAddr(server); perr == nil {
 			r := e.traceTo(src, a, trace.UDP, 53)
 			if !r.Delivered && r.Outcome != trace.NotModeled {
-				if flavor == workload.FlavorBusybox {
+				if flavor == imagecatalog.FlavorBusybox {
 					return Output{Stdout: ";; connection timed out; no servers could be reached\n\n", Code: 1}, true, nil
 				}
 				return Output{}, true, notModeled("nslookup.exe timing out on %s is not modeled (%s)", server, r.Reason)
