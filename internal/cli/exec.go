@@ -29,7 +29,7 @@ func NewCmdExec(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "exec (node/NAME | pod/NAME | deploy/NAME) [-n NS] -- COMMAND [ARGS...]",
 		Short: "Print what a command would print on a node or in a pod of the twin",
-		Long: `Answer the node and pod commands the seed articles run, from the compiled
+		Long: `Answer node and pod commands from the compiled (simulated)
 dataplane: on Linux nodes ip route, ip addr, ip -d link show vxlan.calico,
 ip neigh, bridge fdb and nft; on Windows nodes the HNS cmdlets, hnsdiag,
 vfpctrl, Get-NetAdapter and Get-NetFirewallRule; on Linux nodes also
