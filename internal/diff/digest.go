@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -65,7 +66,7 @@ func newDigest(c *model.Cluster) *digest {
 	}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
 	parts := map[string][]*uint64{
 		"Node":                {&d.routing, &d.proxy, &d.policy, &d.windows},
-		"IPPool":              {&d.routing, &d.policy, &d.windows},
+		"IPPool":              {&d.windows},
 		"IPAMBlock":           {&d.routing, &d.policy, &d.windows},
 		"BlockAffinity":       {&d.routing, &d.windows},
 		"FelixConfiguration":  {&d.routing, &d.policy, &d.windows},
@@ -77,7 +78,7 @@ func newDigest(c *model.Cluster) *digest {
 		"GlobalNetworkPolicy": {&d.policy, &d.windows},
 		"Namespace":           {&d.policy, &d.windows},
 		"ServiceAccount":      {&d.policy, &d.windows},
-		"ConfigMap":           {&d.proxy, &d.windows},
+		"ConfigMap":           {&d.windows},
 		"RuntimeClass":        {&d.proxy, &d.windows},
 	}
 	// Controllers count through their pods, the IPAM configuration through
@@ -88,15 +89,15 @@ func newDigest(c *model.Cluster) *digest {
 	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows, &d.all} {
 		*p = extra
 	}
-	// The Linux dataplane reads two fields of the Installation: bgp for
-	// BIRD's routes (internal/dataplane/linux routes.go) and linuxDataplane
-	// for whether Felix's table is nftables (calico.go); the rest
-	// (windowsDataplane, serviceCIDRs, the pools, which reach Linux as
-	// IPPool objects) is the Windows dataplane's and the operator's.
-	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil {
-		d.routing = mix(d.routing, hashJSON(in.Spec.CalicoNetwork.BGP), "Installation bgp")
-		d.policy = mix(d.policy, hashJSON(in.Spec.CalicoNetwork.LinuxDataplane), "Installation linuxDataplane")
-	}
+	// The Linux dataplane reads of the IP pools and the Installation only
+	// what it declares (linux.ReadSettings): a pool's encapsulation reaches
+	// the routes, never Felix's table; Linux kube-proxy reads its
+	// configuration from kubeadm's, not from a ConfigMap. The rest
+	// (windowsDataplane, serviceCIDRs, the ConfigMaps) is the Windows
+	// dataplane's and the operator's.
+	ls := linux.ReadSettings(c)
+	d.routing = mix(d.routing, hashJSON(ls.Routing), "linux routing settings")
+	d.policy = mix(d.policy, hashJSON(ls.Policy), "linux policy settings")
 	for i, o := range d.objects {
 		targets := parts[o.key.Kind]
 		if p, ok := o.obj.(*corev1.Pod); ok {

@@ -31,15 +31,12 @@ type calicoNode struct {
 }
 
 func newCalicoCluster(cc *clusterCtx) *calicoCluster {
-	k := &calicoCluster{cc: cc, nftables: true}
+	k := &calicoCluster{cc: cc, nftables: readNftables(cc.c)}
 	for _, p := range cc.pools {
 		k.allPools = append(k.allPools, p.cidr)
 		if p.natOutgoing {
 			k.masq = append(k.masq, p.cidr)
 		}
-	}
-	if in := cc.c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.LinuxDataplane != nil {
-		k.nftables = *in.Spec.CalicoNetwork.LinuxDataplane == "Nftables"
 	}
 	return k
 }

@@ -154,23 +154,13 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 	if a, err := netip.ParseAddr(c.Network.Gateway); err == nil {
 		cc.gateway = a
 	}
-	for _, p := range c.IPPools {
-		pr, err := netip.ParsePrefix(p.Spec.CIDR)
-		if err != nil || !pr.Addr().Is4() {
-			continue
-		}
-		pl := pool{cidr: pr.Masked(), vxlanMode: mode(p.Spec.VXLANMode), ipipMode: mode(p.Spec.IPIPMode), natOutgoing: p.Spec.NATOutgoing}
+	cc.pools = readPools(c)
+	for _, pl := range cc.pools {
 		if pl.vxlanMode != calico.ModeNever {
 			cc.anyVX = true
 		}
-		cc.pools = append(cc.pools, pl)
 	}
-	// The operator's Installation decides whether calico-node runs BIRD;
-	// without one (manifest installs) calico_backend is bird.
-	cc.bgp = true
-	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.BGP != nil {
-		cc.bgp = *in.Spec.CalicoNetwork.BGP == "Enabled"
-	}
+	cc.bgp = readBGP(c)
 	for _, b := range c.IPAMBlocks {
 		pr, err := netip.ParsePrefix(b.Spec.CIDR)
 		if err != nil || !pr.Addr().Is4() {
@@ -263,6 +253,75 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 	cc.kp = newKubeProxyCluster(c)
 	cc.cal = newCalicoCluster(cc)
 	return cc
+}
+
+// readPools are the IPv4 pools as the Linux dataplane reads them.
+func readPools(c *model.Cluster) []pool {
+	var out []pool
+	for _, p := range c.IPPools {
+		pr, err := netip.ParsePrefix(p.Spec.CIDR)
+		if err != nil || !pr.Addr().Is4() {
+			continue
+		}
+		out = append(out, pool{cidr: pr.Masked(), vxlanMode: mode(p.Spec.VXLANMode), ipipMode: mode(p.Spec.IPIPMode), natOutgoing: p.Spec.NATOutgoing})
+	}
+	return out
+}
+
+// readBGP: the operator's Installation decides whether calico-node runs
+// BIRD; without one (manifest installs) calico_backend is bird.
+func readBGP(c *model.Cluster) bool {
+	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.BGP != nil {
+		return *in.Spec.CalicoNetwork.BGP == "Enabled"
+	}
+	return true
+}
+
+// readNftables: Felix's table is nftables unless the Installation's
+// linuxDataplane names another dataplane.
+func readNftables(c *model.Cluster) bool {
+	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.LinuxDataplane != nil {
+		return *in.Spec.CalicoNetwork.LinuxDataplane == "Nftables"
+	}
+	return true
+}
+
+// Settings are what a Linux node's state reads of the IP pools and the
+// Installation, by part: the routing part (links, routes, neighbours,
+// FDB) reads the pools' encapsulation and whether BIRD runs; Felix's
+// table reads the pools' CIDRs and natOutgoing and whether Felix programs
+// nftables. A caller comparing two twins (internal/diff) compares these
+// rather than the whole objects: a pool's encapsulation changes the
+// routes and never Felix's table. The other inputs are whole objects
+// (nodes, blocks, pods, policies, FelixConfigurations).
+type Settings struct {
+	Routing RoutingSettings
+	Policy  PolicySettings
+}
+
+// RoutingSettings: per pool, its CIDR and encapsulation modes; BGP.
+type RoutingSettings struct {
+	Pools []string
+	BGP   bool
+}
+
+// PolicySettings: the pools Felix's sets hold and the natOutgoing ones.
+type PolicySettings struct {
+	Pools, Masquerade []string
+	Nftables          bool
+}
+
+// ReadSettings reads the settings as the compiler does (the same helpers).
+func ReadSettings(c *model.Cluster) Settings {
+	s := Settings{Routing: RoutingSettings{BGP: readBGP(c)}, Policy: PolicySettings{Nftables: readNftables(c)}}
+	for _, p := range readPools(c) {
+		s.Routing.Pools = append(s.Routing.Pools, p.cidr.String()+" vxlan "+p.vxlanMode+" ipip "+p.ipipMode)
+		s.Policy.Pools = append(s.Policy.Pools, p.cidr.String())
+		if p.natOutgoing {
+			s.Policy.Masquerade = append(s.Policy.Masquerade, p.cidr.String())
+		}
+	}
+	return s
 }
 
 func mode(s string) string {
