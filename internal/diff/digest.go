@@ -30,6 +30,9 @@ type digest struct {
 	// Installation; all: everything a trace or reach reads, which is every
 	// one of them and more.
 	routing, proxy, policy, windows, all uint64
+	// routingShared and policyShared are routing and policy over the
+	// objects other than pods (see nodeInputs).
+	routingShared, policyShared uint64
 }
 
 func (t *Twin) digest() *digest {
@@ -67,7 +70,7 @@ func newDigest(c *model.Cluster) *digest {
 	parts := map[string][]*uint64{
 		"Node":                {&d.routing, &d.proxy, &d.policy, &d.windows},
 		"IPPool":              {&d.windows},
-		"IPAMBlock":           {&d.routing, &d.policy, &d.windows},
+		"IPAMBlock":           {&d.windows},
 		"BlockAffinity":       {&d.routing, &d.windows},
 		"FelixConfiguration":  {&d.routing, &d.policy, &d.windows},
 		"BGPConfiguration":    {&d.routing, &d.windows},
@@ -98,6 +101,7 @@ func newDigest(c *model.Cluster) *digest {
 	ls := linux.ReadSettings(c)
 	d.routing = mix(d.routing, hashJSON(ls.Routing), "linux routing settings")
 	d.policy = mix(d.policy, hashJSON(ls.Policy), "linux policy settings")
+	d.routingShared, d.policyShared = d.routing, d.policy
 	for i, o := range d.objects {
 		targets := parts[o.key.Kind]
 		if p, ok := o.obj.(*corev1.Pod); ok {
@@ -115,6 +119,15 @@ func newDigest(c *model.Cluster) *digest {
 		}
 		for _, t := range targets {
 			*t = mix(*t, sums[i], o.key.String())
+			if o.key.Kind == "Pod" {
+				continue
+			}
+			switch t {
+			case &d.routing:
+				d.routingShared = mix(d.routingShared, sums[i], o.key.String())
+			case &d.policy:
+				d.policyShared = mix(d.policyShared, sums[i], o.key.String())
+			}
 		}
 	}
 	return d

@@ -49,7 +49,7 @@ var everything = parts{true, true, true, true}
 // costliest: every policy and IP set of the node's pods) when policy
 // inputs do; a Windows node's HNS state, made all at once, when any does.
 // Nodes only one twin has list their whole state as added or removed.
-func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error) {
+func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff, error) {
 	ea, err := before.Engine()
 	if err != nil {
 		return nil, fmt.Errorf("the before twin: %w", err)
@@ -75,6 +75,22 @@ func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// Routes and Felix's table are rendered only on the nodes whose inputs
+	// for them differ: the inputs all nodes share are compared once here.
+	ia, ib := before.inputs(), after.inputs()
+	sameRouting := ia.routing == ib.routing
+	samePolicy := false
+	if p.policy && gate {
+		pa, err := ia.policy(before)
+		if err != nil {
+			return nil, fmt.Errorf("the before twin: %w", err)
+		}
+		pb, err := ib.policy(after)
+		if err != nil {
+			return nil, fmt.Errorf("the after twin: %w", err)
+		}
+		samePolicy = pa == pb
+	}
 	out := make([]*NodeDiff, len(names))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -87,6 +103,9 @@ func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error
 				want := p
 				if pr.a == nil || pr.b == nil {
 					want = everything
+				} else if gate && ia.own[names[i]] == ib.own[names[i]] {
+					want.routing = want.routing && !sameRouting
+					want.policy = want.policy && !samePolicy
 				}
 				var sa, sb *state
 				if pr.a != nil {

@@ -161,17 +161,7 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 		}
 	}
 	cc.bgp = readBGP(c)
-	for _, b := range c.IPAMBlocks {
-		pr, err := netip.ParsePrefix(b.Spec.CIDR)
-		if err != nil || !pr.Addr().Is4() {
-			continue
-		}
-		node := ""
-		if b.Spec.Affinity != nil && strings.HasPrefix(*b.Spec.Affinity, "host:") {
-			node = strings.TrimPrefix(*b.Spec.Affinity, "host:")
-		}
-		cc.blocks = append(cc.blocks, block{cidr: pr.Masked(), node: node})
-	}
+	cc.blocks = readBlocks(c)
 	sort.Slice(cc.blocks, func(i, j int) bool { return cc.blocks[i].cidr.Addr().Less(cc.blocks[j].cidr.Addr()) })
 	cc.blockIdx = make(map[netip.Prefix]block, len(cc.blocks))
 	for _, b := range cc.blocks {
@@ -268,6 +258,24 @@ func readPools(c *model.Cluster) []pool {
 	return out
 }
 
+// readBlocks are the IPv4 IPAM blocks and their affine nodes, in input
+// order: the block's attributes and allocations are not read.
+func readBlocks(c *model.Cluster) []block {
+	var out []block
+	for _, b := range c.IPAMBlocks {
+		pr, err := netip.ParsePrefix(b.Spec.CIDR)
+		if err != nil || !pr.Addr().Is4() {
+			continue
+		}
+		node := ""
+		if b.Spec.Affinity != nil && strings.HasPrefix(*b.Spec.Affinity, "host:") {
+			node = strings.TrimPrefix(*b.Spec.Affinity, "host:")
+		}
+		out = append(out, block{cidr: pr.Masked(), node: node})
+	}
+	return out
+}
+
 // readBGP: the operator's Installation decides whether calico-node runs
 // BIRD; without one (manifest installs) calico_backend is bird.
 func readBGP(c *model.Cluster) bool {
@@ -286,23 +294,25 @@ func readNftables(c *model.Cluster) bool {
 	return true
 }
 
-// Settings are what a Linux node's state reads of the IP pools and the
-// Installation, by part: the routing part (links, routes, neighbours,
-// FDB) reads the pools' encapsulation and whether BIRD runs; Felix's
-// table reads the pools' CIDRs and natOutgoing and whether Felix programs
-// nftables. A caller comparing two twins (internal/diff) compares these
-// rather than the whole objects: a pool's encapsulation changes the
-// routes and never Felix's table. The other inputs are whole objects
-// (nodes, blocks, pods, policies, FelixConfigurations).
+// Settings are what a Linux node's state reads of the IP pools, the IPAM
+// blocks and the Installation, by part: the routing part (links, routes,
+// neighbours, FDB) reads the pools' encapsulation, the blocks' CIDRs and
+// affinities and whether BIRD runs; Felix's table reads the pools' CIDRs
+// and natOutgoing and whether Felix programs nftables. A caller comparing
+// two twins (internal/diff) compares these rather than the whole objects:
+// a pool's encapsulation changes the routes and never Felix's table, a
+// block's allocations neither. The other inputs are whole objects (nodes,
+// pods, policies, FelixConfigurations).
 type Settings struct {
 	Routing RoutingSettings
 	Policy  PolicySettings
 }
 
-// RoutingSettings: per pool, its CIDR and encapsulation modes; BGP.
+// RoutingSettings: per pool, its CIDR and encapsulation modes; per block,
+// its CIDR and node; BGP.
 type RoutingSettings struct {
-	Pools []string
-	BGP   bool
+	Pools, Blocks []string
+	BGP           bool
 }
 
 // PolicySettings: the pools Felix's sets hold and the natOutgoing ones.
@@ -320,6 +330,9 @@ func ReadSettings(c *model.Cluster) Settings {
 		if p.natOutgoing {
 			s.Policy.Masquerade = append(s.Policy.Masquerade, p.cidr.String())
 		}
+	}
+	for _, b := range readBlocks(c) {
+		s.Routing.Blocks = append(s.Routing.Blocks, b.cidr.String()+" "+b.node)
 	}
 	return s
 }

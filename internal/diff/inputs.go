@@ -1,0 +1,91 @@
+package diff
+
+import (
+	"hash/fnv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// nodeInputs split what a twin's Linux nodes are compiled from into what
+// every node shares and what only one node holds (its Node and its own
+// pods), per part: a comparison renders a node's part only when the
+// shared inputs of that part or the node's own differ, rather than every
+// node's whole table whenever anything the part reads changed somewhere.
+// A part shared by all nodes is thereby compared once, not per node.
+type nodeInputs struct {
+	// own is, per node, its Node object and its pods, as hashed in the
+	// digest.
+	own map[string]uint64
+	// routing: the Node objects, Settings.Routing, the FelixConfiguration
+	// and BGP objects, what no API object holds, and each pod's node and
+	// address (a pod outside its node's blocks is routed on every node).
+	routing uint64
+	// policyObjects: Settings.Policy and the policy, namespace and
+	// service account objects; with linux.PeerInputs (made from the trace
+	// engine's Felix calculation on first use) the shared Felix inputs.
+	policyObjects uint64
+
+	peerOnce sync.Once
+	peer     uint64
+}
+
+// inputs are the twin's node inputs, made on first use.
+func (t *Twin) inputs() *nodeInputs {
+	t.inOnce.Do(func() { t.in = newNodeInputs(t) })
+	return t.in
+}
+
+func newNodeInputs(t *Twin) *nodeInputs {
+	d := t.digest()
+	in := &nodeInputs{own: map[string]uint64{}, routing: d.routingShared, policyObjects: d.policyShared}
+	for _, n := range t.c.Nodes {
+		in.own[n.Name] = mix(fnvOffset64, d.hashes[keyOf("", "Node", n)], n.Name)
+	}
+	// Pod facts are summed: the sum does not depend on the order of the
+	// twin's pod list, which a replaced pod's new name reorders.
+	var podFacts uint64
+	for _, p := range t.c.Pods {
+		if p.Spec.NodeName != "" {
+			in.own[p.Spec.NodeName] = mix(in.own[p.Spec.NodeName], d.hashes[keyOf("", "Pod", p)], p.Namespace+"/"+p.Name)
+		}
+		podFacts += routingFacts(p)
+	}
+	in.routing = mix(in.routing, podFacts, "pods")
+	return in
+}
+
+const fnvOffset64 = 14695981039346656037
+
+func keyOf(group, kind string, o metav1.Object) model.Key {
+	return model.Key{Group: group, Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
+// routingFacts is what the routes of a node read of a pod it may not own
+// (a borrowed address is routed to its node everywhere).
+func routingFacts(p *corev1.Pod) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(p.Spec.NodeName))
+	h.Write([]byte{0})
+	h.Write([]byte(p.Status.PodIP))
+	h.Write([]byte{0})
+	h.Write([]byte(p.Status.Phase))
+	if p.Spec.HostNetwork {
+		h.Write([]byte{1})
+	}
+	return h.Sum64()
+}
+
+// policy is the shared Felix inputs: the objects and the peers' members.
+func (in *nodeInputs) policy(t *Twin) (uint64, error) {
+	e, err := t.Engine()
+	if err != nil {
+		return 0, err
+	}
+	in.peerOnce.Do(func() { in.peer = mix(in.policyObjects, linux.PeerInputs(e.Felix()), "peers") })
+	return in.peer, nil
+}
