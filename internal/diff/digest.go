@@ -33,6 +33,8 @@ type digest struct {
 	// routingShared and policyShared are routing and policy over the
 	// objects other than pods (see nodeInputs).
 	routingShared, policyShared uint64
+	// agents are the host-network pods' hashes as the parts count them.
+	agents map[model.Key]uint64
 }
 
 func (t *Twin) digest() *digest {
@@ -41,7 +43,7 @@ func (t *Twin) digest() *digest {
 }
 
 func newDigest(c *model.Cluster) *digest {
-	d := &digest{objects: objectsOf(c), hashes: map[model.Key]uint64{}}
+	d := &digest{objects: objectsOf(c), hashes: map[model.Key]uint64{}, agents: map[model.Key]uint64{}}
 	sums := make([]uint64, len(d.objects))
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
@@ -111,6 +113,7 @@ func newDigest(c *model.Cluster) *digest {
 			// spec, which a rollout of the agent changes.
 			if p.Spec.HostNetwork {
 				sums[i] = hashJSON([]any{p.Namespace, p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.PodIP, metav1.GetControllerOf(p)})
+				d.agents[o.key] = sums[i]
 			}
 			targets = []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 		}

@@ -19,7 +19,7 @@ import (
 // A part shared by all nodes is thereby compared once, not per node.
 type nodeInputs struct {
 	// own is, per node, its Node object and its pods, as hashed in the
-	// digest.
+	// digest (a host-network pod, an agent, by where and whether it runs).
 	own map[string]uint64
 	// routing: the Node objects, Settings.Routing, the FelixConfiguration
 	// and BGP objects, what no API object holds, and each pod's node and
@@ -51,7 +51,12 @@ func newNodeInputs(t *Twin) *nodeInputs {
 	var podFacts uint64
 	for _, p := range t.c.Pods {
 		if p.Spec.NodeName != "" {
-			in.own[p.Spec.NodeName] = mix(in.own[p.Spec.NodeName], d.hashes[keyOf("", "Pod", p)], p.Namespace+"/"+p.Name)
+			k := keyOf("", "Pod", p)
+			sum, agent := d.agents[k]
+			if !agent {
+				sum = d.hashes[k]
+			}
+			in.own[p.Spec.NodeName] = mix(in.own[p.Spec.NodeName], sum, k.String())
 		}
 		podFacts += routingFacts(p)
 	}
