@@ -33,6 +33,9 @@ type digest struct {
 	// routingShared and policyShared are routing and policy over the
 	// objects other than pods (see nodeInputs).
 	routingShared, policyShared uint64
+	// extra is what no API object holds (kubeadm's configuration, which
+	// holds kube-proxy's, the hosts, the node network).
+	extra uint64
 	// agents are the host-network pods' hashes as the parts count them.
 	agents map[model.Key]uint64
 }
@@ -91,6 +94,7 @@ func newDigest(c *model.Cluster) *digest {
 	// compiler, trace or reach.
 	notCompiled := map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true,
 		"CertificateSigningRequest": true, "TigeraStatus": true, "IPAMConfiguration": true, "APIServer": true}
+	d.extra = extra
 	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows, &d.all} {
 		*p = extra
 	}

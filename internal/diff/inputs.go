@@ -1,10 +1,12 @@
 package diff
 
 import (
+	"fmt"
 	"hash/fnv"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
@@ -32,6 +34,12 @@ type nodeInputs struct {
 
 	peerOnce sync.Once
 	peer     uint64
+
+	// services is, per Service ("namespace/name"), its hash with its
+	// EndpointSlices'; shares are the addresses and node ports through
+	// which its items in kube-proxy's sets may equal another Service's.
+	services map[string]uint64
+	shares   map[string][]string
 }
 
 // inputs are the twin's node inputs, made on first use.
@@ -61,7 +69,83 @@ func newNodeInputs(t *Twin) *nodeInputs {
 		podFacts += routingFacts(p)
 	}
 	in.routing = mix(in.routing, podFacts, "pods")
+	in.services, in.shares = map[string]uint64{}, map[string][]string{}
+	for _, svc := range t.c.Services {
+		k := svc.Namespace + "/" + svc.Name
+		in.services[k] = mix(fnvOffset64, d.hashes[keyOf("", "Service", svc)], k)
+		sh := append([]string{svc.Spec.ClusterIP, svc.Spec.LoadBalancerIP}, svc.Spec.ClusterIPs...)
+		sh = append(sh, svc.Spec.ExternalIPs...)
+		for _, ing := range svc.Status.LoadBalancer.Ingress {
+			sh = append(sh, ing.IP)
+		}
+		for _, sp := range svc.Spec.Ports {
+			if sp.NodePort != 0 {
+				sh = append(sh, fmt.Sprintf("nodePort %s %d", sp.Protocol, sp.NodePort))
+			}
+		}
+		in.shares[k] = append(in.shares[k], sh...)
+	}
+	for _, sl := range t.c.EndpointSlices {
+		k := sl.Namespace + "/" + sl.Labels[discoveryv1.LabelServiceName]
+		in.services[k] = mix(in.services[k], d.hashes[keyOf("discovery.k8s.io", "EndpointSlice", sl)], sl.Name)
+		for _, ep := range sl.Endpoints {
+			in.shares[k] = append(in.shares[k], ep.Addresses...)
+		}
+	}
 	return in
+}
+
+// changedServices are the Services whose kube-proxy items may differ
+// between two twins: those whose Service or EndpointSlices differ, and,
+// since a set keeps the first of two equal elements, every Service that
+// shares an address or node port with one of those, in either twin.
+func changedServices(a, b *nodeInputs) map[string]bool {
+	out := map[string]bool{}
+	var queue []string
+	see := func(k string) {
+		if !out[k] {
+			out[k] = true
+			queue = append(queue, k)
+		}
+	}
+	for k, h := range a.services {
+		if hb, ok := b.services[k]; !ok || hb != h {
+			see(k)
+		}
+	}
+	for k := range b.services {
+		if _, ok := a.services[k]; !ok {
+			see(k)
+		}
+	}
+	if len(queue) == 0 {
+		return out
+	}
+	by := map[string][]string{}
+	for _, in := range []*nodeInputs{a, b} {
+		for svc, keys := range in.shares {
+			for _, k := range keys {
+				if k != "" && k != corev1.ClusterIPNone {
+					by[k] = append(by[k], svc)
+				}
+			}
+		}
+	}
+	for len(queue) > 0 {
+		svc := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, in := range []*nodeInputs{a, b} {
+			for _, k := range in.shares[svc] {
+				if k == "" || k == corev1.ClusterIPNone {
+					continue
+				}
+				for _, o := range by[k] {
+					see(o)
+				}
+			}
+		}
+	}
+	return out
 }
 
 const fnvOffset64 = 14695981039346656037
