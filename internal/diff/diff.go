@@ -114,7 +114,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	da, db := before.digest(), after.digest()
 	r.Objects = compareObjects(da, db)
 	r.Deferred = deferredChanges(r.Objects, after.c)
-	r.Workloads = compareWorkloads(before.c, after.c)
+	r.Workloads = compareWorkloads(before.c, after.c, da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does
