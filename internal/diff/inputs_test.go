@@ -6,7 +6,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -95,6 +98,35 @@ func TestKubeProxyDifferencesByServiceEqualThoseFromRenderingEveryNode(t *testin
 			}
 			if !reflect.DeepEqual(got.Nodes, want.Nodes) {
 				t.Errorf("by Services %+v\nby every node %+v", got.Nodes, want.Nodes)
+			}
+		})
+	}
+}
+
+func TestObjectHashesAgreeOnlyForTheSameObject(t *testing.T) {
+	withCPU := func(q string) *corev1.Pod {
+		p := pod("p", "a")
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(q)}
+		return p
+	}
+	labelled := pod("p", "a")
+	labelled.Labels = map[string]string{"app": "x"}
+	typed := pod("p", "a")
+	typed.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	for _, tc := range []struct {
+		name string
+		a, b any
+		same bool
+	}{
+		{"a quantity written two ways hashes the same", withCPU("1"), withCPU("1000m"), true},
+		{"two quantities hash differently", withCPU("1"), withCPU("2"), false},
+		{"a label hashes differently", pod("p", "a"), labelled, false},
+		{"the kind and apiVersion count", pod("p", "a"), typed, false},
+		{"an object without protobuf hashes its JSON", &calico.IPPool{Spec: calico.IPPoolSpec{CIDR: "10.0.0.0/16"}}, &calico.IPPool{Spec: calico.IPPoolSpec{CIDR: "10.0.0.0/16"}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := objectHash(tc.a) == objectHash(tc.b); got != tc.same {
+				t.Errorf("same hash %v, want %v", got, tc.same)
 			}
 		})
 	}
