@@ -29,13 +29,13 @@ func TestAnInstallationChangeRecompilesOnlyTheDataplanePartsThatReadTheField(t *
 		{"serviceCIDRs reach only the Windows nodes", func(in *operator.Installation) {
 			in.Spec.ServiceCIDRs = append(in.Spec.ServiceCIDRs, "10.200.0.0/16")
 		}, parts{windows: true}},
-		{"bgp reaches the Linux routes and the Windows nodes", func(in *operator.Installation) {
+		{"bgp reaches only the Windows nodes when every pool has VXLAN", func(in *operator.Installation) {
 			v := "Enabled"
 			if b := in.Spec.CalicoNetwork.BGP; b != nil && *b == "Enabled" {
 				v = "Disabled"
 			}
 			in.Spec.CalicoNetwork.BGP = &v
-		}, parts{routing: true, windows: true}},
+		}, parts{windows: true}},
 		{"linuxDataplane reaches Felix's Linux rules and the Windows nodes", func(in *operator.Installation) {
 			v := "Iptables"
 			in.Spec.CalicoNetwork.LinuxDataplane = &v
@@ -106,5 +106,25 @@ func TestAPoolOrConfigMapChangeRecompilesOnlyTheDataplanePartsThatReadIt(t *test
 				t.Errorf("changed parts %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// BIRD's routes exist only for pools without VXLAN: there bgp reaches the
+// Linux routes.
+func TestBGPReachesTheLinuxRoutesOfAPoolWithoutVXLAN(t *testing.T) {
+	withBGP := func(bgp string) *model.Cluster {
+		c := *build(t, true)
+		cp := *c.IPPools[0]
+		cp.Spec.VXLANMode = "Never"
+		c.IPPools = append([]*calico.IPPool{&cp}, c.IPPools[1:]...)
+		in := *c.Installation
+		cn := *in.Spec.CalicoNetwork
+		cn.BGP = &bgp
+		in.Spec.CalicoNetwork = &cn
+		c.Installation = &in
+		return &c
+	}
+	if got, want := changedParts(newDigest(withBGP("Enabled")), newDigest(withBGP("Disabled"))), (parts{routing: true, windows: true}); got != want {
+		t.Errorf("changed parts %+v, want %+v", got, want)
 	}
 }

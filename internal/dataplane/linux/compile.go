@@ -309,7 +309,9 @@ type Settings struct {
 }
 
 // RoutingSettings: per pool, its CIDR and encapsulation modes; per block,
-// its CIDR and node; BGP.
+// its CIDR and node; BGP, which decides only the routes of pools without
+// VXLAN (routes.go blackholeRoute, remoteRoute), so it is false when every
+// pool has VXLAN.
 type RoutingSettings struct {
 	Pools, Blocks []string
 	BGP           bool
@@ -323,8 +325,11 @@ type PolicySettings struct {
 
 // ReadSettings reads the settings as the compiler does (the same helpers).
 func ReadSettings(c *model.Cluster) Settings {
-	s := Settings{Routing: RoutingSettings{BGP: readBGP(c)}, Policy: PolicySettings{Nftables: readNftables(c)}}
+	s := Settings{Policy: PolicySettings{Nftables: readNftables(c)}}
 	for _, p := range readPools(c) {
+		if p.vxlanMode == calico.ModeNever {
+			s.Routing.BGP = readBGP(c)
+		}
 		s.Routing.Pools = append(s.Routing.Pools, p.cidr.String()+" vxlan "+p.vxlanMode+" ipip "+p.ipipMode)
 		s.Policy.Pools = append(s.Policy.Pools, p.cidr.String())
 		if p.natOutgoing {
