@@ -49,6 +49,10 @@ var everything = parts{true, true, true, true}
 // costliest: every policy and IP set of the node's pods) when policy
 // inputs do; a Windows node's HNS state, made all at once, when any does.
 // Nodes only one twin has list their whole state as added or removed.
+// With gate, a Linux node whose own inputs (its Node, its pods) are the
+// same in both twins renders a part only when the inputs all nodes share
+// for it differ (see nodeInputs), and kube-proxy's table only for the
+// Services that differ; without it every part in p is rendered whole.
 func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff, error) {
 	ea, err := before.Engine()
 	if err != nil {
