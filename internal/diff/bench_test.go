@@ -69,7 +69,7 @@ func BenchmarkCompare(b *testing.B) {
 				}
 				t3 := time.Now()
 				if !same {
-					if _, err := compareNodes(ta, tb, changedParts(da, db), false); err != nil {
+					if _, err := compareNodes(ta, tb, changedParts(da, db), true, false); err != nil {
 						b.Fatal(err)
 					}
 				}

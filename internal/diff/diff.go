@@ -31,6 +31,10 @@ type Options struct {
 	Reach *reach.Options
 	// NoDataplane leaves out the per-node dataplane difference.
 	NoDataplane bool
+	// EveryPart renders every part of every node's dataplane, whatever
+	// its inputs: the slow reference the comparison by inputs is tested
+	// against.
+	EveryPart bool
 }
 
 // Twin is one built cluster prepared for comparison: its trace engine (the
@@ -46,6 +50,9 @@ type Twin struct {
 
 	digOnce sync.Once
 	dig     *digest
+
+	inOnce sync.Once
+	in     *nodeInputs
 
 	// nodes are the node states read so far (see nodeState).
 	nodesMu sync.Mutex
@@ -107,14 +114,18 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	da, db := before.digest(), after.digest()
 	r.Objects = compareObjects(da, db)
 	r.Deferred = deferredChanges(r.Objects, after.c)
-	r.Workloads = compareWorkloads(before.c, after.c)
+	r.Workloads = compareWorkloads(before.c, after.c, da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does
 	// anything compiled from them, and nothing is compiled.
 	same := da.all == db.all
 	if !opts.NoDataplane && !same {
-		nodes, err := compareNodes(before, after, changedParts(da, db), natDeferred(r.Deferred))
+		p, gate := changedParts(da, db), true
+		if opts.EveryPart {
+			p, gate = everything, false
+		}
+		nodes, err := compareNodes(before, after, p, gate, natDeferred(r.Deferred))
 		if err != nil {
 			return nil, err
 		}

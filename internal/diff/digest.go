@@ -8,8 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -29,6 +31,14 @@ type digest struct {
 	// Installation; all: everything a trace or reach reads, which is every
 	// one of them and more.
 	routing, proxy, policy, windows, all uint64
+	// routingShared and policyShared are routing and policy over the
+	// objects other than pods (see nodeInputs).
+	routingShared, policyShared uint64
+	// extra is what no API object holds (kubeadm's configuration, which
+	// holds kube-proxy's, the hosts, the node network).
+	extra uint64
+	// agents are the host-network pods' hashes as the parts count them.
+	agents map[model.Key]uint64
 }
 
 func (t *Twin) digest() *digest {
@@ -37,7 +47,7 @@ func (t *Twin) digest() *digest {
 }
 
 func newDigest(c *model.Cluster) *digest {
-	d := &digest{objects: objectsOf(c), hashes: map[model.Key]uint64{}}
+	d := &digest{objects: objectsOf(c), hashes: map[model.Key]uint64{}, agents: map[model.Key]uint64{}}
 	sums := make([]uint64, len(d.objects))
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
@@ -65,8 +75,8 @@ func newDigest(c *model.Cluster) *digest {
 	}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
 	parts := map[string][]*uint64{
 		"Node":                {&d.routing, &d.proxy, &d.policy, &d.windows},
-		"IPPool":              {&d.routing, &d.policy, &d.windows},
-		"IPAMBlock":           {&d.routing, &d.policy, &d.windows},
+		"IPPool":              {&d.windows},
+		"IPAMBlock":           {&d.windows},
 		"BlockAffinity":       {&d.routing, &d.windows},
 		"FelixConfiguration":  {&d.routing, &d.policy, &d.windows},
 		"BGPConfiguration":    {&d.routing, &d.windows},
@@ -77,7 +87,7 @@ func newDigest(c *model.Cluster) *digest {
 		"GlobalNetworkPolicy": {&d.policy, &d.windows},
 		"Namespace":           {&d.policy, &d.windows},
 		"ServiceAccount":      {&d.policy, &d.windows},
-		"ConfigMap":           {&d.proxy, &d.windows},
+		"ConfigMap":           {&d.windows},
 		"RuntimeClass":        {&d.proxy, &d.windows},
 	}
 	// Controllers count through their pods, the IPAM configuration through
@@ -85,18 +95,20 @@ func newDigest(c *model.Cluster) *digest {
 	// compiler, trace or reach.
 	notCompiled := map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true,
 		"CertificateSigningRequest": true, "TigeraStatus": true, "IPAMConfiguration": true, "APIServer": true}
+	d.extra = extra
 	for _, p := range []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows, &d.all} {
 		*p = extra
 	}
-	// The Linux dataplane reads two fields of the Installation: bgp for
-	// BIRD's routes (internal/dataplane/linux routes.go) and linuxDataplane
-	// for whether Felix's table is nftables (calico.go); the rest
-	// (windowsDataplane, serviceCIDRs, the pools, which reach Linux as
-	// IPPool objects) is the Windows dataplane's and the operator's.
-	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil {
-		d.routing = mix(d.routing, hashJSON(in.Spec.CalicoNetwork.BGP), "Installation bgp")
-		d.policy = mix(d.policy, hashJSON(in.Spec.CalicoNetwork.LinuxDataplane), "Installation linuxDataplane")
-	}
+	// The Linux dataplane reads of the IP pools and the Installation only
+	// what it declares (linux.ReadSettings): a pool's encapsulation reaches
+	// the routes, never Felix's table; Linux kube-proxy reads its
+	// configuration from kubeadm's, not from a ConfigMap. The rest
+	// (windowsDataplane, serviceCIDRs, the ConfigMaps) is the Windows
+	// dataplane's and the operator's.
+	ls := linux.ReadSettings(c)
+	d.routing = mix(d.routing, hashJSON(ls.Routing), "linux routing settings")
+	d.policy = mix(d.policy, hashJSON(ls.Policy), "linux policy settings")
+	d.routingShared, d.policyShared = d.routing, d.policy
 	for i, o := range d.objects {
 		targets := parts[o.key.Kind]
 		if p, ok := o.obj.(*corev1.Pod); ok {
@@ -106,6 +118,7 @@ func newDigest(c *model.Cluster) *digest {
 			// spec, which a rollout of the agent changes.
 			if p.Spec.HostNetwork {
 				sums[i] = hashJSON([]any{p.Namespace, p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.PodIP, metav1.GetControllerOf(p)})
+				d.agents[o.key] = sums[i]
 			}
 			targets = []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 		}
@@ -114,6 +127,15 @@ func newDigest(c *model.Cluster) *digest {
 		}
 		for _, t := range targets {
 			*t = mix(*t, sums[i], o.key.String())
+			if o.key.Kind == "Pod" {
+				continue
+			}
+			switch t {
+			case &d.routing:
+				d.routingShared = mix(d.routingShared, sums[i], o.key.String())
+			case &d.policy:
+				d.policyShared = mix(d.policyShared, sums[i], o.key.String())
+			}
 		}
 	}
 	return d
@@ -132,10 +154,29 @@ func mix(part, sum uint64, key string) uint64 {
 	return h.Sum64()
 }
 
-// objectHash is the hash of the object's JSON. Metadata the twin stamps
-// (creationTimestamp) is in it: a what-if that moves the stamp makes the
-// parts look changed, and the comparison then finds no difference there.
-func objectHash(o any) uint64 { return hashJSON(o) }
+// objectHash is the hash of the object's protobuf encoding and its kind
+// for the Kubernetes types (generated code, several times cheaper than
+// JSON through reflection; maps in key order, a Quantity in its canonical
+// form), else of its JSON. Equal encodings are equal objects; the
+// protobuf one is finer than JSON (it keeps a time's nanoseconds), which
+// makes a comparison look where JSON would not and find nothing. Metadata
+// the twin stamps (creationTimestamp) is in it: a what-if that moves the
+// stamp makes the parts look changed, and the comparison then finds no
+// difference there.
+func objectHash(o any) uint64 {
+	if m, ok := o.(interface{ Marshal() ([]byte, error) }); ok {
+		if b, err := m.Marshal(); err == nil {
+			h := fnv.New64a()
+			if k, ok := o.(kruntime.Object); ok {
+				h.Write([]byte(k.GetObjectKind().GroupVersionKind().String()))
+				h.Write([]byte{0})
+			}
+			h.Write(b)
+			return h.Sum64()
+		}
+	}
+	return hashJSON(o)
+}
 
 func hashJSON(v any) uint64 {
 	h := fnv.New64a()

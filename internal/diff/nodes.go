@@ -49,7 +49,11 @@ var everything = parts{true, true, true, true}
 // costliest: every policy and IP set of the node's pods) when policy
 // inputs do; a Windows node's HNS state, made all at once, when any does.
 // Nodes only one twin has list their whole state as added or removed.
-func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error) {
+// With gate, a Linux node whose own inputs (its Node, its pods) are the
+// same in both twins renders a part only when the inputs all nodes share
+// for it differ (see nodeInputs), and kube-proxy's table only for the
+// Services that differ; without it every part in p is rendered whole.
+func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff, error) {
 	ea, err := before.Engine()
 	if err != nil {
 		return nil, fmt.Errorf("the before twin: %w", err)
@@ -75,6 +79,28 @@ func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// Routes and Felix's table are rendered only on the nodes whose inputs
+	// for them differ: the inputs all nodes share are compared once here.
+	ia, ib := before.inputs(), after.inputs()
+	sameRouting := ia.routing == ib.routing
+	samePolicy := false
+	if p.policy && gate {
+		pa, err := ia.policy(before)
+		if err != nil {
+			return nil, fmt.Errorf("the before twin: %w", err)
+		}
+		pb, err := ib.policy(after)
+		if err != nil {
+			return nil, fmt.Errorf("the after twin: %w", err)
+		}
+		samePolicy = pa == pb
+	}
+	// kube-proxy's table is rendered, on a node whose own inputs are the
+	// same, only for the Services whose inputs differ.
+	var services map[string]bool
+	if p.proxy && gate && before.digest().extra == after.digest().extra {
+		services = changedServices(ia, ib)
+	}
 	out := make([]*NodeDiff, len(names))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -85,15 +111,20 @@ func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error
 			for i := range next {
 				pr := byName[names[i]]
 				want := p
+				var only map[string]bool
 				if pr.a == nil || pr.b == nil {
 					want = everything
+				} else if gate && ia.own[names[i]] == ib.own[names[i]] {
+					want.routing = want.routing && !sameRouting
+					want.policy = want.policy && !samePolicy
+					only = services
 				}
 				var sa, sb *state
 				if pr.a != nil {
-					sa = nodeState(before, ea, pr.a, want)
+					sa = nodeState(before, ea, pr.a, want, only)
 				}
 				if pr.b != nil {
-					sb = nodeState(after, eb, pr.b, want)
+					sb = nodeState(after, eb, pr.b, want, only)
 				}
 				if keepNAT && sa != nil && sb != nil && sb.os == hybrid.OSWindows {
 					keepExistingNAT(sa, sb)
@@ -120,7 +151,10 @@ func compareNodes(before, after *Twin, p parts, keepNAT bool) ([]NodeDiff, error
 // twin's engine; the parts left out stay empty on both sides. Each part is
 // read once per twin and kept: a plan compares twin k with k-1 and then
 // with k+1, and reading Felix's table is the costliest part of both.
-func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts) *state {
+//
+// With only non-nil, kube-proxy's table holds only those Services' items
+// (see changedServices), made for this comparison and not kept.
+func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts, only map[string]bool) *state {
 	s := &state{os: nodeOS(n), chains: map[string][]string{}}
 	if s.os == hybrid.OSWindows {
 		// WindowsNode compiles the node: only when its inputs differ.
@@ -157,7 +191,11 @@ func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts) *state {
 		}
 		s.routes, s.neigh, s.fdb = c.routing.routes, c.routing.neigh, c.routing.fdb
 	}
-	if p.proxy {
+	if p.proxy && only != nil {
+		if len(only) > 0 {
+			s.kp = newNFTPart(lx.KubeProxyNFTOf(only)).add(s.chains)
+		}
+	} else if p.proxy {
 		if c.kp == nil {
 			c.kp = newNFTPart(lx.KubeProxyNFT())
 		}

@@ -75,14 +75,28 @@ func maxUnavailable(ru *appsv1.RollingUpdateDaemonSet) string {
 
 // compareWorkloads reports the controllers whose pod template differs,
 // and the pods of the before twin a rollout replaces.
-func compareWorkloads(a, b *model.Cluster) []WorkloadDiff {
+//
+// A controller whose object hashes the same in both digests (the same
+// JSON) has the same template, which is then not compared field by field;
+// the pods are listed by controller only when a rollout needs them.
+func compareWorkloads(a, b *model.Cluster, da, db *digest) []WorkloadDiff {
 	wa, wb := workloadsOf(a), workloadsOf(b)
-	owned := podsByController(a)
+	var owned map[ObjectRef][]string
+	pods := func() map[ObjectRef][]string {
+		if owned == nil {
+			owned = podsByController(a)
+		}
+		return owned
+	}
 	var out []WorkloadDiff
 	for ref, w := range wb {
 		old, ok := wa[ref]
 		if !ok {
 			out = append(out, WorkloadDiff{Workload: ref, Change: Added, Rollout: "created: its pods start"})
+			continue
+		}
+		k := model.Key{Group: ref.Group, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+		if ha, ok := da.hashes[k]; ok && ha == db.hashes[k] {
 			continue
 		}
 		if old.template == w.template || equality.Semantic.DeepEqual(old.template, w.template) {
@@ -97,14 +111,14 @@ func compareWorkloads(a, b *model.Cluster) []WorkloadDiff {
 		}
 		d := WorkloadDiff{Workload: ref, Change: Changed, Template: fields, Rollout: w.rollout}
 		if !w.onDelete {
-			d.Restarts = owned[ref]
+			d.Restarts = pods()[ref]
 		}
 		out = append(out, d)
 	}
 	for ref := range wa {
 		if _, ok := wb[ref]; !ok {
 			out = append(out, WorkloadDiff{Workload: ref, Change: Removed, Restarts: nil,
-				Rollout: fmt.Sprintf("deleted: its %d pod(s) are deleted", len(owned[ref]))})
+				Rollout: fmt.Sprintf("deleted: its %d pod(s) are deleted", len(pods()[ref]))})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return lessRef(out[i].Workload, out[j].Workload) })

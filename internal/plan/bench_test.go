@@ -20,7 +20,7 @@ import (
 // beforeMigration is a generated Linux-only cluster turned back to the
 // main cluster's Calico settings: VXLANCrossSubnet, BGP on,
 // strictAffinity off, no Windows dataplane, no services endpoint.
-func beforeMigration(b *testing.B, nodes int) *model.Snapshot {
+func beforeMigration(b testing.TB, nodes int) *model.Snapshot {
 	b.Helper()
 	dir := b.TempDir()
 	o := gen.Options{Nodes: nodes, Namespaces: max(1, nodes/10), Pods: 30 * nodes, Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true}

@@ -31,15 +31,12 @@ type calicoNode struct {
 }
 
 func newCalicoCluster(cc *clusterCtx) *calicoCluster {
-	k := &calicoCluster{cc: cc, nftables: true}
+	k := &calicoCluster{cc: cc, nftables: readNftables(cc.c)}
 	for _, p := range cc.pools {
 		k.allPools = append(k.allPools, p.cidr)
 		if p.natOutgoing {
 			k.masq = append(k.masq, p.cidr)
 		}
-	}
-	if in := cc.c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.LinuxDataplane != nil {
-		k.nftables = *in.Spec.CalicoNetwork.LinuxDataplane == "Nftables"
 	}
 	return k
 }
@@ -555,4 +552,114 @@ func portMatchNFT(np networkingv1.NetworkPolicyPort, field string, pod *corev1.P
 		return fmt.Sprintf("%s %s %d", l4, field, n), true
 	}
 	return "", false
+}
+
+// PeerInputs is a hash of what every node's Felix table reads of pods
+// that are not its own: for every policy rule peer the table resolves
+// through the calculation (a rule's selector and notSelector, a
+// NetworkPolicy peer; every endpoint for a named egress port whose rule
+// has no peer or an ipBlock peer), the members' addresses and container
+// ports, in member order. The rest a node's table reads is its own pods,
+// the policy, namespace and service account objects and Settings.Policy:
+// a caller comparing two twins (internal/diff) renders a node's table
+// again only when one of those or this differs.
+func PeerInputs(calc *felix.Calc) uint64 {
+	facts := make([]uint64, len(calc.Endpoints))
+	for i := range calc.Endpoints {
+		facts[i] = endpointFacts(&calc.Endpoints[i])
+	}
+	var h uint64 = fnvOffset
+	fold := func(v uint64) { h = (h ^ v) * fnvPrime }
+	set := func(tag uint64, idx []int, ok bool) {
+		fold(tag)
+		if !ok {
+			fold(^uint64(0))
+		}
+		fold(uint64(len(idx)))
+		for _, i := range idx {
+			fold(facts[i])
+		}
+	}
+	all := func() []int {
+		idx := make([]int, len(calc.Endpoints))
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	for pi, p := range calc.Policies {
+		fold(uint64(pi))
+		for _, rules := range [][]felix.Rule{p.In, p.Out} {
+			for _, r := range rules {
+				for _, e := range []felix.Entity{r.Src, r.Dst} {
+					if e.HasSelector() {
+						m, ok := calc.Members(p, e)
+						set(1, m, ok)
+					}
+					if e.NotSelector != "" {
+						m, ok := calc.Members(p, felix.Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector})
+						set(2, m, ok)
+					}
+				}
+			}
+		}
+		np := p.K8s
+		if np == nil {
+			continue
+		}
+		for _, r := range np.Spec.Ingress {
+			for _, pr := range r.From {
+				m, ok := calc.Members(p, felix.PeerEntity(pr))
+				set(3, m, ok)
+			}
+		}
+		for _, r := range np.Spec.Egress {
+			named, wide := false, len(r.To) == 0
+			for _, pt := range r.Ports {
+				named = named || pt.Port != nil && pt.Port.Type == intstr.String
+			}
+			for _, pr := range r.To {
+				wide = wide || pr.IPBlock != nil
+				m, ok := calc.Members(p, felix.PeerEntity(pr))
+				set(4, m, ok)
+			}
+			if named && wide {
+				set(5, all(), true)
+			}
+		}
+	}
+	return h
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// endpointFacts hashes what a table reads of an endpoint it does not own:
+// its addresses and its containers' ports (named ports resolve on them).
+func endpointFacts(ep *felix.Endpoint) uint64 {
+	var h uint64 = fnvOffset
+	str := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * fnvPrime
+		}
+		h = (h ^ 0xff) * fnvPrime
+	}
+	for _, a := range ep.Addrs {
+		str(a.String())
+	}
+	str("|")
+	if ep.Pod != nil {
+		for _, cs := range [][]corev1.Container{ep.Pod.Spec.Containers, ep.Pod.Spec.InitContainers} {
+			for _, c := range cs {
+				for _, cp := range c.Ports {
+					str(cp.Name)
+					str(string(cp.Protocol))
+					str(strconv.Itoa(int(cp.ContainerPort)))
+				}
+			}
+		}
+	}
+	return h
 }

@@ -154,34 +154,14 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 	if a, err := netip.ParseAddr(c.Network.Gateway); err == nil {
 		cc.gateway = a
 	}
-	for _, p := range c.IPPools {
-		pr, err := netip.ParsePrefix(p.Spec.CIDR)
-		if err != nil || !pr.Addr().Is4() {
-			continue
-		}
-		pl := pool{cidr: pr.Masked(), vxlanMode: mode(p.Spec.VXLANMode), ipipMode: mode(p.Spec.IPIPMode), natOutgoing: p.Spec.NATOutgoing}
+	cc.pools = readPools(c)
+	for _, pl := range cc.pools {
 		if pl.vxlanMode != calico.ModeNever {
 			cc.anyVX = true
 		}
-		cc.pools = append(cc.pools, pl)
 	}
-	// The operator's Installation decides whether calico-node runs BIRD;
-	// without one (manifest installs) calico_backend is bird.
-	cc.bgp = true
-	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.BGP != nil {
-		cc.bgp = *in.Spec.CalicoNetwork.BGP == "Enabled"
-	}
-	for _, b := range c.IPAMBlocks {
-		pr, err := netip.ParsePrefix(b.Spec.CIDR)
-		if err != nil || !pr.Addr().Is4() {
-			continue
-		}
-		node := ""
-		if b.Spec.Affinity != nil && strings.HasPrefix(*b.Spec.Affinity, "host:") {
-			node = strings.TrimPrefix(*b.Spec.Affinity, "host:")
-		}
-		cc.blocks = append(cc.blocks, block{cidr: pr.Masked(), node: node})
-	}
+	cc.bgp = readBGP(c)
+	cc.blocks = readBlocks(c)
 	sort.Slice(cc.blocks, func(i, j int) bool { return cc.blocks[i].cidr.Addr().Less(cc.blocks[j].cidr.Addr()) })
 	cc.blockIdx = make(map[netip.Prefix]block, len(cc.blocks))
 	for _, b := range cc.blocks {
@@ -263,6 +243,103 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 	cc.kp = newKubeProxyCluster(c)
 	cc.cal = newCalicoCluster(cc)
 	return cc
+}
+
+// readPools are the IPv4 pools as the Linux dataplane reads them.
+func readPools(c *model.Cluster) []pool {
+	var out []pool
+	for _, p := range c.IPPools {
+		pr, err := netip.ParsePrefix(p.Spec.CIDR)
+		if err != nil || !pr.Addr().Is4() {
+			continue
+		}
+		out = append(out, pool{cidr: pr.Masked(), vxlanMode: mode(p.Spec.VXLANMode), ipipMode: mode(p.Spec.IPIPMode), natOutgoing: p.Spec.NATOutgoing})
+	}
+	return out
+}
+
+// readBlocks are the IPv4 IPAM blocks and their affine nodes, in input
+// order: the block's attributes and allocations are not read.
+func readBlocks(c *model.Cluster) []block {
+	var out []block
+	for _, b := range c.IPAMBlocks {
+		pr, err := netip.ParsePrefix(b.Spec.CIDR)
+		if err != nil || !pr.Addr().Is4() {
+			continue
+		}
+		node := ""
+		if b.Spec.Affinity != nil && strings.HasPrefix(*b.Spec.Affinity, "host:") {
+			node = strings.TrimPrefix(*b.Spec.Affinity, "host:")
+		}
+		out = append(out, block{cidr: pr.Masked(), node: node})
+	}
+	return out
+}
+
+// readBGP: the operator's Installation decides whether calico-node runs
+// BIRD; without one (manifest installs) calico_backend is bird.
+func readBGP(c *model.Cluster) bool {
+	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.BGP != nil {
+		return *in.Spec.CalicoNetwork.BGP == "Enabled"
+	}
+	return true
+}
+
+// readNftables: Felix's table is nftables unless the Installation's
+// linuxDataplane names another dataplane.
+func readNftables(c *model.Cluster) bool {
+	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.LinuxDataplane != nil {
+		return *in.Spec.CalicoNetwork.LinuxDataplane == "Nftables"
+	}
+	return true
+}
+
+// Settings are what a Linux node's state reads of the IP pools, the IPAM
+// blocks and the Installation, by part: the routing part (links, routes,
+// neighbours, FDB) reads the pools' encapsulation, the blocks' CIDRs and
+// affinities and whether BIRD runs; Felix's table reads the pools' CIDRs
+// and natOutgoing and whether Felix programs nftables. A caller comparing
+// two twins (internal/diff) compares these rather than the whole objects:
+// a pool's encapsulation changes the routes and never Felix's table, a
+// block's allocations neither. The other inputs are whole objects (nodes,
+// pods, policies, FelixConfigurations).
+type Settings struct {
+	Routing RoutingSettings
+	Policy  PolicySettings
+}
+
+// RoutingSettings: per pool, its CIDR and encapsulation modes; per block,
+// its CIDR and node; BGP, which decides only the routes of pools without
+// VXLAN (routes.go blackholeRoute, remoteRoute), so it is false when every
+// pool has VXLAN.
+type RoutingSettings struct {
+	Pools, Blocks []string
+	BGP           bool
+}
+
+// PolicySettings: the pools Felix's sets hold and the natOutgoing ones.
+type PolicySettings struct {
+	Pools, Masquerade []string
+	Nftables          bool
+}
+
+// ReadSettings reads the settings as the compiler does (the same helpers).
+func ReadSettings(c *model.Cluster) Settings {
+	s := Settings{Policy: PolicySettings{Nftables: readNftables(c)}}
+	for _, p := range readPools(c) {
+		if p.vxlanMode == calico.ModeNever {
+			s.Routing.BGP = readBGP(c)
+		}
+		s.Routing.Pools = append(s.Routing.Pools, p.cidr.String()+" vxlan "+p.vxlanMode+" ipip "+p.ipipMode)
+		s.Policy.Pools = append(s.Policy.Pools, p.cidr.String())
+		if p.natOutgoing {
+			s.Policy.Masquerade = append(s.Policy.Masquerade, p.cidr.String())
+		}
+	}
+	for _, b := range readBlocks(c) {
+		s.Routing.Blocks = append(s.Routing.Blocks, b.cidr.String()+" "+b.node)
+	}
+	return s
 }
 
 func mode(s string) string {

@@ -534,7 +534,12 @@ func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPo
 // as the 1.37 proxier leaves it after its first full sync: setupNFTables
 // creates the base chains, the jump chains and the sets and maps, then
 // syncProxyRules adds each service port's elements and chains.
-func (kn *kubeProxyNode) table(family string) *nftTable {
+func (kn *kubeProxyNode) table(family string) *nftTable { return kn.tableOf(family, nil) }
+
+// tableOf is table holding only the ports of the Services keep names
+// ("namespace/name"), and every chain and set the table always has; nil
+// keeps every Service.
+func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable {
 	k := kn.k
 	ipX, addrType := "ip", "ipv4_addr"
 	if family == "ip6" {
@@ -660,6 +665,9 @@ func (kn *kubeProxyNode) table(family string) *nftTable {
 		return t
 	}
 	for _, p := range k.ports {
+		if keep != nil && !keep[p.ns+"/"+p.name] {
+			continue
+		}
 		v := kn.view(p)
 		key := func(a netip.Addr) (string, []byte) {
 			return fmt.Sprintf("%s . %s . %d", a, p.proto, p.port), sk(skAddr(a), skU8(protoNum(p.proto)), skU16(p.port))

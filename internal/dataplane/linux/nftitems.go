@@ -33,6 +33,19 @@ func (n *Node) KubeProxyNFT() []NFTItem {
 	return nftItems(n.kp.table("ip"), n.kp.table("ip6"))
 }
 
+// KubeProxyNFTOf is KubeProxyNFT holding, of the Services, only the ports
+// of those named ("namespace/name"). A Service's items are its own chains
+// and its elements in the table's sets and maps; a set keeps the first of
+// two equal elements, so a caller comparing two tables by the Services
+// that differ names every Service sharing an address or node port with
+// one of them too.
+func (n *Node) KubeProxyNFTOf(services map[string]bool) []NFTItem {
+	if n.kp == nil {
+		return nil
+	}
+	return nftItems(n.kp.tableOf("ip", services), n.kp.tableOf("ip6", services))
+}
+
 // FelixNFT lists Felix's table (ip calico) item by item; nil when
 // calico-node does not run on the node. Rendering it reads every policy
 // that selects the node's pods and the members of their IP sets.
