@@ -478,6 +478,33 @@ func (b *builder) hostServers() {
 			}
 		}
 	}
+	// Endpoints at a node's address are host processes the pods'
+	// manifests may not declare (kubeadm's static kube-apiserver has no
+	// containerPort).
+	for _, sl := range b.c.EndpointSlices {
+		for _, ep := range sl.Endpoints {
+			for _, a := range ep.Addresses {
+				node := b.nodeAt(a)
+				if node == "" {
+					continue
+				}
+				s := byNode[node]
+				if s == nil {
+					s = &Server{Namespace: b.nodeName(node), Name: "node " + node}
+					byNode[node] = s
+				}
+				for _, pt := range sl.Ports {
+					if pt.Port != nil {
+						proto := corev1.ProtocolTCP
+						if pt.Protocol != nil {
+							proto = *pt.Protocol
+						}
+						s.add(corev1.ContainerPort{ContainerPort: *pt.Port, Protocol: proto})
+					}
+				}
+			}
+		}
+	}
 	names := make([]string, 0, len(byNode))
 	for n, s := range byNode {
 		if len(s.TCP)+len(s.UDP) > 0 {
@@ -488,6 +515,20 @@ func (b *builder) hostServers() {
 	for _, n := range names {
 		b.p.Servers = append(b.p.Servers, *byNode[n])
 	}
+}
+
+// nodeAt is the Linux node whose address is a.
+func (b *builder) nodeAt(a string) string {
+	ip, err := netip.ParseAddr(a)
+	if err != nil {
+		return ""
+	}
+	for name, n := range b.nodes {
+		if n.IP == ip {
+			return name
+		}
+	}
+	return ""
 }
 
 func routeWhy(r linux.Route) string {

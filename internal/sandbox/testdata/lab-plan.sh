@@ -1579,7 +1579,7 @@ ip -n kh-k8s-lab-win-1 route add 172.21.41.5 dev hns89c824578cc scope link
 #   kh-pod.demo.hello-55fb8f8684-nztv2 (pod demo/hello-55fb8f8684-nztv2): tcp [8080] udp [] dns false
 #   kh-pod.win-demo.aspnetapp-769559d8ff-dkp9z (pod win-demo/aspnetapp-769559d8ff-dkp9z): tcp [8080] udp [] dns false
 #   kh-pod.win-demo.aspnetapp-769559d8ff-vk445 (pod win-demo/aspnetapp-769559d8ff-vk445): tcp [8080] udp [] dns false
-#   kh-k8s-lab-master-1 (node k8s-lab-master-1): tcp [5473] udp [] dns false
+#   kh-k8s-lab-master-1 (node k8s-lab-master-1): tcp [5473 6443] udp [] dns false
 #   kh-k8s-lab-node-1 (node k8s-lab-node-1): tcp [5473] udp [] dns false
 # zone the CoreDNS pods answer from: 6 names
 #   aspnetapp.win-demo.svc.cluster.local rcode 0 10.102.98.171
