@@ -92,7 +92,7 @@ func newCmdSandboxAction(streams genericiooptions.IOStreams, action string) *cob
 	if action != "down" {
 		o.Input.AddFlags(cmd.Flags())
 		cmd.Flags().StringSliceVar(&o.Pods, "pods", nil, "Pods to create, as namespace/name (comma-separated or repeated); default all on the pod network")
-		cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "Print every command as it runs")
+		cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "Print every command as it runs (on stderr) and, for test, every probe that agrees too")
 	}
 	cmd.Flags().StringVar(&o.Prefix, "prefix", sandbox.DefaultPrefix, "Prefix of every namespace the sandbox creates, and the name of its state")
 	cmd.Flags().StringVar(&o.StateDir, "state-dir", sandbox.DefaultStateDir, "Where the sandbox records what it created")
@@ -171,7 +171,7 @@ func (o *SandboxOptions) Run() error {
 		return err
 	}
 	res := sandbox.RunProbes(sandbox.Probes(plan, c), e, &sandbox.Runner{})
-	if err := sandbox.WriteResults(o.streams.Out, res); err != nil {
+	if err := sandbox.WriteResults(o.streams.Out, res, o.Verbose); err != nil {
 		return err
 	}
 	if _, err := x.Down(o.Prefix); err != nil {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,15 +55,20 @@ func (p Probe) String() string {
 // Service name to the pod's nameserver.
 func Probes(p *Plan, c *model.Cluster) []Probe {
 	var srcPods, nodes, dstPods []Namespace
-	firstOn := map[string]bool{}
+	// One source per node: its first workload pod, else its first pod.
+	srcOn := map[string]int{}
 	for _, n := range p.Namespaces {
 		switch n.Kind {
 		case KindNode:
 			nodes = append(nodes, n)
 		case KindPod:
-			if !firstOn[n.Node] {
-				firstOn[n.Node] = true
+			i, ok := srcOn[n.Node]
+			switch {
+			case !ok:
+				srcOn[n.Node] = len(srcPods)
 				srcPods = append(srcPods, n)
+			case systemNamespace(srcPods[i].Pod) && !systemNamespace(n.Pod):
+				srcPods[i] = n
 			}
 			dstPods = append(dstPods, n)
 		case KindStandInPod:
@@ -143,6 +149,13 @@ func Probes(p *Plan, c *model.Cluster) []Probe {
 		}
 	}
 	return out
+}
+
+// systemNamespace says whether a pod (namespace/name) belongs to the
+// cluster's own components rather than to a workload.
+func systemNamespace(pod string) bool {
+	ns, _, _ := strings.Cut(pod, "/")
+	return ns == "kube-system" || ns == "calico-system" || ns == "tigera-operator" || ns == "calico-apiserver"
 }
 
 func orTCP(p corev1.Protocol) corev1.Protocol {
@@ -239,12 +252,29 @@ type Tracer interface {
 	Trace(src trace.Source, dst trace.Target, proto trace.Proto, port int) *trace.Result
 }
 
-// RunProbes sends every probe and compares it with trace.
+// RunProbes sends every probe (a few at once: most wait for a reply) and
+// compares each with trace.
 func RunProbes(ps []Probe, e Tracer, r *Runner) []Result {
+	reals := make([]Real, len(ps))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				reals[i] = r.Run(ps[i])
+			}
+		}()
+	}
+	for i := range ps {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 	out := make([]Result, 0, len(ps))
-	for _, p := range ps {
-		real := r.Run(p)
-		out = append(out, Compare(p, real, twinOf(e, p)))
+	for i, p := range ps {
+		out = append(out, Compare(p, reals[i], twinOf(e, p)))
 	}
 	return out
 }
@@ -326,16 +356,21 @@ func candidates(p Probe, tw *trace.Result) []string {
 	return out
 }
 
-// WriteResults prints each disagreement with both sides, then the count.
-func WriteResults(w io.Writer, rs []Result) error {
+// WriteResults prints each disagreement with both sides (with all, each
+// agreement too), then the count.
+func WriteResults(w io.Writer, rs []Result, all bool) error {
 	var b strings.Builder
 	agree := 0
 	for _, r := range rs {
+		word := "DISAGREE"
 		if r.Agree {
 			agree++
-			continue
+			if !all {
+				continue
+			}
+			word = "agree"
 		}
-		fmt.Fprintf(&b, "DISAGREE %s\n  real:  %s", r.Probe, r.Real.Outcome)
+		fmt.Fprintf(&b, "%s %s\n  real:  %s", word, r.Probe, r.Real.Outcome)
 		if r.Real.TTL > 0 {
 			fmt.Fprintf(&b, " ttl=%d", r.Real.TTL)
 		}
@@ -348,7 +383,10 @@ func WriteResults(w io.Writer, rs []Result) error {
 		if r.Real.Err != "" {
 			fmt.Fprintf(&b, " (%s)", r.Real.Err)
 		}
-		fmt.Fprintf(&b, "\n  trace: %s\n  why:   %s\n", r.Twin, r.Why)
+		fmt.Fprintf(&b, "\n  trace: %s\n", r.Twin)
+		if r.Why != "" {
+			fmt.Fprintf(&b, "  why:   %s\n", r.Why)
+		}
 	}
 	fmt.Fprintf(&b, "sandbox: %d/%d probes agree\n", agree, len(rs))
 	_, err := io.WriteString(w, b.String())

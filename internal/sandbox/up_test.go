@@ -221,14 +221,32 @@ func TestUpPlaysTheTwinOnTheKernelAndDownLeavesNothing(t *testing.T) {
 	probes := Probes(p, c)
 	res := RunProbes(probes, e, &Runner{Self: os.Args[0]})
 	var out strings.Builder
-	_ = WriteResults(&out, res)
+	_ = WriteResults(&out, res, false)
 	if !strings.HasSuffix(out.String(), fmt.Sprintf("sandbox: %d/%d probes agree\n", len(res), len(res))) {
 		t.Errorf("probes disagree:\n%s", out.String())
 	}
-	// The seed's TTLs between Linux pods: one forward on each node.
-	for _, r := range res {
-		if r.Probe.Proto == trace.ICMP && r.Probe.From == "pod/demo/hello-55fb8f8684-69mvv" && r.Probe.To == "pod/kube-system/coredns-8f97fdbd9-9gc9h" && r.Real.TTL != 62 {
-			t.Errorf("ping hello → coredns on another node: ttl %d, want 62", r.Real.TTL)
+	// The seed's TTLs seen by real ping: one forward on each node between
+	// pods, one between a node and a pod on another node.
+	for _, tc := range []struct {
+		from, to string
+		ttl      int
+	}{
+		{"pod/demo/hello-55fb8f8684-69mvv", "pod/kube-system/coredns-8f97fdbd9-9gc9h", 62},
+		{"pod/demo/hello-55fb8f8684-69mvv", "pod/demo/hello-55fb8f8684-nztv2", 62},
+		{"node/k8s-lab-node-1", "pod/demo/hello-55fb8f8684-nztv2", 63},
+		{"pod/demo/hello-55fb8f8684-nztv2", "node/k8s-lab-node-2", 64},
+	} {
+		found := false
+		for _, r := range res {
+			if r.Probe.Proto == trace.ICMP && r.Probe.From == tc.from && r.Probe.To == tc.to {
+				found = true
+				if r.Real.TTL != tc.ttl {
+					t.Errorf("ping %s → %s: ttl %d, want %d", tc.from, tc.to, r.Real.TTL, tc.ttl)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no ping %s → %s among the probes", tc.from, tc.to)
 		}
 	}
 
