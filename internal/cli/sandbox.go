@@ -170,7 +170,7 @@ func (o *SandboxOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	res := sandbox.RunProbes(sandbox.Probes(plan, c), e, &sandbox.Runner{})
+	res := sandbox.RunProbes(sandbox.Probes(plan, c), e, &sandbox.Runner{}, plan.StandIns())
 	if err := sandbox.WriteResults(o.streams.Out, res, o.Verbose); err != nil {
 		return err
 	}

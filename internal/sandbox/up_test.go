@@ -219,7 +219,7 @@ func TestUpPlaysTheTwinOnTheKernelAndDownLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	probes := Probes(p, c)
-	res := RunProbes(probes, e, &Runner{Self: os.Args[0]})
+	res := RunProbes(probes, e, &Runner{Self: os.Args[0]}, p.StandIns())
 	var out strings.Builder
 	_ = WriteResults(&out, res, false)
 	if !strings.HasSuffix(out.String(), fmt.Sprintf("sandbox: %d/%d probes agree\n", len(res), len(res))) {
