@@ -59,12 +59,25 @@ func (p *Plan) StandIns() map[string]bool {
 	return out
 }
 
-// Probes chooses what test sends: from one pod of every Linux node and
-// from every Linux node, ICMP to every pod and Linux node; from the pods,
-// TCP and UDP to every served pod port, every Service port through its
-// ClusterIP, every NodePort on every Linux node, and an A query for every
-// Service name to the pod's nameserver.
-func Probes(p *Plan, c *model.Cluster) []Probe {
+// ProbeOptions choose how many probes test sends.
+type ProbeOptions struct {
+	// AllSources sends from every pod, not one pod per Linux node.
+	AllSources bool
+	// Max bounds the probes: beyond it an even sample of each kind (ping,
+	// pod port, Service, NodePort, DNS) is kept; 0 means no bound.
+	Max int
+}
+
+// DefaultMaxProbes keeps a test of a large cluster within minutes.
+const DefaultMaxProbes = 400
+
+// Probes chooses what test sends: from one pod of every Linux node (every
+// pod with AllSources) and from every Linux node, ICMP to every pod and
+// Linux node; from the pods, TCP and UDP to every served pod port, every
+// Service port through its ClusterIP, every NodePort on every Linux node,
+// and an A query for every Service name to the pod's nameserver. The
+// second result is how many there were before sampling.
+func Probes(p *Plan, c *model.Cluster, o ProbeOptions) ([]Probe, int) {
 	var srcPods, nodes, dstPods []Namespace
 	// One source per node: its first workload pod, else its first pod.
 	srcOn := map[string]int{}
@@ -75,6 +88,8 @@ func Probes(p *Plan, c *model.Cluster) []Probe {
 		case KindPod:
 			i, ok := srcOn[n.Node]
 			switch {
+			case o.AllSources:
+				srcPods = append(srcPods, n)
 			case !ok:
 				srcOn[n.Node] = len(srcPods)
 				srcPods = append(srcPods, n)
@@ -119,6 +134,29 @@ func Probes(p *Plan, c *model.Cluster) []Probe {
 			}
 		}
 	}
+	// A Service is probed only when the sandbox plays every endpoint the
+	// kernel's DNAT may pick.
+	played := map[string]bool{}
+	for _, n := range p.Namespaces {
+		if n.Addr.IsValid() {
+			played[n.Addr.String()] = true
+		}
+	}
+	incomplete := map[string]bool{}
+	for _, sl := range c.EndpointSlices {
+		svc := sl.Namespace + "/" + sl.Labels["kubernetes.io/service-name"]
+		for _, ep := range sl.Endpoints {
+			for _, a := range ep.Addresses {
+				if !played[a] {
+					incomplete[svc] = true
+				}
+			}
+		}
+	}
+	byClusterIP := map[string]string{}
+	for _, svc := range c.Services {
+		byClusterIP[svc.Spec.ClusterIP] = svc.Namespace + "/" + svc.Name
+	}
 	svcs := append([]*corev1.Service(nil), c.Services...)
 	sort.Slice(svcs, func(i, j int) bool {
 		return svcs[i].Namespace+"/"+svcs[i].Name < svcs[j].Namespace+"/"+svcs[j].Name
@@ -126,7 +164,8 @@ func Probes(p *Plan, c *model.Cluster) []Probe {
 	for _, src := range srcPods {
 		for _, svc := range svcs {
 			ip := svc.Spec.ClusterIP
-			if ip == "" || ip == corev1.ClusterIPNone {
+			key := svc.Namespace + "/" + svc.Name
+			if ip == "" || ip == corev1.ClusterIPNone || incomplete[key] {
 				continue
 			}
 			for _, sp := range svc.Spec.Ports {
@@ -152,11 +191,57 @@ func Probes(p *Plan, c *model.Cluster) []Probe {
 			continue
 		}
 		cfg, err := dns.ConfigFor(c, srcDNS)
-		if err != nil || len(cfg.Nameservers) == 0 {
+		if err != nil || len(cfg.Nameservers) == 0 || incomplete[byClusterIP[cfg.Nameservers[0]]] {
 			continue
 		}
 		for _, z := range p.Zone {
 			out = append(out, Probe{Proto: trace.UDP, DNS: true, FromNS: src.Name, From: ref(src), To: z.Name, Name: z.Name, Server: cfg.Nameservers[0]})
+		}
+	}
+	return sample(out, o.Max), len(out)
+}
+
+// sample keeps at most max probes, an even share of each kind taken at an
+// even stride, in the original order.
+func sample(ps []Probe, max int) []Probe {
+	if max <= 0 || len(ps) <= max {
+		return ps
+	}
+	kind := func(p Probe) string {
+		switch {
+		case p.DNS:
+			return "dns"
+		case p.Proto == trace.ICMP:
+			return "icmp"
+		case strings.HasPrefix(p.To, "svc/"):
+			return "svc"
+		case strings.HasPrefix(p.To, "pod/"):
+			return "pod"
+		}
+		return "nodeport"
+	}
+	byKind := map[string][]int{}
+	var kinds []string
+	for i, p := range ps {
+		k := kind(p)
+		if byKind[k] == nil {
+			kinds = append(kinds, k)
+		}
+		byKind[k] = append(byKind[k], i)
+	}
+	keep := make([]bool, len(ps))
+	share := max / len(kinds)
+	for _, k := range kinds {
+		idx := byKind[k]
+		n := min(share, len(idx))
+		for j := 0; j < n; j++ {
+			keep[idx[j*len(idx)/n]] = true
+		}
+	}
+	var out []Probe
+	for i, p := range ps {
+		if keep[i] {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -218,7 +218,7 @@ func TestUpPlaysTheTwinOnTheKernelAndDownLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	probes := Probes(p, c)
+	probes, _ := Probes(p, c, ProbeOptions{})
 	res := RunProbes(probes, e, &Runner{Self: os.Args[0]}, p.StandIns())
 	var out strings.Builder
 	_ = WriteResults(&out, res, false)
