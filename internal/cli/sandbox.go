@@ -27,6 +27,9 @@ type SandboxOptions struct {
 	Pods     []string
 	StateDir string
 	Verbose  bool
+	// MaxProbes and AllSources choose the probes of test.
+	MaxProbes  int
+	AllSources bool
 
 	action  string
 	streams genericiooptions.IOStreams
@@ -92,6 +95,10 @@ func newCmdSandboxAction(streams genericiooptions.IOStreams, action string) *cob
 	if action != "down" {
 		o.Input.AddFlags(cmd.Flags())
 		cmd.Flags().StringSliceVar(&o.Pods, "pods", nil, "Pods to create, as namespace/name (comma-separated or repeated); default all on the pod network")
+		if action == "test" {
+			cmd.Flags().IntVar(&o.MaxProbes, "max-probes", sandbox.DefaultMaxProbes, "Most probes to send; beyond it an even sample of each kind (0: no bound)")
+			cmd.Flags().BoolVar(&o.AllSources, "all-sources", false, "Probe from every pod, not one pod per Linux node")
+		}
 		cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "Print every command as it runs (on stderr) and, for test, every probe that agrees too")
 	}
 	cmd.Flags().StringVar(&o.Prefix, "prefix", sandbox.DefaultPrefix, "Prefix of every namespace the sandbox creates, and the name of its state")
@@ -107,6 +114,9 @@ func (o *SandboxOptions) Validate() error {
 	}
 	if o.action == "down" {
 		return nil
+	}
+	if o.MaxProbes < 0 {
+		return usageError("--max-probes %d: give 0 (no bound) or more", o.MaxProbes)
 	}
 	return o.Input.Validate()
 }
@@ -170,7 +180,11 @@ func (o *SandboxOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	res := sandbox.RunProbes(sandbox.Probes(plan, c), e, &sandbox.Runner{}, plan.StandIns())
+	probes, total := sandbox.Probes(plan, c, sandbox.ProbeOptions{AllSources: o.AllSources, Max: o.MaxProbes})
+	if len(probes) < total {
+		fmt.Fprintf(o.streams.Out, "sandbox: %d of %d probes sent, an even sample of each kind (--max-probes)\n", len(probes), total)
+	}
+	res := sandbox.RunProbes(probes, e, &sandbox.Runner{}, plan.StandIns())
 	if err := sandbox.WriteResults(o.streams.Out, res, o.Verbose); err != nil {
 		return err
 	}
