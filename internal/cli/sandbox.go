@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -155,19 +156,16 @@ func (o *SandboxOptions) Run() error {
 	if err := sandbox.NamespacesAvailable(o.Prefix); err != nil {
 		return &exitError{code: ExitInternal, err: fmt.Errorf("sandbox: %w", err)}
 	}
-	// An interrupt during up or test still removes what was created.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		if _, ok := <-sig; ok {
-			_, _ = x.Down(o.Prefix)
-			os.Exit(ExitInternal)
-		}
-	}()
-	if err := x.Up(plan); err != nil {
+	// An interrupt during up or test stops it; what was created is then
+	// removed, once, on the way out.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := x.UpContext(ctx, plan); err != nil {
 		if err != sandbox.ErrUp {
 			_, _ = x.Down(o.Prefix)
+		}
+		if ctx.Err() != nil {
+			err = errors.New("interrupted; what was created is removed")
 		}
 		return &exitError{code: ExitInternal, err: fmt.Errorf("sandbox up: %w", err)}
 	}
@@ -184,7 +182,11 @@ func (o *SandboxOptions) Run() error {
 	if len(probes) < total {
 		fmt.Fprintf(o.streams.Out, "sandbox: %d of %d probes sent, an even sample of each kind (--max-probes)\n", len(probes), total)
 	}
-	res := sandbox.RunProbes(probes, e, &sandbox.Runner{}, plan.StandIns())
+	res := sandbox.RunProbesContext(ctx, probes, e, &sandbox.Runner{}, plan.StandIns())
+	if ctx.Err() != nil {
+		_, _ = x.Down(o.Prefix)
+		return &exitError{code: ExitInternal, err: errors.New("sandbox test: interrupted; what was created is removed")}
+	}
 	if err := sandbox.WriteResults(o.streams.Out, res, o.Verbose); err != nil {
 		return err
 	}

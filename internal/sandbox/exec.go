@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,7 +67,11 @@ func NamespacesAvailable(prefix string) error {
 
 // Up creates everything the plan describes. Every namespace is recorded
 // before it is created, so that Down removes it whatever happens after.
-func (x *Executor) Up(p *Plan) error {
+func (x *Executor) Up(p *Plan) error { return x.UpContext(context.Background(), p) }
+
+// UpContext is Up that stops between two steps once ctx is done (an
+// interrupt), returning ctx's error; Down then removes what was created.
+func (x *Executor) UpContext(ctx context.Context, p *Plan) error {
 	dir := x.dir(p.Prefix)
 	if b, err := os.ReadFile(filepath.Join(dir, "namespaces")); err == nil && len(bytes.TrimSpace(b)) > 0 {
 		return ErrUp
@@ -87,6 +92,9 @@ func (x *Executor) Up(p *Plan) error {
 	}
 	defer rec.Close()
 	for _, s := range p.Steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ns, ok := stepNamespace(s.Argv)
 		if !ok || !own[ns] {
 			return fmt.Errorf("refusing %q: it does not act inside a namespace of the sandbox", shellJoin(s.Argv))
@@ -239,7 +247,9 @@ func (x *Executor) Down(prefix string) ([]string, error) {
 			}
 		}
 		if err := x.run([]string{"ip", "netns", "del", n}, ""); err != nil {
-			errs = append(errs, err)
+			if _, serr := os.Stat(filepath.Join(netnsDir, n)); serr == nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		removed = append(removed, n)

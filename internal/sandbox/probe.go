@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -355,7 +356,14 @@ type Tracer interface {
 // RunProbes sends every probe (a few at once: most wait for a reply) and
 // compares each with trace. standIns are the nodes played by stand-ins.
 func RunProbes(ps []Probe, e Tracer, r *Runner, standIns map[string]bool) []Result {
+	return RunProbesContext(context.Background(), ps, e, r, standIns)
+}
+
+// RunProbesContext is RunProbes that sends no more probes once ctx is
+// done; the probes not sent are left out of the results.
+func RunProbesContext(ctx context.Context, ps []Probe, e Tracer, r *Runner, standIns map[string]bool) []Result {
 	reals := make([]Real, len(ps))
+	sent := make([]bool, len(ps))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
@@ -363,7 +371,9 @@ func RunProbes(ps []Probe, e Tracer, r *Runner, standIns map[string]bool) []Resu
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				reals[i] = r.Run(ps[i])
+				if ctx.Err() == nil {
+					reals[i], sent[i] = r.Run(ps[i]), true
+				}
 			}
 		}()
 	}
@@ -374,7 +384,9 @@ func RunProbes(ps []Probe, e Tracer, r *Runner, standIns map[string]bool) []Resu
 	wg.Wait()
 	out := make([]Result, 0, len(ps))
 	for i, p := range ps {
-		out = append(out, Compare(p, reals[i], twinOf(e, p), standIns))
+		if sent[i] {
+			out = append(out, Compare(p, reals[i], twinOf(e, p), standIns))
+		}
 	}
 	return out
 }
