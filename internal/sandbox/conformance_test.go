@@ -81,6 +81,7 @@ func TestConformance(t *testing.T) {
 		{name: "the lab with 60 aspnetapp replicas", lab: true, files: []string{"../../examples/what-if/aspnetapp-60.yaml"}, probe: ProbeOptions{Max: 200}},
 		{name: "the lab with a second Windows node", lab: true, files: []string{"../../examples/what-if/second-windows-node"}},
 		{name: "the lab with the Windows block full", lab: true, files: []string{"../../examples/what-if/windows-block-full"}, probe: ProbeOptions{Max: 200}},
+		{name: "the lab with hello on a NodePort", lab: true, files: []string{"testdata/nodeport.yaml"}},
 		{name: "the main cluster", files: []string{"../../examples/main-cluster"}},
 		{name: "the main cluster migrated to VXLAN", files: []string{"../../examples/main-cluster", "../../examples/what-if/main-cluster-migrated.yaml"}},
 		{name: "the netpol e2e topology with a sample of policies", lab: true, files: []string{"testdata/netpol"}, pods: netpolPods,

@@ -421,7 +421,7 @@ func Compare(p Probe, real Real, tw *trace.Result, standIns map[string]bool) Res
 	var why []string
 	if p.DNS {
 		twinAddr := tw.Resolved
-		res.Twin = "resolves to " + orStr(twinAddr, "nothing") + " (" + string(tw.Outcome) + ")"
+		res.Twin = "resolves to " + orStr(twinAddr, "nothing")
 		realAddr := ""
 		if real.Delivered && real.Rcode == 0 && len(real.Addrs) > 0 {
 			realAddr = real.Addrs[0]
