@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
+
+// knownTwinBug names the documented twin bug a disagreement shows, or "".
+// The rendered "table ip calico" (dataplane/linux calico.go) ends a
+// workload's from-wl chain with "accept", which in nftables ends the whole
+// forward hook: a packet between two pods of one node is never seen by the
+// destination's to-wl chain, so its ingress policy is not enforced. Felix
+// instead marks the packet (0x10000) and returns, and accepts at the end of
+// the forward chain (felix/rules/static.go, endpoints.go). The table also
+// has no input hook: a pod's traffic to its own node is not subject to the
+// pod's egress policy there, which Felix applies in cali-wl-to-host
+// (felix/rules/static.go). trace decides both as Felix does; the table it
+// prints does not.
+func knownTwinBug(r Result, nodeOf map[string]string) string {
+	if r.Agree || !r.Real.Delivered {
+		return ""
+	}
+	src := nodeOf[r.Probe.From]
+	switch {
+	case strings.Contains(r.Why, "is selected for ingress by") && strings.HasPrefix(r.Real.Answerer, "pod ") &&
+		nodeOf["pod/"+strings.TrimPrefix(r.Real.Answerer, "pod ")] == src:
+		return "same-node ingress"
+	case strings.Contains(r.Why, "is selected for ingress by") && r.Probe.Proto == trace.ICMP && nodeOf[r.Probe.To] == src:
+		return "same-node ingress"
+	case strings.Contains(r.Why, "is selected for egress by") &&
+		(r.Real.Answerer == "node "+src || r.Probe.To == "node/"+src):
+		return "egress to the own node"
+	}
+	return ""
+}
+
+func TestConformance(t *testing.T) {
+	needNamespaces(t)
+	genDir := t.TempDir()
+	{
+		f, err := os.Create(filepath.Join(genDir, gen.MainFile(gen.FormatYAML)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := os.Create(filepath.Join(genDir, gen.PatchFile(gen.FormatYAML)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gen.Generate(gen.Options{Nodes: 20, WindowsNodes: 3, Namespaces: 3, Pods: 120, Services: 20, Policies: 10, Seed: 1}, gen.Outputs{Main: f, KubeletPatch: p}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		p.Close()
+	}
+	netpolPods := []string{"kube-system/coredns-8f97fdbd9-9gc9h", "kube-system/coredns-8f97fdbd9-vr6vv"}
+	for _, ns := range []string{"x", "y", "z"} {
+		for _, pod := range []string{"a", "b", "c"} {
+			netpolPods = append(netpolPods, ns+"/"+pod)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		lab   bool
+		files []string
+		pods  []string
+		probe ProbeOptions
+		// knownBugs allows the documented twin bug (knownTwinBug).
+		knownBugs bool
+	}{
+		{name: "the lab", lab: true},
+		{name: "the lab with ingress to win-demo denied", lab: true, files: []string{"../../examples/what-if/deny-win-demo-ingress.yaml"}},
+		{name: "the lab without strictAffinity", lab: true, files: []string{"../../examples/what-if/no-strict-affinity.yaml"}},
+		{name: "the lab with 60 aspnetapp replicas", lab: true, files: []string{"../../examples/what-if/aspnetapp-60.yaml"}, probe: ProbeOptions{Max: 200}},
+		{name: "the lab with a second Windows node", lab: true, files: []string{"../../examples/what-if/second-windows-node"}},
+		{name: "the lab with the Windows block full", lab: true, files: []string{"../../examples/what-if/windows-block-full"}, probe: ProbeOptions{Max: 200}},
+		{name: "the lab with hello on a NodePort", lab: true, files: []string{"testdata/nodeport.yaml"}},
+		{name: "the main cluster", files: []string{"../../examples/main-cluster"}},
+		{name: "the main cluster migrated to VXLAN", files: []string{"../../examples/main-cluster", "../../examples/what-if/main-cluster-migrated.yaml"}},
+		{name: "the netpol e2e topology with a sample of policies", lab: true, files: []string{"testdata/netpol"}, pods: netpolPods,
+			probe: ProbeOptions{AllSources: true, Max: 300}, knownBugs: true},
+		{name: "a generated 20-node cluster", files: []string{genDir}, probe: ProbeOptions{Max: 200}, knownBugs: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := load.Load(load.Options{Lab: tc.lab, Filenames: tc.files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := engine.Build(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes, err := linux.Compile(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Build(c, nodes, Zone(c), Options{Prefix: testPrefix, Pods: tc.pods})
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := t.TempDir()
+			x := &Executor{StateDir: state, Self: os.Args[0]}
+			t.Cleanup(func() { _, _ = x.Down(testPrefix) })
+			if err := x.Up(p); err != nil {
+				t.Fatal(err)
+			}
+			e, err := trace.New(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			probes, _ := Probes(p, c, tc.probe)
+			res := RunProbes(probes, e, &Runner{Self: os.Args[0]}, p.StandIns())
+			if _, err := x.Down(testPrefix); err != nil {
+				t.Fatal(err)
+			}
+			nodeOf := map[string]string{}
+			for _, n := range p.Namespaces {
+				if n.Pod != "" {
+					nodeOf["pod/"+n.Pod] = n.Node
+				} else if n.Node != "" {
+					nodeOf["node/"+n.Node] = n.Node
+				}
+			}
+			var bad []Result
+			known := map[string]int{}
+			compared := 0
+			for _, r := range res {
+				if r.Skipped != "" {
+					continue
+				}
+				compared++
+				if r.Agree {
+					continue
+				}
+				if k := knownTwinBug(r, nodeOf); k != "" && tc.knownBugs {
+					known[k]++
+					continue
+				}
+				bad = append(bad, r)
+			}
+			if compared < len(res)/2 {
+				t.Errorf("only %d of %d probes compared", compared, len(res))
+			}
+			if len(bad) > 0 {
+				var b strings.Builder
+				_ = WriteResults(&b, bad, false)
+				t.Errorf("%d of %d probes disagree:\n%s", len(bad), compared, b.String())
+			}
+			if len(known) > 0 {
+				t.Logf("disagreements from the documented twin bug (knownTwinBug): %v", known)
+			}
+		})
+	}
+}
