@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	calicooperator "github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -25,15 +26,8 @@ func calicoRules() []Rule {
 	}
 }
 
-const (
-	groupOperator = "operator.tigera.io"
-	groupCalico   = "projectcalico.org"
-	groupKubeadm  = "kubeadm.k8s.io"
-	groupKubelet  = "kubelet.config.k8s.io"
-)
-
 func instKey(inst *operator.Installation) model.Key {
-	return model.Key{Group: groupOperator, Kind: "Installation", Name: inst.Name}
+	return model.Key{Group: operator.Group, Kind: "Installation", Name: inst.Name}
 }
 
 func calicoNetwork(inst *operator.Installation) *operator.CalicoNetworkSpec {
@@ -86,7 +80,7 @@ func poolEncapsulation(inst *operator.Installation, p operator.IPPool) string {
 func (x *Context) unmanagedPools() []*calico.IPPool {
 	var out []*calico.IPPool
 	for _, p := range x.Cluster.IPPools {
-		k := model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
+		k := model.Key{Group: calico.Group, Kind: "IPPool", Name: p.Name}
 		if x.Cluster.Observed(k) && p.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
 			out = append(out, p)
 		}
@@ -95,7 +89,7 @@ func (x *Context) unmanagedPools() []*calico.IPPool {
 }
 
 func poolKey(p *calico.IPPool) model.Key {
-	return model.Key{Group: groupCalico, Kind: "IPPool", Name: p.Name}
+	return model.Key{Group: calico.Group, Kind: "IPPool", Name: p.Name}
 }
 
 // vxlanPools names the IPv4 pools that use VXLAN, from the Installation
@@ -304,7 +298,7 @@ first Windows node joins; it only stops future borrowing.`,
 			state = "not set (Calico creates IPAMConfiguration default with strictAffinity false)"
 		}
 		return []Finding{{
-			Object: model.Key{Group: groupCalico, Kind: "IPAMConfiguration", Name: name}, Field: "spec.strictAffinity",
+			Object: model.Key{Group: calico.Group, Kind: "IPAMConfiguration", Name: name}, Field: "spec.strictAffinity",
 			Message: fmt.Sprintf("strictAffinity is %s; Calico IPAM on Windows refuses to assign addresses until it is true, and Linux nodes may borrow addresses from a Windows node's block", state),
 		}}
 	},
@@ -573,7 +567,7 @@ func (x *Context) felixDefault() *calico.FelixConfiguration {
 }
 
 func felixKey() model.Key {
-	return model.Key{Group: groupCalico, Kind: "FelixConfiguration", Name: "default"}
+	return model.Key{Group: calico.Group, Kind: "FelixConfiguration", Name: "default"}
 }
 
 var ruleVXLANVNI = Rule{
@@ -644,7 +638,7 @@ change after kubeadm init).`,
 			}
 		}
 		if cc := c.Kubeadm.Cluster; cc != nil {
-			key := model.Key{Group: groupKubeadm, Kind: "ClusterConfiguration", Name: cc.Name}
+			key := model.Key{Group: kubeadm.Group, Kind: "ClusterConfiguration", Name: cc.Name}
 			for _, f := range []struct{ field, value string }{{"networking.podSubnet", cc.Networking.PodSubnet}, {"networking.serviceSubnet", cc.Networking.ServiceSubnet}} {
 				if isIPv6(f.value) {
 					out = append(out, Finding{Object: key, Field: f.field,
@@ -714,7 +708,7 @@ Degraded its objects are not (re)rendered; calico-windows Degraded means no cali
 					continue
 				}
 				out = append(out, Finding{
-					Object: model.Key{Group: groupOperator, Kind: "TigeraStatus", Name: ts.Name}, Field: "status.conditions[Degraded]",
+					Object: model.Key{Group: operator.Group, Kind: "TigeraStatus", Name: ts.Name}, Field: "status.conditions[Degraded]",
 					Message:     fmt.Sprintf("%s is Degraded (%s): %s", ts.Name, cond.Reason, cond.Message),
 					Remediation: fmt.Sprintf(`kubectl get tigerastatus %s -o jsonpath='{.status.conditions[?(@.type=="Degraded")].message}'; fix what it names`, ts.Name),
 				})
@@ -827,7 +821,7 @@ func windowsVersion(n *corev1.Node) (build string, rev int) {
 			rev = r
 		}
 	}
-	if b := n.Labels[labelWindowsBuild]; b != "" {
+	if b := n.Labels[corev1.LabelWindowsBuild]; b != "" {
 		if b != build {
 			rev = -1
 		}

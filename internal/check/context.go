@@ -8,21 +8,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	calicooperator "github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
-)
-
-// Well-known labels (k8s.io/api/core/v1 well_known_labels.go).
-const (
-	labelOS           = "kubernetes.io/os"
-	labelArch         = "kubernetes.io/arch"
-	labelWindowsBuild = "node.kubernetes.io/windows-build"
-	labelControlPlane = "node-role.kubernetes.io/control-plane"
-	labelServiceName  = "kubernetes.io/service-name"
 )
 
 // Context is what a rule's Check reads: the built cluster, what the user
@@ -156,7 +148,7 @@ type index struct {
 }
 
 func isWindowsNode(n *corev1.Node) bool {
-	if os := n.Labels[labelOS]; os != "" {
+	if os := n.Labels[corev1.LabelOSStable]; os != "" {
 		return os == hybrid.OSWindows
 	}
 	return n.Status.NodeInfo.OperatingSystem == hybrid.OSWindows
@@ -221,7 +213,7 @@ func buildIndex(c *model.Cluster) *index {
 func (ix *index) indexEndpoints(c *model.Cluster) {
 	seen := map[nsName]map[string]bool{}
 	for _, s := range c.EndpointSlices {
-		svc := s.Labels[labelServiceName]
+		svc := s.Labels[discoveryv1.LabelServiceName]
 		if svc == "" {
 			continue
 		}
@@ -323,11 +315,11 @@ func specTargetsOS(spec *corev1.PodSpec, runtimes map[string]*nodev1.RuntimeClas
 	if spec.OS != nil && string(spec.OS.Name) == os {
 		return true
 	}
-	if spec.NodeSelector[labelOS] == os || (os == hybrid.OSWindows && spec.NodeSelector[labelWindowsBuild] != "") {
+	if spec.NodeSelector[corev1.LabelOSStable] == os || (os == hybrid.OSWindows && spec.NodeSelector[corev1.LabelWindowsBuild] != "") {
 		return true
 	}
 	if spec.RuntimeClassName != nil {
-		if rc := runtimes[*spec.RuntimeClassName]; rc != nil && rc.Scheduling != nil && rc.Scheduling.NodeSelector[labelOS] == os {
+		if rc := runtimes[*spec.RuntimeClassName]; rc != nil && rc.Scheduling != nil && rc.Scheduling.NodeSelector[corev1.LabelOSStable] == os {
 			return true
 		}
 	}
@@ -347,7 +339,7 @@ func affinityPinsOS(a *corev1.Affinity, os string) bool {
 	for _, t := range terms {
 		pinned := false
 		for _, e := range t.MatchExpressions {
-			if e.Key == labelOS && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 && e.Values[0] == os {
+			if e.Key == corev1.LabelOSStable && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 && e.Values[0] == os {
 				pinned = true
 			}
 		}

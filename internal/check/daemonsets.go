@@ -2,12 +2,12 @@ package check
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/version"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -25,7 +25,7 @@ func daemonSetRules() []Rule {
 func plannedWindowsNode() *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "<planned Windows node>", Labels: map[string]string{
-			labelOS: hybrid.OSWindows, labelArch: "amd64", labelWindowsBuild: "10.0.26100", "kubernetes.io/hostname": "planned-windows-node",
+			corev1.LabelOSStable: hybrid.OSWindows, corev1.LabelArchStable: "amd64", corev1.LabelWindowsBuild: "10.0.26100", corev1.LabelHostname: "planned-windows-node",
 		}},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "os", Value: hybrid.OSWindows, Effect: corev1.TaintEffectNoSchedule}}},
 		Status: corev1.NodeStatus{
@@ -36,7 +36,7 @@ func plannedWindowsNode() *corev1.Node {
 }
 
 // linuxProbeNode is a Linux node for telling Windows-only images apart.
-var linuxProbeNode = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelOS: hybrid.OSLinux}}}
+var linuxProbeNode = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{corev1.LabelOSStable: hybrid.OSLinux}}}
 
 // windowsOnlyImages: some container's image cannot run on Linux.
 func windowsOnlyImages(spec *corev1.PodSpec) bool {

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
-	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -21,50 +21,6 @@ type blockedFlow struct {
 	dst  string
 	rule int
 	srcs []string
-}
-
-func ruleApplies(r hybrid.FirewallRule, dst, proto string, port int32) bool {
-	if !strings.EqualFold(r.Protocol, proto) {
-		return false
-	}
-	if len(r.Hosts) > 0 {
-		found := false
-		for _, h := range r.Hosts {
-			if h == dst {
-				found = true
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	if len(r.Ports) > 0 {
-		found := false
-		for _, p := range r.Ports {
-			if p == port {
-				found = true
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-func fromMatches(r hybrid.FirewallRule, src netip.Addr) bool {
-	if len(r.From) == 0 {
-		return true
-	}
-	for _, f := range r.From {
-		if p, err := netip.ParsePrefix(f); err == nil && p.Contains(src) {
-			return true
-		}
-		if a, err := netip.ParseAddr(f); err == nil && a == src {
-			return true
-		}
-	}
-	return false
 }
 
 // blockedFlows evaluates the Cluster kind's firewall (first match wins,
@@ -83,7 +39,7 @@ func (x *Context) blockedFlows(proto string, port int32, srcs, dsts []hybrid.Hos
 	for _, dst := range dsts {
 		var applicable []int
 		for i, r := range rules {
-			if ruleApplies(r, dst.Name, proto, port) {
+			if r.AppliesTo(dst.Name, proto, port) {
 				applicable = append(applicable, i)
 			}
 		}
@@ -100,8 +56,8 @@ func (x *Context) blockedFlows(proto string, port int32, srcs, dsts []hybrid.Hos
 					continue
 				}
 				for _, i := range applicable {
-					if fromMatches(rules[i], a) {
-						if strings.EqualFold(rules[i].Action, "Block") {
+					if rules[i].MatchesSource(a) {
+						if rules[i].Blocks() {
 							v[i] = append(v[i], src.Name)
 						}
 						break
@@ -157,7 +113,7 @@ func (x *Context) controlPlaneHosts() []hybrid.Host {
 	var out []hybrid.Host
 	for _, h := range x.Cluster.Hosts {
 		if n := x.Node(h.Name); n != nil {
-			if _, ok := n.Labels[labelControlPlane]; ok {
+			if _, ok := n.Labels[wellknown.LabelControlPlane]; ok {
 				out = append(out, h)
 			}
 		}

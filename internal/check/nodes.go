@@ -2,14 +2,15 @@ package check
 
 import (
 	"fmt"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"net/netip"
 	"strconv"
 	"strings"
 
 	certv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -46,7 +47,7 @@ func (x *Context) joinOf(node string) (*kubeadm.JoinConfiguration, *model.Key) {
 			if name == "" {
 				name = j.NodeRegistration.Name
 			}
-			return j, &model.Key{Group: groupKubeadm, Kind: "JoinConfiguration", Name: name}
+			return j, &model.Key{Group: kubeadm.Group, Kind: "JoinConfiguration", Name: name}
 		}
 	}
 	return nil, nil
@@ -132,7 +133,7 @@ func (x *Context) maxPods(n *corev1.Node) maxPodsOf {
 	for i := len(h.Patches) - 1; i >= 0; i-- {
 		if p := c.Kubeadm.KubeletPatches[h.Patches[i]]; p != nil && p.MaxPods != 0 {
 			mp.explicit, mp.field = true, "maxPods"
-			mp.key = &model.Key{Group: groupKubelet, Kind: "KubeletConfiguration", Name: h.Patches[i]}
+			mp.key = &model.Key{Group: kubeletv1beta1.GroupName, Kind: "KubeletConfiguration", Name: h.Patches[i]}
 			return mp
 		}
 	}
@@ -153,7 +154,7 @@ func (x *Context) clusterKubeletKey() *model.Key {
 	ix.kubeletKeyDone = true
 	c := x.Cluster
 	for k := range c.Origins {
-		if k.Group != groupKubelet || k.Kind != "KubeletConfiguration" {
+		if k.Group != kubeletv1beta1.GroupName || k.Kind != "KubeletConfiguration" {
 			continue
 		}
 		if _, patch := c.Kubeadm.KubeletPatches[k.Name]; patch {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 )
 
@@ -13,11 +14,6 @@ import (
 func windowsPeerRules() []Rule {
 	return []Rule{ruleWindowsVTEPNotPublished, ruleWindowsPeersVXLANBlocked}
 }
-
-const (
-	annoVXLANTunnelAddr = "projectcalico.org/IPv4VXLANTunnelAddr"
-	annoVXLANTunnelMAC  = "projectcalico.org/VXLANTunnelMACAddr"
-)
 
 var calicoWindowsVXLAN = Reference{Title: "Calico: Windows dataplane, VTEP MAC recorded by EnsureVXLANTunnelAddr (cni-plugin/pkg/dataplane/windows/dataplane_windows.go)",
 	URL: "https://github.com/projectcalico/calico/blob/master/cni-plugin/pkg/dataplane/windows/dataplane_windows.go"}
@@ -50,19 +46,19 @@ view uses it.`,
 	Check: func(x *Context) []Finding {
 		var out []Finding
 		for _, n := range x.WindowsNodes() {
-			if n.Annotations[annoVXLANTunnelAddr] == "" || n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] != "" {
+			if n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr] == "" || n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] != "" {
 				continue
 			}
-			recorded := n.Annotations[annoVXLANTunnelMAC]
+			recorded := n.Annotations[calico.AnnotationVXLANTunnelMACAddr]
 			observed := ""
 			if h := x.Host(n.Name); h != nil {
 				observed = h.Observed.VXLANTunnelMAC
 			}
-			f := Finding{Object: nodeKey(n.Name), Field: "metadata.annotations[" + annoVXLANTunnelMAC + "]"}
+			f := Finding{Object: nodeKey(n.Name), Field: "metadata.annotations[" + calico.AnnotationVXLANTunnelMACAddr + "]"}
 			switch {
 			case recorded == "":
 				f.Message = fmt.Sprintf("Windows node %s records VXLAN tunnel address %s but no VTEP MAC: every other node's Felix routes to its block with the MAC derived from its name, which is not its DrPort's, and pod traffic to the block is lost",
-					n.Name, n.Annotations[annoVXLANTunnelAddr])
+					n.Name, n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr])
 			case observed != "" && !sameMAC(recorded, observed):
 				f.Message = fmt.Sprintf("Windows node %s records VTEP MAC %s, but its DrPort adapter's MAC is %s (hosts[].observed.vxlanTunnelMAC): the other nodes address its block's frames to a MAC no adapter has",
 					n.Name, recorded, observed)

@@ -39,7 +39,7 @@ func rcKey(name string) model.Key {
 
 // windowsRuntimeClass: the RuntimeClass places pods on Windows nodes.
 func windowsRuntimeClass(rc *nodev1.RuntimeClass) bool {
-	return rc.Scheduling != nil && rc.Scheduling.NodeSelector[labelOS] == hybrid.OSWindows
+	return rc.Scheduling != nil && rc.Scheduling.NodeSelector[corev1.LabelOSStable] == hybrid.OSWindows
 }
 
 func (x *Context) windowsBuilds() []string {
@@ -184,7 +184,7 @@ func (x *Context) windowsRuntimeClassFor() string {
 	builds := x.windowsBuilds()
 	for _, rc := range x.Cluster.RuntimeClasses {
 		if windowsRuntimeClass(rc) && rc.Handler == handlerProcess {
-			if len(builds) == 0 || rc.Scheduling.NodeSelector[labelWindowsBuild] == builds[0] {
+			if len(builds) == 0 || rc.Scheduling.NodeSelector[corev1.LabelWindowsBuild] == builds[0] {
 				return rc.Name
 			}
 		}
@@ -362,7 +362,7 @@ func (x *Context) imageMismatches() []*imageMismatch {
 			plat, ok := platform[n.Name]
 			if !ok {
 				build, _ := windowsVersion(n)
-				plat = n.Labels[labelOS] + "\x00" + n.Status.NodeInfo.OperatingSystem + "\x00" + build
+				plat = n.Labels[corev1.LabelOSStable] + "\x00" + n.Status.NodeInfo.OperatingSystem + "\x00" + build
 				platform[n.Name] = plat
 			}
 			eachContainer(&p.Spec, func(ct *corev1.Container, path string) {
@@ -428,7 +428,7 @@ not reported.`,
 			if m.build {
 				continue
 			}
-			fix := podSpecPatch(m.w, map[string]any{"nodeSelector": map[string]string{labelOS: hybrid.OSLinux}})
+			fix := podSpecPatch(m.w, map[string]any{"nodeSelector": map[string]string{corev1.LabelOSStable: hybrid.OSLinux}})
 			if n := x.Node(m.nodes[0]); n != nil && !isWindowsNode(n) {
 				fix = podSpecPatch(m.w, map[string]any{"os": map[string]string{"name": "windows"}, "runtimeClassName": x.windowsRuntimeClassFor()})
 			}

@@ -137,7 +137,7 @@ func execOnNode(c *model.Cluster, name string, argv []string) (string, string, i
 	if node == nil {
 		return "", "", 0, &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): nodes %q not found", name)}
 	}
-	if node.Labels["kubernetes.io/os"] == "windows" {
+	if node.Labels[corev1.LabelOSStable] == "windows" {
 		nodes, err := windowsNodes(c, name)
 		if err != nil {
 			return "", "", 0, fmt.Errorf("compiling the Windows dataplane: %w", err)

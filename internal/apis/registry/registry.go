@@ -93,7 +93,7 @@ func Lookup(apiVersion, kindName string) (meta.Kind, bool) {
 		return meta.Kind{}, false
 	}
 	group := gv.Group
-	if group == "crd.projectcalico.org" {
+	if group == calico.CRDGroup {
 		group = "projectcalico.org" // same shape, see package calico
 	}
 	k, ok := index[schema.GroupKind{Group: group, Kind: kindName}]
@@ -101,7 +101,7 @@ func Lookup(apiVersion, kindName string) (meta.Kind, bool) {
 		return meta.Kind{}, false
 	}
 	for _, v := range k.Versions {
-		if v == gv.Version || (gv.Group == "crd.projectcalico.org" && gv.Version == "v1") {
+		if v == gv.Version || (gv.Group == calico.CRDGroup && gv.Version == "v1") {
 			return k, true
 		}
 	}
