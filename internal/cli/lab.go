@@ -343,7 +343,7 @@ func writeVerification(w io.Writer, filenames []string, streams genericiooptions
 		if err != nil {
 			return
 		}
-		r := e.Trace(src, trace.Target{Kind: "ip", Addr: a, Given: dst}, trace.ICMP, 0)
+		r := e.Trace(src, trace.Target{Kind: trace.KindIP, Addr: a, Given: dst}, trace.ICMP, 0)
 		if s := r.TTLSteps(); s != "" && !r.Assumed {
 			fmt.Fprintf(w, "  ttl: %s\n", s)
 		}
@@ -409,7 +409,7 @@ func writeVerification(w io.Writer, filenames []string, streams genericiooptions
 		// Expected to fail: a Windows host does not reach ClusterIPs
 		// (https://kubernetes.io/docs/concepts/services-networking/windows-networking/#limitations).
 		checks++
-		r := e.Trace(win, trace.Target{Kind: "ip", Addr: netip.MustParseAddr("10.102.98.171"), Given: "10.102.98.171"}, trace.TCP, 80)
+		r := e.Trace(win, trace.Target{Kind: trace.KindIP, Addr: netip.MustParseAddr("10.102.98.171"), Given: "10.102.98.171"}, trace.TCP, 80)
 		if r.Delivered {
 			fmt.Fprintf(w, "  delivered: %s\n", r.Reason)
 			failed = append(failed, "curl.exe http://10.102.98.171 on k8s-lab-win-1 (delivered; expected to fail)")
