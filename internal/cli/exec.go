@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -89,8 +91,8 @@ func (o *ExecOptions) Validate() error {
 	if !ok || name == "" {
 		return usageError("target %q: use node/NAME, pod/NAME or deploy/NAME", o.target)
 	}
-	switch kind {
-	case "node", "no", "nodes", "pod", "po", "pods", "deploy", "deployment", "deployments":
+	switch k, _ := registry.ForResource(kind); k.GroupKind() {
+	case schema.GroupKind{Kind: "Node"}, schema.GroupKind{Kind: "Pod"}, schema.GroupKind{Group: "apps", Kind: "Deployment"}:
 	default:
 		return usageError("target %q: use node/NAME, pod/NAME or deploy/NAME", o.target)
 	}

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -17,8 +19,7 @@ const emulatedInPods = "ping, curl, curl.exe, wget, nslookup, powershell Resolve
 // findPod resolves pod/NAME or deploy/NAME (the first running pod of the
 // Deployment, as kubectl exec deploy/NAME picks one) in a namespace.
 func findPod(c *model.Cluster, kind, ns, name string) (*corev1.Pod, error) {
-	switch kind {
-	case "pod", "po", "pods":
+	if k, _ := registry.ForResource(kind); k.GroupKind() == (schema.GroupKind{Kind: "Pod"}) {
 		for _, p := range c.Pods {
 			if p.Namespace == ns && p.Name == name {
 				return p, nil

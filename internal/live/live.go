@@ -28,6 +28,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -412,26 +413,15 @@ func choices(k meta.Kind) []schema.GroupVersionKind {
 	return out
 }
 
-func label(k meta.Kind) string {
-	plural := Plural(k.Kind)
-	if k.Group == "" {
-		return plural
-	}
-	return plural + "." + k.Group
-}
+func label(k meta.Kind) string { return k.GroupResource().String() }
 
 // Plural is the resource name of a kind the reader lists ("ippools",
-// "blockaffinities", "tigerastatuses"); the server's discovery has the final
-// word, this names them in warnings and in deploy/rbac.yaml's test.
+// "blockaffinities", "tigerastatuses"), as apimachinery guesses it; the
+// server's discovery has the final word, this names them in
+// deploy/rbac.yaml's test.
 func Plural(kind string) string {
-	p := strings.ToLower(kind)
-	switch {
-	case strings.HasSuffix(p, "y") && !strings.HasSuffix(p, "ey"):
-		return p[:len(p)-1] + "ies"
-	case strings.HasSuffix(p, "s"):
-		return p + "es"
-	}
-	return p + "s"
+	plural, _ := apimeta.UnsafeGuessKindToResource(schema.GroupVersionKind{Kind: kind})
+	return plural.Resource
 }
 
 // resolve finds the first of t's choices the server serves with the list

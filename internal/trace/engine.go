@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
@@ -342,10 +343,17 @@ func splitRef(s, ns string) (kind, namespace, name string, ok bool) {
 	return "", "", "", false
 }
 
-func isPodKind(k string) bool    { return k == "pod" || k == "po" || k == "pods" }
-func isDeployKind(k string) bool { return k == "deploy" || k == "deployment" || k == "deployments" }
-func isNodeKind(k string) bool   { return k == "node" || k == "no" || k == "nodes" }
-func isSvcKind(k string) bool    { return k == "svc" || k == "service" || k == "services" }
+// names reports whether word is a resource name of the kind (the
+// registry's plural, singular and short names: "po", "deploy", "svc").
+func names(word, group, kind string) bool {
+	k, ok := registry.ForResource(word)
+	return ok && k.Group == group && k.Kind == kind
+}
+
+func isPodKind(k string) bool    { return names(k, "", "Pod") }
+func isDeployKind(k string) bool { return names(k, "apps", "Deployment") }
+func isNodeKind(k string) bool   { return names(k, "", "Node") }
+func isSvcKind(k string) bool    { return names(k, "", "Service") }
 
 // NotFoundError is a named object that does not exist (kubectl's wording).
 type NotFoundError struct{ Msg string }
