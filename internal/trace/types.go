@@ -136,12 +136,7 @@ const (
 
 var pointNames = [...]string{"path", "egress-policy", "ingress-policy", "listener", "host-listener"}
 
-func (p Point) String() string {
-	if int(p) < len(pointNames) {
-		return pointNames[p]
-	}
-	return fmt.Sprintf("Point(%d)", p)
-}
+func (p Point) String() string { return enumName(pointNames[:], int(p), "Point") }
 
 // DropReason says in one word why a trace did not deliver, for programs
 // that read it (reach), in the manner of Hubble's drop reasons
@@ -166,11 +161,14 @@ const (
 
 var dropReasonNames = [...]string{"NONE", "POLICY_DENIED", "NO_LISTENER", "REPLY_LOST", "OTHER"}
 
-func (r DropReason) String() string {
-	if int(r) < len(dropReasonNames) {
-		return dropReasonNames[r]
+func (r DropReason) String() string { return enumName(dropReasonNames[:], int(r), "DropReason") }
+
+// enumName is the name of value i of a small enum, or typ(i) past its end.
+func enumName(names []string, i int, typ string) string {
+	if i < len(names) {
+		return names[i]
 	}
-	return fmt.Sprintf("DropReason(%d)", r)
+	return fmt.Sprintf("%s(%d)", typ, i)
 }
 
 // Header is an IPv4 header with its transport ports, and the VXLAN outer
