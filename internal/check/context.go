@@ -147,12 +147,7 @@ type index struct {
 	skips map[model.Key]map[string]bool
 }
 
-func isWindowsNode(n *corev1.Node) bool {
-	if os := n.Labels[corev1.LabelOSStable]; os != "" {
-		return os == hybrid.OSWindows
-	}
-	return n.Status.NodeInfo.OperatingSystem == hybrid.OSWindows
-}
+func isWindowsNode(n *corev1.Node) bool { return hybrid.NodeOS(n) == hybrid.OSWindows }
 
 func buildIndex(c *model.Cluster) *index {
 	ix := &index{

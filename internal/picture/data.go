@@ -205,10 +205,7 @@ func FromTwin(c *model.Cluster, rep *check.Report, m *reach.Matrix, traces []*tr
 }
 
 func nodeOS(n *corev1.Node) string {
-	if os := n.Labels[corev1.LabelOSStable]; os != "" {
-		return os
-	}
-	if os := n.Status.NodeInfo.OperatingSystem; os != "" {
+	if os := hybrid.NodeOS(n); os != "" {
 		return os
 	}
 	return "unknown"
