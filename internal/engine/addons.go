@@ -53,7 +53,7 @@ func coreDNS(dnsIP, domain string) (*appsv1.Deployment, *corev1.Service, *corev1
 					}},
 					Tolerations: []corev1.Toleration{
 						{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
-						{Key: wellknown.LabelControlPlane, Effect: corev1.TaintEffectNoSchedule},
+						{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule},
 					},
 					NodeSelector: map[string]string{corev1.LabelOSStable: "linux"},
 					Containers: []corev1.Container{{

@@ -311,7 +311,7 @@ func nodeTaints(p plannedHost) []corev1.Taint {
 		return append([]corev1.Taint(nil), (*p.reg.Taints)...)
 	}
 	if p.controlPlane {
-		return []corev1.Taint{{Key: wellknown.LabelControlPlane, Effect: corev1.TaintEffectNoSchedule}}
+		return []corev1.Taint{{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule}}
 	}
 	return nil
 }

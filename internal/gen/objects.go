@@ -132,7 +132,7 @@ func (p *plan) node(h *host) *corev1.Node {
 	if h.controlPlane {
 		n.Labels[wellknown.LabelControlPlane] = ""
 		n.Labels["node.kubernetes.io/exclude-from-external-load-balancers"] = ""
-		n.Spec.Taints = []corev1.Taint{{Key: wellknown.LabelControlPlane, Effect: corev1.TaintEffectNoSchedule}}
+		n.Spec.Taints = []corev1.Taint{{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule}}
 	}
 	mem := resource.MustParse(h.memory)
 	alloc := mem.DeepCopy()

@@ -55,14 +55,14 @@ var (
 	}
 	tolerateControlPlane = []corev1.Toleration{
 		{Key: "node-role.kubernetes.io/master", Effect: corev1.TaintEffectNoSchedule},
-		{Key: wellknown.LabelControlPlane, Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule},
 	}
 	// tolerateBootstrap: Typha. Survives the not-ready and
 	// network-unavailable taints of install time but respects cordons.
 	tolerateBootstrap = []corev1.Toleration{
 		{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
 		{Key: "node-role.kubernetes.io/master", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-		{Key: wellknown.LabelControlPlane, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.TaintControlPlane, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 		{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 		{Key: "node.kubernetes.io/network-unavailable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 		{Key: "node.cloudprovider.kubernetes.io/uninitialized", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
