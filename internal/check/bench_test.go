@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -40,7 +41,7 @@ func syntheticCluster(nodes, pods int) *model.Cluster {
 		}
 		addr := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255+1)
 		n := &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{rule.LabelOS: os, rule.LabelArch: "amd64", "kubernetes.io/hostname": name}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelOSStable: os, corev1.LabelArchStable: "amd64", "kubernetes.io/hostname": name}},
 			Status: corev1.NodeStatus{
 				NodeInfo:    corev1.NodeSystemInfo{OperatingSystem: os, ContainerRuntimeVersion: "containerd://2.2.2", KernelVersion: "7.0.0"},
 				Addresses:   []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: addr}},
@@ -49,10 +50,10 @@ func syntheticCluster(nodes, pods int) *model.Cluster {
 			},
 		}
 		if i == 0 {
-			n.Labels[rule.LabelControlPlane] = ""
+			n.Labels[wellknown.LabelControlPlane] = ""
 		}
 		if os == hybrid.OSWindows {
-			n.Labels[rule.LabelWindowsBuild] = "10.0.26100"
+			n.Labels[corev1.LabelWindowsBuild] = "10.0.26100"
 			n.Status.NodeInfo.KernelVersion = "10.0.26100.33438"
 			n.Spec.Taints = []corev1.Taint{{Key: "os", Value: "windows", Effect: corev1.TaintEffectNoSchedule}}
 			windows = append(windows, name)
@@ -66,7 +67,7 @@ func syntheticCluster(nodes, pods int) *model.Cluster {
 		c.Namespaces = append(c.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("ns-%02d", i)}})
 	}
 	c.RuntimeClasses = []*nodev1.RuntimeClass{{ObjectMeta: metav1.ObjectMeta{Name: "windows-2025"}, Handler: "runhcs-wcow-process",
-		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{rule.LabelOS: "windows", rule.LabelWindowsBuild: "10.0.26100"}}}}
+		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{corev1.LabelOSStable: "windows", corev1.LabelWindowsBuild: "10.0.26100"}}}}
 	c.Installation = &operator.Installation{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: operator.InstallationSpec{
 		ServiceCIDRs: []string{"10.96.0.0/12"},
 		CalicoNetwork: &operator.CalicoNetworkSpec{BGP: str("Disabled"), WindowsDataplane: str("HNS"),
@@ -84,7 +85,7 @@ func syntheticCluster(nodes, pods int) *model.Cluster {
 	hpc := &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: &yes}}
 	ds := func(ns, name, os string, nodes []string) {
 		d := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
-		d.Spec.Template.Spec = corev1.PodSpec{NodeSelector: map[string]string{rule.LabelOS: os}, HostNetwork: true,
+		d.Spec.Template.Spec = corev1.PodSpec{NodeSelector: map[string]string{corev1.LabelOSStable: os}, HostNetwork: true,
 			Containers: []corev1.Container{{Name: name, Image: "registry.example.com/" + name + ":1",
 				Args: []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT/kube-proxy/start.ps1"}}}}
 		if os == hybrid.OSWindows {
@@ -127,7 +128,7 @@ func syntheticCluster(nodes, pods int) *model.Cluster {
 		c.ReplicaSets = append(c.ReplicaSets, rs)
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.ServiceSpec{Selector: labels, ClusterIP: "10.96.0.10"}}
 		c.Services = append(c.Services, svc)
-		slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name + "-x", Namespace: ns, Labels: map[string]string{rule.LabelServiceName: name}}}
+		slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name + "-x", Namespace: ns, Labels: map[string]string{discoveryv1.LabelServiceName: name}}}
 		for r := 0; r < replicas; r++ {
 			i := d*replicas + r
 			node := targets[i%len(targets)]

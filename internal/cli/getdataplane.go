@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -25,7 +26,7 @@ import (
 const dataplaneGroup = "dataplane.kubectl-hybrid.io"
 
 // hostnameLabel carries an object's node, so -l selects by node.
-const hostnameLabel = "kubernetes.io/hostname"
+const hostnameLabel = corev1.LabelHostname
 
 // Dataplane kinds: what get shows from the compiled node dataplanes rather
 // than from the cluster's objects.

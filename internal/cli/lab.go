@@ -11,9 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
@@ -122,16 +124,16 @@ func writeWalkthrough(w io.Writer, c *model.Cluster, now time.Time) error {
 				status = "Ready"
 			}
 		}
-		mac := n.Annotations["projectcalico.org/VXLANTunnelMACAddr"]
-		if mac == "" && n.Labels["kubernetes.io/os"] == "linux" {
-			mac = engine.VTEPMAC(n.Name)
+		mac := n.Annotations[calico.AnnotationVXLANTunnelMACAddr]
+		if mac == "" && n.Labels[corev1.LabelOSStable] == "linux" {
+			mac = felix.VTEPMACForHost(n.Name)
 		}
 		if mac != "" && n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] != "" {
 			mac += " (placeholder, not observed)"
 		}
 		pods := n.Status.Allocatable.Pods()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Labels["kubernetes.io/os"], internalIP(n.Status.Addresses),
-			status, pods.String(), orNone(blocks[n.Name]), orNone(n.Annotations["projectcalico.org/IPv4VXLANTunnelAddr"]), orNone(mac))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Labels[corev1.LabelOSStable], internalIP(n.Status.Addresses),
+			status, pods.String(), orNone(blocks[n.Name]), orNone(n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr]), orNone(mac))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -190,7 +192,7 @@ func summaryLine(c *model.Cluster) string {
 	var parts []string
 	linux, windows := 0, 0
 	for _, n := range c.Nodes {
-		if n.Labels["kubernetes.io/os"] == "windows" {
+		if n.Labels[corev1.LabelOSStable] == "windows" {
 			windows++
 		} else {
 			linux++

@@ -10,16 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
-)
-
-// Calico's node annotations in the Kubernetes datastore
-// (libcalico-go/lib/backend/k8s/conversion: node annotations).
-const (
-	annoIPv4Address = "projectcalico.org/IPv4Address"
-	annoVXLANAddr   = "projectcalico.org/IPv4VXLANTunnelAddr"
-	annoIPIPAddr    = "projectcalico.org/IPv4IPIPTunnelAddr"
-	annoVXLANMAC    = "projectcalico.org/VXLANTunnelMACAddr"
 )
 
 // Images of kubeadm's addons. The CoreDNS tag is the one kubeadm pins for
@@ -53,15 +45,15 @@ func coreDNS(dnsIP, domain string) (*appsv1.Deployment, *corev1.Service, *corev1
 								LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 									Key: "k8s-app", Operator: metav1.LabelSelectorOpIn, Values: []string{"kube-dns"},
 								}}},
-								TopologyKey: labelHostname,
+								TopologyKey: corev1.LabelHostname,
 							},
 						}},
 					}},
 					Tolerations: []corev1.Toleration{
 						{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
-						{Key: labelControlPlane, Effect: corev1.TaintEffectNoSchedule},
+						{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule},
 					},
-					NodeSelector: map[string]string{labelOS: "linux"},
+					NodeSelector: map[string]string{corev1.LabelOSStable: "linux"},
 					Containers: []corev1.Container{{
 						Name:  "coredns",
 						Image: coreDNSImage,
@@ -146,7 +138,7 @@ func kubeProxy(version string) *appsv1.DaemonSet {
 					PriorityClassName:  "system-node-critical",
 					ServiceAccountName: "kube-proxy",
 					HostNetwork:        true,
-					NodeSelector:       map[string]string{labelOS: "linux"},
+					NodeSelector:       map[string]string{corev1.LabelOSStable: "linux"},
 					Tolerations:        []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 					Containers: []corev1.Container{{
 						Name:            "kube-proxy",

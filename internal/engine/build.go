@@ -366,7 +366,7 @@ func (b *builder) namespaces() error {
 			return
 		}
 		have[name] = true
-		l := map[string]string{"kubernetes.io/metadata.name": name}
+		l := map[string]string{corev1.LabelMetadataName: name}
 		for k, v := range labels {
 			l[k] = v
 		}
@@ -402,10 +402,10 @@ func (b *builder) namespaces() error {
 		if ns.Labels == nil {
 			ns.Labels = map[string]string{}
 		}
-		if _, ok := ns.Labels["kubernetes.io/metadata.name"]; !ok {
+		if _, ok := ns.Labels[corev1.LabelMetadataName]; !ok {
 			// The API server sets this label on every namespace
 			// (pkg/registry/core/namespace/strategy.go).
-			ns.Labels["kubernetes.io/metadata.name"] = ns.Name
+			ns.Labels[corev1.LabelMetadataName] = ns.Name
 		}
 		if ns.Status.Phase == "" {
 			ns.Status.Phase = corev1.NamespaceActive
@@ -574,7 +574,7 @@ func addrOf(n *corev1.Node) string {
 	return ""
 }
 
-func isWindows(n *corev1.Node) bool { return n.Labels[labelOS] == hybrid.OSWindows }
+func isWindows(n *corev1.Node) bool { return n.Labels[corev1.LabelOSStable] == hybrid.OSWindows }
 
 func parseAddr(s string) (netip.Addr, bool) {
 	a, err := netip.ParseAddr(s)

@@ -188,7 +188,7 @@ const liveOrigin = "live:"
 // (live.Targets), which is the operator's own test.
 func calicoCRDMode(o *model.Object) bool {
 	switch {
-	case o.GVK.Group == "crd.projectcalico.org":
+	case o.GVK.Group == calico.CRDGroup:
 		return strings.HasPrefix(o.Origin.File, liveOrigin)
 	case o.GVK.Group == "apiextensions.k8s.io" && o.GVK.Kind == "CustomResourceDefinition":
 		return strings.HasSuffix(o.Key.Name, ".crd.projectcalico.org")

@@ -13,21 +13,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
+	kubeletapis "k8s.io/kubelet/pkg/apis"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// Well-known labels and taints (k8s.io/api/core/v1 well_known_labels.go,
-// kubeadm app/constants).
+// kubeadm's and the kubelet's defaults (kubeadm app/constants).
 const (
-	labelOS            = "kubernetes.io/os"
-	labelArch          = "kubernetes.io/arch"
-	labelHostname      = "kubernetes.io/hostname"
-	labelWindowsBuild  = "node.kubernetes.io/windows-build"
-	labelControlPlane  = "node-role.kubernetes.io/control-plane"
-	labelExcludeLB     = "node.kubernetes.io/exclude-from-external-load-balancers"
 	defaultMaxPods     = 110 // kubelet's default (pkg/kubelet/apis/config/v1beta1/defaults.go)
 	linuxCRISocket     = "unix:///var/run/containerd/containerd.sock"
 	windowsCRISocket   = "npipe:////./pipe/containerd-containerd"
@@ -65,7 +61,7 @@ func planHosts(in *input) ([]plannedHost, error) {
 		})
 		var out []plannedHost
 		for _, n := range nodes {
-			_, cp := n.Labels[labelControlPlane]
+			_, cp := n.Labels[wellknown.LabelControlPlane]
 			out = append(out, plannedHost{Host: hostFromNode(n), controlPlane: cp, observed: n})
 		}
 		return out, nil
@@ -166,8 +162,8 @@ func findJoin(joins []*kubeadm.JoinConfiguration, name string) *kubeadm.JoinConf
 func hostFromNode(n *corev1.Node) hybrid.Host {
 	h := hybrid.Host{
 		Name:             n.Name,
-		OS:               n.Labels[labelOS],
-		Arch:             n.Labels[labelArch],
+		OS:               n.Labels[corev1.LabelOSStable],
+		Arch:             n.Labels[corev1.LabelArchStable],
 		OSImage:          n.Status.NodeInfo.OSImage,
 		KernelVersion:    n.Status.NodeInfo.KernelVersion,
 		ContainerRuntime: n.Status.NodeInfo.ContainerRuntimeVersion,
@@ -187,7 +183,7 @@ func hostFromNode(n *corev1.Node) hybrid.Host {
 	if q, ok := n.Status.Capacity[corev1.ResourceMemory]; ok {
 		h.Memory = q.String()
 	}
-	h.Observed.VXLANTunnelMAC = n.Annotations[annoVXLANMAC]
+	h.Observed.VXLANTunnelMAC = n.Annotations[calico.AnnotationVXLANTunnelMACAddr]
 	return h
 }
 
@@ -246,11 +242,11 @@ func deriveNode(p plannedHost, kc *kubeletv1beta1.KubeletConfiguration, version 
 			Name: p.Name,
 			Labels: map[string]string{
 				// The kubelet's own labels (pkg/kubelet/kubelet_node_status.go).
-				"beta.kubernetes.io/arch": arch,
-				"beta.kubernetes.io/os":   p.OS,
-				labelArch:                 arch,
-				labelHostname:             p.Name,
-				labelOS:                   p.OS,
+				kubeletapis.LabelArch:  arch,
+				kubeletapis.LabelOS:    p.OS,
+				corev1.LabelArchStable: arch,
+				corev1.LabelHostname:   p.Name,
+				corev1.LabelOSStable:   p.OS,
 			},
 			Annotations: map[string]string{
 				"node.alpha.kubernetes.io/ttl":                           "0",
@@ -262,12 +258,12 @@ func deriveNode(p plannedHost, kc *kubeletv1beta1.KubeletConfiguration, version 
 		n.CreationTimestamp = *p.Observed.CreationTimestamp
 	}
 	if p.OS == hybrid.OSWindows {
-		n.Labels[labelWindowsBuild] = windowsBuild(p.KernelVersion)
+		n.Labels[corev1.LabelWindowsBuild] = windowsBuild(p.KernelVersion)
 	}
 	if p.controlPlane {
 		// kubeadm app/phases/markcontrolplane.
-		n.Labels[labelControlPlane] = ""
-		n.Labels[labelExcludeLB] = ""
+		n.Labels[wellknown.LabelControlPlane] = ""
+		n.Labels[corev1.LabelNodeExcludeBalancers] = ""
 	}
 	n.Spec.Taints = nodeTaints(p)
 	kubelet := p.KubeletVersion
@@ -315,7 +311,7 @@ func nodeTaints(p plannedHost) []corev1.Taint {
 		return append([]corev1.Taint(nil), (*p.reg.Taints)...)
 	}
 	if p.controlPlane {
-		return []corev1.Taint{{Key: labelControlPlane, Effect: corev1.TaintEffectNoSchedule}}
+		return []corev1.Taint{{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule}}
 	}
 	return nil
 }

@@ -14,18 +14,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
-
-// VTEPMAC is the MAC of a Linux node's vxlan.calico device when the Node
-// does not record one: "66" and the first five bytes of SHA-1 of the node
-// name (felix/calc/vxlan_resolver.go vtepMACForHost).
-func VTEPMAC(node string) string {
-	sum := sha1.Sum([]byte(node))
-	return net.HardwareAddr(append([]byte("f"), sum[:5]...)).String()
-}
 
 // containerID is a stand-in for the pod sandbox's ID, which names the
 // pod's IPAM handle ("k8s-pod-network.<id>"); containerd makes it random.
@@ -305,19 +298,19 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 	// An observed Node that records its tunnel address but no MAC is a
 	// calico-node-windows that has not published its VTEP: kept as it is
 	// (check HYB071). One whose address the engine derives gets the placeholder.
-	hadAddr := n.Annotations[annoVXLANAddr] != ""
+	hadAddr := n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr] != ""
 	a, err := m.VXLANTunnelAddress(n.Name)
 	if err != nil {
 		b.note(model.Warning, keyOf(n), "calico-node cannot start: %v", err)
 		return
 	}
 	if addr, ok := b.ipv4Address(n); ok {
-		b.fillAnnotation(n, annoIPv4Address, addr)
+		b.fillAnnotation(n, calico.AnnotationIPv4Address, addr)
 	}
 	if a.IsValid() {
-		b.fillAnnotation(n, annoVXLANAddr, a.String())
+		b.fillAnnotation(n, calico.AnnotationIPv4VXLANTunnelAddr, a.String())
 	}
-	if _, ok := n.Annotations[annoVXLANMAC]; ok {
+	if _, ok := n.Annotations[calico.AnnotationVXLANTunnelMACAddr]; ok {
 		return // recorded by the Node or a Calico Node resource
 	}
 	if hadAddr && b.c.Observed(keyOf(n)) {
@@ -326,7 +319,7 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 	// On Windows the VTEP is the HNS network's distributed router port;
 	// calico-node-windows records its MAC, which only the host knows.
 	if h := b.hostByName(n.Name); h != nil && h.Observed.VXLANTunnelMAC != "" {
-		n.Annotations[annoVXLANMAC] = h.Observed.VXLANTunnelMAC
+		n.Annotations[calico.AnnotationVXLANTunnelMACAddr] = h.Observed.VXLANTunnelMAC
 		return
 	}
 	b.windowsVTEP(n)
@@ -334,7 +327,7 @@ func (b *builder) tunnel(m *ipam.IPAM, n *corev1.Node) {
 
 // tunnelAnnotation is the Node annotation of each tunnel type
 // (libcalico-go lib/backend/k8s/resources/node.go).
-var tunnelAnnotation = map[string]string{ipam.AttrTypeIPIP: annoIPIPAddr, ipam.AttrTypeVXLAN: annoVXLANAddr}
+var tunnelAnnotation = map[string]string{ipam.AttrTypeIPIP: calico.AnnotationIPv4IPIPTunnelAddr, ipam.AttrTypeVXLAN: calico.AnnotationIPv4VXLANTunnelAddr}
 
 // linuxTunnels is calico-node's tunnel address reconciliation on a Linux
 // node (node/pkg/allocateip/allocateip.go reconcileTunnelAddrs): IPIP then
@@ -343,7 +336,7 @@ var tunnelAnnotation = map[string]string{ipam.AttrTypeIPIP: annoIPIPAddr, ipam.A
 // real cluster's IPAM holds for it.
 func (b *builder) linuxTunnels(m *ipam.IPAM, n *corev1.Node) {
 	if addr, ok := b.ipv4Address(n); ok {
-		b.fillAnnotation(n, annoIPv4Address, addr)
+		b.fillAnnotation(n, calico.AnnotationIPv4Address, addr)
 	}
 	for _, typ := range ipam.TunnelTypes {
 		key := tunnelAnnotation[typ]
@@ -418,14 +411,14 @@ func joinClock(created, last time.Time, i int) time.Time {
 // Calico network (cni-plugin/pkg/dataplane/windows/dataplane_windows.go
 // EnsureVXLANTunnelAddr); HNS picks that MAC, so the twin cannot derive it.
 func (b *builder) windowsVTEP(n *corev1.Node) {
-	if !isWindows(n) || n.Annotations[annoVXLANAddr] == "" || n.Annotations[annoVXLANMAC] != "" {
+	if !isWindows(n) || n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr] == "" || n.Annotations[calico.AnnotationVXLANTunnelMACAddr] != "" {
 		return
 	}
 	mac := WindowsVTEPPlaceholder(n.Name)
-	n.Annotations[annoVXLANMAC] = mac
+	n.Annotations[calico.AnnotationVXLANTunnelMACAddr] = mac
 	n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] = "placeholder: the DrPort adapter's MAC is not observed"
 	if b.c.Observed(keyOf(n)) {
-		b.c.MarkDerived(keyOf(n), "metadata.annotations["+annoVXLANMAC+"]")
+		b.c.MarkDerived(keyOf(n), "metadata.annotations["+calico.AnnotationVXLANTunnelMACAddr+"]")
 	}
 	b.note(model.Info, keyOf(n), "the Windows VTEP MAC (the DrPort adapter's) is not observed: %s is a placeholder every node uses until the join records the real one (give hosts[].observed.vxlanTunnelMAC)", mac)
 }

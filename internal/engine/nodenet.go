@@ -26,10 +26,10 @@ func calicoNodeFields(cn *calico.Node) []struct{ field, annotation, value string
 		ipip = cn.Spec.BGP.IPv4IPIPTunnelAddr
 	}
 	return []struct{ field, annotation, value string }{
-		{"spec.bgp.ipv4Address", annoIPv4Address, cn.IPv4Address()},
-		{"spec.bgp.ipv4IPIPTunnelAddr", annoIPIPAddr, ipip},
-		{"spec.ipv4VXLANTunnelAddr", annoVXLANAddr, cn.Spec.IPv4VXLANTunnelAddr},
-		{"spec.vxlanTunnelMACAddr", annoVXLANMAC, cn.Spec.VXLANTunnelMACAddr},
+		{"spec.bgp.ipv4Address", calico.AnnotationIPv4Address, cn.IPv4Address()},
+		{"spec.bgp.ipv4IPIPTunnelAddr", calico.AnnotationIPv4IPIPTunnelAddr, ipip},
+		{"spec.ipv4VXLANTunnelAddr", calico.AnnotationIPv4VXLANTunnelAddr, cn.Spec.IPv4VXLANTunnelAddr},
+		{"spec.vxlanTunnelMACAddr", calico.AnnotationVXLANTunnelMACAddr, cn.Spec.VXLANTunnelMACAddr},
 	}
 }
 
@@ -140,7 +140,7 @@ func (b *builder) nodeNetwork() {
 func recordedNetwork(nodes []*corev1.Node) (netip.Prefix, bool) {
 	var net netip.Prefix
 	for _, n := range nodes {
-		p, err := netip.ParsePrefix(n.Annotations[annoIPv4Address])
+		p, err := netip.ParsePrefix(n.Annotations[calico.AnnotationIPv4Address])
 		if err != nil || !p.Addr().Is4() {
 			return netip.Prefix{}, false
 		}

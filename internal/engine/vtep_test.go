@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -78,7 +79,7 @@ func TestThePlaceholderVTEPMACIsAHyperVMACPerNodeName(t *testing.T) {
 	if a != engine.WindowsVTEPPlaceholder("k8s-lab-win-2") {
 		t.Error("the placeholder is not deterministic")
 	}
-	if a == engine.VTEPMAC("k8s-lab-win-2") {
+	if a == felix.VTEPMACForHost("k8s-lab-win-2") {
 		t.Error("the placeholder is the Linux rule's MAC")
 	}
 }

@@ -12,21 +12,19 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	kubeletapis "k8s.io/kubelet/pkg/apis"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 )
 
 func ptr[T any](v T) *T { return &v }
 
 const (
 	labelName    = "app.kubernetes.io/name"
-	labelOS      = "kubernetes.io/os"
-	labelArch    = "kubernetes.io/arch"
-	labelCP      = "node-role.kubernetes.io/control-plane"
-	labelNSName  = "kubernetes.io/metadata.name"
 	portHTTP     = 8080
 	portMetrics  = 9090
 	apiHost      = "api." + domain
@@ -105,36 +103,36 @@ func (p *plan) node(h *host) *corev1.Node {
 			Name:              h.name,
 			CreationTimestamp: created,
 			Labels: map[string]string{
-				"beta.kubernetes.io/arch": "amd64",
-				"beta.kubernetes.io/os":   h.os(),
-				labelArch:                 "amd64",
-				"kubernetes.io/hostname":  h.name,
-				labelOS:                   h.os(),
+				kubeletapis.LabelArch:  "amd64",
+				kubeletapis.LabelOS:    h.os(),
+				corev1.LabelArchStable: "amd64",
+				corev1.LabelHostname:   h.name,
+				corev1.LabelOSStable:   h.os(),
 			},
 			Annotations: map[string]string{
 				"node.alpha.kubernetes.io/ttl":                           "0",
 				"volumes.kubernetes.io/controller-managed-attach-detach": "true",
-				"projectcalico.org/IPv4Address":                          fmt.Sprintf("%s/%d", h.addr, nodeNet.Bits()),
+				calico.AnnotationIPv4Address:                             fmt.Sprintf("%s/%d", h.addr, nodeNet.Bits()),
 			},
 		},
 		Spec: corev1.NodeSpec{PodCIDR: h.podCIDR, PodCIDRs: []string{h.podCIDR}},
 	}
 	if h.tunnel.IsValid() {
-		n.Annotations["projectcalico.org/IPv4VXLANTunnelAddr"] = h.tunnel.String()
+		n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr] = h.tunnel.String()
 	}
 	maxPods := LinuxMaxPods
 	osImage, kernel := linuxOSImage, linuxKernel
 	if h.windows {
 		maxPods = WindowsMaxPods
 		osImage, kernel = windowsOSImage, windowsKernel
-		n.Labels["node.kubernetes.io/windows-build"] = windowsBuild
-		n.Annotations["projectcalico.org/VXLANTunnelMACAddr"] = h.vtepMAC
+		n.Labels[corev1.LabelWindowsBuild] = windowsBuild
+		n.Annotations[calico.AnnotationVXLANTunnelMACAddr] = h.vtepMAC
 		n.Spec.Taints = []corev1.Taint{{Key: "os", Value: "windows", Effect: corev1.TaintEffectNoSchedule}}
 	}
 	if h.controlPlane {
-		n.Labels[labelCP] = ""
+		n.Labels[wellknown.LabelControlPlane] = ""
 		n.Labels["node.kubernetes.io/exclude-from-external-load-balancers"] = ""
-		n.Spec.Taints = []corev1.Taint{{Key: labelCP, Effect: corev1.TaintEffectNoSchedule}}
+		n.Spec.Taints = []corev1.Taint{{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule}}
 	}
 	mem := resource.MustParse(h.memory)
 	alloc := mem.DeepCopy()
@@ -272,7 +270,7 @@ func (p *plan) calicoDocs() []any {
 			ObjectMeta: metav1.ObjectMeta{Name: runtimeClassName},
 			Handler:    "runhcs-wcow-process",
 			Scheduling: &nodev1.Scheduling{
-				NodeSelector: map[string]string{labelOS: "windows", labelArch: "amd64", "node.kubernetes.io/windows-build": windowsBuild},
+				NodeSelector: map[string]string{corev1.LabelOSStable: "windows", corev1.LabelArchStable: "amd64", corev1.LabelWindowsBuild: windowsBuild},
 				Tolerations:  []corev1.Toleration{{Key: "os", Operator: corev1.TolerationOpEqual, Value: "windows", Effect: corev1.TaintEffectNoSchedule}},
 			},
 		},
@@ -312,7 +310,7 @@ func kubeProxyWindows() *appsv1.DaemonSet {
 						},
 						VolumeMounts: []corev1.VolumeMount{{MountPath: "/var/lib/kube-proxy", Name: "kube-proxy"}},
 					}},
-					NodeSelector: map[string]string{labelOS: "windows"},
+					NodeSelector: map[string]string{corev1.LabelOSStable: "windows"},
 					Tolerations: []corev1.Toleration{
 						{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
 						{Operator: corev1.TolerationOpExists},
@@ -331,11 +329,11 @@ func kubeProxyWindows() *appsv1.DaemonSet {
 
 func (p *plan) namespaceObj(ns *namespace) *corev1.Namespace {
 	labels := map[string]string{
-		labelNSName:             ns.name,
-		psaEnforce:              ns.enforce,
-		psaEnforce + "-version": "latest",
-		"team":                  ns.team,
-		"environment":           ns.env,
+		corev1.LabelMetadataName: ns.name,
+		psaEnforce:               ns.enforce,
+		psaEnforce + "-version":  "latest",
+		"team":                   ns.team,
+		"environment":            ns.env,
 	}
 	if ns.enforce != "restricted" {
 		labels["pod-security.kubernetes.io/warn"] = "restricted"
@@ -348,7 +346,7 @@ func (p *plan) namespaceObj(ns *namespace) *corev1.Namespace {
 func linuxPodSpec(image string, ports []corev1.ContainerPort, cpu, mem, memLimit string) corev1.PodSpec {
 	return corev1.PodSpec{
 		OS:           &corev1.PodOS{Name: corev1.Linux},
-		NodeSelector: map[string]string{labelOS: "linux"},
+		NodeSelector: map[string]string{corev1.LabelOSStable: "linux"},
 		SecurityContext: &corev1.PodSecurityContext{
 			RunAsNonRoot:   ptr(true),
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 )
 
@@ -381,7 +383,7 @@ func (p *plan) assignAddresses() error {
 	}
 	for i := range p.hosts {
 		h := &p.hosts[i]
-		m.SetNode(h.name, map[string]string{"kubernetes.io/os": h.os(), "kubernetes.io/hostname": h.name})
+		m.SetNode(h.name, map[string]string{corev1.LabelOSStable: h.os(), corev1.LabelHostname: h.name})
 	}
 	// What VXLANTunnelAddress does on a node that has no address yet, without
 	// its search of every block for an earlier one (quadratic in the nodes):

@@ -138,7 +138,7 @@ func (p *plan) policy(ns *namespace, kind policyKind) *networkingv1.NetworkPolic
 		spec.PodSelector, spec.PolicyTypes = sel, ingress
 		spec.Ingress = []networkingv1.NetworkPolicyIngressRule{{
 			From: []networkingv1.NetworkPolicyPeer{{
-				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{labelNSName: other.name}},
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: other.name}},
 				PodSelector:       &peerSel,
 			}},
 			Ports: []networkingv1.NetworkPolicyPort{tcp(intstr.FromInt32(portHTTP))},
@@ -161,7 +161,7 @@ func (p *plan) policy(ns *namespace, kind policyKind) *networkingv1.NetworkPolic
 		spec.Egress = []networkingv1.NetworkPolicyEgressRule{
 			{
 				To: []networkingv1.NetworkPolicyPeer{{
-					NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{labelNSName: "kube-system"}},
+					NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "kube-system"}},
 					PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"k8s-app": "kube-dns"}},
 				}},
 				Ports: []networkingv1.NetworkPolicyPort{
@@ -201,7 +201,7 @@ func (p *plan) policy(ns *namespace, kind policyKind) *networkingv1.NetworkPolic
 		np.Name = "allow-metrics-" + targetName
 		spec.PodSelector, spec.PolicyTypes = sel, ingress
 		spec.Ingress = []networkingv1.NetworkPolicyIngressRule{{
-			From:  []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{labelNSName: scraper}}}},
+			From:  []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: scraper}}}},
 			Ports: []networkingv1.NetworkPolicyPort{port},
 		}}
 	case bothWays:

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,9 +36,14 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+	kubeproxyv1alpha1 "k8s.io/kube-proxy/config/v1alpha1"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
@@ -349,16 +355,10 @@ type Target struct {
 // configGroups are the kinds that no API serves: they come from kubeadm's
 // ConfigMaps (see embedded).
 var configGroups = map[string]bool{
-	"kubeadm.k8s.io":          true,
-	"kubelet.config.k8s.io":   true,
-	"kubeproxy.config.k8s.io": true,
+	kubeadm.Group:               true,
+	kubeletv1beta1.GroupName:    true,
+	kubeproxyv1alpha1.GroupName: true,
 }
-
-const (
-	calicoGroup    = "projectcalico.org"
-	calicoCRDGroup = "crd.projectcalico.org"
-	hybridGroup    = "hybrid.kubectl-hybrid.io"
-)
 
 // Targets lists what Read lists, in order, derived from the registry: each
 // registered kind that an API server serves, Calico's from
@@ -381,16 +381,16 @@ func Targets() []Target {
 		if !seen {
 			i = len(out)
 			index[tk] = i
-			out = append(out, Target{Label: label(k), Optional: k.Group == hybridGroup})
+			out = append(out, Target{Label: label(k), Optional: k.Group == hybrid.Group})
 		}
 		out[i].Choices = append(out[i].Choices, choices(k)...)
 	}
 	for i := range out {
-		if out[i].Choices[0].Group == calicoGroup {
+		if out[i].Choices[0].Group == calico.Group {
 			// v3 of every name before crd.projectcalico.org/v1 of any.
 			var v3, v1 []schema.GroupVersionKind
 			for _, c := range out[i].Choices {
-				if c.Group == calicoGroup {
+				if c.Group == calico.Group {
 					v3 = append(v3, c)
 				} else {
 					v1 = append(v1, c)
@@ -407,32 +407,21 @@ func choices(k meta.Kind) []schema.GroupVersionKind {
 	for _, v := range k.Versions {
 		out = append(out, schema.GroupVersionKind{Group: k.Group, Version: v, Kind: k.Kind})
 	}
-	if k.Group == calicoGroup {
-		out = append(out, schema.GroupVersionKind{Group: calicoCRDGroup, Version: "v1", Kind: k.Kind})
+	if k.Group == calico.Group {
+		out = append(out, schema.GroupVersionKind{Group: calico.CRDGroup, Version: "v1", Kind: k.Kind})
 	}
 	return out
 }
 
-func label(k meta.Kind) string {
-	plural := Plural(k.Kind)
-	if k.Group == "" {
-		return plural
-	}
-	return plural + "." + k.Group
-}
+func label(k meta.Kind) string { return k.GroupResource().String() }
 
 // Plural is the resource name of a kind the reader lists ("ippools",
-// "blockaffinities", "tigerastatuses"); the server's discovery has the final
-// word, this names them in warnings and in deploy/rbac.yaml's test.
+// "blockaffinities", "tigerastatuses"), as apimachinery guesses it; the
+// server's discovery has the final word, this names them in
+// deploy/rbac.yaml's test.
 func Plural(kind string) string {
-	p := strings.ToLower(kind)
-	switch {
-	case strings.HasSuffix(p, "y") && !strings.HasSuffix(p, "ey"):
-		return p[:len(p)-1] + "ies"
-	case strings.HasSuffix(p, "s"):
-		return p + "es"
-	}
-	return p + "s"
+	plural, _ := apimeta.UnsafeGuessKindToResource(schema.GroupVersionKind{Kind: kind})
+	return plural.Resource
 }
 
 // resolve finds the first of t's choices the server serves with the list

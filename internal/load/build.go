@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
@@ -259,7 +260,7 @@ func (d *decoder) stringField(c *candidate, m map[string]any, label string, path
 // groupAlias maps crd.projectcalico.org to projectcalico.org, as the registry
 // does, so that kinds not modeled also have one identity in both groups.
 func groupAlias(g string) string {
-	if g == "crd.projectcalico.org" {
+	if g == calico.CRDGroup {
 		return "projectcalico.org"
 	}
 	return g

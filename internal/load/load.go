@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/examples/lab"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -116,7 +117,7 @@ func (b *builder) add(src source) func(*model.Object) error {
 // say (their spec), which one stored object cannot do.
 func (b *builder) sameObject(i int, prev, o *model.Object) {
 	keep, other := prev, o
-	if prev.GVK.Group == crdGroup {
+	if prev.GVK.Group == calico.CRDGroup {
 		keep, other = o, prev
 	}
 	if !reflect.DeepEqual(specOf(keep), specOf(other)) {

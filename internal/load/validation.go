@@ -109,13 +109,10 @@ type finding struct {
 	bypassed bool
 }
 
-// crdGroup is the group of Calico's CRDs behind projectcalico.org/v3.
-const crdGroup = "crd.projectcalico.org"
-
 // calicoCheck reports whether e is one of Calico's own checks of an object
 // of Calico's kinds (its spec; names are the API server's).
 func calicoCheck(obj *model.Object, e *field.Error) bool {
-	return obj.GVK.Group == crdGroup && strings.HasPrefix(e.Field, "spec.")
+	return obj.GVK.Group == calico.CRDGroup && strings.HasPrefix(e.Field, "spec.")
 }
 
 // check runs the per-object checks on a built object; c locates its fields.

@@ -9,9 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -203,10 +205,7 @@ func FromTwin(c *model.Cluster, rep *check.Report, m *reach.Matrix, traces []*tr
 }
 
 func nodeOS(n *corev1.Node) string {
-	if os := n.Labels[corev1.LabelOSStable]; os != "" {
-		return os
-	}
-	if os := n.Status.NodeInfo.OperatingSystem; os != "" {
+	if os := hybrid.NodeOS(n); os != "" {
 		return os
 	}
 	return "unknown"
@@ -241,7 +240,7 @@ func topology(c *model.Cluster) Topology {
 	}
 	for _, n := range c.Nodes {
 		node := Node{Name: n.Name, OS: nodeOS(n), Role: "worker", Blocks: blocks[n.Name], Pods: pods[n.Name]}
-		if _, ok := n.Labels["node-role.kubernetes.io/control-plane"]; ok {
+		if _, ok := n.Labels[wellknown.LabelControlPlane]; ok {
 			node.Role = "control-plane"
 		}
 		for _, a := range n.Status.Addresses {
@@ -250,13 +249,13 @@ func topology(c *model.Cluster) Topology {
 				break
 			}
 		}
-		if addr := n.Annotations["projectcalico.org/IPv4VXLANTunnelAddr"]; addr != "" {
+		if addr := n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr]; addr != "" {
 			_, placeholder := n.Annotations[hybrid.VTEPMACPlaceholderAnnotation]
-			node.VTEP = &VTEP{Addr: addr, MAC: n.Annotations["projectcalico.org/VXLANTunnelMACAddr"], Placeholder: placeholder}
+			node.VTEP = &VTEP{Addr: addr, MAC: n.Annotations[calico.AnnotationVXLANTunnelMACAddr], Placeholder: placeholder}
 			if node.VTEP.MAC == "" && node.OS == "linux" {
 				// Felix gives vxlan.calico the MAC it derives from the
 				// node name when the Node records none.
-				node.VTEP.MAC, node.VTEP.Derived = engine.VTEPMAC(n.Name), true
+				node.VTEP.MAC, node.VTEP.Derived = felix.VTEPMACForHost(n.Name), true
 			}
 		}
 		slices.Sort(node.Blocks)

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -95,7 +97,7 @@ func Compute(in Input, req Request) (*Bundle, error) {
 func withBuilds(c *model.Cluster, in []NodeRequest) []NodeRequest {
 	def := "10.0.26100"
 	for _, n := range c.Nodes {
-		if b := n.Labels[labelWindowsBuild]; b != "" {
+		if b := n.Labels[corev1.LabelWindowsBuild]; b != "" {
 			def = b
 			break
 		}
@@ -113,7 +115,7 @@ func withBuilds(c *model.Cluster, in []NodeRequest) []NodeRequest {
 // selector names the build), else the name the plan creates.
 func runtimeClassFor(c *model.Cluster, build string) string {
 	for _, rc := range c.RuntimeClasses {
-		if rc.Scheduling != nil && rc.Scheduling.NodeSelector[labelWindowsBuild] == build && rc.Handler == runtimeClassH {
+		if rc.Scheduling != nil && rc.Scheduling.NodeSelector[corev1.LabelWindowsBuild] == build && rc.Handler == runtimeClassH {
 			return rc.Name
 		}
 	}

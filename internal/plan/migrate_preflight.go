@@ -57,7 +57,7 @@ func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation
 	}
 	out = append(out, poolEdits(c, snap)...)
 	for _, n := range c.Nodes {
-		if n.Labels[labelOS] == "windows" {
+		if n.Labels[corev1.LabelOSStable] == "windows" {
 			out = append(out, Finding{ID: MigWindowsNode, Severity: "warning", Object: "Node " + n.Name,
 				Message: fmt.Sprintf("Windows node %s is already in the cluster: the point of no return is passed, and a rollback would cut it off", n.Name)})
 		}
@@ -129,7 +129,7 @@ func ipBlocks(c, final *model.Cluster) []Finding {
 				continue
 			}
 			if ip, err := netip.ParseAddr(a.Address); err == nil {
-				nodes = append(nodes, nodeAddr{n.Name, ip, n.Annotations["projectcalico.org/IPv4VXLANTunnelAddr"]})
+				nodes = append(nodes, nodeAddr{n.Name, ip, n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr]})
 			}
 		}
 	}

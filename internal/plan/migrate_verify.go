@@ -7,9 +7,11 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/jsonpath"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
@@ -75,11 +77,11 @@ func verify(id string, t *diff.Twin) []Check {
 func sampleLinuxNode(c *model.Cluster) string {
 	var workers, all []string
 	for _, n := range c.Nodes {
-		if n.Labels[labelOS] == "windows" {
+		if n.Labels[corev1.LabelOSStable] == "windows" {
 			continue
 		}
 		all = append(all, n.Name)
-		if _, cp := n.Labels[labelControlPlane]; !cp {
+		if _, cp := n.Labels[wellknown.LabelControlPlane]; !cp {
 			workers = append(workers, n.Name)
 		}
 	}

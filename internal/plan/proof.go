@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
@@ -167,7 +168,7 @@ func whatIf(in Input, b *Bundle, nodes []NodeRequest) (*model.Snapshot, error) {
 		if ds.Spec.Template.Spec.NodeSelector == nil {
 			ds.Spec.Template.Spec.NodeSelector = map[string]string{}
 		}
-		ds.Spec.Template.Spec.NodeSelector[labelOS] = hybrid.OSLinux
+		ds.Spec.Template.Spec.NodeSelector[corev1.LabelOSStable] = hybrid.OSLinux
 		cp := *o
 		cp.Typed, cp.Raw = ds, nil
 		out.Objects[i] = &cp
@@ -238,10 +239,10 @@ func nodeProof(c *model.Cluster, name string) NodeProof {
 		if n.Name != name {
 			continue
 		}
-		np.TunnelAddress = n.Annotations["projectcalico.org/IPv4VXLANTunnelAddr"]
+		np.TunnelAddress = n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr]
 		// A placeholder (hybrid.VTEPMACPlaceholderAnnotation) is the twin's
 		// stand-in until the join records the DrPort's MAC: not a prediction.
-		if mac := n.Annotations["projectcalico.org/VXLANTunnelMACAddr"]; mac != "" && n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] == "" {
+		if mac := n.Annotations[calico.AnnotationVXLANTunnelMACAddr]; mac != "" && n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] == "" {
 			np.VTEPMAC = mac
 		}
 		if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok {
@@ -337,7 +338,7 @@ func traces(c *model.Cluster, nodes []NodeRequest, nodeNetwork bool) []TraceProo
 func pickPods(c *model.Cluster, nodes []NodeRequest) (linux, win *corev1.Pod) {
 	os := map[string]string{}
 	for _, n := range c.Nodes {
-		os[n.Name] = n.Labels[labelOS]
+		os[n.Name] = n.Labels[corev1.LabelOSStable]
 	}
 	for _, p := range c.Pods {
 		if p.Spec.HostNetwork || p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
@@ -78,7 +79,7 @@ func runtimeClass(name, build string) obj {
 		"metadata":   obj{"name": name},
 		"handler":    runtimeClassH,
 		"scheduling": obj{
-			"nodeSelector": obj{labelOS: "windows", labelArch: "amd64", labelWindowsBuild: build},
+			"nodeSelector": obj{corev1.LabelOSStable: "windows", corev1.LabelArchStable: "amd64", corev1.LabelWindowsBuild: build},
 			"tolerations":  []any{obj{"key": "os", "operator": "Equal", "value": "windows", "effect": "NoSchedule"}},
 		},
 	}
@@ -103,7 +104,7 @@ func kubeProxyWindows(version string) obj {
 					"securityContext": obj{"windowsOptions": obj{
 						"hostProcess": true, "runAsUserName": `NT AUTHORITY\system`}},
 					"hostNetwork":  true,
-					"nodeSelector": obj{labelOS: "windows"},
+					"nodeSelector": obj{corev1.LabelOSStable: "windows"},
 					"tolerations": []any{
 						obj{"key": "CriticalAddonsOnly", "operator": "Exists"},
 						obj{"operator": "Exists"},

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // runbook orders the steps: the cluster first (so that calico-node-windows
@@ -65,7 +67,7 @@ func (b *Bundle) clusterStep() Step {
 		Command: "kubectl get ds -A -o custom-columns='NAMESPACE:.metadata.namespace,NAME:.metadata.name,NODE-SELECTOR:.spec.template.spec.nodeSelector' --no-headers",
 		Expect:  strings.Join(ds, "; ")})
 	for _, rc := range c.RuntimeClasses {
-		if rc.Scheduling != nil && rc.Scheduling.NodeSelector[labelWindowsBuild] != "" {
+		if rc.Scheduling != nil && rc.Scheduling.NodeSelector[corev1.LabelWindowsBuild] != "" {
 			st.Verify = append(st.Verify, Check{Command: "kubectl get runtimeclass " + rc.Name + " -o jsonpath='{.handler}'", Expect: rc.Handler})
 		}
 	}

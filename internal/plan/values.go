@@ -14,9 +14,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	kubeletapis "k8s.io/kubelet/pkg/apis"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -29,14 +31,6 @@ const (
 	defaultPort = 4789
 	// Calico's default IPv4 block size (libcalico-go IPPool defaulting).
 	defaultBlockSize = 26
-)
-
-const (
-	labelOS           = "kubernetes.io/os"
-	labelArch         = "kubernetes.io/arch"
-	labelHostname     = "kubernetes.io/hostname"
-	labelWindowsBuild = "node.kubernetes.io/windows-build"
-	labelControlPlane = "node-role.kubernetes.io/control-plane"
 )
 
 // reader collects values and says where each came from.
@@ -146,7 +140,7 @@ func (r *reader) version() string {
 		return r.record("kubernetesVersion", cc.KubernetesVersion, "ClusterConfiguration kubernetesVersion", "")
 	}
 	for _, n := range r.c.Nodes {
-		if _, cp := n.Labels[labelControlPlane]; cp && n.Status.NodeInfo.KubeletVersion != "" {
+		if _, cp := n.Labels[wellknown.LabelControlPlane]; cp && n.Status.NodeInfo.KubeletVersion != "" {
 			return r.record("kubernetesVersion", n.Status.NodeInfo.KubeletVersion, "Node "+n.Name+" kubeletVersion", "")
 		}
 	}
@@ -168,8 +162,8 @@ func (r *reader) serviceCIDR() string {
 // pool node selectors see (the kubelet's own labels).
 func windowsLabels(n NodeRequest) map[string]string {
 	return map[string]string{
-		labelOS: hybrid.OSWindows, labelArch: "amd64", labelHostname: n.Name, labelWindowsBuild: n.WindowsBuild,
-		"beta.kubernetes.io/os": hybrid.OSWindows, "beta.kubernetes.io/arch": "amd64",
+		corev1.LabelOSStable: hybrid.OSWindows, corev1.LabelArchStable: "amd64", corev1.LabelHostname: n.Name, corev1.LabelWindowsBuild: n.WindowsBuild,
+		kubeletapis.LabelOS: hybrid.OSWindows, kubeletapis.LabelArch: "amd64",
 	}
 }
 
@@ -238,7 +232,7 @@ func (r *reader) nodeNetwork() string {
 		return r.record("nodeNetwork", r.c.Network.CIDR, from, "")
 	}
 	for _, n := range r.c.Nodes {
-		if pfx, err := netip.ParsePrefix(n.Annotations["projectcalico.org/IPv4Address"]); err == nil {
+		if pfx, err := netip.ParsePrefix(n.Annotations[calico.AnnotationIPv4Address]); err == nil {
 			return r.record("nodeNetwork", pfx.Masked().String(), "Node "+n.Name+" projectcalico.org/IPv4Address", "")
 		}
 	}
@@ -250,7 +244,7 @@ func (r *reader) nodeNetwork() string {
 func controlPlanes(c *model.Cluster) []string {
 	var out []string
 	for _, n := range c.Nodes {
-		if _, cp := n.Labels[labelControlPlane]; !cp {
+		if _, cp := n.Labels[wellknown.LabelControlPlane]; !cp {
 			continue
 		}
 		for _, a := range n.Status.Addresses {
@@ -268,7 +262,7 @@ func (r *reader) containerd() string {
 	pick := func(os string) (string, string) {
 		for _, n := range r.c.Nodes {
 			v, ok := strings.CutPrefix(n.Status.NodeInfo.ContainerRuntimeVersion, "containerd://")
-			if ok && n.Labels[labelOS] == os {
+			if ok && n.Labels[corev1.LabelOSStable] == os {
 				return strings.TrimPrefix(v, "v"), "Node " + n.Name + " containerRuntimeVersion"
 			}
 		}

@@ -6,6 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 )
 
 // Filter selects sources (--from) or destinations (--to).
@@ -31,21 +34,33 @@ type Filter struct {
 	sel  labels.Selector
 }
 
-var filterKinds = map[string]string{
-	"ns": "ns", "namespace": "ns", "namespaces": "ns",
-	"pod": "pod", "po": "pod", "pods": "pod",
-	"deploy": "workload", "deployment": "workload", "deployments": "workload",
-	"ds": "workload", "daemonset": "workload", "daemonsets": "workload",
-	"sts": "workload", "statefulset": "workload", "statefulsets": "workload",
-	"svc": "svc", "service": "svc", "services": "svc",
-	"node": "node", "no": "node", "nodes": "node",
+// filterKind is the kind of filter a KIND word names, by the registry's
+// resource names (plural, singular, short: "ns", "deploy", "svc", "no").
+func filterKind(word string) (string, bool) {
+	k, ok := registry.ForResource(word)
+	if !ok {
+		return "", false
+	}
+	switch k.GroupKind() {
+	case schema.GroupKind{Kind: "Namespace"}:
+		return "ns", true
+	case schema.GroupKind{Kind: "Pod"}:
+		return "pod", true
+	case schema.GroupKind{Group: "apps", Kind: "Deployment"}, schema.GroupKind{Group: "apps", Kind: "DaemonSet"}, schema.GroupKind{Group: "apps", Kind: "StatefulSet"}:
+		return "workload", true
+	case schema.GroupKind{Kind: "Service"}:
+		return "svc", true
+	case schema.GroupKind{Kind: "Node"}:
+		return "node", true
+	}
+	return "", false
 }
 
 // ParseFilter reads one --from or --to value; ns is -n's namespace.
 func ParseFilter(s, ns string) (Filter, error) {
 	f := Filter{Text: s}
 	if k, rest, ok := strings.Cut(s, "/"); ok && !strings.ContainsAny(s, "=!() ,") {
-		if kind, known := filterKinds[strings.ToLower(k)]; known {
+		if kind, known := filterKind(k); known {
 			f.kind = kind
 			parts := strings.Split(rest, "/")
 			switch {

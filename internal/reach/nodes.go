@@ -197,21 +197,7 @@ func (an *analyzer) staticFingerprint(n *nodeInfo) string {
 		b.WriteString("|no-dataplane")
 	}
 	for i, r := range an.c.Network.Firewall {
-		applies := len(r.Hosts) == 0
-		for _, h := range r.Hosts {
-			if h == n.name {
-				applies = true
-			}
-		}
-		from := len(r.From) == 0
-		for _, f := range r.From {
-			if p, err := netip.ParsePrefix(f); err == nil && p.Contains(n.ip) {
-				from = true
-			} else if a, err := netip.ParseAddr(f); err == nil && a == n.ip {
-				from = true
-			}
-		}
-		fmt.Fprintf(&b, "|fw%d:%t/%t", i, applies, from)
+		fmt.Fprintf(&b, "|fw%d:%t/%t", i, r.AppliesToHost(n.name), r.MatchesSource(n.ip))
 	}
 	return b.String()
 }

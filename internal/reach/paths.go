@@ -204,11 +204,11 @@ func (an *analyzer) getKnow(k pathKey) knowledge {
 }
 
 func isEgressHop(h trace.Hop) bool {
-	return h.Leg == trace.LegRequest && (strings.HasPrefix(h.Component, "Calico filter-cali-fw-") || strings.Contains(h.Component, "ACL_ENDPOINT_GROUP_IPV4_OUT"))
+	return h.Leg == trace.LegRequest && h.Point == trace.PointEgressPolicy
 }
 
 func isIngressHop(h trace.Hop) bool {
-	return h.Leg == trace.LegRequest && (strings.HasPrefix(h.Component, "Calico filter-cali-tw-") || strings.Contains(h.Component, "ACL_ENDPOINT_GROUP_IPV4_IN"))
+	return h.Leg == trace.LegRequest && h.Point == trace.PointIngressPolicy
 }
 
 func hopOf(res *trace.Result) string { return strings.TrimSpace(res.AtNode + " " + res.AtComp) }
@@ -238,7 +238,7 @@ func (an *analyzer) classify(res *trace.Result) knowledge {
 	switch {
 	case res.Delivered:
 		k.p1, k.p2, k.p3, k.r = ok, ok, ok, ok
-	case strings.HasPrefix(res.Reason, "the request arrives but the reply is lost"):
+	case res.Drop == trace.ReasonReplyLost:
 		k.p1, k.p2, k.p3, k.r = ok, ok, ok, failed()
 	case last < 0:
 		k.p1 = failed()
@@ -246,7 +246,7 @@ func (an *analyzer) classify(res *trace.Result) knowledge {
 		k.p1 = ok
 	case isIngressHop(res.Hops[last]):
 		k.p1, k.p2 = ok, ok
-	case res.Outcome == trace.Refused && strings.HasPrefix(res.AtComp, "pod "):
+	case res.Drop == trace.ReasonNoListener && res.At == trace.PointListener:
 		k.p1, k.p2, k.p3 = ok, ok, ok
 	case inSeen:
 		k.p1, k.p2, k.p3 = ok, ok, failed()
@@ -483,15 +483,15 @@ func relsPods(an *analyzer, a, b *class) (same, cross bool) {
 }
 
 func podSource(m member) trace.Source {
-	return trace.Source{Kind: "pod", Pod: m.pod, Node: m.pod.Spec.NodeName, Addr: m.ip}
+	return trace.Source{Kind: trace.KindPod, Pod: m.pod, Node: m.pod.Spec.NodeName, Addr: m.ip}
 }
 
 func podTarget(m member) trace.Target {
-	return trace.Target{Kind: "pod", Given: m.ip.String(), Pod: m.pod, Addr: m.ip, Node: m.pod.Spec.NodeName}
+	return trace.Target{Kind: trace.KindPod, Given: m.ip.String(), Pod: m.pod, Addr: m.ip, Node: m.pod.Spec.NodeName}
 }
 
 func nodeSource(n *nodeInfo) trace.Source {
-	return trace.Source{Kind: "node", Node: n.name, Addr: n.ip}
+	return trace.Source{Kind: trace.KindNode, Node: n.name, Addr: n.ip}
 }
 
 // repFirst is a class's members, its representative first (a Windows
@@ -641,7 +641,7 @@ func (w *worker) hostEnds(a *class, n *nodeInfo, h hostTarget, proto trace.Proto
 	if a != nil {
 		en.hasE, en.e = true, w.end(a, netip.Addr{}, true, peer{ip: ip}, ip, proto, port)
 	}
-	target := trace.Target{Kind: "ip", Given: ip.String(), Addr: ip}
+	target := trace.Target{Kind: trace.KindIP, Given: ip.String(), Addr: ip}
 	if h.node != nil {
 		target.Node = h.node.name
 	}

@@ -672,7 +672,7 @@ func (an *analyzer) columns() []Destination {
 		}
 		base := Destination{Kind: "service", Label: "svc/" + s.Namespace + "/" + s.Name, Namespace: s.Namespace, Name: s.Name,
 			vipAddr: vip, itpLocal: s.Spec.InternalTrafficPolicy != nil && *s.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal,
-			svcTarget: trace.Target{Kind: "service", Given: "svc/" + s.Namespace + "/" + s.Name, Service: s, Addr: vip}}
+			svcTarget: trace.Target{Kind: trace.KindService, Given: "svc/" + s.Namespace + "/" + s.Name, Service: s, Addr: vip}}
 		if opt.Proto == trace.ICMP {
 			d := base
 			d.Proto = trace.ICMP

@@ -8,6 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 )
 
 // Kind is one resource type the twin can print, with the names kubectl
@@ -66,30 +70,41 @@ func (k Kind) QualifiedResource() string { return k.GroupResource().String() }
 // "pod", "deployment.apps", "ippool.projectcalico.org".
 func (k Kind) NamePrefix() string { return strings.ToLower(k.GroupKind().String()) }
 
-// Kinds the twin prints, in the order they are listed in errors and help.
+// Kinds the twin prints, in the order they are listed in errors and help:
+// the registry's kinds (names, short names, scope, version) that this
+// package has printers for (table.go).
 var (
-	KindNode                      = Kind{Version: "v1", Kind: "Node", Resource: "nodes", Singular: "node", ShortNames: []string{"no"}}
-	KindNamespace                 = Kind{Version: "v1", Kind: "Namespace", Resource: "namespaces", Singular: "namespace", ShortNames: []string{"ns"}}
-	KindPod                       = Kind{Version: "v1", Kind: "Pod", Resource: "pods", Singular: "pod", ShortNames: []string{"po"}, Namespaced: true}
-	KindService                   = Kind{Version: "v1", Kind: "Service", Resource: "services", Singular: "service", ShortNames: []string{"svc"}, Namespaced: true}
-	KindConfigMap                 = Kind{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Singular: "configmap", ShortNames: []string{"cm"}, Namespaced: true}
-	KindServiceAccount            = Kind{Version: "v1", Kind: "ServiceAccount", Resource: "serviceaccounts", Singular: "serviceaccount", ShortNames: []string{"sa"}, Namespaced: true}
-	KindEndpointSlice             = Kind{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Resource: "endpointslices", Singular: "endpointslice", Namespaced: true}
-	KindDaemonSet                 = Kind{Group: "apps", Version: "v1", Kind: "DaemonSet", Resource: "daemonsets", Singular: "daemonset", ShortNames: []string{"ds"}, Namespaced: true}
-	KindDeployment                = Kind{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Singular: "deployment", ShortNames: []string{"deploy"}, Namespaced: true}
-	KindReplicaSet                = Kind{Group: "apps", Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", Singular: "replicaset", ShortNames: []string{"rs"}, Namespaced: true}
-	KindStatefulSet               = Kind{Group: "apps", Version: "v1", Kind: "StatefulSet", Resource: "statefulsets", Singular: "statefulset", ShortNames: []string{"sts"}, Namespaced: true}
-	KindNetworkPolicy             = Kind{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy", Resource: "networkpolicies", Singular: "networkpolicy", ShortNames: []string{"netpol"}, Namespaced: true}
-	KindRuntimeClass              = Kind{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass", Resource: "runtimeclasses", Singular: "runtimeclass"}
-	KindCertificateSigningRequest = Kind{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest", Resource: "certificatesigningrequests", Singular: "certificatesigningrequest", ShortNames: []string{"csr"}}
-	KindIPPool                    = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPPool", Resource: "ippools", Singular: "ippool"}
-	KindIPAMBlock                 = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPAMBlock", Resource: "ipamblocks", Singular: "ipamblock"}
-	KindBlockAffinity             = Kind{Group: "projectcalico.org", Version: "v3", Kind: "BlockAffinity", Resource: "blockaffinities", Singular: "blockaffinity", ShortNames: []string{"affinity", "affinities"}}
-	KindIPAMConfiguration         = Kind{Group: "projectcalico.org", Version: "v3", Kind: "IPAMConfiguration", Resource: "ipamconfigurations", Singular: "ipamconfiguration", ShortNames: []string{"ipamconfig", "ipamconfigs"}}
-	KindFelixConfiguration        = Kind{Group: "projectcalico.org", Version: "v3", Kind: "FelixConfiguration", Resource: "felixconfigurations", Singular: "felixconfiguration", ShortNames: []string{"felixconfig", "felixconfigs"}}
-	KindTigeraStatus              = Kind{Group: "operator.tigera.io", Version: "v1", Kind: "TigeraStatus", Resource: "tigerastatuses", Singular: "tigerastatus"}
-	KindInstallation              = Kind{Group: "operator.tigera.io", Version: "v1", Kind: "Installation", Resource: "installations", Singular: "installation"}
+	KindNode                      = registered("", "Node")
+	KindNamespace                 = registered("", "Namespace")
+	KindPod                       = registered("", "Pod")
+	KindService                   = registered("", "Service")
+	KindConfigMap                 = registered("", "ConfigMap")
+	KindServiceAccount            = registered("", "ServiceAccount")
+	KindEndpointSlice             = registered("discovery.k8s.io", "EndpointSlice")
+	KindDaemonSet                 = registered("apps", "DaemonSet")
+	KindDeployment                = registered("apps", "Deployment")
+	KindReplicaSet                = registered("apps", "ReplicaSet")
+	KindStatefulSet               = registered("apps", "StatefulSet")
+	KindNetworkPolicy             = registered("networking.k8s.io", "NetworkPolicy")
+	KindRuntimeClass              = registered("node.k8s.io", "RuntimeClass")
+	KindCertificateSigningRequest = registered("certificates.k8s.io", "CertificateSigningRequest")
+	KindIPPool                    = registered(calico.Group, "IPPool")
+	KindIPAMBlock                 = registered(calico.Group, "IPAMBlock")
+	KindBlockAffinity             = registered(calico.Group, "BlockAffinity")
+	KindIPAMConfiguration         = registered(calico.Group, "IPAMConfiguration")
+	KindFelixConfiguration        = registered(calico.Group, "FelixConfiguration")
+	KindTigeraStatus              = registered(operator.Group, "TigeraStatus")
+	KindInstallation              = registered(operator.Group, "Installation")
 )
+
+// registered is the printed kind for a registered group and kind. A kind
+// the registry lacks has no resource names, which TestEveryPrintedKindIsRegistered
+// catches.
+func registered(group, kind string) Kind {
+	k, _ := registry.ForGroupKind(schema.GroupKind{Group: group, Kind: kind})
+	return Kind{Group: group, Version: k.Version(), Kind: kind, Resource: k.Resource, Singular: k.Singular(),
+		ShortNames: k.ShortNames, Namespaced: k.Namespaced}
+}
 
 // Kinds returns every kind the twin prints.
 func Kinds() []Kind {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -190,7 +191,7 @@ func TestUpPlaysTheTwinOnTheKernelAndDownLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	node := nodes["k8s-lab-node-2"]
+	tw := console.FromCluster(c)
 	ns := testPrefix + "k8s-lab-node-2"
 	for _, tc := range []struct {
 		name  string
@@ -203,10 +204,11 @@ func TestUpPlaysTheTwinOnTheKernelAndDownLeavesNothing(t *testing.T) {
 		{"kube-proxy's table holds the twin's sets, maps and rules", []string{"nft", "list", "table", "ip", "kube-proxy"}, nftTokens},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			twin, _, code := node.Exec(tc.argv)
-			if code != 0 {
-				t.Fatalf("the twin's %v exits %d", tc.argv, code)
+			out, err := console.Exec(tw, console.Target{Kind: console.KindNode, Name: "k8s-lab-node-2"}, tc.argv)
+			if err != nil || out.Code != 0 {
+				t.Fatalf("the twin's %v exits %d: %v", tc.argv, out.Code, err)
 			}
+			twin := out.Stdout
 			real := inNS(t, ns, tc.argv...)
 			if got, want := tc.equal(real), tc.equal(twin); got != want {
 				t.Errorf("real and twin differ (- twin, + real):\n%s", golden.Diff(want, got))

@@ -7,12 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Labels the kubelet sets on its Node.
-const (
-	labelOS           = "kubernetes.io/os"
-	labelWindowsBuild = "node.kubernetes.io/windows-build"
-)
-
 // Messages of ImageFitsNode.
 const (
 	// MsgOSMismatch is HCS_E_IMAGE_MISMATCH (0xC0370101), the Windows text
@@ -94,7 +88,7 @@ func ImageFitsNode(image string, node *corev1.Node) (ok bool, reason string) {
 	case linuxOnlyRepos[repository(lower)] || strings.Contains(tagOf(lower), "alpine"):
 		imageOS = "linux"
 	}
-	nodeOS := node.Labels[labelOS]
+	nodeOS := node.Labels[corev1.LabelOSStable]
 	if nodeOS == "" {
 		nodeOS = node.Status.NodeInfo.OperatingSystem
 	}
@@ -132,7 +126,7 @@ func ImageFitsNode(image string, node *corev1.Node) (ok bool, reason string) {
 // major.minor.build prefix of the kernel version the kubelet reports
 // ("10.0.26100.33438").
 func nodeWindowsBuild(node *corev1.Node) string {
-	if b := node.Labels[labelWindowsBuild]; b != "" {
+	if b := node.Labels[corev1.LabelWindowsBuild]; b != "" {
 		return b
 	}
 	fields := strings.Fields(node.Status.NodeInfo.KernelVersion)

@@ -9,9 +9,9 @@ import (
 func TestImageFitsNode(t *testing.T) {
 	win2025 := labNode("k8s-lab-win-1", "windows", "4", "8Gi", 60)
 	win2022 := labNode("win-2022", "windows", "4", "8Gi", 60)
-	win2022.Labels[labelWindowsBuild] = "10.0.20348"
+	win2022.Labels[corev1.LabelWindowsBuild] = "10.0.20348"
 	unlabelled := labNode("win-bare", "windows", "4", "8Gi", 60)
-	delete(unlabelled.Labels, labelWindowsBuild)
+	delete(unlabelled.Labels, corev1.LabelWindowsBuild)
 	linux := labNode("k8s-lab-node-1", "linux", "2", "8Gi", 110)
 	cases := []struct {
 		name   string

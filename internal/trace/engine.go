@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
@@ -139,7 +141,7 @@ func New(c *model.Cluster) (*Engine, error) {
 				nd.ip, _ = netip.ParseAddr(a.Address)
 			}
 		}
-		if _, ok := n.Labels["node-role.kubernetes.io/control-plane"]; ok {
+		if _, ok := n.Labels[wellknown.LabelControlPlane]; ok {
 			nd.controlPlane = true
 		}
 		if nd.windows {
@@ -311,7 +313,7 @@ func (e *Engine) nodeOS(nd *node) string {
 // Source is where a trace starts: a pod, a node, or an address outside
 // the cluster.
 type Source struct {
-	Kind string // pod, node, external
+	Kind TargetKind // pod, node, external
 	Pod  *corev1.Pod
 	Node string
 	Addr netip.Addr
@@ -320,7 +322,7 @@ type Source struct {
 // Target is where a trace goes: a pod, a node, a Service, an address or a
 // DNS name.
 type Target struct {
-	Kind    string // pod, node, service, ip, name
+	Kind    TargetKind // pod, node, service, ip, name
 	Given   string
 	Name    string // DNS name for Kind name
 	Addr    netip.Addr
@@ -341,10 +343,17 @@ func splitRef(s, ns string) (kind, namespace, name string, ok bool) {
 	return "", "", "", false
 }
 
-func isPodKind(k string) bool    { return k == "pod" || k == "po" || k == "pods" }
-func isDeployKind(k string) bool { return k == "deploy" || k == "deployment" || k == "deployments" }
-func isNodeKind(k string) bool   { return k == "node" || k == "no" || k == "nodes" }
-func isSvcKind(k string) bool    { return k == "svc" || k == "service" || k == "services" }
+// names reports whether word is a resource name of the kind (the
+// registry's plural, singular and short names: "po", "deploy", "svc").
+func names(word, group, kind string) bool {
+	k, ok := registry.ForResource(word)
+	return ok && k.Group == group && k.Kind == kind
+}
+
+func isPodKind(k string) bool    { return names(k, "", "Pod") }
+func isDeployKind(k string) bool { return names(k, "apps", "Deployment") }
+func isNodeKind(k string) bool   { return names(k, "", "Node") }
+func isSvcKind(k string) bool    { return names(k, "", "Service") }
 
 // NotFoundError is a named object that does not exist (kubectl's wording).
 type NotFoundError struct{ Msg string }
@@ -418,15 +427,15 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 			return Source{}, inputErr("source %s: the twin models IPv4 only", s)
 		}
 		if p := e.pods[a]; p != nil {
-			return Source{Kind: "pod", Pod: p, Node: p.Spec.NodeName, Addr: a}, nil
+			return Source{Kind: KindPod, Pod: p, Node: p.Spec.NodeName, Addr: a}, nil
 		}
 		if nd := e.byIP[a]; nd != nil && a == nd.ip {
-			return Source{Kind: "node", Node: nd.name, Addr: a}, nil
+			return Source{Kind: KindNode, Node: nd.name, Addr: a}, nil
 		}
 		if e.inPools(a) || e.inServiceCIDR(a) {
 			return Source{}, inputErr("source %s: no pod has this address", s)
 		}
-		return Source{Kind: "external", Addr: a}, nil
+		return Source{Kind: KindExternal, Addr: a}, nil
 	}
 	kind, namespace, name, ok := splitRef(s, ns)
 	if !ok {
@@ -446,13 +455,13 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 			return Source{}, inputErr("source pod %s/%s is bound to node %q, which does not exist: no kubelet runs it, and the pod garbage collector deletes it", p.Namespace, p.Name, p.Spec.NodeName)
 		}
 		if p.Spec.HostNetwork {
-			return Source{Kind: "pod", Pod: p, Node: nd.name, Addr: nd.ip}, nil
+			return Source{Kind: KindPod, Pod: p, Node: nd.name, Addr: nd.ip}, nil
 		}
 		a, err := netip.ParseAddr(p.Status.PodIP)
 		if err != nil {
 			return Source{}, inputErr("source pod %s/%s has no address (%s)", p.Namespace, p.Name, podStatus(p))
 		}
-		return Source{Kind: "pod", Pod: p, Node: p.Spec.NodeName, Addr: a}, nil
+		return Source{Kind: KindPod, Pod: p, Node: p.Spec.NodeName, Addr: a}, nil
 	case isNodeKind(kind):
 		nd := e.nodes[name]
 		if nd == nil {
@@ -461,7 +470,7 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 		if !nd.ip.IsValid() {
 			return Source{}, inputErr("source node %s has no InternalIP address (status.addresses)", nd.name)
 		}
-		return Source{Kind: "node", Node: nd.name, Addr: nd.ip}, nil
+		return Source{Kind: KindNode, Node: nd.name, Addr: nd.ip}, nil
 	case isSvcKind(kind):
 		return Source{}, inputErr("source %q: a Service sends nothing; trace from a pod, a node or an address", s)
 	}
@@ -514,7 +523,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 		if what := e.notUnicast(a); what != "" {
 			return t, inputErr("destination %s is %s, not a unicast address: a trace follows one connection between two hosts", s, what)
 		}
-		t.Kind, t.Addr = "ip", a
+		t.Kind, t.Addr = KindIP, a
 		if !a.Is4() {
 			return t, nil // walked to a "no IPv6" verdict
 		}
@@ -542,7 +551,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 			if err != nil {
 				return t, inputErr("destination pod %s/%s has no address (%s)", p.Namespace, p.Name, podStatus(p))
 			}
-			t.Kind, t.Pod, t.Addr, t.Node = "pod", p, a, p.Spec.NodeName
+			t.Kind, t.Pod, t.Addr, t.Node = KindPod, p, a, p.Spec.NodeName
 			return t, nil
 		case isNodeKind(kind):
 			nd := e.nodes[name]
@@ -552,19 +561,19 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 			if !nd.ip.IsValid() {
 				return t, inputErr("destination node %s has no InternalIP address (status.addresses)", nd.name)
 			}
-			t.Kind, t.Node, t.Addr = "node", nd.name, nd.ip
+			t.Kind, t.Node, t.Addr = KindNode, nd.name, nd.ip
 			return t, nil
 		case isSvcKind(kind):
 			if svc := e.svcByName[namespace+"/"+name]; svc != nil {
-				t.Kind, t.Service = "service", svc
+				t.Kind, t.Service = KindService, svc
 				if svc.Spec.Type == corev1.ServiceTypeExternalName {
-					t.Kind, t.Name = "name", svc.Spec.ExternalName
+					t.Kind, t.Name = KindName, svc.Spec.ExternalName
 					return t, nil
 				}
 				a, err := netip.ParseAddr(svc.Spec.ClusterIP)
 				if err != nil {
 					// Headless: the client resolves the name and gets the endpoints.
-					t.Kind, t.Name = "name", name+"."+namespace+".svc."+clusterDomain(e.c)
+					t.Kind, t.Name = KindName, name+"."+namespace+".svc."+clusterDomain(e.c)
 					return t, nil
 				}
 				t.Addr = a
@@ -577,7 +586,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 	if !validName(s) {
 		return t, inputErr("destination %q is neither an address nor a DNS name", s)
 	}
-	t.Kind, t.Name = "name", s
+	t.Kind, t.Name = KindName, s
 	return t, nil
 }
 
@@ -643,12 +652,12 @@ func orTCP(p corev1.Protocol) corev1.Protocol {
 // describeSource is the Endpoint for a source.
 func (e *Engine) describeSource(s Source) Endpoint {
 	switch s.Kind {
-	case "pod":
-		return Endpoint{Kind: "pod", Name: s.Pod.Name, Namespace: s.Pod.Namespace, Node: s.Node, OS: e.nodeOS(e.nodes[s.Node]), IP: s.Addr.String()}
-	case "node":
-		return Endpoint{Kind: "node", Name: s.Node, Node: s.Node, OS: e.nodeOS(e.nodes[s.Node]), IP: s.Addr.String()}
+	case KindPod:
+		return Endpoint{Kind: KindPod, Name: s.Pod.Name, Namespace: s.Pod.Namespace, Node: s.Node, OS: e.nodeOS(e.nodes[s.Node]), IP: s.Addr.String()}
+	case KindNode:
+		return Endpoint{Kind: KindNode, Name: s.Node, Node: s.Node, OS: e.nodeOS(e.nodes[s.Node]), IP: s.Addr.String()}
 	}
-	return Endpoint{Kind: "external", IP: s.Addr.String()}
+	return Endpoint{Kind: KindExternal, IP: s.Addr.String()}
 }
 
 // describeTarget is the Endpoint for a destination address.
@@ -658,23 +667,23 @@ func (e *Engine) describeTarget(t Target, a netip.Addr, port int) Endpoint {
 		ep.IP = a.String()
 	}
 	if p := e.pods[a]; p != nil {
-		ep.Kind, ep.Name, ep.Namespace, ep.Node = "pod", p.Name, p.Namespace, p.Spec.NodeName
+		ep.Kind, ep.Name, ep.Namespace, ep.Node = KindPod, p.Name, p.Namespace, p.Spec.NodeName
 		ep.OS = e.nodeOS(e.nodes[p.Spec.NodeName])
 		return ep
 	}
 	if nd := e.byIP[a]; nd != nil {
-		ep.Kind, ep.Name, ep.Node, ep.OS = "node", nd.name, nd.name, e.nodeOS(nd)
+		ep.Kind, ep.Name, ep.Node, ep.OS = KindNode, nd.name, nd.name, e.nodeOS(nd)
 		return ep
 	}
 	if svc := e.services[a]; svc != nil {
-		ep.Kind, ep.Name, ep.Namespace = "service", svc.Name, svc.Namespace
+		ep.Kind, ep.Name, ep.Namespace = KindService, svc.Name, svc.Namespace
 		return ep
 	}
-	if t.Kind == "name" {
-		ep.Kind = "name"
+	if t.Kind == KindName {
+		ep.Kind = KindName
 		return ep
 	}
-	ep.Kind = "external"
+	ep.Kind = KindExternal
 	return ep
 }
 

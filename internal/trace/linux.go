@@ -71,9 +71,11 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 			ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 			if !ok {
 				w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
+				w.mark(PointEgressPolicy)
 				return
 			}
 			w.add(nd.name, comp, "accept", pkt, nil, Pass, why+"; then DefaultEndpointToHostAction Accept", 0)
+			w.mark(PointEgressPolicy)
 		}
 		w.deliverHost(nd, pkt, local)
 		return
@@ -283,23 +285,28 @@ func (w *walker) linuxFilter(nd *node, pkt packet, local bool, fromPod, outPod *
 		ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 		if !ok {
 			w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
+			w.mark(PointEgressPolicy)
 			return false
 		}
 		w.add(nd.name, comp, "accept", pkt, nil, Pass, why, 0)
+		w.mark(PointEgressPolicy)
 	}
 	if outPod != nil {
 		veth := r.Dev
 		comp := "Calico filter-cali-tw-" + veth + " (ingress of " + podName(outPod) + ")"
 		if local {
 			w.add(nd.name, comp, "accept", pkt, nil, Pass, "traffic from the host to its own workloads is always allowed (kubelet probes; NetworkPolicy does not apply)", 0)
+			w.mark(PointIngressPolicy)
 			return true
 		}
 		ok, why := nd.lx.PolicyAllows(outPod, policy.Ingress, pkt.src, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 		if !ok {
 			w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
+			w.mark(PointIngressPolicy)
 			return false
 		}
 		w.add(nd.name, comp, "accept", pkt, nil, Pass, why, 0)
+		w.mark(PointIngressPolicy)
 	}
 	return true
 }

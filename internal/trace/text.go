@@ -13,7 +13,7 @@ import (
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	to := r.To.String()
-	if r.To.Given != "" && r.To.Kind != "external" && r.To.Given != r.To.IP {
+	if r.To.Given != "" && r.To.Kind != KindExternal && r.To.Given != r.To.IP {
 		to = r.To.Given
 		if r.To.IP != "" {
 			to += " (" + r.To.IP + ")"

@@ -22,13 +22,14 @@ func (e *Engine) Trace(src Source, dst Target, proto Proto, port int) *Result {
 	}
 	res := &Result{From: e.describeSource(src), Proto: proto, Port: port}
 	daddr := dst.Addr
-	if dst.Kind == "name" {
+	if dst.Kind == KindName {
 		r := e.resolve(src, dst.Name)
 		res.Hops = append(res.Hops, r.hops...)
 		res.Warnings = append(res.Warnings, r.warnings...)
 		if !r.ok {
-			res.To = Endpoint{Kind: "name", Given: dst.Given, Port: port}
+			res.To = Endpoint{Kind: KindName, Given: dst.Given, Port: port}
 			res.Outcome, res.Reason, res.AtNode, res.AtComp = r.outcome, r.reason, r.atNode, r.atComp
+			res.Drop = ReasonOther
 			res.ResolverTimeout = r.timeout
 			res.Fix = r.fix
 			if res.Fix == "" {
@@ -40,10 +41,10 @@ func (e *Engine) Trace(src Source, dst Target, proto Proto, port int) *Result {
 	}
 	res.To = e.describeTarget(dst, daddr, port)
 	if dst.Service != nil {
-		res.To.Kind, res.To.Name, res.To.Namespace = "service", dst.Service.Name, dst.Service.Namespace
+		res.To.Kind, res.To.Name, res.To.Namespace = KindService, dst.Service.Name, dst.Service.Namespace
 	}
 	if why := e.limitation(src, daddr); why != "" {
-		res.Outcome, res.Reason = Dropped, why
+		res.Outcome, res.Reason, res.Drop = Dropped, why, ReasonOther
 		res.Hops = append(res.Hops, Hop{Leg: LegRequest, Node: src.Node, Component: "Windows networking", Action: "refuse", Verdict: Drop, Reason: why})
 		res.Fix = fixFor(res)
 		return res
@@ -57,6 +58,7 @@ func (e *Engine) Trace(src Source, dst Target, proto Proto, port int) *Result {
 	res.ACLs = w.acls
 	res.Assumed = w.assumed
 	res.Outcome, res.Reason, res.AtNode, res.AtComp = w.outcome, w.reason, w.atNode, w.atComp
+	res.At, res.Drop = w.atPoint, dropReason(w.outcome, w.atPoint)
 	if w.outcome == Delivered {
 		res.RequestTTL = w.arrived.ttl
 		res.Responder = w.responder
@@ -79,6 +81,7 @@ func (e *Engine) Trace(src Source, dst Target, proto Proto, port int) *Result {
 			}
 			res.Reason = "the request arrives but the reply is lost: " + rw.reason
 			res.AtNode, res.AtComp = rw.atNode, rw.atComp
+			res.At, res.Drop = rw.atPoint, ReasonReplyLost
 		}
 		var ms float64
 		for _, h := range w.hops {
@@ -97,6 +100,19 @@ func (e *Engine) Trace(src Source, dst Target, proto Proto, port int) *Result {
 		res.Fix = fixFor(res)
 	}
 	return res
+}
+
+// dropReason is the DropReason of a walk that ended with outcome at point.
+func dropReason(o Outcome, at Point) DropReason {
+	switch {
+	case o == Delivered:
+		return ReasonNone
+	case o == Refused:
+		return ReasonNoListener
+	case o == Dropped && (at == PointEgressPolicy || at == PointIngressPolicy):
+		return ReasonPolicyDenied
+	}
+	return ReasonOther
 }
 
 func appendOnce(s []string, v string) []string {
@@ -126,7 +142,7 @@ func (e *Engine) initialTTL(pl place) int {
 func (e *Engine) start(src Source, dst netip.Addr, port int, proto Proto) (place, packet) {
 	pkt := packet{src: src.Addr, dst: dst, dport: port, proto: proto, ttl: ttlLinux}
 	switch src.Kind {
-	case "pod":
+	case KindPod:
 		nd := e.nodes[src.Node]
 		if src.Pod.Spec.HostNetwork {
 			return e.hostPlace(nd, pkt)
@@ -136,7 +152,7 @@ func (e *Engine) start(src Source, dst netip.Addr, port int, proto Proto) (place
 			return place{kind: "winPod", nd: nd, pod: src.Pod, ep: nd.eps()[src.Addr]}, pkt
 		}
 		return place{kind: "linuxPod", nd: nd, pod: src.Pod}, pkt
-	case "node":
+	case KindNode:
 		return e.hostPlace(e.nodes[src.Node], pkt)
 	}
 	return place{kind: "external", addr: src.Addr}, pkt
@@ -227,9 +243,9 @@ type resolution struct {
 // dnsSource is the internal/dns view of a source.
 func (e *Engine) dnsSource(src Source) (dns.Source, bool) {
 	switch src.Kind {
-	case "pod":
+	case KindPod:
 		return dns.PodSource(src.Pod), true
-	case "node":
+	case KindNode:
 		return dns.NodeSource(src.Node), true
 	}
 	return dns.Source{}, false

@@ -100,6 +100,77 @@ const (
 	LegReply   = "reply"
 )
 
+// TargetKind is what a trace's source or destination is.
+type TargetKind string
+
+// Target and endpoint kinds.
+const (
+	KindPod      TargetKind = "pod"
+	KindNode     TargetKind = "node"
+	KindService  TargetKind = "service"
+	KindIP       TargetKind = "ip"       // a destination given as an address
+	KindName     TargetKind = "name"     // a destination given as a DNS name
+	KindExternal TargetKind = "external" // an address the twin does not know
+)
+
+// Point is where on the path a hop acts, in the terms a program reading a
+// trace needs (reach): the endpoints' policy and the destination's
+// listener. Most hops act elsewhere (PointPath).
+type Point uint8
+
+// Points of a path.
+const (
+	PointPath Point = iota
+	// PointEgressPolicy: the source workload's egress policy (Felix's
+	// cali-fw-* chain, felix/rules/endpoints.go; VFP's
+	// ACL_ENDPOINT_GROUP_IPV4_OUT on Windows).
+	PointEgressPolicy
+	// PointIngressPolicy: the destination workload's ingress policy
+	// (cali-tw-*; ACL_ENDPOINT_GROUP_IPV4_IN).
+	PointIngressPolicy
+	// PointListener: the destination pod's socket.
+	PointListener
+	// PointHostListener: a node's own socket.
+	PointHostListener
+)
+
+var pointNames = [...]string{"path", "egress-policy", "ingress-policy", "listener", "host-listener"}
+
+func (p Point) String() string { return enumName(pointNames[:], int(p), "Point") }
+
+// DropReason says in one word why a trace did not deliver, for programs
+// that read it (reach), in the manner of Hubble's drop reasons
+// (cilium api/v1/flow/flow.proto DropReason); Result.Reason says it for
+// people.
+type DropReason uint8
+
+// Drop reasons.
+const (
+	// ReasonNone: delivered.
+	ReasonNone DropReason = iota
+	// ReasonPolicyDenied: an endpoint's policy dropped the request.
+	ReasonPolicyDenied
+	// ReasonNoListener: the destination exists but nothing listens.
+	ReasonNoListener
+	// ReasonReplyLost: the request arrived, its reply did not.
+	ReasonReplyLost
+	// ReasonOther: anything else on the path (routing, firewall,
+	// encapsulation, Service translation, name resolution).
+	ReasonOther
+)
+
+var dropReasonNames = [...]string{"NONE", "POLICY_DENIED", "NO_LISTENER", "REPLY_LOST", "OTHER"}
+
+func (r DropReason) String() string { return enumName(dropReasonNames[:], int(r), "DropReason") }
+
+// enumName is the name of value i of a small enum, or typ(i) past its end.
+func enumName(names []string, i int, typ string) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("%s(%d)", typ, i)
+}
+
 // Header is an IPv4 header with its transport ports, and the VXLAN outer
 // header when the packet is encapsulated.
 type Header struct {
@@ -164,31 +235,34 @@ type Hop struct {
 	Reason  string  `json:"reason,omitempty"`
 	// Depth nests hops (the DNS query's own path under the resolver).
 	Depth int `json:"depth,omitempty"`
+	// Point is where on the path the hop acts.
+	Point Point `json:"-"`
 	// cost is the hop's share of the round-trip model (milliseconds).
 	cost float64
 }
 
 // Endpoint describes one end of a trace.
 type Endpoint struct {
-	// Kind: pod, node, service, external.
-	Kind      string `json:"kind"`
-	Name      string `json:"name,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-	Node      string `json:"node,omitempty"`
-	OS        string `json:"os,omitempty"`
-	IP        string `json:"ip,omitempty"`
-	Port      int    `json:"port,omitempty"`
+	// Kind: pod, node, service, external (name when a name did not
+	// resolve).
+	Kind      TargetKind `json:"kind"`
+	Name      string     `json:"name,omitempty"`
+	Namespace string     `json:"namespace,omitempty"`
+	Node      string     `json:"node,omitempty"`
+	OS        string     `json:"os,omitempty"`
+	IP        string     `json:"ip,omitempty"`
+	Port      int        `json:"port,omitempty"`
 	// Given is the destination as the user wrote it.
 	Given string `json:"given,omitempty"`
 }
 
 func (e Endpoint) String() string {
 	switch e.Kind {
-	case "pod":
+	case KindPod:
 		return fmt.Sprintf("pod %s/%s (%s, %s)", e.Namespace, e.Name, e.IP, e.Node)
-	case "node":
+	case KindNode:
 		return fmt.Sprintf("node %s (%s)", e.Name, e.IP)
-	case "service":
+	case KindService:
 		return fmt.Sprintf("service %s/%s (%s)", e.Namespace, e.Name, e.IP)
 	}
 	if e.Given != "" && e.Given != e.IP {
@@ -238,6 +312,10 @@ type Result struct {
 	Reason string `json:"reason"`
 	AtNode string `json:"atNode,omitempty"`
 	AtComp string `json:"atComponent,omitempty"`
+	// Drop is Reason as a program reads it, and At the point of the hop
+	// that decided.
+	Drop DropReason `json:"-"`
+	At   Point      `json:"-"`
 	// Fix says what would make it work, when it does not.
 	Fix string `json:"fix,omitempty"`
 	// Resolved is the address a name resolved to (as the client connects

@@ -99,6 +99,7 @@ type walker struct {
 	reason    string
 	atNode    string
 	atComp    string
+	atPoint   Point
 	arrived   packet
 	arrivedAt place
 	responder string
@@ -120,6 +121,15 @@ func (w *walker) add(nd, comp, action string, before packet, after *packet, v Ve
 	}
 	h.cost = cost
 	w.hops = append(w.hops, h)
+}
+
+// mark says where on the path the last hop acts (and so the walk's end,
+// when that hop ended it).
+func (w *walker) mark(p Point) {
+	w.hops[len(w.hops)-1].Point = p
+	if w.ended {
+		w.atPoint = p
+	}
 }
 
 // end stops the walk with an outcome decided at a hop.
@@ -397,32 +407,14 @@ func (w *walker) externalIn(pkt packet) {
 // (first match wins, unmatched traffic is allowed), with HNS's
 // OverlayTraffic4789UDP rule on Windows after the listed rules.
 func (w *walker) firewall(nd *node, src netip.Addr, proto Proto, port int) (bool, string) {
-	for i, r := range w.e.c.Network.Firewall {
-		if !strings.EqualFold(r.Protocol, string(proto)) {
-			continue
-		}
-		if len(r.Hosts) > 0 && !contains(r.Hosts, nd.name) {
-			continue
-		}
-		if len(r.Ports) > 0 && proto != ICMP {
-			found := false
-			for _, p := range r.Ports {
-				if int(p) == port {
-					found = true
-				}
-			}
-			if !found {
-				continue
-			}
-		}
-		if !fromMatches(r, src) {
-			continue
-		}
+	rules := w.e.c.Network.Firewall
+	if i := hybrid.FirstFirewallMatch(rules, nd.name, src, proto.Upper(), int32(port)); i >= 0 {
+		r := rules[i]
 		name := r.Name
 		if name == "" {
 			name = fmt.Sprintf("#%d", i)
 		}
-		if strings.EqualFold(r.Action, "Block") {
+		if r.Blocks() {
 			return false, fmt.Sprintf("blocked by spec.network.firewall[%d] %q", i, name)
 		}
 		return true, fmt.Sprintf("allowed by spec.network.firewall[%d] %q", i, name)
@@ -442,21 +434,6 @@ func (w *walker) firewall(nd *node, src netip.Addr, proto Proto, port int) (bool
 		return true, "no input states firewall rules (a Cluster kind's spec.network.firewall): the traffic is assumed to pass"
 	}
 	return true, "no firewall rule matches; the Cluster kind lets unmatched traffic through"
-}
-
-func fromMatches(r hybrid.FirewallRule, src netip.Addr) bool {
-	if len(r.From) == 0 {
-		return true
-	}
-	for _, f := range r.From {
-		if p, err := netip.ParsePrefix(f); err == nil && p.Contains(src) {
-			return true
-		}
-		if a, err := netip.ParseAddr(f); err == nil && a == src {
-			return true
-		}
-	}
-	return false
 }
 
 // vxlanIn: a VXLAN datagram arrives at a node.
@@ -551,8 +528,10 @@ func (w *walker) deliverPod(nd *node, pod *corev1.Pod, pkt packet, comp string) 
 		why := fmt.Sprintf("nothing listens on %s:%d/%s in %s (it listens on %s)", pkt.dst, pkt.dport, pkt.proto, podName(pod), listens)
 		if pkt.proto == TCP {
 			w.end(Refused, nd.name, "pod "+podName(pod), "RST", pkt, Reject, why+": the connection is refused")
+			w.mark(PointListener)
 		} else {
 			w.end(Refused, nd.name, "pod "+podName(pod), "port unreachable", pkt, Reject, why+": ICMP port unreachable")
+			w.mark(PointListener)
 		}
 		w.arrived, w.arrivedAt = pkt, pl
 		return
@@ -648,6 +627,7 @@ func (w *walker) deliverHost(nd *node, pkt packet, fromSelf bool) {
 			why += ": " + np
 		}
 		w.end(Refused, nd.name, "host "+nd.name, "RST", pkt, Reject, why)
+		w.mark(PointHostListener)
 		w.arrived, w.arrivedAt = pkt, pl
 		return
 	}

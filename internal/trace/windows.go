@@ -287,11 +287,17 @@ func (w *walker) winACL(nd *node, ep *windows.Endpoint, pod *corev1.Pod, dir str
 	} else if hostRule {
 		why += "; the host's own traffic to its pods"
 	}
+	point := PointIngressPolicy
+	if dir == "Out" {
+		point = PointEgressPolicy
+	}
 	if !allowed {
 		w.end(Dropped, nd.name, comp, "block", pkt, Drop, why)
+		w.mark(point)
 		return false
 	}
 	w.add(nd.name, comp, "allow", pkt, nil, Pass, why, costVFP)
+	w.mark(point)
 	return true
 }
 

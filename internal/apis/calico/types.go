@@ -327,17 +327,17 @@ func (n *Node) IPv4Address() string {
 // Kinds lists the Calico kinds the loader decodes.
 func Kinds() []meta.Kind {
 	vs := []string{"v3"}
-	k := func(name string, namespaced bool, newFn func() any) meta.Kind {
-		return meta.Kind{Group: Group, Versions: vs, Kind: name, Namespaced: namespaced, New: newFn}
+	k := func(name string, namespaced bool, newFn func() any, short ...string) meta.Kind {
+		return meta.Kind{Group: Group, Versions: vs, Kind: name, Namespaced: namespaced, New: newFn, ShortNames: short}
 	}
 	return []meta.Kind{
 		k("IPPool", false, func() any { return &IPPool{} }),
-		k("IPAMConfiguration", false, func() any { return &IPAMConfiguration{} }),
+		k("IPAMConfiguration", false, func() any { return &IPAMConfiguration{} }, "ipamconfig", "ipamconfigs"),
 		// crd.projectcalico.org/v1 names the same resource IPAMConfig.
 		k("IPAMConfig", false, func() any { return &IPAMConfiguration{} }),
 		k("IPAMBlock", false, func() any { return &IPAMBlock{} }),
-		k("BlockAffinity", false, func() any { return &BlockAffinity{} }),
-		k("FelixConfiguration", false, func() any { return &FelixConfiguration{} }),
+		k("BlockAffinity", false, func() any { return &BlockAffinity{} }, "affinity", "affinities"),
+		k("FelixConfiguration", false, func() any { return &FelixConfiguration{} }, "felixconfig", "felixconfigs"),
 		k("BGPConfiguration", false, func() any { return &BGPConfiguration{} }),
 		k("NetworkPolicy", true, func() any { return &NetworkPolicy{} }),
 		k("GlobalNetworkPolicy", false, func() any { return &GlobalNetworkPolicy{} }),

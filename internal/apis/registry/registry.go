@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubeproxyv1alpha1 "k8s.io/kube-proxy/config/v1alpha1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
@@ -25,29 +26,29 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 )
 
-func kind(group string, versions []string, name string, namespaced bool, newFn func() any) meta.Kind {
-	return meta.Kind{Group: group, Versions: versions, Kind: name, Namespaced: namespaced, New: newFn}
+func kind(group string, versions []string, name string, namespaced bool, newFn func() any, short ...string) meta.Kind {
+	return meta.Kind{Group: group, Versions: versions, Kind: name, Namespaced: namespaced, New: newFn, ShortNames: short}
 }
 
 var v1 = []string{"v1"}
 
 func builtin() []meta.Kind {
 	return []meta.Kind{
-		kind("", v1, "Node", false, func() any { return &corev1.Node{} }),
-		kind("", v1, "Namespace", false, func() any { return &corev1.Namespace{} }),
-		kind("", v1, "Pod", true, func() any { return &corev1.Pod{} }),
-		kind("", v1, "Service", true, func() any { return &corev1.Service{} }),
-		kind("", v1, "ConfigMap", true, func() any { return &corev1.ConfigMap{} }),
-		kind("", v1, "ServiceAccount", true, func() any { return &corev1.ServiceAccount{} }),
-		kind("apps", v1, "Deployment", true, func() any { return &appsv1.Deployment{} }),
-		kind("apps", v1, "ReplicaSet", true, func() any { return &appsv1.ReplicaSet{} }),
-		kind("apps", v1, "DaemonSet", true, func() any { return &appsv1.DaemonSet{} }),
-		kind("apps", v1, "StatefulSet", true, func() any { return &appsv1.StatefulSet{} }),
+		kind("", v1, "Node", false, func() any { return &corev1.Node{} }, "no"),
+		kind("", v1, "Namespace", false, func() any { return &corev1.Namespace{} }, "ns"),
+		kind("", v1, "Pod", true, func() any { return &corev1.Pod{} }, "po"),
+		kind("", v1, "Service", true, func() any { return &corev1.Service{} }, "svc"),
+		kind("", v1, "ConfigMap", true, func() any { return &corev1.ConfigMap{} }, "cm"),
+		kind("", v1, "ServiceAccount", true, func() any { return &corev1.ServiceAccount{} }, "sa"),
+		kind("apps", v1, "Deployment", true, func() any { return &appsv1.Deployment{} }, "deploy"),
+		kind("apps", v1, "ReplicaSet", true, func() any { return &appsv1.ReplicaSet{} }, "rs"),
+		kind("apps", v1, "DaemonSet", true, func() any { return &appsv1.DaemonSet{} }, "ds"),
+		kind("apps", v1, "StatefulSet", true, func() any { return &appsv1.StatefulSet{} }, "sts"),
 		kind("discovery.k8s.io", v1, "EndpointSlice", true, func() any { return &discoveryv1.EndpointSlice{} }),
-		kind("networking.k8s.io", v1, "NetworkPolicy", true, func() any { return &networkingv1.NetworkPolicy{} }),
+		kind("networking.k8s.io", v1, "NetworkPolicy", true, func() any { return &networkingv1.NetworkPolicy{} }, "netpol"),
 		kind("node.k8s.io", v1, "RuntimeClass", false, func() any { return &nodev1.RuntimeClass{} }),
 		kind("scheduling.k8s.io", v1, "PriorityClass", false, func() any { return &schedulingv1.PriorityClass{} }),
-		kind("certificates.k8s.io", v1, "CertificateSigningRequest", false, func() any { return &certv1.CertificateSigningRequest{} }),
+		kind("certificates.k8s.io", v1, "CertificateSigningRequest", false, func() any { return &certv1.CertificateSigningRequest{} }, "csr"),
 		kind(kubeadm.Group, []string{"v1beta4", "v1beta3"}, "InitConfiguration", false, func() any { return &kubeadm.InitConfiguration{} }),
 		kind(kubeadm.Group, []string{"v1beta4", "v1beta3"}, "ClusterConfiguration", false, func() any { return &kubeadm.ClusterConfiguration{} }),
 		kind(kubeadm.Group, []string{"v1beta4", "v1beta3"}, "JoinConfiguration", false, func() any { return &kubeadm.JoinConfiguration{} }),
@@ -69,8 +70,14 @@ func build() {
 	all = append(all, operator.Kinds()...)
 	files = calico.FileKinds()
 	index = make(map[schema.GroupKind]meta.Kind, len(all)+len(files))
-	for _, k := range append(append([]meta.Kind(nil), all...), files...) {
-		index[k.GroupKind()] = k
+	for _, list := range [][]meta.Kind{all, files} {
+		for i := range list {
+			if list[i].Resource == "" {
+				plural, _ := apimeta.UnsafeGuessKindToResource(list[i].GroupVersionKind())
+				list[i].Resource = plural.Resource
+			}
+			index[list[i].GroupKind()] = list[i]
+		}
 	}
 }
 
@@ -83,6 +90,28 @@ func All() []meta.Kind { once.Do(build); return all }
 // is the Kubernetes Node's projectcalico.org annotations).
 func FileOnly() []meta.Kind { once.Do(build); return files }
 
+// ForGroupKind finds a registered kind by group and kind.
+func ForGroupKind(gk schema.GroupKind) (meta.Kind, bool) {
+	once.Do(build)
+	k, ok := index[gk]
+	return k, ok
+}
+
+// ForResource finds the kind a resource word names, as kubectl reads the
+// TYPE of TYPE/NAME: its plural, singular or a short name, in any case
+// ("po", "Pods", "deploy"). Kubernetes' own kinds come first, so
+// "networkpolicies" is networking.k8s.io's and "nodes" the core Node, as
+// with kubectl against a cluster that also serves Calico's API.
+func ForResource(word string) (meta.Kind, bool) {
+	once.Do(build)
+	for _, k := range all {
+		if k.AnswersTo(word) {
+			return k, true
+		}
+	}
+	return meta.Kind{}, false
+}
+
 // Lookup finds the kind for a document's apiVersion and kind. ok is false for
 // a kind the twin does not model, or for a version of it the twin does not
 // know.
@@ -93,7 +122,7 @@ func Lookup(apiVersion, kindName string) (meta.Kind, bool) {
 		return meta.Kind{}, false
 	}
 	group := gv.Group
-	if group == "crd.projectcalico.org" {
+	if group == calico.CRDGroup {
 		group = "projectcalico.org" // same shape, see package calico
 	}
 	k, ok := index[schema.GroupKind{Group: group, Kind: kindName}]
@@ -101,7 +130,7 @@ func Lookup(apiVersion, kindName string) (meta.Kind, bool) {
 		return meta.Kind{}, false
 	}
 	for _, v := range k.Versions {
-		if v == gv.Version || (gv.Group == "crd.projectcalico.org" && gv.Version == "v1") {
+		if v == gv.Version || (gv.Group == calico.CRDGroup && gv.Version == "v1") {
 			return k, true
 		}
 	}

@@ -52,3 +52,32 @@ func TestEveryRegisteredKindIsUnique(t *testing.T) {
 		seen[key] = true
 	}
 }
+
+func TestForResourceReadsTheWordsKubectlAccepts(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		word  string
+		group string
+		kind  string
+		ok    bool
+	}{
+		{"a short name", "po", "", "Pod", true},
+		{"the plural in another case", "Pods", "", "Pod", true},
+		{"the singular", "deployment", "apps", "Deployment", true},
+		{"a short name of an apps kind", "deploy", "apps", "Deployment", true},
+		{"Kubernetes' NetworkPolicy before Calico's", "networkpolicies", "networking.k8s.io", "NetworkPolicy", true},
+		{"the core Node before Calico's", "nodes", "", "Node", true},
+		{"a Calico short name", "ipamconfigs", "projectcalico.org", "IPAMConfiguration", true},
+		{"a guessed plural ending in y", "blockaffinities", "projectcalico.org", "BlockAffinity", true},
+		{"a guessed plural ending in s", "tigerastatuses", "operator.tigera.io", "TigeraStatus", true},
+		{"an unknown word", "widgets", "", "", false},
+		{"a group-qualified word is not a bare resource name", "deployments.apps", "", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k, ok := ForResource(c.word)
+			if ok != c.ok || k.Group != c.group || k.Kind != c.kind {
+				t.Errorf("ForResource(%q) = %s/%s %v, want %s/%s %v", c.word, k.Group, k.Kind, ok, c.group, c.kind, c.ok)
+			}
+		})
+	}
+}

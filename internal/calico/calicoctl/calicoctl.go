@@ -117,7 +117,7 @@ func NodeStatus(c *model.Cluster, node string) (string, string, int) {
 	var rows [][]cell
 	if meshEnabled(c) {
 		for _, n := range c.Nodes {
-			if n.Name == node || n.Labels["kubernetes.io/os"] == "windows" {
+			if n.Name == node || n.Labels[corev1.LabelOSStable] == "windows" {
 				continue
 			}
 			a := nodeIPv4(n)

@@ -5,13 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-)
 
-// Pod and namespace annotations the Calico CNI plugin reads
-// (cni-plugin/pkg/k8s/k8s.go CmdAddK8s).
-const (
-	AnnotationIPv4Pools = "cni.projectcalico.org/ipv4pools"
-	AnnotationIPAddrs   = "cni.projectcalico.org/ipAddrs"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 )
 
 // PodRequest is what the Calico CNI plugin knows at CNI ADD for a pod.
@@ -22,7 +17,7 @@ type PodRequest struct {
 	// namespaceSelector); nil when the namespace is unknown.
 	NamespaceLabels map[string]string
 	// PodAnnotations and NamespaceAnnotations are read for
-	// AnnotationIPv4Pools and AnnotationIPAddrs.
+	// calico.AnnotationIPv4Pools and calico.AnnotationIPAddrs.
 	PodAnnotations, NamespaceAnnotations map[string]string
 }
 
@@ -45,7 +40,7 @@ func (m *IPAM) AssignPodRequest(r PodRequest) (netip.Addr, error) {
 	if err != nil {
 		return netip.Addr{}, err
 	}
-	if s := r.PodAnnotations[AnnotationIPAddrs]; s != "" {
+	if s := r.PodAnnotations[calico.AnnotationIPAddrs]; s != "" {
 		ips, err := parseIPAddrs(s)
 		if err != nil {
 			return netip.Addr{}, err
@@ -62,8 +57,8 @@ func (m *IPAM) AssignPodRequest(r PodRequest) (netip.Addr, error) {
 		}
 		return out, nil
 	}
-	v4pools := r.NamespaceAnnotations[AnnotationIPv4Pools]
-	if p := r.PodAnnotations[AnnotationIPv4Pools]; p != "" {
+	v4pools := r.NamespaceAnnotations[calico.AnnotationIPv4Pools]
+	if p := r.PodAnnotations[calico.AnnotationIPv4Pools]; p != "" {
 		v4pools = p
 	}
 	var pools []netip.Prefix
@@ -131,10 +126,10 @@ func (m *IPAM) ResolvePools(names []string, v4 bool) ([]netip.Prefix, error) {
 func parseIPAddrs(s string) ([]netip.Addr, error) {
 	var raw []string
 	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, fmt.Errorf("failed to parse IPs %s for annotation %q: failed to parse '%s' as JSON: %s", s, AnnotationIPAddrs, s, err)
+		return nil, fmt.Errorf("failed to parse IPs %s for annotation %q: failed to parse '%s' as JSON: %s", s, calico.AnnotationIPAddrs, s, err)
 	}
 	if len(raw) == 0 {
-		return nil, fmt.Errorf("annotation %q specified but empty", AnnotationIPAddrs)
+		return nil, fmt.Errorf("annotation %q specified but empty", calico.AnnotationIPAddrs)
 	}
 	var has4, has6 bool
 	var out []netip.Addr
@@ -147,12 +142,12 @@ func parseIPAddrs(s string) ([]netip.Addr, error) {
 		a = a.Unmap()
 		if a.Is4() {
 			if has4 {
-				return nil, fmt.Errorf("cannot have more than one IPv4 address for %q annotation", AnnotationIPAddrs)
+				return nil, fmt.Errorf("cannot have more than one IPv4 address for %q annotation", calico.AnnotationIPAddrs)
 			}
 			has4 = true
 		} else {
 			if has6 {
-				return nil, fmt.Errorf("cannot have more than one IPv6 address for %q annotation", AnnotationIPAddrs)
+				return nil, fmt.Errorf("cannot have more than one IPv6 address for %q annotation", calico.AnnotationIPAddrs)
 			}
 			has6 = true
 		}

@@ -3,6 +3,8 @@ package ipam
 import (
 	"net/netip"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 )
 
 // FuzzPodAnnotations feeds arbitrary ipv4pools and ipAddrs annotation values
@@ -27,10 +29,10 @@ func FuzzPodAnnotations(f *testing.F) {
 		m.SetNode("n", linux)
 		ann := map[string]string{}
 		if pools != "" {
-			ann[AnnotationIPv4Pools] = pools
+			ann[calico.AnnotationIPv4Pools] = pools
 		}
 		if addrs != "" {
-			ann[AnnotationIPAddrs] = addrs
+			ann[calico.AnnotationIPAddrs] = addrs
 		}
 		a, err := m.AssignPodRequest(PodRequest{Node: "n", Handle: "h", PodAnnotations: ann})
 		if err == nil && !labPool().CIDR.Contains(a) && !other.CIDR.Contains(a) {

@@ -47,6 +47,8 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 )
@@ -187,7 +189,7 @@ type Node struct {
 }
 
 // OS is the node's kubernetes.io/os label.
-func (n Node) OS() string { return n.Labels["kubernetes.io/os"] }
+func (n Node) OS() string { return n.Labels[corev1.LabelOSStable] }
 
 type affKey struct {
 	host string

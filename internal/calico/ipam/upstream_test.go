@@ -59,14 +59,14 @@ func TestPoolAnnotationsChooseThePool(t *testing.T) {
 		wantAddr string
 	}{
 		{"without annotations the node's pools are used", nil, nil, "172.21.0.0/16", "", ""},
-		{"the pod's annotation names a pool by name, ignoring its node selector", map[string]string{AnnotationIPv4Pools: `["other"]`}, nil, "10.9.0.0/16", "", ""},
-		{"the pod's annotation may give a CIDR", map[string]string{AnnotationIPv4Pools: `["10.9.0.0/16"]`}, nil, "10.9.0.0/16", "", ""},
-		{"the namespace's annotation applies to its pods", nil, map[string]string{AnnotationIPv4Pools: `["other"]`}, "10.9.0.0/16", "", ""},
-		{"the pod's annotation wins over the namespace's", map[string]string{AnnotationIPv4Pools: `["default-ipv4-ippool"]`}, map[string]string{AnnotationIPv4Pools: `["other"]`}, "172.21.0.0/16", "", ""},
-		{"an unknown pool name is an error", map[string]string{AnnotationIPv4Pools: `["nope"]`}, nil, "", `error parsing pool "nope": invalid CIDR address: nope`, ""},
-		{"a disabled pool is refused", map[string]string{AnnotationIPv4Pools: `["off"]`}, nil, "", "the given pool (10.8.0.0/16) does not exist, or is not enabled", ""},
-		{"an IPv6 CIDR among IPv4 pools is refused", map[string]string{AnnotationIPv4Pools: `["fd00::/64"]`}, nil, "", `"fd00::" isn't a IPv4 address`, ""},
-		{"the annotation must be a JSON list", map[string]string{AnnotationIPv4Pools: `other`}, nil, "", "invalid character", ""},
+		{"the pod's annotation names a pool by name, ignoring its node selector", map[string]string{calico.AnnotationIPv4Pools: `["other"]`}, nil, "10.9.0.0/16", "", ""},
+		{"the pod's annotation may give a CIDR", map[string]string{calico.AnnotationIPv4Pools: `["10.9.0.0/16"]`}, nil, "10.9.0.0/16", "", ""},
+		{"the namespace's annotation applies to its pods", nil, map[string]string{calico.AnnotationIPv4Pools: `["other"]`}, "10.9.0.0/16", "", ""},
+		{"the pod's annotation wins over the namespace's", map[string]string{calico.AnnotationIPv4Pools: `["default-ipv4-ippool"]`}, map[string]string{calico.AnnotationIPv4Pools: `["other"]`}, "172.21.0.0/16", "", ""},
+		{"an unknown pool name is an error", map[string]string{calico.AnnotationIPv4Pools: `["nope"]`}, nil, "", `error parsing pool "nope": invalid CIDR address: nope`, ""},
+		{"a disabled pool is refused", map[string]string{calico.AnnotationIPv4Pools: `["off"]`}, nil, "", "the given pool (10.8.0.0/16) does not exist, or is not enabled", ""},
+		{"an IPv6 CIDR among IPv4 pools is refused", map[string]string{calico.AnnotationIPv4Pools: `["fd00::/64"]`}, nil, "", `"fd00::" isn't a IPv4 address`, ""},
+		{"the annotation must be a JSON list", map[string]string{calico.AnnotationIPv4Pools: `other`}, nil, "", "invalid character", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,7 +143,7 @@ func TestTheIPAddrsAnnotationAssignsExactlyThatAddress(t *testing.T) {
 	t.Run("the address is assigned and its block becomes the node's", func(t *testing.T) {
 		m := newModel(t, strict(), labPool())
 		m.SetNode("k8s-lab-node-1", linux)
-		a, err := m.AssignPodRequest(PodRequest{Node: "k8s-lab-node-1", Handle: "h", PodAnnotations: map[string]string{AnnotationIPAddrs: `["172.21.5.77"]`}})
+		a, err := m.AssignPodRequest(PodRequest{Node: "k8s-lab-node-1", Handle: "h", PodAnnotations: map[string]string{calico.AnnotationIPAddrs: `["172.21.5.77"]`}})
 		if err != nil || a != mustAddr("172.21.5.77") {
 			t.Fatalf("got %v, %v", a, err)
 		}
@@ -170,7 +170,7 @@ func TestTheIPAddrsAnnotationAssignsExactlyThatAddress(t *testing.T) {
 			if _, err := m.VXLANTunnelAddress("k8s-lab-node-1"); err != nil {
 				t.Fatal(err)
 			}
-			_, err := m.AssignPodRequest(PodRequest{Node: "k8s-lab-node-1", Handle: "h", PodAnnotations: map[string]string{AnnotationIPAddrs: tc.value}})
+			_, err := m.AssignPodRequest(PodRequest{Node: "k8s-lab-node-1", Handle: "h", PodAnnotations: map[string]string{calico.AnnotationIPAddrs: tc.value}})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err %v, want %q", err, tc.want)
 			}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
@@ -264,7 +265,7 @@ func validateInstallation(s *opapi.InstallationSpec, ep endpoint) error {
 		return fmt.Errorf("installation spec.FlexVolumePath '%s' is not an absolute path", s.FlexVolumePath)
 	}
 	if s.ControlPlaneNodeSelector != nil {
-		if v, ok := s.ControlPlaneNodeSelector["kubernetes.io/os"]; ok && v != "linux" {
+		if v, ok := s.ControlPlaneNodeSelector[corev1.LabelOSStable]; ok && v != "linux" {
 			return fmt.Errorf("installation spec.ControlPlaneNodeSelector 'kubernetes.io/os=%s' is not supported", v)
 		}
 	}

@@ -409,7 +409,7 @@ func NonCalicoCNI(inst *opapi.Installation) string {
 func countLinux(nodes []*corev1.Node) int {
 	n := 0
 	for _, x := range nodes {
-		if !x.Spec.Unschedulable && x.Labels["kubernetes.io/os"] == "linux" {
+		if !x.Spec.Unschedulable && x.Labels[corev1.LabelOSStable] == "linux" {
 			n++
 		}
 	}

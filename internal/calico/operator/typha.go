@@ -36,7 +36,7 @@ func TyphaReplicas(nodes []*corev1.Node) (int, error) {
 			continue
 		}
 		all++
-		if n.Labels["kubernetes.io/os"] == "linux" {
+		if n.Labels[corev1.LabelOSStable] == "linux" {
 			lin++
 		}
 	}

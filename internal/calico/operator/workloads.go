@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	opapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
 )
 
 // Names of what the operator renders.
@@ -54,14 +55,14 @@ var (
 	}
 	tolerateControlPlane = []corev1.Toleration{
 		{Key: "node-role.kubernetes.io/master", Effect: corev1.TaintEffectNoSchedule},
-		{Key: "node-role.kubernetes.io/control-plane", Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.TaintControlPlane, Effect: corev1.TaintEffectNoSchedule},
 	}
 	// tolerateBootstrap: Typha. Survives the not-ready and
 	// network-unavailable taints of install time but respects cordons.
 	tolerateBootstrap = []corev1.Toleration{
 		{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
 		{Key: "node-role.kubernetes.io/master", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-		{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.TaintControlPlane, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 		{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 		{Key: "node.kubernetes.io/network-unavailable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 		{Key: "node.cloudprovider.kubernetes.io/uninitialized", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
@@ -147,7 +148,7 @@ func standardize(meta *metav1.ObjectMeta, sel **metav1.LabelSelector, tmpl *core
 	if tmpl.Spec.NodeSelector == nil {
 		tmpl.Spec.NodeSelector = map[string]string{}
 	}
-	tmpl.Spec.NodeSelector["kubernetes.io/os"] = os
+	tmpl.Spec.NodeSelector[corev1.LabelOSStable] = os
 }
 
 func daemonSet(name string, tmpl corev1.PodTemplateSpec, os string) *appsv1.DaemonSet {
@@ -442,7 +443,7 @@ func calicoNodeWindowsDaemonSet(s *opapi.InstallationSpec, ep endpoint, img imag
 			hostPathVol("cni-log-dir", s.WindowsNodes.CNILogDir, corev1.HostPathDirectoryOrCreate))
 	}
 	tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-		NodeSelector:                  map[string]string{"kubernetes.io/os": "windows"},
+		NodeSelector:                  map[string]string{corev1.LabelOSStable: "windows"},
 		Tolerations:                   append([]corev1.Toleration(nil), tolerateAll...),
 		ServiceAccountName:            NodeDaemonSet,
 		TerminationGracePeriodSeconds: int64p(5),
@@ -579,7 +580,7 @@ func typhaDeployment(s *opapi.InstallationSpec, ep endpoint, img images, replica
 			Weight: 1,
 			PodAffinityTerm: corev1.PodAffinityTerm{
 				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k8s-app", Operator: metav1.LabelSelectorOpIn, Values: []string{TyphaDeployment}}}},
-				TopologyKey:   "topology.kubernetes.io/zone",
+				TopologyKey:   corev1.LabelTopologyZone,
 			},
 		}}}},
 		Containers: []corev1.Container{{
@@ -663,7 +664,7 @@ func webhooksDeployment(s *opapi.InstallationSpec, img images) *appsv1.Deploymen
 				Namespaces:    []string{CalicoNamespace}, TopologyKey: topo}}
 		}
 		tmpl.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{term("kubernetes.io/hostname"), term("topology.kubernetes.io/zone")}}}
+			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{term(corev1.LabelHostname), term(corev1.LabelTopologyZone)}}}
 	}
 	d := deployment(WebhooksDeployment, replicas, tmpl)
 	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
@@ -158,7 +160,7 @@ first Windows node joins; it only stops future borrowing.`,
 			state = "not set (Calico creates IPAMConfiguration default with strictAffinity false)"
 		}
 		return []rule.Finding{{
-			Object: model.Key{Group: rule.GroupCalico, Kind: "IPAMConfiguration", Name: name}, Field: "spec.strictAffinity",
+			Object: model.Key{Group: calico.Group, Kind: "IPAMConfiguration", Name: name}, Field: "spec.strictAffinity",
 			Message: fmt.Sprintf("strictAffinity is %s; Calico IPAM on Windows refuses to assign addresses until it is true, and Linux nodes may borrow addresses from a Windows node's block", state),
 		}}
 	},
@@ -427,7 +429,7 @@ func felixDefault(x *rule.Context) *calico.FelixConfiguration {
 }
 
 func felixKey() model.Key {
-	return model.Key{Group: rule.GroupCalico, Kind: "FelixConfiguration", Name: "default"}
+	return model.Key{Group: calico.Group, Kind: "FelixConfiguration", Name: "default"}
 }
 
 var ruleVXLANVNI = rule.Rule{
@@ -498,7 +500,7 @@ change after kubeadm init).`,
 			}
 		}
 		if cc := c.Kubeadm.Cluster; cc != nil {
-			key := model.Key{Group: rule.GroupKubeadm, Kind: "ClusterConfiguration", Name: cc.Name}
+			key := model.Key{Group: kubeadm.Group, Kind: "ClusterConfiguration", Name: cc.Name}
 			for _, f := range []struct{ field, value string }{{"networking.podSubnet", cc.Networking.PodSubnet}, {"networking.serviceSubnet", cc.Networking.ServiceSubnet}} {
 				if rule.IsIPv6(f.value) {
 					out = append(out, rule.Finding{Object: key, Field: f.field,
@@ -568,7 +570,7 @@ Degraded its objects are not (re)rendered; calico-windows Degraded means no cali
 					continue
 				}
 				out = append(out, rule.Finding{
-					Object: model.Key{Group: rule.GroupOperator, Kind: "TigeraStatus", Name: ts.Name}, Field: "status.conditions[Degraded]",
+					Object: model.Key{Group: operator.Group, Kind: "TigeraStatus", Name: ts.Name}, Field: "status.conditions[Degraded]",
 					Message:     fmt.Sprintf("%s is Degraded (%s): %s", ts.Name, cond.Reason, cond.Message),
 					Remediation: fmt.Sprintf(`kubectl get tigerastatus %s -o jsonpath='{.status.conditions[?(@.type=="Degraded")].message}'; fix what it names`, ts.Name),
 				})

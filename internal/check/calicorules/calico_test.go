@@ -29,7 +29,7 @@ func TestWindowsVersions(t *testing.T) {
 			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
 			n.Status.NodeInfo.KernelVersion = tc.kernel
 			if tc.lbl != "" {
-				n.Labels[rule.LabelWindowsBuild] = tc.lbl
+				n.Labels[corev1.LabelWindowsBuild] = tc.lbl
 			}
 			b, r := rule.WindowsVersion(n)
 			if b != tc.build || r != tc.rev {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -158,7 +160,7 @@ func controlPlaneHosts(x *rule.Context) []hybrid.Host {
 	var out []hybrid.Host
 	for _, h := range x.Cluster.Hosts {
 		if n := x.Node(h.Name); n != nil {
-			if _, ok := n.Labels[rule.LabelControlPlane]; ok {
+			if _, ok := n.Labels[wellknown.LabelControlPlane]; ok {
 				out = append(out, h)
 			}
 		}

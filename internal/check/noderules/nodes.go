@@ -2,10 +2,12 @@ package noderules
 
 import (
 	"fmt"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	certv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -45,7 +47,7 @@ func joinOf(x *rule.Context, node string) (*kubeadm.JoinConfiguration, *model.Ke
 			if name == "" {
 				name = j.NodeRegistration.Name
 			}
-			return j, &model.Key{Group: rule.GroupKubeadm, Kind: "JoinConfiguration", Name: name}
+			return j, &model.Key{Group: kubeadm.Group, Kind: "JoinConfiguration", Name: name}
 		}
 	}
 	return nil, nil
@@ -131,7 +133,7 @@ func maxPods(x *rule.Context, n *corev1.Node) maxPodsOf {
 	for i := len(h.Patches) - 1; i >= 0; i-- {
 		if p := c.Kubeadm.KubeletPatches[h.Patches[i]]; p != nil && p.MaxPods != 0 {
 			mp.explicit, mp.field = true, "maxPods"
-			mp.key = &model.Key{Group: rule.GroupKubelet, Kind: "KubeletConfiguration", Name: h.Patches[i]}
+			mp.key = &model.Key{Group: kubeletv1beta1.GroupName, Kind: "KubeletConfiguration", Name: h.Patches[i]}
 			return mp
 		}
 	}
@@ -152,7 +154,7 @@ func clusterKubeletKey(x *rule.Context) *model.Key {
 	ix.KubeletKeyDone = true
 	c := x.Cluster
 	for k := range c.Origins {
-		if k.Group != rule.GroupKubelet || k.Kind != "KubeletConfiguration" {
+		if k.Group != kubeletv1beta1.GroupName || k.Kind != "KubeletConfiguration" {
 			continue
 		}
 		if _, patch := c.Kubeadm.KubeletPatches[k.Name]; patch {

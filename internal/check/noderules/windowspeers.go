@@ -5,6 +5,8 @@ import (
 	"net"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 )
@@ -14,11 +16,6 @@ import (
 func WindowsPeerRules() []rule.Rule {
 	return []rule.Rule{ruleWindowsVTEPNotPublished, ruleWindowsPeersVXLANBlocked}
 }
-
-const (
-	annoVXLANTunnelAddr = "projectcalico.org/IPv4VXLANTunnelAddr"
-	annoVXLANTunnelMAC  = "projectcalico.org/VXLANTunnelMACAddr"
-)
 
 var calicoWindowsVXLAN = rule.Reference{Title: "Calico: Windows dataplane, VTEP MAC recorded by EnsureVXLANTunnelAddr (cni-plugin/pkg/dataplane/windows/dataplane_windows.go)",
 	URL: "https://github.com/projectcalico/calico/blob/master/cni-plugin/pkg/dataplane/windows/dataplane_windows.go"}
@@ -51,19 +48,19 @@ view uses it.`,
 	Check: func(x *rule.Context) []rule.Finding {
 		var out []rule.Finding
 		for _, n := range x.WindowsNodes() {
-			if n.Annotations[annoVXLANTunnelAddr] == "" || n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] != "" {
+			if n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr] == "" || n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] != "" {
 				continue
 			}
-			recorded := n.Annotations[annoVXLANTunnelMAC]
+			recorded := n.Annotations[calico.AnnotationVXLANTunnelMACAddr]
 			observed := ""
 			if h := x.Host(n.Name); h != nil {
 				observed = h.Observed.VXLANTunnelMAC
 			}
-			f := rule.Finding{Object: rule.NodeKey(n.Name), Field: "metadata.annotations[" + annoVXLANTunnelMAC + "]"}
+			f := rule.Finding{Object: rule.NodeKey(n.Name), Field: "metadata.annotations[" + calico.AnnotationVXLANTunnelMACAddr + "]"}
 			switch {
 			case recorded == "":
 				f.Message = fmt.Sprintf("Windows node %s records VXLAN tunnel address %s but no VTEP MAC: every other node's Felix routes to its block with the MAC derived from its name, which is not its DrPort's, and pod traffic to the block is lost",
-					n.Name, n.Annotations[annoVXLANTunnelAddr])
+					n.Name, n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr])
 			case observed != "" && !sameMAC(recorded, observed):
 				f.Message = fmt.Sprintf("Windows node %s records VTEP MAC %s, but its DrPort adapter's MAC is %s (hosts[].observed.vxlanTunnelMAC): the other nodes address its block's frames to a MAC no adapter has",
 					n.Name, recorded, observed)

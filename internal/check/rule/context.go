@@ -8,21 +8,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	calicooperator "github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
-)
-
-// Well-known labels (k8s.io/api/core/v1 well_known_labels.go).
-const (
-	LabelOS           = "kubernetes.io/os"
-	LabelArch         = "kubernetes.io/arch"
-	LabelWindowsBuild = "node.kubernetes.io/windows-build"
-	LabelControlPlane = "node-role.kubernetes.io/control-plane"
-	LabelServiceName  = "kubernetes.io/service-name"
 )
 
 // Context is what a rule's Check reads: the built cluster, what the user
@@ -184,12 +176,7 @@ type Index struct {
 
 // IsWindowsNode reports whether a node runs Windows: its OS label, else its
 // node info.
-func IsWindowsNode(n *corev1.Node) bool {
-	if os := n.Labels[LabelOS]; os != "" {
-		return os == hybrid.OSWindows
-	}
-	return n.Status.NodeInfo.OperatingSystem == hybrid.OSWindows
-}
+func IsWindowsNode(n *corev1.Node) bool { return hybrid.NodeOS(n) == hybrid.OSWindows }
 
 func buildIndex(c *model.Cluster) *Index {
 	ix := &Index{
@@ -250,7 +237,7 @@ func buildIndex(c *model.Cluster) *Index {
 func (ix *Index) indexEndpoints(c *model.Cluster) {
 	seen := map[NSName]map[string]bool{}
 	for _, s := range c.EndpointSlices {
-		svc := s.Labels[LabelServiceName]
+		svc := s.Labels[discoveryv1.LabelServiceName]
 		if svc == "" {
 			continue
 		}
@@ -352,11 +339,11 @@ func SpecTargetsOS(spec *corev1.PodSpec, runtimes map[string]*nodev1.RuntimeClas
 	if spec.OS != nil && string(spec.OS.Name) == os {
 		return true
 	}
-	if spec.NodeSelector[LabelOS] == os || (os == hybrid.OSWindows && spec.NodeSelector[LabelWindowsBuild] != "") {
+	if spec.NodeSelector[corev1.LabelOSStable] == os || (os == hybrid.OSWindows && spec.NodeSelector[corev1.LabelWindowsBuild] != "") {
 		return true
 	}
 	if spec.RuntimeClassName != nil {
-		if rc := runtimes[*spec.RuntimeClassName]; rc != nil && rc.Scheduling != nil && rc.Scheduling.NodeSelector[LabelOS] == os {
+		if rc := runtimes[*spec.RuntimeClassName]; rc != nil && rc.Scheduling != nil && rc.Scheduling.NodeSelector[corev1.LabelOSStable] == os {
 			return true
 		}
 	}
@@ -376,7 +363,7 @@ func affinityPinsOS(a *corev1.Affinity, os string) bool {
 	for _, t := range terms {
 		pinned := false
 		for _, e := range t.MatchExpressions {
-			if e.Key == LabelOS && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 && e.Values[0] == os {
+			if e.Key == corev1.LabelOSStable && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 && e.Values[0] == os {
 				pinned = true
 			}
 		}

@@ -16,16 +16,9 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
-const (
-	GroupOperator = "operator.tigera.io"
-	GroupCalico   = "projectcalico.org"
-	GroupKubeadm  = "kubeadm.k8s.io"
-	GroupKubelet  = "kubelet.config.k8s.io"
-)
-
 // InstKey is the key of an Installation.
 func InstKey(inst *operator.Installation) model.Key {
-	return model.Key{Group: GroupOperator, Kind: "Installation", Name: inst.Name}
+	return model.Key{Group: operator.Group, Kind: "Installation", Name: inst.Name}
 }
 
 // CalicoNetwork is the Installation's calicoNetwork, empty when unset.
@@ -80,7 +73,7 @@ func PoolEncapsulation(inst *operator.Installation, p operator.IPPool) string {
 func UnmanagedPools(x *Context) []*calico.IPPool {
 	var out []*calico.IPPool
 	for _, p := range x.Cluster.IPPools {
-		k := model.Key{Group: GroupCalico, Kind: "IPPool", Name: p.Name}
+		k := model.Key{Group: calico.Group, Kind: "IPPool", Name: p.Name}
 		if x.Cluster.Observed(k) && p.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
 			out = append(out, p)
 		}
@@ -90,7 +83,7 @@ func UnmanagedPools(x *Context) []*calico.IPPool {
 
 // PoolKey is the key of an IP pool.
 func PoolKey(p *calico.IPPool) model.Key {
-	return model.Key{Group: GroupCalico, Kind: "IPPool", Name: p.Name}
+	return model.Key{Group: calico.Group, Kind: "IPPool", Name: p.Name}
 }
 
 // VXLANPools names the IPv4 pools that use VXLAN, from the Installation
@@ -181,7 +174,7 @@ func WindowsVersion(n *corev1.Node) (build string, rev int) {
 			rev = r
 		}
 	}
-	if b := n.Labels[LabelWindowsBuild]; b != "" {
+	if b := n.Labels[corev1.LabelWindowsBuild]; b != "" {
 		if b != build {
 			rev = -1
 		}
@@ -191,7 +184,7 @@ func WindowsVersion(n *corev1.Node) (build string, rev int) {
 }
 
 // linuxProbeNode is a Linux node for telling Windows-only images apart.
-var linuxProbeNode = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelOS: hybrid.OSLinux}}}
+var linuxProbeNode = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{corev1.LabelOSStable: hybrid.OSLinux}}}
 
 // WindowsOnlyImages: some container's image cannot run on Linux.
 func WindowsOnlyImages(spec *corev1.PodSpec) bool {

@@ -97,7 +97,7 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 		if i%2 == 0 {
 			ns := []string{"a", "b", "c", "gone"}[r.Intn(4)]
 			c.CalicoPolicies = append(c.CalicoPolicies, &calico.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprint("np", i)}, Spec: spec})
-			wants = append(wants, want{model.Key{Group: rule.GroupCalico, Kind: "NetworkPolicy", Namespace: ns, Name: fmt.Sprint("np", i)}, policyScope{namespace: ns}, spec.Selector})
+			wants = append(wants, want{model.Key{Group: calico.Group, Kind: "NetworkPolicy", Namespace: ns, Name: fmt.Sprint("np", i)}, policyScope{namespace: ns}, spec.Selector})
 			continue
 		}
 		spec.NamespaceSelector = nsSels[r.Intn(len(nsSels))]
@@ -110,7 +110,7 @@ func TestPolicySrcDstEndpointsAreTheScan(t *testing.T) {
 			scope.nsSel, scope.nsText = s, spec.NamespaceSelector
 		}
 		c.GlobalNetworkPolicies = append(c.GlobalNetworkPolicies, &calico.GlobalNetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("gnp", i)}, Spec: spec})
-		wants = append(wants, want{model.Key{Group: rule.GroupCalico, Kind: "GlobalNetworkPolicy", Name: fmt.Sprint("gnp", i)}, scope, spec.Selector})
+		wants = append(wants, want{model.Key{Group: calico.Group, Kind: "GlobalNetworkPolicy", Name: fmt.Sprint("gnp", i)}, scope, spec.Selector})
 	}
 	x := rule.NewContext(c, false, nil)
 	got := map[model.Key]int{}

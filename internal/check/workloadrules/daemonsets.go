@@ -2,8 +2,9 @@ package workloadrules
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/version"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/version"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +27,7 @@ func DaemonSetRules() []rule.Rule {
 func plannedWindowsNode() *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "<planned Windows node>", Labels: map[string]string{
-			rule.LabelOS: hybrid.OSWindows, rule.LabelArch: "amd64", rule.LabelWindowsBuild: "10.0.26100", "kubernetes.io/hostname": "planned-windows-node",
+			corev1.LabelOSStable: hybrid.OSWindows, corev1.LabelArchStable: "amd64", corev1.LabelWindowsBuild: "10.0.26100", "kubernetes.io/hostname": "planned-windows-node",
 		}},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "os", Value: hybrid.OSWindows, Effect: corev1.TaintEffectNoSchedule}}},
 		Status: corev1.NodeStatus{

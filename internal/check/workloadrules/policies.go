@@ -176,10 +176,10 @@ change no verdict on Windows' IPv4-only endpoints and are reported as info.`,
 			report(key, selected, skipped)
 		}
 		for _, p := range x.Cluster.CalicoPolicies {
-			calicoPolicy(model.Key{Group: rule.GroupCalico, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec)
+			calicoPolicy(model.Key{Group: calico.Group, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec)
 		}
 		for _, p := range x.Cluster.GlobalNetworkPolicies {
-			calicoPolicy(model.Key{Group: rule.GroupCalico, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec)
+			calicoPolicy(model.Key{Group: calico.Group, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec)
 		}
 		return out
 	},

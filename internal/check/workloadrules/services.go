@@ -505,10 +505,10 @@ source addresses × destination addresses.`,
 		}
 		var pols []pol
 		for _, p := range x.Cluster.CalicoPolicies {
-			pols = append(pols, pol{model.Key{Group: rule.GroupCalico, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec})
+			pols = append(pols, pol{model.Key{Group: calico.Group, Kind: "NetworkPolicy", Namespace: p.Namespace, Name: p.Name}, p.Namespace, p.Spec})
 		}
 		for _, p := range x.Cluster.GlobalNetworkPolicies {
-			pols = append(pols, pol{model.Key{Group: rule.GroupCalico, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec})
+			pols = append(pols, pol{model.Key{Group: calico.Group, Kind: "GlobalNetworkPolicy", Name: p.Name}, "", p.Spec})
 		}
 		var winPods []*corev1.Pod
 		for _, n := range x.WindowsNodes() {

@@ -40,7 +40,7 @@ func rcKey(name string) model.Key {
 
 // windowsRuntimeClass: the RuntimeClass places pods on Windows nodes.
 func windowsRuntimeClass(rc *nodev1.RuntimeClass) bool {
-	return rc.Scheduling != nil && rc.Scheduling.NodeSelector[rule.LabelOS] == hybrid.OSWindows
+	return rc.Scheduling != nil && rc.Scheduling.NodeSelector[corev1.LabelOSStable] == hybrid.OSWindows
 }
 
 func windowsBuilds(x *rule.Context) []string {
@@ -185,7 +185,7 @@ func windowsRuntimeClassFor(x *rule.Context) string {
 	builds := windowsBuilds(x)
 	for _, rc := range x.Cluster.RuntimeClasses {
 		if windowsRuntimeClass(rc) && rc.Handler == handlerProcess {
-			if len(builds) == 0 || rc.Scheduling.NodeSelector[rule.LabelWindowsBuild] == builds[0] {
+			if len(builds) == 0 || rc.Scheduling.NodeSelector[corev1.LabelWindowsBuild] == builds[0] {
 				return rc.Name
 			}
 		}
@@ -368,7 +368,7 @@ func findImageMismatches(x *rule.Context) []*imageMismatch {
 			plat, ok := platform[n.Name]
 			if !ok {
 				build, _ := rule.WindowsVersion(n)
-				plat = n.Labels[rule.LabelOS] + "\x00" + n.Status.NodeInfo.OperatingSystem + "\x00" + build
+				plat = n.Labels[corev1.LabelOSStable] + "\x00" + n.Status.NodeInfo.OperatingSystem + "\x00" + build
 				platform[n.Name] = plat
 			}
 			rule.EachContainer(&p.Spec, func(ct *corev1.Container, path string) {
@@ -433,7 +433,7 @@ not reported.`,
 			if m.build {
 				continue
 			}
-			fix := podSpecPatch(m.w, map[string]any{"nodeSelector": map[string]string{rule.LabelOS: hybrid.OSLinux}})
+			fix := podSpecPatch(m.w, map[string]any{"nodeSelector": map[string]string{corev1.LabelOSStable: hybrid.OSLinux}})
 			if n := x.Node(m.nodes[0]); n != nil && !rule.IsWindowsNode(n) {
 				fix = podSpecPatch(m.w, map[string]any{"os": map[string]string{"name": "windows"}, "runtimeClassName": windowsRuntimeClassFor(x)})
 			}

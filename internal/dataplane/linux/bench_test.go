@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"testing"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 )
 
 // syntheticCluster is 500 Linux nodes with 30 pods each (15,000 pods) and
@@ -18,7 +20,7 @@ func syntheticCluster() *fixture {
 		name := fmt.Sprintf("node-%03d", i)
 		ip := fmt.Sprintf("10.0.%d.%d", 1+i/250, 1+i%250)
 		nd := f.node(name, ip, i, i/50)
-		nd.Annotations[annoIPv4Address] = ip + "/16"
+		nd.Annotations[calico.AnnotationIPv4Address] = ip + "/16"
 		base := netip.AddrFrom4([4]byte{10, 244, byte(i / 4), byte(i % 4 * 64)})
 		for j := 0; j < podsPerNode; j++ {
 			a := base

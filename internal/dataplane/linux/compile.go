@@ -16,18 +16,12 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // Names Calico and Kubernetes use.
 const (
-	labelOS         = "kubernetes.io/os"
-	annoIPv4Address = "projectcalico.org/IPv4Address"
-	annoVXLANAddr   = "projectcalico.org/IPv4VXLANTunnelAddr"
-	annoVXLANMAC    = "projectcalico.org/VXLANTunnelMACAddr"
-
 	vxlanDevice = "vxlan.calico"
 	// Felix defaults: felix/config/config_params.go VXLANVNI 4096,
 	// VXLANPort 4789; int_dataplane.go vxlanMTUOverhead 50.
@@ -175,7 +169,7 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 
 	for _, n := range c.Nodes {
 		ni := &nodeInfo{name: n.Name, host: hosts[n.Name], created: n.CreationTimestamp.Time}
-		ni.windows = n.Labels[labelOS] == hybrid.OSWindows || (n.Labels[labelOS] == "" && ni.host.OS == hybrid.OSWindows)
+		ni.windows = n.Labels[corev1.LabelOSStable] == hybrid.OSWindows || (n.Labels[corev1.LabelOSStable] == "" && ni.host.OS == hybrid.OSWindows)
 		for _, a := range n.Status.Addresses {
 			if a.Type == corev1.NodeInternalIP {
 				if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() && !ni.ip.IsValid() {
@@ -195,19 +189,19 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 		// autodetected, with the subnet's prefix length; Felix uses it as
 		// the VTEP's parent address and for same-subnet decisions
 		// (felix/calc/vxlan_resolver.go, l3_route_resolver.go).
-		if p, err := netip.ParsePrefix(n.Annotations[annoIPv4Address]); err == nil && p.Addr().Is4() {
+		if p, err := netip.ParsePrefix(n.Annotations[calico.AnnotationIPv4Address]); err == nil && p.Addr().Is4() {
 			ni.calico = p.Addr()
 			ni.subnet = p
 		}
-		if t, err := netip.ParseAddr(n.Annotations[annoVXLANAddr]); err == nil && t.Is4() && ni.calico.IsValid() {
+		if t, err := netip.ParseAddr(n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr]); err == nil && t.Is4() && ni.calico.IsValid() {
 			v := &vtep{node: n.Name, tunnel: t, host: ni.calico}
-			if m, err := net.ParseMAC(n.Annotations[annoVXLANMAC]); err == nil {
+			if m, err := net.ParseMAC(n.Annotations[calico.AnnotationVXLANTunnelMACAddr]); err == nil {
 				v.mac = m
 			} else {
 				// vxlan_resolver.go vtepMACForHost: without a recorded
 				// MAC every Felix computes the one the node's own Felix
 				// gives its device.
-				v.mac, _ = net.ParseMAC(engine.VTEPMAC(n.Name))
+				v.mac, _ = net.ParseMAC(felix.VTEPMACForHost(n.Name))
 				v.macDerived = true
 			}
 			ni.vtep = v

@@ -51,8 +51,8 @@ func newFixture() *fixture {
 func (f *fixture) node(name, ip string, n, minutes int) *corev1.Node {
 	block := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(n / 4), byte(n % 4 * 64)}), 26)
 	nd := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(f.t0.Add(time.Duration(minutes) * time.Minute)),
-		Labels:      map[string]string{labelOS: hybrid.OSLinux},
-		Annotations: map[string]string{annoIPv4Address: ip + "/24", annoVXLANAddr: block.Addr().String()}},
+		Labels:      map[string]string{corev1.LabelOSStable: hybrid.OSLinux},
+		Annotations: map[string]string{calico.AnnotationIPv4Address: ip + "/24", calico.AnnotationIPv4VXLANTunnelAddr: block.Addr().String()}},
 		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}}}
 	f.c.Nodes = append(f.c.Nodes, nd)
 	f.c.Hosts = append(f.c.Hosts, hybrid.Host{Name: name, Address: ip, OS: hybrid.OSLinux, NIC: hybrid.NIC{Name: "eth0", MTU: 1500, MAC: fmt.Sprintf("52:54:00:00:00:%02x", n)}})

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 func TestVethName(t *testing.T) {
@@ -66,8 +66,8 @@ func TestLinks(t *testing.T) {
 		if l.VXLAN.VNI != 5000 || l.MTU != 1450 || l.VXLAN.DstPort != 4789 || l.VXLAN.Parent != "eth0" || l.VXLAN.Local.String() != "10.0.0.11" {
 			t.Errorf("vxlan.calico = %+v %+v", l, l.VXLAN)
 		}
-		if l.MAC.String() != engine.VTEPMAC("a") {
-			t.Errorf("VTEP MAC %s, want Felix's derived %s", l.MAC, engine.VTEPMAC("a"))
+		if l.MAC.String() != felix.VTEPMACForHost("a") {
+			t.Errorf("VTEP MAC %s, want Felix's derived %s", l.MAC, felix.VTEPMACForHost("a"))
 		}
 	})
 	t.Run("a per-node FelixConfiguration overrides the default", func(t *testing.T) {
@@ -97,7 +97,7 @@ func fmtLink(l Link) string { return strconv.Itoa(l.Index) + " " + l.Name }
 func TestNoTunnelAddressMeansNoVXLANDevice(t *testing.T) {
 	f := newFixture()
 	nd := f.node("a", "10.0.0.11", 0, 0)
-	delete(nd.Annotations, annoVXLANAddr)
+	delete(nd.Annotations, calico.AnnotationIPv4VXLANTunnelAddr)
 	n := f.compile(t)["a"]
 	if _, ok := n.Link("vxlan.calico"); ok {
 		t.Error("vxlan.calico exists without a tunnel address")
@@ -130,8 +130,8 @@ func TestNeighbourAndFDBOrder(t *testing.T) {
 		}
 	})
 	t.Run("in the FDB the same batch is listed by MAC", func(t *testing.T) {
-		macOld, _ := net.ParseMAC(engine.VTEPMAC("old"))
-		macTwin, _ := net.ParseMAC(engine.VTEPMAC("twin"))
+		macOld, _ := net.ParseMAC(felix.VTEPMACForHost("old"))
+		macTwin, _ := net.ParseMAC(felix.VTEPMACForHost("twin"))
 		want := "old,twin,late"
 		if macTwin.String() < macOld.String() {
 			want = "twin,old,late"
@@ -142,7 +142,7 @@ func TestNeighbourAndFDBOrder(t *testing.T) {
 	})
 	t.Run("the FDB points each VTEP MAC at its node's address", func(t *testing.T) {
 		for _, e := range n.FDB() {
-			if e.Node == "late" && (e.Dst.String() != "10.0.0.40" || e.MAC.String() != engine.VTEPMAC("late")) {
+			if e.Node == "late" && (e.Dst.String() != "10.0.0.40" || e.MAC.String() != felix.VTEPMACForHost("late")) {
 				t.Errorf("fdb entry %+v", e)
 			}
 		}

@@ -35,14 +35,14 @@ func randomFixture(r *rand.Rand) *fixture {
 	for i := 0; i < n; i++ {
 		ip := fmt.Sprintf("10.0.%d.%d", r.Intn(3), 10+i)
 		nd := f.node(fmt.Sprintf("node-%02d", i), ip, i, r.Intn(4))
-		nd.Annotations[annoIPv4Address] = ip + "/" + []string{"16", "24"}[r.Intn(2)]
+		nd.Annotations[calico.AnnotationIPv4Address] = ip + "/" + []string{"16", "24"}[r.Intn(2)]
 		switch r.Intn(8) {
 		case 0:
-			delete(nd.Annotations, annoVXLANAddr)
+			delete(nd.Annotations, calico.AnnotationIPv4VXLANTunnelAddr)
 		case 1:
-			nd.Annotations[annoVXLANAddr] = "10.244.0.0" // another node's tunnel address
+			nd.Annotations[calico.AnnotationIPv4VXLANTunnelAddr] = "10.244.0.0" // another node's tunnel address
 		case 2:
-			nd.Annotations[annoVXLANMAC] = "66:00:00:00:00:01"
+			nd.Annotations[calico.AnnotationVXLANTunnelMACAddr] = "66:00:00:00:00:01"
 		}
 		nodes = append(nodes, nd)
 		if r.Intn(4) == 0 {
@@ -94,7 +94,7 @@ func TestLookupsMatchTheTables(t *testing.T) {
 		}
 		for _, nd := range f.c.Nodes {
 			dsts = append(dsts, netip.MustParseAddr(nd.Status.Addresses[0].Address))
-			if a, err := netip.ParseAddr(nd.Annotations[annoVXLANAddr]); err == nil {
+			if a, err := netip.ParseAddr(nd.Annotations[calico.AnnotationIPv4VXLANTunnelAddr]); err == nil {
 				dsts = append(dsts, a)
 			}
 		}
@@ -177,7 +177,7 @@ func TestLazyTablesKeepTheNotesInOrder(t *testing.T) {
 	iptables := "Iptables"
 	f.c.Installation.Spec.CalicoNetwork.LinuxDataplane = &iptables // a late note, from the Calico view
 	f.c.Hosts[0].NIC.Name = ""                                     // an early note
-	delete(f.c.Nodes[1].Annotations, annoVXLANAddr)
+	delete(f.c.Nodes[1].Annotations, calico.AnnotationIPv4VXLANTunnelAddr)
 	nodes := f.compile(t)
 	n := nodes[f.c.Nodes[0].Name]
 	notes := n.Notes()

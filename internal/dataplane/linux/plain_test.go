@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -87,7 +88,7 @@ func TestPlainLinuxNodesReachEveryOtherNodesBlockThroughItsVTEP(t *testing.T) {
 	}
 	for _, n := range c.Nodes {
 		p := peers[n.Name]
-		p.tunnel = netip.MustParseAddr(n.Annotations[annoVXLANAddr])
+		p.tunnel = netip.MustParseAddr(n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr])
 		for _, a := range n.Status.Addresses {
 			if a.Type == "InternalIP" {
 				p.host = netip.MustParseAddr(a.Address)

@@ -86,7 +86,7 @@ func threeNodes(vxlanMode, ipipMode string, bgp bool) *fixture {
 	f.node("a", "10.0.0.11", 0, 0)
 	f.node("b", "10.0.0.12", 1, 0)
 	c := f.node("c", "10.0.5.13", 2, 0)
-	c.Annotations[annoIPv4Address] = "10.0.5.13/24"
+	c.Annotations[calico.AnnotationIPv4Address] = "10.0.5.13/24"
 	return f
 }
 

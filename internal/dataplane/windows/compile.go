@@ -1,7 +1,6 @@
 package windows
 
 import (
-	"crypto/sha1"
 	"fmt"
 	"net"
 	"net/netip"
@@ -14,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	fc "github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
@@ -21,11 +21,6 @@ import (
 )
 
 const (
-	labelOS = "kubernetes.io/os"
-
-	annoVXLANAddr = "projectcalico.org/IPv4VXLANTunnelAddr"
-	annoVXLANMAC  = "projectcalico.org/VXLANTunnelMACAddr"
-
 	// calicoNetwork is the HNS network name with windows_use_single_network,
 	// which the operator always sets (tigera/operator pkg/render/windows.go).
 	calicoNetwork = "Calico"
@@ -56,7 +51,7 @@ func Compile(c *model.Cluster) (map[string]*Node, error) {
 	}
 	out := map[string]*Node{}
 	for _, n := range c.Nodes {
-		if n.Labels[labelOS] != hybrid.OSWindows {
+		if n.Labels[corev1.LabelOSStable] != hybrid.OSWindows {
 			continue
 		}
 		node, err := cx.node(n)
@@ -100,7 +95,7 @@ func NewCompilerFelix(c *model.Cluster, calc *fc.Calc) (*Compiler, error) {
 
 // Node compiles n (once), or returns nil when n is not a Windows node.
 func (x *Compiler) Node(n *corev1.Node) (*Node, error) {
-	if n == nil || n.Labels[labelOS] != hybrid.OSWindows {
+	if n == nil || n.Labels[corev1.LabelOSStable] != hybrid.OSWindows {
 		return nil, nil
 	}
 	x.mu.Lock()
@@ -121,7 +116,7 @@ func (x *Compiler) Node(n *corev1.Node) (*Node, error) {
 // kube-proxy's state and VFP are left out (an endpoint's ACLs depend on
 // none of them, and they are most of a node's cost). Nothing is kept.
 func (x *Compiler) Endpoints(n *corev1.Node) ([]*Endpoint, error) {
-	if n == nil || n.Labels[labelOS] != hybrid.OSWindows {
+	if n == nil || n.Labels[corev1.LabelOSStable] != hybrid.OSWindows {
 		return nil, nil
 	}
 	x.mu.Lock()
@@ -446,7 +441,7 @@ func (nb *nodeBuild) calicoNetwork() bool {
 // VXLANTunnelMACAddr, dataplane_windows.go EnsureVXLANTunnelAddr), or the
 // placeholder the engine wrote there, which every other node's view uses too.
 func (nb *nodeBuild) drMAC() string {
-	mac := nb.n.Annotations[annoVXLANMAC]
+	mac := nb.n.Annotations[calico.AnnotationVXLANTunnelMACAddr]
 	if nb.h != nil && nb.h.Observed.VXLANTunnelMAC != "" {
 		mac = nb.h.Observed.VXLANTunnelMAC
 	}
@@ -567,25 +562,16 @@ func sortRemoteSubnetRoutes(rs []NetworkPolicy) {
 // its DrPort's (check HYB071). A node without a VXLAN tunnel address has no
 // VTEP.
 func (cx *compiler) vtepMAC(n *corev1.Node) (string, bool) {
-	if n.Annotations[annoVXLANAddr] == "" {
+	if n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr] == "" {
 		return "", false
 	}
-	if m := n.Annotations[annoVXLANMAC]; m != "" {
+	if m := n.Annotations[calico.AnnotationVXLANTunnelMACAddr]; m != "" {
 		return strings.ToLower(m), true
 	}
 	if h := cx.hosts[n.Name]; h != nil && h.Observed.VXLANTunnelMAC != "" {
 		return strings.ToLower(h.Observed.VXLANTunnelMAC), true
 	}
-	return vtepMACForHost(n.Name), true
-}
-
-// vtepMACForHost is the MAC Felix gives a Linux node's vxlan.calico when
-// the node records none: 0x66 and the first five bytes of SHA-1 of the node
-// name (felix/calc/vxlan_resolver.go; the engine's VTEPMAC is the same rule,
-// kept separate so this package does not depend on the engine).
-func vtepMACForHost(node string) string {
-	sum := sha1.Sum([]byte(node))
-	return net.HardwareAddr(append([]byte{0x66}, sum[:5]...)).String()
+	return fc.VTEPMACForHost(n.Name), true
 }
 
 // pods creates the pod endpoints the Calico CNI plugin creates

@@ -13,8 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	fc "github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
 func TestCalicoNodeCreatesTheExternalNetworkThenCalicoWithItsHostEndpoint(t *testing.T) {
@@ -65,7 +66,7 @@ func TestRemoteSubnetRoutesCarryTheVTEPAndSortByVTEPMACDescending(t *testing.T) 
 	}
 	var want []string
 	for i := 1; i <= 3; i++ {
-		want = append(want, fmt.Sprintf("10.0.%d.0/26 192.168.1.%d %s", 10+i, 20+i, strings.ReplaceAll(engine.VTEPMAC(fmt.Sprintf("lin-%d", i)), ":", "-")))
+		want = append(want, fmt.Sprintf("10.0.%d.0/26 192.168.1.%d %s", 10+i, 20+i, strings.ReplaceAll(fc.VTEPMACForHost(fmt.Sprintf("lin-%d", i)), ":", "-")))
 	}
 	slices.SortFunc(want, func(a, b string) int { return strings.Compare(strings.Fields(b)[2], strings.Fields(a)[2]) })
 	if !slices.Equal(got, want) {
@@ -75,9 +76,9 @@ func TestRemoteSubnetRoutesCarryTheVTEPAndSortByVTEPMACDescending(t *testing.T) 
 
 func TestRemoteSubnetRouteOrderReproducesTheLabsObservedOrder(t *testing.T) {
 	rs := []NetworkPolicy{
-		{DestinationPrefix: "172.21.70.192/26", DistributedRouterMacAddress: strings.ReplaceAll(engine.VTEPMAC("k8s-lab-master-1"), ":", "-")},
-		{DestinationPrefix: "172.21.211.0/26", DistributedRouterMacAddress: strings.ReplaceAll(engine.VTEPMAC("k8s-lab-node-1"), ":", "-")},
-		{DestinationPrefix: "172.21.172.0/26", DistributedRouterMacAddress: strings.ReplaceAll(engine.VTEPMAC("k8s-lab-node-2"), ":", "-")},
+		{DestinationPrefix: "172.21.70.192/26", DistributedRouterMacAddress: strings.ReplaceAll(fc.VTEPMACForHost("k8s-lab-master-1"), ":", "-")},
+		{DestinationPrefix: "172.21.211.0/26", DistributedRouterMacAddress: strings.ReplaceAll(fc.VTEPMACForHost("k8s-lab-node-1"), ":", "-")},
+		{DestinationPrefix: "172.21.172.0/26", DistributedRouterMacAddress: strings.ReplaceAll(fc.VTEPMACForHost("k8s-lab-node-2"), ":", "-")},
 	}
 	sortRemoteSubnetRoutes(rs)
 	var got []string
@@ -91,7 +92,7 @@ func TestRemoteSubnetRouteOrderReproducesTheLabsObservedOrder(t *testing.T) {
 
 func TestANodeWithoutAVXLANTunnelAddressHasNoVTEPAndNoRoute(t *testing.T) {
 	f := newFixture(2)
-	delete(f.c.Nodes[2].Annotations, annoVXLANAddr)
+	delete(f.c.Nodes[2].Annotations, calico.AnnotationIPv4VXLANTunnelAddr)
 	n := f.compile(t)
 	if len(n.Networks()[1].Policies) != 2 || !strings.Contains(strings.Join(n.Warnings, ";"), "no VTEP for node lin-2") {
 		t.Errorf("policies %+v warnings %v", n.Networks()[1].Policies, n.Warnings)
@@ -549,13 +550,5 @@ func TestVFPPodPortsAreNamedAfterTheirEndpointAndMirrorTheSwitchACLs(t *testing.
 	rules := len(p.Layers[0].Groups[0].Rules) + len(p.Layers[0].Groups[1].Rules)
 	if rules != 5 { // seven ACLs, two of them Host (WFP) rules
 		t.Errorf("%d VFP ACL rules", rules)
-	}
-}
-
-func TestTheVTEPMACRuleIsTheEngines(t *testing.T) {
-	for _, n := range []string{"k8s-lab-master-1", "k8s-lab-node-1", "x"} {
-		if vtepMACForHost(n) != engine.VTEPMAC(n) {
-			t.Errorf("%s: %s vs %s", n, vtepMACForHost(n), engine.VTEPMAC(n))
-		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
@@ -57,12 +58,12 @@ func (f *fixture) node(name, os, addr, block, mac string) {
 		tunnel = tunnel.Next()
 	}
 	n := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{labelOS: os},
-			Annotations: map[string]string{annoVXLANAddr: tunnel.String()}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelOSStable: os},
+			Annotations: map[string]string{calico.AnnotationIPv4VXLANTunnelAddr: tunnel.String()}},
 		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: addr}}},
 	}
 	if mac != "" {
-		n.Annotations[annoVXLANMAC] = mac
+		n.Annotations[calico.AnnotationVXLANTunnelMACAddr] = mac
 	}
 	f.c.Nodes = append(f.c.Nodes, n)
 	f.c.IPAMBlocks = append(f.c.IPAMBlocks, &calicoapi.IPAMBlock{
