@@ -19,7 +19,7 @@ import (
 // LinuxNode is the compiled Linux dataplane of a node, or nil.
 func (e *Engine) LinuxNode(name string) *linux.Node {
 	if nd := e.nodes[name]; nd != nil {
-		return nd.lx
+		return nd.l()
 	}
 	return nil
 }

@@ -523,7 +523,7 @@ func (e *Engine) get(src Source, u *url.URL) (httpGet, error) {
 	if r.Assumed || r.DeliveredTo == nil || r.DeliveredTo.Kind != "pod" {
 		return g, notModeled("what %s:%d answers over HTTP is not modeled (only pods of the workload table answer)", a, port)
 	}
-	p := e.pods[addr(r.DeliveredTo.IP)]
+	p := e.p.PodByIP(addr(r.DeliveredTo.IP))
 	if p == nil {
 		return g, notModeled("the pod at %s is not known", r.DeliveredTo.IP)
 	}
