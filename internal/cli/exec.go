@@ -5,12 +5,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -111,7 +109,10 @@ func (o *ExecOptions) Run() error {
 	var code int
 	switch kind {
 	case "node", "no", "nodes":
-		stdout, stderr, code, err = execNode(c, name, o.command)
+		var pl *plane.Plane
+		if pl, err = plane.New(c); err == nil {
+			stdout, stderr, code, err = execNode(pl, name, o.command)
+		}
 	default:
 		stdout, stderr, code, err = execInPod(c, kind, o.Namespace, name, o.command)
 	}
@@ -127,23 +128,20 @@ func (o *ExecOptions) Run() error {
 	return nil
 }
 
-func execOnNode(c *model.Cluster, name string, argv []string) (string, string, int, error) {
-	var node *corev1.Node
-	for _, n := range c.Nodes {
-		if n.Name == name {
-			node = n
-		}
-	}
+// execOnNode runs a node's own tools on the node's compiled dataplane,
+// compiling that node only.
+func execOnNode(pl *plane.Plane, name string, argv []string) (string, string, int, error) {
+	c := pl.Cluster()
+	node := pl.Node(name)
 	if node == nil {
 		return "", "", 0, &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): nodes %q not found", name)}
 	}
 	if node.Labels["kubernetes.io/os"] == "windows" {
-		nodes, err := windowsNodes(c, name)
+		n, err := pl.Windows(name)
 		if err != nil {
 			return "", "", 0, fmt.Errorf("compiling the Windows dataplane: %w", err)
 		}
-		n, ok := nodes[name]
-		if !ok {
+		if n == nil {
 			return "", "", 0, fmt.Errorf("node %s: no Windows dataplane compiled", name)
 		}
 		out, errOut, code := n.Exec(argv)
@@ -159,12 +157,8 @@ func execOnNode(c *model.Cluster, name string, argv []string) (string, string, i
 		out, errOut, code := calicoctl.Exec(c, name, words)
 		return out, errOut, code, nil
 	}
-	nodes, err := linux.Compile(c)
-	if err != nil {
-		return "", "", 0, fmt.Errorf("compiling the Linux dataplane: %w", err)
-	}
-	n, ok := nodes[name]
-	if !ok {
+	n := pl.Linux(name)
+	if n == nil {
 		return "", "", 0, fmt.Errorf("node %s: no Linux dataplane compiled", name)
 	}
 	out, errOut, code := n.Exec(argv)

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -106,15 +107,9 @@ func execInPod(c *model.Cluster, kind, ns, name string, argv []string) (string, 
 // execNode runs a command on a node: the client tools (ping, curl,
 // nslookup on Windows) walk the twin; everything else goes to the node's
 // dataplane emulation (ip, nft, the HNS cmdlets, …).
-func execNode(c *model.Cluster, name string, argv []string) (string, string, int, error) {
-	known := false
-	for _, n := range c.Nodes {
-		if n.Name == name {
-			known = true
-		}
-	}
-	if known && isClientTool(argv) {
-		e, err := trace.New(c)
+func execNode(pl *plane.Plane, name string, argv []string) (string, string, int, error) {
+	if pl.Node(name) != nil && isClientTool(argv) {
+		e, err := trace.FromPlane(pl)
 		if err != nil {
 			return "", "", 0, err
 		}
@@ -129,7 +124,7 @@ func execNode(c *model.Cluster, name string, argv []string) (string, string, int
 			}
 		}
 	}
-	return execOnNode(c, name, argv)
+	return execOnNode(pl, name, argv)
 }
 
 // isClientTool reports whether a command line starts with a tool the
