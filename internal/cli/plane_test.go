@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
@@ -124,6 +126,7 @@ func BenchmarkExecOneLinuxNode(b *testing.B) {
 	lx, _ := lastNodes(b, c)
 	argv := []string{"ip", "route"}
 	b.Run("every-node", func(b *testing.B) {
+		defer cpuPerOp(b)()
 		for b.Loop() {
 			nodes, err := linux.Compile(c)
 			if err != nil {
@@ -135,6 +138,7 @@ func BenchmarkExecOneLinuxNode(b *testing.B) {
 		}
 	})
 	b.Run("plane", func(b *testing.B) {
+		defer cpuPerOp(b)()
 		for b.Loop() {
 			pl, err := plane.New(c)
 			if err != nil {
@@ -155,6 +159,7 @@ func BenchmarkGetRoutesOneNode(b *testing.B) {
 	c := generatedCluster(b, benchNodes(b))
 	lx, _ := lastNodes(b, c)
 	b.Run("every-node", func(b *testing.B) {
+		defer cpuPerOp(b)()
 		for b.Loop() {
 			nodes, err := linux.Compile(c)
 			if err != nil {
@@ -169,6 +174,7 @@ func BenchmarkGetRoutesOneNode(b *testing.B) {
 		}
 	})
 	b.Run("plane", func(b *testing.B) {
+		defer cpuPerOp(b)()
 		for b.Loop() {
 			d := &dataplane{cluster: func() *model.Cluster { return c }, node: lx}
 			if rows, err := d.routes(); err != nil || len(rows) == 0 {
@@ -176,4 +182,23 @@ func BenchmarkGetRoutesOneNode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cpuPerOp reports the process's CPU time (user and system) per
+// operation: on a shared machine it varies less than wall time.
+func cpuPerOp(b *testing.B) func() {
+	start := processCPU()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64((processCPU()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		}
+	}
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -48,7 +48,11 @@ type Plane struct {
 	// about one node compiles one node.
 	lxCompiles, winCompiles atomic.Int64
 
-	idx
+	nodeByName map[string]*corev1.Node // the last of a name, as compiled
+	// The other indexes are made on first use: a question about one node
+	// needs none of them.
+	idxOnce sync.Once
+	idx     idx
 }
 
 type lxEntry struct {
@@ -65,8 +69,7 @@ type winEntry struct {
 // idx holds the cluster's indexes. Each keeps the order of the cluster's
 // lists, or the first or last match of a scan over them, as said.
 type idx struct {
-	nodeByName  map[string]*corev1.Node // the last of a name, as compiled
-	podByName   map[string]*corev1.Pod  // "ns/name": the first
+	podByName   map[string]*corev1.Pod // "ns/name": the first
 	podsByNS    map[string][]*corev1.Pod
 	podsByNode  map[string][]*corev1.Pod // by spec.nodeName, every pod
 	podByIP     map[netip.Addr]*corev1.Pod
@@ -92,17 +95,22 @@ func New(c *model.Cluster) (*Plane, error) {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}
 	p := &Plane{c: c, calc: calc, lxc: lxc, lx: map[string]*lxEntry{}, win: map[string]*winEntry{}}
-	p.index()
+	p.nodeByName = make(map[string]*corev1.Node, len(c.Nodes))
+	for _, n := range c.Nodes {
+		p.nodeByName[n.Name] = n
+	}
 	return p, nil
+}
+
+// ix is the indexes, made on first use.
+func (p *Plane) ix() *idx {
+	p.idxOnce.Do(p.index)
+	return &p.idx
 }
 
 func (p *Plane) index() {
 	c := p.c
 	x := &p.idx
-	x.nodeByName = make(map[string]*corev1.Node, len(c.Nodes))
-	for _, n := range c.Nodes {
-		x.nodeByName[n.Name] = n
-	}
 	x.podByName, x.podsByNS, x.podsByNode = map[string]*corev1.Pod{}, map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
 	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, map[netip.Addr]*corev1.Pod{}
 	for _, pod := range c.Pods {
@@ -124,7 +132,7 @@ func (p *Plane) index() {
 		// garbage collector deletes it: kubernetes
 		// pkg/controller/podgc/gc_controller.go gcOrphaned); its address
 		// answers nothing.
-		if x.nodeByName[pod.Spec.NodeName] == nil {
+		if p.nodeByName[pod.Spec.NodeName] == nil {
 			continue
 		}
 		if a, err := netip.ParseAddr(pod.Status.PodIP); err == nil {
@@ -177,43 +185,43 @@ func (p *Plane) IsWindows(name string) bool {
 }
 
 // Pod is the pod ns/name (the first of that name), or nil.
-func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.podByName[ns+"/"+name] }
+func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.ix().podByName[ns+"/"+name] }
 
 // PodsInNamespace lists a namespace's pods in the cluster's order.
-func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.podsByNS[ns] }
+func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.ix().podsByNS[ns] }
 
 // PodsOnNode lists the pods bound to a node (host-network ones and
 // finished ones too) in the cluster's order.
-func (p *Plane) PodsOnNode(name string) []*corev1.Pod { return p.podsByNode[name] }
+func (p *Plane) PodsOnNode(name string) []*corev1.Pod { return p.ix().podsByNode[name] }
 
 // PodByIP is the pod on the pod network that answers at a: bound to an
 // existing node, neither Succeeded nor Failed (the last such pod).
-func (p *Plane) PodByIP(a netip.Addr) *corev1.Pod { return p.podByIP[a] }
+func (p *Plane) PodByIP(a netip.Addr) *corev1.Pod { return p.ix().podByIP[a] }
 
 // HostNetworkPods lists the host-network pods whose status.podIP is ip.
-func (p *Plane) HostNetworkPods(ip string) []*corev1.Pod { return p.hostNetByIP[ip] }
+func (p *Plane) HostNetworkPods(ip string) []*corev1.Pod { return p.ix().hostNetByIP[ip] }
 
 // Service is the Service ns/name (the first of that name), or nil.
-func (p *Plane) Service(ns, name string) *corev1.Service { return p.svcByName[ns+"/"+name] }
+func (p *Plane) Service(ns, name string) *corev1.Service { return p.ix().svcByName[ns+"/"+name] }
 
 // ServiceByIP is the Service whose ClusterIP is a (the last), or nil.
-func (p *Plane) ServiceByIP(a netip.Addr) *corev1.Service { return p.svcByIP[a] }
+func (p *Plane) ServiceByIP(a netip.Addr) *corev1.Service { return p.ix().svcByIP[a] }
 
 // EndpointSlices lists the EndpointSlices of Service ns/name (by their
 // kubernetes.io/service-name label) in the cluster's order.
 func (p *Plane) EndpointSlices(ns, name string) []*discoveryv1.EndpointSlice {
-	return p.slicesBySvc[ns+"/"+name]
+	return p.ix().slicesBySvc[ns+"/"+name]
 }
 
 // ReplicaSets lists a namespace's ReplicaSets in the cluster's order.
-func (p *Plane) ReplicaSets(ns string) []*appsv1.ReplicaSet { return p.rsByNS[ns] }
+func (p *Plane) ReplicaSets(ns string) []*appsv1.ReplicaSet { return p.ix().rsByNS[ns] }
 
 // NIC is the name of the node's host NIC, "" when the input gives none.
-func (p *Plane) NIC(node string) string { return p.nicByNode[node] }
+func (p *Plane) NIC(node string) string { return p.ix().nicByNode[node] }
 
 // MTU is the MTU of the node's host NIC; ok is false when none is given.
 func (p *Plane) MTU(node string) (mtu int, ok bool) {
-	mtu, ok = p.mtuByNode[node]
+	mtu, ok = p.ix().mtuByNode[node]
 	return mtu, ok
 }
 
