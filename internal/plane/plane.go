@@ -30,8 +30,10 @@ import (
 
 // Plane holds one cluster's indexes and its nodes' compiled dataplanes.
 type Plane struct {
-	c    *model.Cluster
-	calc *felix.Calc
+	c *model.Cluster
+	// calc is the Felix calculation, made on first use: a node's routes
+	// and links need none of it.
+	calc func() *felix.Calc
 	lxc  *linux.Compiler
 
 	// The Windows compiler is made on first use: making it can fail (a
@@ -89,8 +91,8 @@ func New(c *model.Cluster) (*Plane, error) {
 	}
 	// One Felix calculation: the Linux tables and decisions and the
 	// Windows ACLs read it.
-	calc := felix.New(c)
-	lxc, err := linux.NewCompiler(c, calc)
+	calc := sync.OnceValue(func() *felix.Calc { return felix.New(c) })
+	lxc, err := linux.NewCompilerLazy(c, calc)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}
@@ -173,7 +175,7 @@ func (p *Plane) Cluster() *model.Cluster { return p.c }
 
 // Felix is the one Felix calculation of the cluster, which the Linux
 // tables and decisions and the Windows ACLs read.
-func (p *Plane) Felix() *felix.Calc { return p.calc }
+func (p *Plane) Felix() *felix.Calc { return p.calc() }
 
 // Node is the Node named (the last of that name), or nil.
 func (p *Plane) Node(name string) *corev1.Node { return p.nodeByName[name] }
@@ -263,7 +265,7 @@ func (p *Plane) LinuxNodes() map[string]*linux.Node {
 // WindowsCompiler is the plane's one compiler of Windows nodes.
 func (p *Plane) WindowsCompiler() (*windows.Compiler, error) {
 	p.wincOnce.Do(func() {
-		p.winc, p.wincErr = windows.NewCompilerFelix(p.c, p.calc)
+		p.winc, p.wincErr = windows.NewCompilerFelix(p.c, p.calc())
 	})
 	return p.winc, p.wincErr
 }

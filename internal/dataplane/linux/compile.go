@@ -83,11 +83,21 @@ type Compiler struct {
 // NewCompiler prepares compiling the cluster's Linux nodes, reading the
 // given Felix calculation of the cluster (nil: its own).
 func NewCompiler(c *model.Cluster, calc *felix.Calc) (*Compiler, error) {
+	if calc == nil {
+		return NewCompilerLazy(c, nil)
+	}
+	return NewCompilerLazy(c, func() *felix.Calc { return calc })
+}
+
+// NewCompilerLazy is NewCompiler with the Felix calculation asked of calc
+// (nil: its own) when a node first needs it: its Calico table or a policy
+// decision. Routes, neighbours and links need none.
+func NewCompilerLazy(c *model.Cluster, calc func() *felix.Calc) (*Compiler, error) {
 	if c == nil {
 		return nil, errors.New("dataplane/linux: nil cluster")
 	}
 	if calc == nil {
-		calc = felix.New(c)
+		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
 	}
 	cc := newClusterCtx(c)
 	cc.calc = calc
@@ -187,7 +197,7 @@ type clusterCtx struct {
 	anyVX    bool
 	kp       *kubeProxyCluster
 	cal      *calicoCluster
-	calc     *felix.Calc
+	calc     func() *felix.Calc
 	// idx holds the lookups' indexes, built on first use.
 	idxOnce sync.Once
 	idx     *lookupIdx
