@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -119,8 +120,9 @@ func benchNodes(b *testing.B) int {
 }
 
 // BenchmarkExecOneLinuxNode is `exec node/X -- ip route` after the twin is
-// built: every-node is what exec did before the plane (compile every Linux
-// node, run the command on one), plane what it does now.
+// built: every-node is the work exec did before the plane (the Felix
+// calculation, every Linux node compiled, the command run on one), plane
+// what it does now.
 func BenchmarkExecOneLinuxNode(b *testing.B) {
 	c := generatedCluster(b, benchNodes(b))
 	lx, _ := lastNodes(b, c)
@@ -128,7 +130,7 @@ func BenchmarkExecOneLinuxNode(b *testing.B) {
 	b.Run("every-node", func(b *testing.B) {
 		defer cpuPerOp(b)()
 		for b.Loop() {
-			nodes, err := linux.Compile(c)
+			nodes, err := linux.CompileFelix(c, felix.New(c))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -152,16 +154,17 @@ func BenchmarkExecOneLinuxNode(b *testing.B) {
 }
 
 // BenchmarkGetRoutesOneNode is `get routes --node X` of a Linux node after
-// the twin is built: every-node is what get did before the plane (compile
-// every Linux node and the Windows compiler, keep one node's routes),
-// plane what it does now.
+// the twin is built: every-node is the work get did before the plane (the
+// Felix calculation, every Linux node compiled, a Windows compiler with a
+// calculation of its own; one node's routes read), plane what it does now,
+// its rows made too.
 func BenchmarkGetRoutesOneNode(b *testing.B) {
 	c := generatedCluster(b, benchNodes(b))
 	lx, _ := lastNodes(b, c)
 	b.Run("every-node", func(b *testing.B) {
 		defer cpuPerOp(b)()
 		for b.Loop() {
-			nodes, err := linux.Compile(c)
+			nodes, err := linux.CompileFelix(c, felix.New(c))
 			if err != nil {
 				b.Fatal(err)
 			}
