@@ -317,6 +317,35 @@ func (p *Plane) WindowsNodes() (map[string]*windows.Node, error) {
 	return out, nil
 }
 
+// eagerWindowsWork bounds Windows nodes × (Services + endpoints) for which
+// Warm compiles every Windows node (a few hundred MB of HNS state at
+// most); beyond it each compiles on first use.
+const eagerWindowsWork = 1 << 18
+
+// Warm makes the indexes and compiles every Linux node, and every Windows
+// node of a cluster small enough (eagerWindowsWork), so that the questions
+// that follow (a trace's walk, say) find them made. Compile errors are
+// left for the question that asks for the node. It reports whether it
+// compiled the Windows nodes.
+func (p *Plane) Warm() (windowsToo bool) {
+	p.ix()
+	p.LinuxNodes()
+	winNodes, work := 0, len(p.c.Services)
+	for _, es := range p.c.EndpointSlices {
+		work += len(es.Endpoints)
+	}
+	for _, n := range p.c.Nodes {
+		if n.Labels[corev1.LabelOSStable] == hybrid.OSWindows {
+			winNodes++
+		}
+	}
+	if winNodes*work > eagerWindowsWork {
+		return false
+	}
+	_, _ = p.WindowsNodes()
+	return true
+}
+
 // Compiled counts the nodes compiled so far, per OS.
 type Compiled struct{ Linux, Windows int }
 

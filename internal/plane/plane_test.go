@@ -83,6 +83,7 @@ func TestANodeCompilesOnFirstUseAndOnce(t *testing.T) {
 			p.LinuxNodes()
 			_, _ = p.WindowsNodes()
 		}, Compiled{Linux: 18, Windows: 2}},
+		{"warming a small cluster compiles every node once", func(p *Plane) { p.Linux(lx); p.Warm(); p.Warm() }, Compiled{Linux: 18, Windows: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := New(c)

@@ -88,7 +88,9 @@ func inputErr(format string, args ...any) error {
 	return &InputError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// New builds the plane of c and an engine over it.
+// New builds the plane of c, compiles its nodes (plane.Warm: every Linux
+// node, and the Windows nodes of a small cluster) and makes an engine over
+// it, for commands that trace many paths.
 func New(c *model.Cluster) (*Engine, error) {
 	if c == nil {
 		return nil, errors.New("trace: nil cluster")
@@ -97,11 +99,22 @@ func New(c *model.Cluster) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return FromPlane(p)
+	e, err := FromPlane(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Warm() {
+		// With the Windows nodes compiled, their endpoint and load
+		// balancer indexes too (node.w).
+		for _, name := range e.sortedNodes() {
+			e.nodes[name].w()
+		}
+	}
+	return e, nil
 }
 
-// FromPlane makes an engine over a plane, which the engine's walks compile
-// node by node as they cross them.
+// FromPlane makes an engine over a plane; the walks compile the nodes
+// they cross that are not compiled yet.
 func FromPlane(p *plane.Plane) (*Engine, error) {
 	if p == nil {
 		return nil, errors.New("trace: nil plane")
