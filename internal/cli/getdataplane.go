@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 )
 
@@ -78,14 +79,25 @@ func isDataplaneKind(word string) bool {
 	return true
 }
 
-// dataplane compiles the node dataplanes a get asks for, once.
+// dataplane compiles the node dataplanes a get asks for, once: those of
+// its node alone when one is named.
 type dataplane struct {
 	cluster func() *model.Cluster
 	node    string
 
+	planeOnce sync.Once
+	pl        *plane.Plane
+	planeErr  error
+
 	once   sync.Once
 	wnodes map[string]*windows.Node
 	err    error
+}
+
+// plane is the cluster's plane, made on first use.
+func (d *dataplane) plane() (*plane.Plane, error) {
+	d.planeOnce.Do(func() { d.pl, d.planeErr = plane.New(d.cluster()) })
+	return d.pl, d.planeErr
 }
 
 func (d *dataplane) checkNode() error {
@@ -97,7 +109,10 @@ func (d *dataplane) checkNode() error {
 
 func (d *dataplane) windows() (map[string]*windows.Node, error) {
 	d.once.Do(func() {
-		d.wnodes, d.err = windowsNodes(d.cluster(), d.node)
+		var pl *plane.Plane
+		if pl, d.err = d.plane(); d.err == nil {
+			d.wnodes, d.err = windowsNodes(pl, d.node)
+		}
 		if d.err != nil {
 			d.err = fmt.Errorf("compiling the Windows dataplane: %w", d.err)
 		}
@@ -142,10 +157,15 @@ func (d *dataplane) routes() ([]any, error) {
 	if err := d.checkNode(); err != nil {
 		return nil, err
 	}
-	c := d.cluster()
-	lnodes, err := linux.Compile(c)
+	pl, err := d.plane()
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
+	}
+	lnodes := map[string]*linux.Node{}
+	if d.node == "" {
+		lnodes = pl.LinuxNodes()
+	} else if ln := pl.Linux(d.node); ln != nil {
+		lnodes[d.node] = ln
 	}
 	var out []any
 	for _, name := range sortedKeys(lnodes) {
@@ -208,26 +228,17 @@ func dataplaneRow(node, name string, spec any, cells []string) *report.Row {
 // every Windows node when name is "": a node's HNS state holds a load
 // balancer per Service port and an endpoint per remote backend of the
 // whole cluster, so one node asked for costs one node, not all of them.
-func windowsNodes(c *model.Cluster, name string) (map[string]*windows.Node, error) {
+func windowsNodes(pl *plane.Plane, name string) (map[string]*windows.Node, error) {
 	if name == "" {
-		return windows.Compile(c)
+		return pl.WindowsNodes()
 	}
-	x, err := windows.NewCompiler(c)
+	out := map[string]*windows.Node{}
+	wn, err := pl.Windows(name)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]*windows.Node{}
-	for _, n := range c.Nodes {
-		if n.Name != name {
-			continue
-		}
-		wn, err := x.Node(n)
-		if err != nil {
-			return nil, err
-		}
-		if wn != nil {
-			out[name] = wn
-		}
+	if wn != nil {
+		out[name] = wn
 	}
 	return out, nil
 }

@@ -1,17 +1,20 @@
 package console
 
 import (
+	"sync"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // Twin is the compiled state the console reads: the cluster, the walk
 // the client tools take, and one node's dataplane at a time. A node that
 // is not of the asked operating system, or has no dataplane, is nil
-// without an error. The layer that owns the compiled state implements it;
-// FromCluster compiles on demand.
+// without an error. internal/plane owns the compiled state; FromPlane and
+// FromCluster read it.
 type Twin interface {
 	Cluster() *model.Cluster
 	Engine() (*trace.Engine, error)
@@ -19,61 +22,62 @@ type Twin interface {
 	WindowsNode(name string) (*windows.Node, error)
 }
 
-// FromCluster is a Twin that compiles what a command asks for the first
-// time it asks, and keeps it.
-func FromCluster(c *model.Cluster) Twin { return &lazyTwin{c: c} }
+// FromCluster is a Twin over a plane made on first use: a command on one
+// node compiles that node only.
+func FromCluster(c *model.Cluster) Twin { return &planeTwin{c: c} }
 
-type lazyTwin struct {
-	c       *model.Cluster
-	engine  *trace.Engine
-	linux   map[string]*linux.Node
-	windows map[string]*windows.Node
-	winComp *windows.Compiler
+// FromPlane is a Twin over a plane the caller already holds.
+func FromPlane(p *plane.Plane) Twin { return &planeTwin{c: p.Cluster(), p: p} }
+
+type planeTwin struct {
+	c *model.Cluster
+
+	once   sync.Once
+	p      *plane.Plane
+	err    error
+	engine *trace.Engine
 }
 
-func (t *lazyTwin) Cluster() *model.Cluster { return t.c }
-
-func (t *lazyTwin) Engine() (*trace.Engine, error) {
-	if t.engine == nil {
-		e, err := trace.New(t.c)
-		if err != nil {
-			return nil, err
+func (t *planeTwin) plane() (*plane.Plane, error) {
+	t.once.Do(func() {
+		if t.p == nil {
+			t.p, t.err = plane.New(t.c)
 		}
-		t.engine = e
-	}
-	return t.engine, nil
+	})
+	return t.p, t.err
 }
 
-func (t *lazyTwin) LinuxNode(name string) (*linux.Node, error) {
-	if t.linux == nil {
-		nodes, err := linux.Compile(t.c)
-		if err != nil {
-			return nil, err
-		}
-		t.linux = nodes
-	}
-	return t.linux[name], nil
-}
+func (t *planeTwin) Cluster() *model.Cluster { return t.c }
 
-func (t *lazyTwin) WindowsNode(name string) (*windows.Node, error) {
-	if n, ok := t.windows[name]; ok {
-		return n, nil
+// Engine walks the plane, compiling only the nodes a walk crosses.
+func (t *planeTwin) Engine() (*trace.Engine, error) {
+	if t.engine != nil {
+		return t.engine, nil
 	}
-	if t.winComp == nil {
-		x, err := windows.NewCompiler(t.c)
-		if err != nil {
-			return nil, err
-		}
-		t.winComp, t.windows = x, map[string]*windows.Node{}
-	}
-	node := nodeNamed(t.c, name)
-	if node == nil {
-		return nil, nil
-	}
-	n, err := t.winComp.Node(node)
+	p, err := t.plane()
 	if err != nil {
 		return nil, err
 	}
-	t.windows[name] = n
-	return n, nil
+	e, err := trace.FromPlane(p)
+	if err != nil {
+		return nil, err
+	}
+	t.engine = e
+	return e, nil
+}
+
+func (t *planeTwin) LinuxNode(name string) (*linux.Node, error) {
+	p, err := t.plane()
+	if err != nil {
+		return nil, err
+	}
+	return p.Linux(name), nil
+}
+
+func (t *planeTwin) WindowsNode(name string) (*windows.Node, error) {
+	p, err := t.plane()
+	if err != nil {
+		return nil, err
+	}
+	return p.Windows(name)
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -224,9 +222,9 @@ func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
 	return an.acls[ip]
 }
 
-// startACLCompiler points loadACLs at the trace engine's Windows
-// compiler: the endpoints' ACLs are the ones trace walks, compiled from
-// the same Felix calculation (windows.Compiler.Endpoints leaves out
+// startACLCompiler points loadACLs at the plane's one Windows compiler
+// (through the trace engine): the endpoints' ACLs are the ones trace
+// walks, compiled from the same Felix calculation (windows.Compiler.Endpoints leaves out
 // kube-proxy's objects, so Services cost nothing here).
 func (an *analyzer) startACLCompiler() {
 	an.aclCompiler = an.e.WindowsCompiler
@@ -265,12 +263,8 @@ func (an *analyzer) loadACLs(ips []netip.Addr) {
 	if aclc == nil {
 		return
 	}
-	k8s := map[string]*corev1.Node{}
-	for _, n := range an.c.Nodes {
-		k8s[n.Name] = n
-	}
 	for _, ni := range order {
-		eps, err := aclc.Endpoints(k8s[an.nodes[ni].name])
+		eps, err := aclc.Endpoints(an.e.Plane().Node(an.nodes[ni].name))
 		if err != nil {
 			continue
 		}

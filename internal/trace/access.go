@@ -20,7 +20,7 @@ import (
 // LinuxNode is the compiled Linux dataplane of a node, or nil.
 func (e *Engine) LinuxNode(name string) *linux.Node {
 	if nd := e.nodes[name]; nd != nil {
-		return nd.lx
+		return nd.l()
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func (e *Engine) Lookup(src Source, host string) Lookup {
 }
 
 // PodAt is the pod with an address, or nil.
-func (e *Engine) PodAt(a netip.Addr) *corev1.Pod { return e.pods[a] }
+func (e *Engine) PodAt(a netip.Addr) *corev1.Pod { return e.p.PodByIP(a) }
 
 // NodeOS is a node's operating system (linux for a node the twin lacks).
 func (e *Engine) NodeOS(name string) string { return e.nodeOS(e.nodes[name]) }

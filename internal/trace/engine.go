@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -20,40 +19,27 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 )
 
-// Engine walks packets and names through one built cluster. It compiles the
-// Linux and Windows dataplanes once; every trace reads that compiled state.
+// Engine walks packets and names through one built cluster. It reads the
+// compiled state of its plane, where each node compiles when a trace
+// first crosses it.
 type Engine struct {
 	c     *model.Cluster
-	lx    map[string]*linux.Node
+	p     *plane.Plane
 	win   *windows.Compiler
 	dns   *dns.Server
 	felix *felix.Calc
 
-	nodes    map[string]*node
-	byIP     map[netip.Addr]*node // node addresses and Linux VTEP addresses
-	pods     map[netip.Addr]*corev1.Pod
-	services map[netip.Addr]*corev1.Service
+	nodes map[string]*node
+	byIP  map[netip.Addr]*node // node addresses and Linux VTEP addresses
 
 	pools       []pool
 	svcCIDRs    []netip.Prefix
 	clusterCIDR netip.Prefix // kube-proxy's local-traffic detector
 	nodeNet     netip.Prefix
 	gateway     netip.Addr
-
-	// Indexes, so that one trace does not scan every pod, ReplicaSet,
-	// Service or host of the cluster (150,000 pods at Kubernetes' limits);
-	// each keeps the order, or the first or last match, the scan it
-	// replaces used.
-	podByName   map[string]*corev1.Pod // "ns/name": the first in c.Pods
-	podsByNS    map[string][]*corev1.Pod
-	podsByNode  map[string][]*corev1.Pod
-	hostNetByIP map[string][]*corev1.Pod // host-network pods by status.podIP
-	rsByNS      map[string][]*appsv1.ReplicaSet
-	svcByName   map[string]*corev1.Service // "ns/name": the first in c.Services
-	nicByNode   map[string]string          // the first host entry's NIC name
-	mtuByNode   map[string]int             // the last host entry's NIC MTU
 }
 
 type pool struct {
@@ -67,13 +53,12 @@ type node struct {
 	windows bool
 	ip      netip.Addr
 	k8s     *corev1.Node
-	lx      *linux.Node
+	p       *plane.Plane
 	// win is a Windows node's HNS state, compiled on first use (see w):
 	// compiling every Windows node up front is O(Windows nodes × (services
 	// + endpoints)), while a trace crosses a few nodes.
 	win     *windows.Node
 	winOnce sync.Once
-	winc    *windows.Compiler
 	// vtep is a Linux node's vxlan.calico address.
 	vtep netip.Addr
 	// build is a Windows node's OS build (26100 for Windows Server 2025).
@@ -88,11 +73,6 @@ type node struct {
 }
 
 type lbKey struct{ proto, port int }
-
-// eagerWindowsWork bounds Windows nodes × (Services + endpoints) for which
-// New compiles every Windows node at once (a few hundred MB of HNS state at
-// most); beyond it each node compiles when a trace first crosses it.
-const eagerWindowsWork = 1 << 18
 
 // InputError is a source or destination the engine cannot use; the CLI
 // exits 2 on it.
@@ -110,32 +90,50 @@ func inputErr(format string, args ...any) error {
 	return &InputError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// New compiles the cluster's dataplanes and indexes what the walk needs.
+// New builds the plane of c, compiles its nodes (plane.Warm: every Linux
+// node, and the Windows nodes of a small cluster) and makes an engine over
+// it, for commands that trace many paths.
 func New(c *model.Cluster) (*Engine, error) {
 	if c == nil {
 		return nil, errors.New("trace: nil cluster")
 	}
-	// One Felix calculation: the Linux tables and decisions and the
-	// Windows ACLs read it.
-	calc := felix.New(c)
-	lx, err := linux.CompileFelix(c, calc)
+	p, err := plane.New(c)
 	if err != nil {
-		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
+		return nil, err
 	}
-	win, err := windows.NewCompilerFelix(c, calc)
+	e, err := FromPlane(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Warm() {
+		// With the Windows nodes compiled, their endpoint and load
+		// balancer indexes too (node.w).
+		for _, name := range e.sortedNodes() {
+			e.nodes[name].w()
+		}
+	}
+	return e, nil
+}
+
+// FromPlane makes an engine over a plane; the walks compile the nodes
+// they cross that are not compiled yet.
+func FromPlane(p *plane.Plane) (*Engine, error) {
+	if p == nil {
+		return nil, errors.New("trace: nil plane")
+	}
+	c := p.Cluster()
+	win, err := p.WindowsCompiler()
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Windows dataplane: %w", err)
 	}
 	e := &Engine{
-		c: c, lx: lx, win: win, dns: dns.NewServer(c),
-		felix:    calc,
-		nodes:    map[string]*node{},
-		byIP:     map[netip.Addr]*node{},
-		pods:     map[netip.Addr]*corev1.Pod{},
-		services: map[netip.Addr]*corev1.Service{},
+		c: c, p: p, win: win, dns: dns.NewServer(c),
+		felix: p.Felix(),
+		nodes: map[string]*node{},
+		byIP:  map[netip.Addr]*node{},
 	}
 	for _, n := range c.Nodes {
-		nd := &node{name: n.Name, k8s: n, windows: n.Labels[corev1.LabelOSStable] == hybrid.OSWindows}
+		nd := &node{name: n.Name, k8s: n, p: p, windows: n.Labels[corev1.LabelOSStable] == hybrid.OSWindows}
 		for _, a := range n.Status.Addresses {
 			if a.Type == corev1.NodeInternalIP && !nd.ip.IsValid() {
 				nd.ip, _ = netip.ParseAddr(a.Address)
@@ -145,77 +143,19 @@ func New(c *model.Cluster) (*Engine, error) {
 			nd.controlPlane = true
 		}
 		if nd.windows {
-			nd.winc = win
 			nd.build = windowsBuild(n.Status.NodeInfo.KernelVersion)
-		} else {
-			nd.lx = lx[n.Name]
-			if nd.lx != nil {
-				if l, ok := nd.lx.Link("vxlan.calico"); ok && len(l.Addrs) > 0 {
-					nd.vtep = l.Addrs[0].Addr()
-					e.byIP[nd.vtep] = nd
-				}
-			}
+		} else if a, ok := p.LinuxTunnel(n.Name); ok {
+			nd.vtep = a
+			e.byIP[nd.vtep] = nd
 		}
 		e.nodes[n.Name] = nd
 		if nd.ip.IsValid() {
 			e.byIP[nd.ip] = nd
 		}
 	}
-	for _, p := range c.Pods {
-		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" ||
-			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		// A pod bound to a node that does not exist runs nowhere (the pod
-		// garbage collector deletes it: kubernetes
-		// pkg/controller/podgc/gc_controller.go gcOrphaned); its address
-		// answers nothing.
-		if e.nodes[p.Spec.NodeName] == nil {
-			continue
-		}
-		if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
-			e.pods[a] = p
-		}
-	}
-	for _, s := range c.Services {
-		if a, err := netip.ParseAddr(s.Spec.ClusterIP); err == nil {
-			e.services[a] = s
-		}
-	}
-	e.podByName, e.podsByNS, e.podsByNode = map[string]*corev1.Pod{}, map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
-	e.hostNetByIP = map[string][]*corev1.Pod{}
-	for _, p := range c.Pods {
-		if _, ok := e.podByName[p.Namespace+"/"+p.Name]; !ok {
-			e.podByName[p.Namespace+"/"+p.Name] = p
-		}
-		e.podsByNS[p.Namespace] = append(e.podsByNS[p.Namespace], p)
-		e.podsByNode[p.Spec.NodeName] = append(e.podsByNode[p.Spec.NodeName], p)
-		if p.Spec.HostNetwork {
-			e.hostNetByIP[p.Status.PodIP] = append(e.hostNetByIP[p.Status.PodIP], p)
-		}
-	}
-	e.rsByNS = map[string][]*appsv1.ReplicaSet{}
-	for _, r := range c.ReplicaSets {
-		e.rsByNS[r.Namespace] = append(e.rsByNS[r.Namespace], r)
-	}
-	e.svcByName = map[string]*corev1.Service{}
-	for _, s := range c.Services {
-		if _, ok := e.svcByName[s.Namespace+"/"+s.Name]; !ok {
-			e.svcByName[s.Namespace+"/"+s.Name] = s
-		}
-	}
-	e.nicByNode, e.mtuByNode = map[string]string{}, map[string]int{}
-	for _, h := range c.Hosts {
-		if _, ok := e.nicByNode[h.Name]; !ok && h.NIC.Name != "" {
-			e.nicByNode[h.Name] = h.NIC.Name
-		}
-		if h.NIC.MTU > 0 {
-			e.mtuByNode[h.Name] = int(h.NIC.MTU)
-		}
-	}
-	for _, p := range c.IPPools {
-		if pr, err := netip.ParsePrefix(p.Spec.CIDR); err == nil {
-			e.pools = append(e.pools, pool{cidr: pr.Masked(), natOutgoing: p.Spec.NATOutgoing})
+	for _, pl := range c.IPPools {
+		if pr, err := netip.ParsePrefix(pl.Spec.CIDR); err == nil {
+			e.pools = append(e.pools, pool{cidr: pr.Masked(), natOutgoing: pl.Spec.NATOutgoing})
 		}
 	}
 	sub := "10.96.0.0/12"
@@ -240,28 +180,15 @@ func New(c *model.Cluster) (*Engine, error) {
 			break
 		}
 	}
-	// Small clusters compile their Windows nodes now, as Compile does;
-	// large ones on first use (see node.w).
-	winNodes, work := 0, len(c.Services)
-	for _, es := range c.EndpointSlices {
-		work += len(es.Endpoints)
-	}
-	for _, nd := range e.nodes {
-		if nd.winc != nil {
-			winNodes++
-		}
-	}
-	if winNodes*work <= eagerWindowsWork {
-		for _, name := range e.sortedNodes() {
-			e.nodes[name].w()
-		}
-	}
 	if p, err := netip.ParsePrefix(c.Network.CIDR); err == nil {
 		e.nodeNet = p.Masked()
 	}
 	e.gateway, _ = netip.ParseAddr(c.Network.Gateway)
 	return e, nil
 }
+
+// Plane is the compiled twin the engine reads.
+func (e *Engine) Plane() *plane.Plane { return e.p }
 
 // Cluster is the cluster the engine walks.
 func (e *Engine) Cluster() *model.Cluster { return e.c }
@@ -364,7 +291,7 @@ func (e *NotFoundError) Error() string { return e.Msg }
 // the Deployment (kubectl exec deploy/NAME picks one).
 func (e *Engine) FindPod(kind, ns, name string) (*corev1.Pod, error) {
 	if isPodKind(kind) {
-		if p := e.podByName[ns+"/"+name]; p != nil {
+		if p := e.p.Pod(ns, name); p != nil {
 			return p, nil
 		}
 		return nil, &NotFoundError{fmt.Sprintf("Error from server (NotFound): pods %q not found", name)}
@@ -385,7 +312,7 @@ func (e *Engine) FindPod(kind, ns, name string) (*corev1.Pod, error) {
 // pod order; ok is false when no ReplicaSet belongs to the Deployment.
 func (e *Engine) DeploymentPods(ns, name string) (pods []*corev1.Pod, ok bool) {
 	var rs []string
-	for _, r := range e.rsByNS[ns] {
+	for _, r := range e.p.ReplicaSets(ns) {
 		for _, ref := range r.OwnerReferences {
 			if r.Namespace == ns && ref.Kind == "Deployment" && ref.Name == name {
 				rs = append(rs, r.Name)
@@ -395,7 +322,7 @@ func (e *Engine) DeploymentPods(ns, name string) (pods []*corev1.Pod, ok bool) {
 	if len(rs) == 0 {
 		return nil, false
 	}
-	for _, p := range e.podsByNS[ns] {
+	for _, p := range e.p.PodsInNamespace(ns) {
 		for _, ref := range p.OwnerReferences {
 			if p.Namespace == ns && ref.Kind == "ReplicaSet" && contains(rs, ref.Name) {
 				pods = append(pods, p)
@@ -426,7 +353,7 @@ func (e *Engine) ParseSource(s, ns string) (Source, error) {
 		if !a.Is4() {
 			return Source{}, inputErr("source %s: the twin models IPv4 only", s)
 		}
-		if p := e.pods[a]; p != nil {
+		if p := e.p.PodByIP(a); p != nil {
 			return Source{Kind: KindPod, Pod: p, Node: p.Spec.NodeName, Addr: a}, nil
 		}
 		if nd := e.byIP[a]; nd != nil && a == nd.ip {
@@ -527,11 +454,11 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 		if !a.Is4() {
 			return t, nil // walked to a "no IPv6" verdict
 		}
-		if p := e.pods[a]; p != nil {
+		if p := e.p.PodByIP(a); p != nil {
 			t.Pod, t.Node = p, p.Spec.NodeName
 		} else if nd := e.byIP[a]; nd != nil {
 			t.Node = nd.name
-		} else if svc := e.services[a]; svc != nil {
+		} else if svc := e.p.ServiceByIP(a); svc != nil {
 			t.Service = svc
 		}
 		return t, nil
@@ -564,7 +491,7 @@ func (e *Engine) ParseTarget(s, ns string) (Target, error) {
 			t.Kind, t.Node, t.Addr = KindNode, nd.name, nd.ip
 			return t, nil
 		case isSvcKind(kind):
-			if svc := e.svcByName[namespace+"/"+name]; svc != nil {
+			if svc := e.p.Service(namespace, name); svc != nil {
 				t.Kind, t.Service = KindService, svc
 				if svc.Spec.Type == corev1.ServiceTypeExternalName {
 					t.Kind, t.Name = KindName, svc.Spec.ExternalName
@@ -666,7 +593,7 @@ func (e *Engine) describeTarget(t Target, a netip.Addr, port int) Endpoint {
 	if a.IsValid() {
 		ep.IP = a.String()
 	}
-	if p := e.pods[a]; p != nil {
+	if p := e.p.PodByIP(a); p != nil {
 		ep.Kind, ep.Name, ep.Namespace, ep.Node = KindPod, p.Name, p.Namespace, p.Spec.NodeName
 		ep.OS = e.nodeOS(e.nodes[p.Spec.NodeName])
 		return ep
@@ -675,7 +602,7 @@ func (e *Engine) describeTarget(t Target, a netip.Addr, port int) Endpoint {
 		ep.Kind, ep.Name, ep.Node, ep.OS = KindNode, nd.name, nd.name, e.nodeOS(nd)
 		return ep
 	}
-	if svc := e.services[a]; svc != nil {
+	if svc := e.p.ServiceByIP(a); svc != nil {
 		ep.Kind, ep.Name, ep.Namespace = KindService, svc.Name, svc.Namespace
 		return ep
 	}
@@ -701,13 +628,13 @@ func (e *Engine) sortedNodes() []string {
 // first use with its indexes: the endpoints by address, a local one winning
 // over a remote one, and the load balancers by protocol and port.
 func (nd *node) w() *windows.Node {
-	if nd.winc == nil {
+	if !nd.windows {
 		return nil
 	}
 	nd.winOnce.Do(func() {
 		// Node fails only where Compile would have failed for the node,
 		// which compiling a node never does; a failure leaves no state.
-		nd.win, _ = nd.winc.Node(nd.k8s)
+		nd.win, _ = nd.p.Windows(nd.name)
 		nd.winEPs = map[netip.Addr]*windows.Endpoint{}
 		if nd.win == nil {
 			return
@@ -729,6 +656,15 @@ func (nd *node) w() *windows.Node {
 		}
 	})
 	return nd.win
+}
+
+// l is a Linux node's compiled dataplane, compiled on first use (nil for
+// a Windows node).
+func (nd *node) l() *linux.Node {
+	if nd.windows {
+		return nil
+	}
+	return nd.p.Linux(nd.name)
 }
 
 // eps is w's endpoints by address (nil for a Linux node).

@@ -13,7 +13,7 @@ import (
 
 // kubeProxyRuns reports whether the twin has kube-proxy running on the node.
 func kubeProxyRuns(nd *node) bool {
-	return nd.windows && nd.w() != nil && nd.w().KubeProxy || !nd.windows && nd.lx != nil && nd.lx.HasServicePorts()
+	return nd.windows && nd.w() != nil && nd.w().KubeProxy || !nd.windows && nd.l() != nil && nd.l().HasServicePorts()
 }
 
 // healthCheckListener is kube-proxy's service health server on a

@@ -108,7 +108,7 @@ func TestWindowsLimitationsAreOutcomesWithTheirReason(t *testing.T) {
 			tweak: func(e *Engine) { e.nodes["k8s-lab-win-1"].build = 20348 },
 			src:   "deploy/aspnetapp", ns: "win-demo", dst: "192.168.10.24", proto: TCP, port: 10250, delivered: true},
 		{name: "externalTrafficPolicy Local on Windows needs DSR",
-			extra: []string{etpLocalAspnetapp}, tweak: func(e *Engine) { e.nodes["k8s-lab-win-1"].win.DSR = false },
+			extra: []string{etpLocalAspnetapp}, tweak: func(e *Engine) { e.nodes["k8s-lab-win-1"].w().DSR = false },
 			src: "node/k8s-lab-node-1", dst: "node/k8s-lab-win-1", proto: TCP, port: 30081, reason: "works on Windows only with DSR"},
 		{name: "externalTrafficPolicy Local with DSR reaches a local backend",
 			extra: []string{etpLocalAspnetapp}, src: "node/k8s-lab-node-1", dst: "node/k8s-lab-win-1", proto: TCP, port: 30081, delivered: true},

@@ -40,7 +40,7 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 	if !w.tick(nd.name, pkt) {
 		return
 	}
-	n := nd.lx
+	n := nd.l()
 	if n == nil {
 		w.end(NotModeled, nd.name, "dataplane", "stop", pkt, Drop, "no Linux dataplane compiled for the node")
 		return
@@ -68,7 +68,7 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 			// through the workload's egress policy, then
 			// DefaultEndpointToHostAction (Accept).
 			comp := "Calico filter-cali-fw-" + vethOf(fromPod) + " (INPUT, egress of " + podName(fromPod) + ")"
-			ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
+			ok, why := nd.l().PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 			if !ok {
 				w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
 				w.mark(PointEgressPolicy)
@@ -105,7 +105,7 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 		w.add(nd.name, "kernel routing (ip_forward)", "forward", pkt, &after, Pass, "route "+route+"; forwarding decrements the ttl", costForward)
 		pkt = after
 	}
-	outPod := w.e.pods[pkt.dst]
+	outPod := w.e.p.PodByIP(pkt.dst)
 	if r.Pod == "" {
 		outPod = nil
 	}
@@ -139,7 +139,7 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 // kubeProxyNAT applies kube-proxy's nat chains (services, NodePorts) to a
 // new connection and says whether it marked the connection for masquerade.
 func (w *walker) kubeProxyNAT(nd *node, pkt packet, local bool, fromPod *corev1.Pod) (packet, string) {
-	n := nd.lx
+	n := nd.l()
 	if pkt.proto == ICMP || pkt.dport == 0 {
 		return pkt, ""
 	}
@@ -233,7 +233,7 @@ func (w *walker) kubeProxyNAT(nd *node, pkt packet, local bool, fromPod *corev1.
 	return pkt, ""
 }
 
-func (e *Engine) service(ns, name string) *corev1.Service { return e.svcByName[ns+"/"+name] }
+func (e *Engine) service(ns, name string) *corev1.Service { return e.p.Service(ns, name) }
 
 func (w *walker) recordTranslation(nd, comp, svc string, vip netip.Addr, port int, eps []netip.AddrPort, chosen int) {
 	t := Translation{Node: nd, Component: comp, Service: svc, VIP: netip.AddrPortFrom(vip, uint16(port)).String(), Chosen: chosen,
@@ -255,7 +255,7 @@ func (w *walker) linuxFilter(nd *node, pkt packet, local bool, fromPod, outPod *
 	if local {
 		hook = "filter-output"
 	}
-	svc := e.services[pkt.dst]
+	svc := e.p.ServiceByIP(pkt.dst)
 	if svc != nil {
 		if proxy, other := model.ServiceProxyName(svc); other {
 			// Not in @cluster-ips: the service network's drop rule, if the
@@ -282,7 +282,7 @@ func (w *walker) linuxFilter(nd *node, pkt packet, local bool, fromPod, outPod *
 	if fromPod != nil && !fromPod.Spec.HostNetwork {
 		veth := vethOf(fromPod)
 		comp := "Calico filter-cali-fw-" + veth + " (egress of " + podName(fromPod) + ")"
-		ok, why := nd.lx.PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
+		ok, why := nd.l().PolicyAllows(fromPod, policy.Egress, pkt.dst, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 		if !ok {
 			w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
 			w.mark(PointEgressPolicy)
@@ -299,7 +299,7 @@ func (w *walker) linuxFilter(nd *node, pkt packet, local bool, fromPod, outPod *
 			w.mark(PointIngressPolicy)
 			return true
 		}
-		ok, why := nd.lx.PolicyAllows(outPod, policy.Ingress, pkt.src, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
+		ok, why := nd.l().PolicyAllows(outPod, policy.Ingress, pkt.src, pkt.proto.Upper(), int32(pkt.dport), int32(pkt.sport))
 		if !ok {
 			w.end(Dropped, nd.name, comp, "drop", pkt, Drop, why)
 			w.mark(PointIngressPolicy)
@@ -349,7 +349,7 @@ func (w *walker) linuxPostrouting(nd *node, pkt packet, mark string, r linux.Rou
 // peer VTEP, its MAC is a static neighbour, the FDB maps the MAC to the
 // peer node's address.
 func (w *walker) vxlanOut(nd *node, pkt packet, r linux.Route) {
-	n := nd.lx
+	n := nd.l()
 	l, ok := n.Link("vxlan.calico")
 	if !ok || l.VXLAN == nil {
 		w.end(Dropped, nd.name, "vxlan.calico", "drop", pkt, Drop, "vxlan.calico does not exist")

@@ -169,8 +169,8 @@ func (e *Engine) hostPlace(nd *node, pkt packet) (place, packet) {
 		return place{kind: "winHost", nd: nd}, pkt
 	}
 	pkt.src = nd.ip
-	if nd.lx != nil {
-		if r, ok := nd.lx.RouteTo(pkt.dst); ok {
+	if nd.l() != nil {
+		if r, ok := nd.l().RouteTo(pkt.dst); ok {
 			switch {
 			case r.Dev == "vxlan.calico" && nd.vtep.IsValid():
 				pkt.src = nd.vtep
@@ -201,7 +201,7 @@ func (e *Engine) limitation(src Source, dst netip.Addr) string {
 	if why := check(src.Pod); why != "" {
 		return why
 	}
-	for _, p := range e.hostNetByIP[dst.String()] {
+	for _, p := range e.p.HostNetworkPods(dst.String()) {
 		if p.Spec.HostNetwork && p.Status.PodIP == dst.String() {
 			if why := check(p); why != "" {
 				return why
@@ -309,7 +309,7 @@ func (e *Engine) resolve(src Source, name string) resolution {
 			return out
 		}
 		server = dw.responder
-		if p := e.pods[dw.arrived.dst]; p != nil {
+		if p := e.p.PodByIP(dw.arrived.dst); p != nil {
 			server = podName(p)
 		}
 		out.atNode = nodeOf(dw.arrivedAt)

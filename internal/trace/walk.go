@@ -226,7 +226,7 @@ func pick(n int, client, vip netip.Addr, port int, proto Proto) int {
 
 func (w *walker) backendOf(a netip.Addr) Backend {
 	b := Backend{}
-	if p := w.e.pods[a]; p != nil {
+	if p := w.e.p.PodByIP(a); p != nil {
 		b.Pod, b.Node = podName(p), p.Spec.NodeName
 	} else if nd := w.e.byIP[a]; nd != nil {
 		b.Node = nd.name
@@ -309,7 +309,7 @@ func (w *walker) arriveNodeNet(from string, next netip.Addr, pkt packet) {
 }
 
 func nicName(e *Engine, nd *node) string {
-	if n := e.nicByNode[nd.name]; n != "" {
+	if n := e.p.NIC(nd.name); n != "" {
 		return n
 	}
 	if nd.windows {
@@ -475,7 +475,7 @@ func (w *walker) vxlanIn(nd *node, pkt packet) {
 		w.winFromNetwork(nd, inner)
 		return
 	}
-	l, ok := nd.lx.Link("vxlan.calico")
+	l, ok := nd.l().Link("vxlan.calico")
 	if !ok || l.VXLAN == nil {
 		w.end(Dropped, nd.name, "kernel", "drop", pkt, Drop, "no vxlan.calico on the node: nothing takes UDP 4789")
 		return
@@ -578,7 +578,7 @@ func (w *walker) hostListener(nd *node, proto Proto, port int) (string, bool) {
 			return what, true
 		}
 	}
-	for _, p := range w.e.podsByNode[nd.name] {
+	for _, p := range w.e.p.PodsOnNode(nd.name) {
 		if p.Spec.NodeName != nd.name || !p.Spec.HostNetwork || p.Status.Phase != corev1.PodRunning {
 			continue
 		}

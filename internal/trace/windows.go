@@ -78,7 +78,7 @@ func (w *walker) winPodOut(nd *node, ep *windows.Endpoint, pod *corev1.Pod, pkt 
 		if !ok {
 			return
 		}
-	} else if svc := w.e.services[pkt.dst]; svc != nil {
+	} else if svc := w.e.p.ServiceByIP(pkt.dst); svc != nil {
 		if pkt.proto == ICMP {
 			w.end(Dropped, nd.name, "VFP load balancing ("+w.portName(ep)+")", "drop", pkt, Drop,
 				fmt.Sprintf("%s is the ClusterIP of %s/%s: VFP load balancers match TCP and UDP ports only, and the VIP's remote endpoint (the host's MAC) answers nothing", pkt.dst, svc.Namespace, svc.Name))
@@ -515,7 +515,7 @@ func (w *walker) winEncap(nd *node, pkt packet, pa netip.Addr, drMAC, why string
 		vsid = net.Subnets[0].VSID
 	}
 	mtu := 1500
-	if m, ok := w.e.mtuByNode[nd.name]; ok {
+	if m, ok := w.e.p.MTU(nd.name); ok {
 		mtu = m
 	}
 	after := pkt
@@ -532,7 +532,7 @@ func (w *walker) winEncap(nd *node, pkt packet, pa netip.Addr, drMAC, why string
 // winToPod is a packet switched to a local pod's port: the port's ACL
 // layer inbound, then the pod.
 func (w *walker) winToPod(nd *node, ep *windows.Endpoint, pkt packet) {
-	pod := w.e.pods[pkt.dst]
+	pod := w.e.p.PodByIP(pkt.dst)
 	if pod == nil {
 		w.end(Dropped, nd.name, "vSwitch", "drop", pkt, Drop, "the endpoint's pod is gone")
 		return

@@ -62,10 +62,10 @@ func (n *Node) PolicyAllows(pod *corev1.Pod, dir Direction, peerIP netip.Addr, p
 // of pod (felix.Calc.Decide), from the calculation the node's Calico table
 // is rendered from.
 func (n *Node) PolicyDecide(pod *corev1.Pod, dir Direction, f felix.Flow) felix.Decision {
-	if n.calc == nil {
+	if n.calc == nil || n.calc() == nil {
 		return felix.Decision{Allowed: true, Reason: "no Felix calculation"}
 	}
-	return n.calc.Decide(pod, dir == Ingress, f)
+	return n.calc().Decide(pod, dir == Ingress, f)
 }
 
 // table is a simplified "table ip calico": Felix's real table holds many
@@ -78,7 +78,8 @@ func (n *Node) PolicyDecide(pod *corev1.Pod, dir Direction, f felix.Flow) felix.
 // natOutgoing masquerade (felix/rules: cali-to-wl-dispatch,
 // cali-tw-<iface>, cali-fw-<iface>, cali-nat-outgoing; nftables table
 // "calico", chains named "<table>-<chain>").
-func (cn *calicoNode) table(calc *felix.Calc) (*nftTable, []string) {
+func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
+	calc := calcOf()
 	k := cn.cal
 	var notes []string
 	t := &nftTable{family: "ip", name: "calico", comment: "kubectl-hybrid: simplified view of Felix policy and NAT, not byte-exact"}

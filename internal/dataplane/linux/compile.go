@@ -51,19 +51,80 @@ func Compile(c *model.Cluster) (map[string]*Node, error) { return CompileFelix(c
 // cluster (nil: its own), which the nodes' Calico tables render and their
 // policy decisions read.
 func CompileFelix(c *model.Cluster, calc *felix.Calc) (map[string]*Node, error) {
+	x, err := NewCompiler(c, calc)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Node, len(x.cc.linux))
+	for _, n := range x.cc.linux {
+		out[n.name] = x.cc.compileNode(n)
+	}
+	return out, nil
+}
+
+// Compiler compiles Linux nodes one at a time, when asked: what the nodes
+// share (kube-proxy's Service model, Calico's cluster view, the IPAM
+// blocks, the Felix calculation) is made once, and a node compiles exactly
+// as CompileFelix compiles it. It keeps nothing per node and is safe for
+// concurrent use.
+type Compiler struct {
+	cc *clusterCtx
+	// byName is the Linux node of each name; of two with one name, the
+	// last, as CompileFelix's map keeps it.
+	byName map[string]*nodeInfo
+}
+
+// NewCompiler prepares compiling the cluster's Linux nodes, reading the
+// given Felix calculation of the cluster (nil: its own).
+func NewCompiler(c *model.Cluster, calc *felix.Calc) (*Compiler, error) {
+	if calc == nil {
+		return NewCompilerLazy(c, nil)
+	}
+	return NewCompilerLazy(c, func() *felix.Calc { return calc })
+}
+
+// NewCompilerLazy is NewCompiler with the Felix calculation asked of calc
+// (nil: its own) when a node first needs it: its Calico table or a policy
+// decision. Routes, neighbours and links need none.
+func NewCompilerLazy(c *model.Cluster, calc func() *felix.Calc) (*Compiler, error) {
 	if c == nil {
 		return nil, errors.New("dataplane/linux: nil cluster")
 	}
 	if calc == nil {
-		calc = felix.New(c)
+		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
 	}
 	cc := newClusterCtx(c)
 	cc.calc = calc
-	out := make(map[string]*Node, len(cc.linux))
+	x := &Compiler{cc: cc, byName: make(map[string]*nodeInfo, len(cc.linux))}
 	for _, n := range cc.linux {
-		out[n.name] = cc.compileNode(n)
+		x.byName[n.name] = n
 	}
-	return out, nil
+	return x, nil
+}
+
+// Node compiles the Linux node named; ok is false when no Linux node has
+// that name. Each call compiles anew: the caller keeps the result.
+func (x *Compiler) Node(name string) (n *Node, ok bool) {
+	ni := x.byName[name]
+	if ni == nil {
+		return nil, false
+	}
+	return x.cc.compileNode(ni), true
+}
+
+// TunnelAddr is the address of the node's vxlan.calico device, read
+// without compiling the node; ok is false when the node has none.
+func (x *Compiler) TunnelAddr(name string) (a netip.Addr, ok bool) {
+	ni := x.byName[name]
+	if ni == nil || ni.vtep == nil || !x.cc.anyVX {
+		return netip.Addr{}, false
+	}
+	// compileNode creates the device under the same condition; the NIC's
+	// MTU plays no part in it.
+	if x.cc.felix(ni, defaultNICMTU).vxlanOff {
+		return netip.Addr{}, false
+	}
+	return ni.vtep.tunnel, true
 }
 
 // nodeInfo is what the compiler needs to know about one node.
@@ -130,7 +191,7 @@ type clusterCtx struct {
 	anyVX    bool
 	kp       *kubeProxyCluster
 	cal      *calicoCluster
-	calc     *felix.Calc
+	calc     func() *felix.Calc
 	// idx holds the lookups' indexes, built on first use.
 	idxOnce sync.Once
 	idx     *lookupIdx

@@ -158,7 +158,7 @@ type Node struct {
 	kp      *kubeProxyNode
 	kpNotes []string
 	cal     *calicoNode
-	calc    *felix.Calc
+	calc    func() *felix.Calc // made on first use
 }
 
 // derive builds the routing table and the VXLAN neighbour and FDB entries,

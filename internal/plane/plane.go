@@ -1,0 +1,355 @@
+// Package plane is the compiled twin of one built cluster, between the
+// engine and the faces (trace, reach, exec, get, diff): it owns the
+// cluster's indexes and each node's dataplane, Linux (routes, neighbours,
+// FDB, nftables tables: internal/dataplane/linux) or Windows (HNS and VFP:
+// internal/dataplane/windows), compiled on first use and kept. What the
+// nodes share, kube-proxy's Service model, Felix's calculation and the
+// IPAM blocks, is made once for all of them.
+//
+// A command builds one Plane; it is safe for concurrent use, so that a
+// long-running server can keep it warm.
+package plane
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Plane holds one cluster's indexes and its nodes' compiled dataplanes.
+type Plane struct {
+	c *model.Cluster
+	// calc is the Felix calculation, made on first use: a node's routes
+	// and links need none of it.
+	calc func() *felix.Calc
+	lxc  *linux.Compiler
+
+	// The Windows compiler is made on first use: making it can fail (a
+	// bad IPPool or IPAMBlock CIDR), which a Linux-only question must not.
+	wincOnce sync.Once
+	winc     *windows.Compiler
+	wincErr  error
+
+	mu  sync.Mutex
+	lx  map[string]*lxEntry
+	win map[string]*winEntry
+
+	// Compiles counted, for the tests and benchmarks that show a question
+	// about one node compiles one node.
+	lxCompiles, winCompiles atomic.Int64
+
+	nodeByName map[string]*corev1.Node // the last of a name, as compiled
+	// The other indexes are made on first use: a question about one node
+	// needs none of them.
+	idxOnce sync.Once
+	idx     idx
+}
+
+type lxEntry struct {
+	once sync.Once
+	n    *linux.Node
+}
+
+type winEntry struct {
+	once sync.Once
+	n    *windows.Node
+	err  error
+}
+
+// idx holds the cluster's indexes. Each keeps the order of the cluster's
+// lists, or the first or last match of a scan over them, as said.
+type idx struct {
+	podByName   map[string]*corev1.Pod // "ns/name": the first
+	podsByNS    map[string][]*corev1.Pod
+	podsByNode  map[string][]*corev1.Pod // by spec.nodeName, every pod
+	podByIP     map[netip.Addr]*corev1.Pod
+	hostNetByIP map[string][]*corev1.Pod       // host-network pods by status.podIP
+	svcByName   map[string]*corev1.Service     // "ns/name": the first
+	svcByIP     map[netip.Addr]*corev1.Service // by ClusterIP: the last
+	slicesBySvc map[string][]*discoveryv1.EndpointSlice
+	rsByNS      map[string][]*appsv1.ReplicaSet
+	nicByNode   map[string]string // the first host entry's NIC name
+	mtuByNode   map[string]int    // the last host entry's NIC MTU
+}
+
+// New indexes c and prepares compiling its nodes; it compiles none.
+func New(c *model.Cluster) (*Plane, error) {
+	if c == nil {
+		return nil, errors.New("plane: nil cluster")
+	}
+	// One Felix calculation: the Linux tables and decisions and the
+	// Windows ACLs read it.
+	calc := sync.OnceValue(func() *felix.Calc { return felix.New(c) })
+	lxc, err := linux.NewCompilerLazy(c, calc)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
+	}
+	p := &Plane{c: c, calc: calc, lxc: lxc, lx: map[string]*lxEntry{}, win: map[string]*winEntry{}}
+	p.nodeByName = make(map[string]*corev1.Node, len(c.Nodes))
+	for _, n := range c.Nodes {
+		p.nodeByName[n.Name] = n
+	}
+	return p, nil
+}
+
+// ix is the indexes, made on first use.
+func (p *Plane) ix() *idx {
+	p.idxOnce.Do(p.index)
+	return &p.idx
+}
+
+func (p *Plane) index() {
+	c := p.c
+	x := &p.idx
+	x.podByName, x.podsByNS, x.podsByNode = map[string]*corev1.Pod{}, map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
+	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, map[netip.Addr]*corev1.Pod{}
+	for _, pod := range c.Pods {
+		key := pod.Namespace + "/" + pod.Name
+		if _, ok := x.podByName[key]; !ok {
+			x.podByName[key] = pod
+		}
+		x.podsByNS[pod.Namespace] = append(x.podsByNS[pod.Namespace], pod)
+		x.podsByNode[pod.Spec.NodeName] = append(x.podsByNode[pod.Spec.NodeName], pod)
+		if pod.Spec.HostNetwork {
+			x.hostNetByIP[pod.Status.PodIP] = append(x.hostNetByIP[pod.Status.PodIP], pod)
+			continue
+		}
+		if pod.Status.PodIP == "" || pod.Spec.NodeName == "" ||
+			pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		// A pod bound to a node that does not exist runs nowhere (the pod
+		// garbage collector deletes it: kubernetes
+		// pkg/controller/podgc/gc_controller.go gcOrphaned); its address
+		// answers nothing.
+		if p.nodeByName[pod.Spec.NodeName] == nil {
+			continue
+		}
+		if a, err := netip.ParseAddr(pod.Status.PodIP); err == nil {
+			x.podByIP[a] = pod
+		}
+	}
+	x.svcByName, x.svcByIP = map[string]*corev1.Service{}, map[netip.Addr]*corev1.Service{}
+	for _, s := range c.Services {
+		if _, ok := x.svcByName[s.Namespace+"/"+s.Name]; !ok {
+			x.svcByName[s.Namespace+"/"+s.Name] = s
+		}
+		if a, err := netip.ParseAddr(s.Spec.ClusterIP); err == nil {
+			x.svcByIP[a] = s
+		}
+	}
+	x.slicesBySvc = map[string][]*discoveryv1.EndpointSlice{}
+	for _, es := range c.EndpointSlices {
+		k := es.Namespace + "/" + es.Labels[discoveryv1.LabelServiceName]
+		x.slicesBySvc[k] = append(x.slicesBySvc[k], es)
+	}
+	x.rsByNS = map[string][]*appsv1.ReplicaSet{}
+	for _, r := range c.ReplicaSets {
+		x.rsByNS[r.Namespace] = append(x.rsByNS[r.Namespace], r)
+	}
+	x.nicByNode, x.mtuByNode = map[string]string{}, map[string]int{}
+	for _, h := range c.Hosts {
+		if _, ok := x.nicByNode[h.Name]; !ok && h.NIC.Name != "" {
+			x.nicByNode[h.Name] = h.NIC.Name
+		}
+		if h.NIC.MTU > 0 {
+			x.mtuByNode[h.Name] = int(h.NIC.MTU)
+		}
+	}
+}
+
+// Cluster is the built cluster the plane compiles.
+func (p *Plane) Cluster() *model.Cluster { return p.c }
+
+// Felix is the one Felix calculation of the cluster, which the Linux
+// tables and decisions and the Windows ACLs read.
+func (p *Plane) Felix() *felix.Calc { return p.calc() }
+
+// Node is the Node named (the last of that name), or nil.
+func (p *Plane) Node(name string) *corev1.Node { return p.nodeByName[name] }
+
+// IsWindows says whether the node named is labelled kubernetes.io/os=windows.
+func (p *Plane) IsWindows(name string) bool {
+	n := p.nodeByName[name]
+	return n != nil && n.Labels[corev1.LabelOSStable] == hybrid.OSWindows
+}
+
+// Pod is the pod ns/name (the first of that name), or nil.
+func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.ix().podByName[ns+"/"+name] }
+
+// PodsInNamespace lists a namespace's pods in the cluster's order.
+func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.ix().podsByNS[ns] }
+
+// PodsOnNode lists the pods bound to a node (host-network ones and
+// finished ones too) in the cluster's order.
+func (p *Plane) PodsOnNode(name string) []*corev1.Pod { return p.ix().podsByNode[name] }
+
+// PodByIP is the pod on the pod network that answers at a: bound to an
+// existing node, neither Succeeded nor Failed (the last such pod).
+func (p *Plane) PodByIP(a netip.Addr) *corev1.Pod { return p.ix().podByIP[a] }
+
+// HostNetworkPods lists the host-network pods whose status.podIP is ip.
+func (p *Plane) HostNetworkPods(ip string) []*corev1.Pod { return p.ix().hostNetByIP[ip] }
+
+// Service is the Service ns/name (the first of that name), or nil.
+func (p *Plane) Service(ns, name string) *corev1.Service { return p.ix().svcByName[ns+"/"+name] }
+
+// ServiceByIP is the Service whose ClusterIP is a (the last), or nil.
+func (p *Plane) ServiceByIP(a netip.Addr) *corev1.Service { return p.ix().svcByIP[a] }
+
+// EndpointSlices lists the EndpointSlices of Service ns/name (by their
+// kubernetes.io/service-name label) in the cluster's order.
+func (p *Plane) EndpointSlices(ns, name string) []*discoveryv1.EndpointSlice {
+	return p.ix().slicesBySvc[ns+"/"+name]
+}
+
+// ReplicaSets lists a namespace's ReplicaSets in the cluster's order.
+func (p *Plane) ReplicaSets(ns string) []*appsv1.ReplicaSet { return p.ix().rsByNS[ns] }
+
+// NIC is the name of the node's host NIC, "" when the input gives none.
+func (p *Plane) NIC(node string) string { return p.ix().nicByNode[node] }
+
+// MTU is the MTU of the node's host NIC; ok is false when none is given.
+func (p *Plane) MTU(node string) (mtu int, ok bool) {
+	mtu, ok = p.ix().mtuByNode[node]
+	return mtu, ok
+}
+
+// Linux is the compiled dataplane of the Linux node named, compiled on
+// first use; nil when no Linux node has that name.
+func (p *Plane) Linux(name string) *linux.Node {
+	p.mu.Lock()
+	e := p.lx[name]
+	if e == nil {
+		e = &lxEntry{}
+		p.lx[name] = e
+	}
+	p.mu.Unlock()
+	e.once.Do(func() {
+		if n, ok := p.lxc.Node(name); ok {
+			p.lxCompiles.Add(1)
+			e.n = n
+		}
+	})
+	return e.n
+}
+
+// LinuxTunnel is the address of the Linux node's vxlan.calico device,
+// read without compiling the node.
+func (p *Plane) LinuxTunnel(name string) (netip.Addr, bool) { return p.lxc.TunnelAddr(name) }
+
+// LinuxNodes compiles every Linux node (those not compiled yet) and
+// returns them by name.
+func (p *Plane) LinuxNodes() map[string]*linux.Node {
+	out := map[string]*linux.Node{}
+	for _, n := range p.c.Nodes {
+		if ln := p.Linux(n.Name); ln != nil {
+			out[n.Name] = ln
+		}
+	}
+	return out
+}
+
+// WindowsCompiler is the plane's one compiler of Windows nodes.
+func (p *Plane) WindowsCompiler() (*windows.Compiler, error) {
+	p.wincOnce.Do(func() {
+		p.winc, p.wincErr = windows.NewCompilerFelix(p.c, p.calc())
+	})
+	return p.winc, p.wincErr
+}
+
+// Windows is the compiled HNS and VFP state of the Windows node named,
+// compiled on first use; nil, nil when no Windows node has that name.
+func (p *Plane) Windows(name string) (*windows.Node, error) {
+	k8s := p.nodeByName[name]
+	if k8s == nil || k8s.Labels[corev1.LabelOSStable] != hybrid.OSWindows {
+		return nil, nil
+	}
+	x, err := p.WindowsCompiler()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	e := p.win[name]
+	if e == nil {
+		e = &winEntry{}
+		p.win[name] = e
+	}
+	p.mu.Unlock()
+	e.once.Do(func() {
+		p.winCompiles.Add(1)
+		e.n, e.err = x.Node(k8s)
+	})
+	return e.n, e.err
+}
+
+// WindowsNodes compiles every Windows node (those not compiled yet) and
+// returns them by name; it fails as windows.Compile fails.
+func (p *Plane) WindowsNodes() (map[string]*windows.Node, error) {
+	out := map[string]*windows.Node{}
+	if _, err := p.WindowsCompiler(); err != nil {
+		return nil, err
+	}
+	for _, n := range p.c.Nodes {
+		if n.Labels[corev1.LabelOSStable] != hybrid.OSWindows {
+			continue
+		}
+		wn, err := p.Windows(n.Name)
+		if err != nil {
+			return nil, err
+		}
+		if wn != nil {
+			out[n.Name] = wn
+		}
+	}
+	return out, nil
+}
+
+// eagerWindowsWork bounds Windows nodes × (Services + endpoints) for which
+// Warm compiles every Windows node (a few hundred MB of HNS state at
+// most); beyond it each compiles on first use.
+const eagerWindowsWork = 1 << 18
+
+// Warm makes the indexes and compiles every Linux node, and every Windows
+// node of a cluster small enough (eagerWindowsWork), so that the questions
+// that follow (a trace's walk, say) find them made. Compile errors are
+// left for the question that asks for the node. It reports whether it
+// compiled the Windows nodes.
+func (p *Plane) Warm() (windowsToo bool) {
+	p.ix()
+	p.LinuxNodes()
+	winNodes, work := 0, len(p.c.Services)
+	for _, es := range p.c.EndpointSlices {
+		work += len(es.Endpoints)
+	}
+	for _, n := range p.c.Nodes {
+		if n.Labels[corev1.LabelOSStable] == hybrid.OSWindows {
+			winNodes++
+		}
+	}
+	if winNodes*work > eagerWindowsWork {
+		return false
+	}
+	_, _ = p.WindowsNodes()
+	return true
+}
+
+// Compiled counts the nodes compiled so far, per OS.
+type Compiled struct{ Linux, Windows int }
+
+// Compiled says how many nodes the plane has compiled.
+func (p *Plane) Compiled() Compiled {
+	return Compiled{Linux: int(p.lxCompiles.Load()), Windows: int(p.winCompiles.Load())}
+}
