@@ -32,6 +32,7 @@ var exitTable = []commandExit{
 	{Command: "plan join-windows", Negative: "blocking findings, or the predicted cluster has errors"},
 	{Command: "plan migrate", Negative: "a preflight finding blocks, the migrated twin does not pass check --expect-windows, or the input has no Installation"},
 	{Command: "diff", Negative: "the two twins differ"},
+	{Command: "verify", Negative: "the nodes' outputs differ from the twin's answers"},
 	{Command: "report"},
 	{Command: "dump"},
 	{Command: "gen"},

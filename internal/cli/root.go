@@ -88,6 +88,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdPlan(streams),
 		NewCmdGen(streams),
 		NewCmdReport(streams),
+		NewCmdVerify(streams),
 		NewCmdDocs(streams, root),
 	)
 	// Made now rather than when the tree first runs, so the reference
