@@ -175,7 +175,7 @@ func TestEachPerturbationIsOneNamedDiscrepancy(t *testing.T) {
 		{"an extra HNS network left over from an earlier install", func(t *testing.T, d string) {
 			editJSON(t, d, win+"/hns-networks.json", func(v []map[string]any) []map[string]any {
 				return append(v, map[string]any{"ID": "6d3a1a43-6e9a-4f7f-9a40-5b1d3f1e8a11", "Name": "vxlan0", "Type": "Overlay",
-					"Subnets": []any{map[string]any{"AddressPrefix": "10.244.1.0/24", "GatewayAddress": "10.244.1.1"}},
+					"Subnets":  []any{map[string]any{"AddressPrefix": "10.244.1.0/24", "GatewayAddress": "10.244.1.1"}},
 					"Policies": []any{map[string]any{"Type": "RemoteSubnetRoute", "DestinationPrefix": "10.244.0.0/24"}}})
 			})
 		}, win, "hns network", "extra", "calico-node-windows", "left over"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -67,6 +68,9 @@ func jsonErr(data []byte, dec *json.Decoder, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		off = int(se.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		off = len(data)
 	}
 	return parseErr(lineAt(data, off), "invalid JSON: %v", err)
 }
@@ -490,7 +494,7 @@ func ParseNetAdapter(out string) ([]Item, error) {
 			row[name] = get(l, i)
 		}
 		items = append(items, adapterItem(row["Name"], map[string]string{
-			"description": adapterOrdinal.ReplaceAllString(row["InterfaceDescription"], ""),
+			"description": adapterDescription(row["InterfaceDescription"]),
 			"status":      row["Status"],
 			"mac":         normMAC(row["MacAddress"]),
 		}))
@@ -498,14 +502,32 @@ func ParseNetAdapter(out string) ([]Item, error) {
 	return items, nil
 }
 
+// adapterDescription folds the ordinal and cuts the description shorter
+// than Get-NetAdapter's default view does (about 40 columns, "..." at the
+// end), so a full and a cut description compare equal.
+func adapterDescription(d string) string {
+	d = adapterOrdinal.ReplaceAllString(strings.TrimSuffix(d, "..."), "")
+	if len(d) > 30 {
+		d = d[:30]
+	}
+	return d
+}
+
 func adapterItem(name string, a map[string]string) Item {
 	key := drPortName.ReplaceAllString(sandboxName.ReplaceAllString(name, "<sandbox>_"), "DrPort <id>")
+	if strings.HasPrefix(key, "vEthernet (DrPort") {
+		// The default view cuts the name at 25 columns.
+		key = "vEthernet (DrPort <id>)"
+	} else if strings.HasPrefix(key, "vEthernet (") && strings.HasSuffix(key, "...") {
+		// A pod adapter's name cut by the default view.
+		key = "vEthernet (<sandbox>_" + "...)"
+	}
 	prod := prodHNS
 	switch {
 	case strings.Contains(key, "<sandbox>_"):
 		// Pod adapters differ only in the sandbox ID; their MAC is made
 		// from the pod's address, so it identifies them.
-		key += " " + a["mac"]
+		key = "vEthernet (<sandbox>_…) " + a["mac"]
 		prod = prodCNIWin
 	case strings.HasPrefix(key, "vEthernet"):
 		prod = prodCalicoWin
@@ -592,6 +614,9 @@ func ParseIpconfig(out string) ([]Item, error) {
 }
 
 func adapterItemIP(name string, a map[string]string) Item {
+	if d, ok := a["description"]; ok {
+		a["description"] = adapterDescription(d)
+	}
 	it := adapterItem(name, a)
 	it.Kind = "ip configuration"
 	return it
