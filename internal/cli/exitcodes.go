@@ -33,6 +33,7 @@ var exitTable = []commandExit{
 	{Command: "plan migrate", Negative: "a preflight finding blocks, the migrated twin does not pass check --expect-windows, or the input has no Installation"},
 	{Command: "diff", Negative: "the two twins differ"},
 	{Command: "verify", Negative: "the nodes' outputs differ from the twin's answers"},
+	{Command: "collect", Negative: "a node did not answer in time, failed, or does not exist (the other nodes' outputs are written)"},
 	{Command: "report"},
 	{Command: "dump"},
 	{Command: "gen"},
