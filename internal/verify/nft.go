@@ -11,7 +11,6 @@ var (
 	nftHandle  = regexp.MustCompile(`\s*# handle \d+`)
 	nftCounter = regexp.MustCompile(`counter packets \d+ bytes \d+`)
 	nftExpires = regexp.MustCompile(`\s+expires [0-9a-z]+`)
-	nftSpace   = regexp.MustCompile(`\s+`)
 )
 
 // nftTableProducer names who owns a table: kube-proxy's nftables mode
@@ -65,7 +64,7 @@ func (p *nftParser) add(kind, key, val string) {
 func (p *nftParser) parse() error {
 	for i := 0; i < len(p.lines); i++ {
 		n := i + 1
-		line := strings.TrimSpace(nftHandle.ReplaceAllString(p.lines[i], ""))
+		line := strings.TrimSpace(stripHandle(p.lines[i]))
 		if line == "" {
 			continue
 		}
@@ -104,11 +103,14 @@ func (p *nftParser) parse() error {
 				if i >= len(p.lines) {
 					return parseErr(n, "elements of %s %s never closed", p.objKind, p.obj)
 				}
-				body += " " + strings.TrimSpace(nftHandle.ReplaceAllString(p.lines[i], ""))
+				body += " " + strings.TrimSpace(stripHandle(p.lines[i]))
 			}
 			body = strings.TrimSuffix(strings.TrimSpace(body), "}")
 			for _, e := range splitTop(body) {
-				e = nftCanon(nftExpires.ReplaceAllString(e, ""))
+				if strings.Contains(e, "expires") {
+					e = nftExpires.ReplaceAllString(e, "")
+				}
+				e = nftCanon(e)
 				if e == "" {
 					continue
 				}
@@ -149,7 +151,9 @@ func (p *nftParser) closeObject() {
 // the elements of every anonymous set or map sorted (the kernel lists
 // them in its own order).
 func nftRule(r string) string {
-	r = nftCounter.ReplaceAllString(r, "counter")
+	if strings.Contains(r, "counter packets") {
+		r = nftCounter.ReplaceAllString(r, "counter")
+	}
 	var b strings.Builder
 	for {
 		open := strings.Index(r, "{")
@@ -174,7 +178,16 @@ func nftRule(r string) string {
 }
 
 func nftCanon(s string) string {
-	return strings.TrimSpace(nftSpace.ReplaceAllString(s, " "))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// stripHandle drops "# handle N" (nft -a); the regexp runs only on lines
+// that have one, as most have not.
+func stripHandle(s string) string {
+	if !strings.Contains(s, "# handle") {
+		return s
+	}
+	return nftHandle.ReplaceAllString(s, "")
 }
 
 func matchBrace(s string, open int) int {
