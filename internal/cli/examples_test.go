@@ -118,7 +118,7 @@ func commandOf(line string) string {
 
 // readsCluster are the commands that read the current kubeconfig
 // context's cluster unless given -f or --lab.
-var readsCluster = []string{"get", "describe", "exec", "trace", "reach", "check", "dump", "plan join-windows", "plan migrate", "diff", "report", "sandbox up", "sandbox test"}
+var readsCluster = []string{"get", "describe", "exec", "trace", "reach", "check", "dump", "plan join-windows", "plan migrate", "diff", "report", "sandbox up", "sandbox test", "verify", "collect"}
 
 // needsLive says whether a line needs a live cluster.
 func needsLive(line string) bool {
@@ -140,6 +140,8 @@ var liveExamples = []string{
 	"kubectl-hybrid check --kubeconfig-files ~/.kube/config,lab-admin.conf",
 	"kubectl-hybrid dump > cluster.yaml",
 	"kubectl-hybrid dump --context prod -o json > prod.json",
+	"kubectl-hybrid collect --output-dir actual/ --yes",
+	"kubectl-hybrid collect --output-dir actual/ --node k8s-lab-win-1 --timeout 2m",
 }
 
 // TestEveryExampleExitsWithADocumentedCode runs every example of every

@@ -32,6 +32,8 @@ var exitTable = []commandExit{
 	{Command: "plan join-windows", Negative: "blocking findings, or the predicted cluster has errors"},
 	{Command: "plan migrate", Negative: "a preflight finding blocks, the migrated twin does not pass check --expect-windows, or the input has no Installation"},
 	{Command: "diff", Negative: "the two twins differ"},
+	{Command: "verify", Negative: "the nodes' outputs differ from the twin's answers"},
+	{Command: "collect", Negative: "a node did not answer in time, failed, or does not exist (the other nodes' outputs are written)"},
 	{Command: "report"},
 	{Command: "sandbox up"},
 	{Command: "sandbox test", Negative: "a real probe in the sandbox disagrees with trace"},

@@ -89,6 +89,8 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdGen(streams),
 		NewCmdReport(streams),
 		NewCmdSandbox(streams),
+		NewCmdVerify(streams),
+		NewCmdCollect(streams),
 		NewCmdDocs(streams, root),
 	)
 	// Made now rather than when the tree first runs, so the reference
