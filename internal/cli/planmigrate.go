@@ -10,7 +10,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan/migrate"
 )
 
 // PlanMigrateOptions is `kubectl-hybrid plan migrate`.
@@ -21,7 +21,7 @@ type PlanMigrateOptions struct {
 	OutputDir string
 	NoReach   bool
 
-	request plan.MigrateRequest
+	request migrate.Request
 	streams genericiooptions.IOStreams
 }
 
@@ -103,12 +103,12 @@ func (o *PlanMigrateOptions) Complete(args []string) error {
 
 // readTarget loads --to: an Installation and/or an IPAMConfiguration, and
 // nothing else.
-func readTarget(name string) (*plan.Target, error) {
+func readTarget(name string) (*migrate.Target, error) {
 	snap, err := load.Load(load.Options{Filenames: []string{name}})
 	if err != nil {
 		return nil, fmt.Errorf("--to: %w", err)
 	}
-	t := &plan.Target{Source: name}
+	t := &migrate.Target{Source: name}
 	for _, o := range snap.Objects {
 		switch v := o.Typed.(type) {
 		case *operator.Installation:
@@ -144,23 +144,23 @@ func (o *PlanMigrateOptions) Run() error {
 	if apiServer != "" {
 		o.request.APIServer = apiServer
 	}
-	m, err := plan.ComputeMigration(in, o.request)
+	m, err := migrate.Compute(in, o.request)
 	if err != nil {
 		return &exitError{code: ExitNegative, err: err}
 	}
 	if o.OutputDir != "" {
-		if err := writeDir(o.OutputDir, plan.MigrationFiles(m)); err != nil {
+		if err := writeDir(o.OutputDir, migrate.Files(m)); err != nil {
 			return err
 		}
 	}
 	out := o.streams.Out
 	switch o.Output {
 	case "json":
-		err = plan.WriteMigrationJSON(out, m)
+		err = migrate.WriteJSON(out, m)
 	case "markdown":
-		err = plan.WriteMigrationMarkdown(out, m)
+		err = migrate.WriteMarkdown(out, m)
 	default:
-		err = plan.WriteMigrationText(out, m)
+		err = migrate.WriteText(out, m)
 	}
 	if err != nil {
 		return err

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/output"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -198,14 +200,14 @@ func (o *ReachOptions) Run() error {
 	}
 	switch o.Output {
 	case "json":
-		return m.WriteJSON(textsafe.Raw(o.streams.Out))
+		return output.WriteJSON(textsafe.Raw(o.streams.Out), m)
 	case "csv":
-		return m.WriteCSV(textsafe.Raw(o.streams.Out))
+		return output.WriteCSV(textsafe.Raw(o.streams.Out), m)
 	case "matrix", "text":
 		m.ASCII = !outStyle.Unicode
-		return writeStyled(o.streams.Out, true, m.WriteText, nil)
+		return writeStyled(o.streams.Out, true, func(w io.Writer) error { return output.WriteText(w, m) }, nil)
 	}
-	return writeStyled(o.streams.Out, true, m.WriteSummary, nil)
+	return writeStyled(o.streams.Out, true, func(w io.Writer) error { return output.WriteSummary(w, m) }, nil)
 }
 
 // compare prints how the matrix differs from the expected one.

@@ -20,11 +20,11 @@ func Compute(in Input, req Request) (*Bundle, error) {
 	}
 	c := in.Cluster
 	nodes := withBuilds(c, req.Nodes)
-	r := &reader{c: c}
+	r := &Reader{c: c}
 	v := Inputs{}
-	v.Endpoint = r.endpoint(req.APIServer)
+	v.Endpoint = r.Endpoint(req.APIServer)
 	v.Version = r.version()
-	v.ServiceCIDR = r.serviceCIDR()
+	v.ServiceCIDR = r.ServiceCIDR()
 	if cc := c.Kubeadm.Cluster; cc != nil && cc.Networking.PodSubnet != "" {
 		v.PodCIDR = r.record("podCIDR", cc.Networking.PodSubnet, "ClusterConfiguration networking.podSubnet", "")
 	}
@@ -135,7 +135,7 @@ func hasRuntimeClass(c *model.Cluster, name string) bool {
 func (b *Bundle) renderCluster(c *model.Cluster, snap *model.Snapshot, nodes []NodeRequest) error {
 	v := b.Inputs
 	add := func(name string, o obj) error {
-		body, err := toYAML(o)
+		body, err := ToYAML(o)
 		if err != nil {
 			return err
 		}
@@ -150,7 +150,7 @@ func (b *Bundle) renderCluster(c *model.Cluster, snap *model.Snapshot, nodes []N
 		}
 	}
 	if !model.Holds(c.ConfigMaps, "tigera-operator", "kubernetes-services-endpoint") {
-		if cm, ok := servicesEndpoint(v.Endpoint); ok {
+		if cm, ok := ServicesEndpoint(v.Endpoint); ok {
 			if err := add("kubernetes-services-endpoint.yaml", cm); err != nil {
 				return err
 			}
@@ -202,11 +202,11 @@ func linuxDaemonSets(c *model.Cluster) []DSPatch {
 func renderNode(v Inputs, n NodeRequest, rc string) (NodePlan, error) {
 	np := NodePlan{Name: n.Name, Address: n.Address, WindowsBuild: n.WindowsBuild, RuntimeClass: rc,
 		MaxPods: maxPods(v.BlockSize)}
-	join, err := toYAML(joinConfiguration(v, n))
+	join, err := ToYAML(joinConfiguration(v, n))
 	if err != nil {
 		return np, err
 	}
-	patch, err := toYAML(kubeletPatch(v.BlockSize))
+	patch, err := ToYAML(kubeletPatch(v.BlockSize))
 	if err != nil {
 		return np, err
 	}

@@ -8,10 +8,10 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// layer is base with objs added or replacing theirs by key, the way a later
+// Layer is base with objs added or replacing theirs by key, the way a later
 // -f file stacks on an earlier one. base is not changed; the node network
 // stated on the command line carries over.
-func layer(base *model.Snapshot, objs ...*model.Object) *model.Snapshot {
+func Layer(base *model.Snapshot, objs ...*model.Object) *model.Snapshot {
 	out := &model.Snapshot{Objects: append([]*model.Object(nil), base.Objects...), Network: base.Network}
 	index := make(map[model.Key]int, len(out.Objects))
 	for i, o := range out.Objects {
@@ -28,8 +28,8 @@ func layer(base *model.Snapshot, objs ...*model.Object) *model.Snapshot {
 	return out
 }
 
-// decode reads a plan's own YAML document(s) as the loader would read a file.
-func decode(name, body string) ([]*model.Object, error) {
+// Decode reads a plan's own YAML document(s) as the loader would read a file.
+func Decode(name, body string) ([]*model.Object, error) {
 	objs, err := load.DecodeDocuments(strings.NewReader(body), "plan:"+name)
 	if err != nil {
 		return nil, fmt.Errorf("the plan's own %s does not load: %w", name, err)

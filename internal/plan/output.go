@@ -73,54 +73,66 @@ func WriteText(w io.Writer, b *Bundle) error { return write(w, b, false) }
 // WriteMarkdown prints the plan as RUNBOOK.md.
 func WriteMarkdown(w io.Writer, b *Bundle) error { return write(w, b, true) }
 
-type printer struct {
+// Printer prints a runbook for a terminal or as Markdown; the first write
+// error stops it and Err returns it.
+type Printer struct {
 	w   io.Writer
 	md  bool
 	err error
 }
 
-func (p *printer) f(format string, args ...any) {
+// NewPrinter prints to w, as Markdown when md.
+func NewPrinter(w io.Writer, md bool) *Printer { return &Printer{w: w, md: md} }
+
+// Err is the first write error.
+func (p *Printer) Err() error { return p.err }
+
+// F prints like fmt.Fprintf.
+
+func (p *Printer) F(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
 }
 
-func (p *printer) head(s string) {
+// Head prints a section heading.
+func (p *Printer) Head(s string) {
 	if p.md {
-		p.f("\n## %s\n\n", s)
+		p.F("\n## %s\n\n", s)
 	} else {
-		p.f("\n%s\n%s\n", s, strings.Repeat("=", len(s)))
+		p.F("\n%s\n%s\n", s, strings.Repeat("=", len(s)))
 	}
 }
 
-func (p *printer) code(lines ...string) {
+// Code prints lines as a code block.
+func (p *Printer) Code(lines ...string) {
 	if p.md {
-		p.f("```\n%s\n```\n", strings.Join(lines, "\n"))
+		p.F("```\n%s\n```\n", strings.Join(lines, "\n"))
 		return
 	}
 	for _, l := range lines {
-		p.f("    %s\n", l)
+		p.F("    %s\n", l)
 	}
 }
 
 func write(w io.Writer, b *Bundle, md bool) error {
-	p := &printer{w: w, md: md}
+	p := &Printer{w: w, md: md}
 	if md {
-		p.f("# Join Windows nodes: runbook\n")
+		p.F("# Join Windows nodes: runbook\n")
 	}
 	if b.Refused {
-		p.head("Refused: the cluster cannot take Windows nodes")
+		p.Head("Refused: the cluster cannot take Windows nodes")
 		for _, f := range b.Findings {
-			p.f("- %s %s %s: %s\n", f.ID, f.Severity, f.Object, f.Message)
+			p.F("- %s %s %s: %s\n", f.ID, f.Severity, f.Object, f.Message)
 			if f.WayOut != "" {
-				p.f("  way out: %s\n", f.WayOut)
+				p.F("  way out: %s\n", f.WayOut)
 			}
 		}
 		return p.err
 	}
 	p.nodes(b)
 	for _, f := range b.Findings {
-		p.f("%s %s: %s\n", strings.ToUpper(f.Severity[:1])+f.Severity[1:], f.ID, f.Message)
+		p.F("%s %s: %s\n", strings.ToUpper(f.Severity[:1])+f.Severity[1:], f.ID, f.Message)
 	}
 	p.values(b)
 	p.steps(b)
@@ -128,101 +140,101 @@ func write(w io.Writer, b *Bundle, md bool) error {
 	return p.err
 }
 
-func (p *printer) nodes(b *Bundle) {
-	p.head("Nodes (predicted by the twin, simulated)")
+func (p *Printer) nodes(b *Bundle) {
+	p.Head("Nodes (predicted by the twin, simulated)")
 	for _, n := range b.Nodes {
-		p.f("- %s %s (Windows %s, RuntimeClass %s): block %s, tunnel address %s, VTEP MAC %s, maxPods %d, Ready %v\n",
+		p.F("- %s %s (Windows %s, RuntimeClass %s): block %s, tunnel address %s, VTEP MAC %s, maxPods %d, Ready %v\n",
 			n.Name, n.Address, n.WindowsBuild, n.RuntimeClass, n.Block, n.TunnelAddress, n.VTEPMAC, n.MaxPods, n.Ready)
 	}
 }
 
-func (p *printer) values(b *Bundle) {
-	p.head("Values read from the cluster")
+func (p *Printer) values(b *Bundle) {
+	p.Head("Values read from the cluster")
 	for _, v := range b.Values {
-		p.f("- %s: %s (%s)", v.Name, v.Value, v.Source)
+		p.F("- %s: %s (%s)", v.Name, v.Value, v.Source)
 		if v.Fill != "" {
-			p.f("; fill with: %s", v.Fill)
+			p.F("; fill with: %s", v.Fill)
 		}
-		p.f("\n")
+		p.F("\n")
 	}
 }
 
-func (p *printer) steps(b *Bundle) {
-	p.head("Runbook")
+func (p *Printer) steps(b *Bundle) {
+	p.Head("Runbook")
 	for i, s := range b.Steps {
 		if p.md {
-			p.f("\n### %d. %s (%s)\n\n", i+1, s.Title, s.Where)
+			p.F("\n### %d. %s (%s)\n\n", i+1, s.Title, s.Where)
 		} else {
-			p.f("\n%d. %s [%s] (%s)\n", i+1, s.Title, s.ID, s.Where)
+			p.F("\n%d. %s [%s] (%s)\n", i+1, s.Title, s.ID, s.Where)
 		}
 		if s.Why != "" {
-			p.item("Why: %s", s.Why)
+			p.Item("Why: %s", s.Why)
 		}
 		if len(s.Commands) > 0 {
-			p.code(s.Commands...)
+			p.Code(s.Commands...)
 		}
 		for _, e := range s.Expect {
-			p.item("Expect: %s", e)
+			p.Item("Expect: %s", e)
 		}
 		for _, c := range s.Verify {
-			p.item("Verify: `%s` → %s", c.Command, c.Expect)
+			p.Item("Verify: `%s` → %s", c.Command, c.Expect)
 		}
-		p.item("Re-run: %s", s.Idempotent)
+		p.Item("Re-run: %s", s.Idempotent)
 	}
 }
 
-// item is one line of a step: a list item in Markdown, so that lines do
+// Item is one line of a step: a list item in Markdown, so that lines do
 // not run into one paragraph.
-func (p *printer) item(format string, args ...any) {
+func (p *Printer) Item(format string, args ...any) {
 	if p.md {
-		p.f("- ")
+		p.F("- ")
 	}
-	p.f(format+"\n", args...)
+	p.F(format+"\n", args...)
 }
 
-func (p *printer) proof(b *Bundle) {
+func (p *Printer) proof(b *Bundle) {
 	pr := b.Proof
 	if pr == nil {
 		return
 	}
-	p.head("Proof: the plan applied to the twin (simulated)")
+	p.Head("Proof: the plan applied to the twin (simulated)")
 	for _, n := range pr.Nodes {
-		p.f("- %s: Ready %v, block %s, tunnel %s, VTEP MAC %s, allocatable pods %d, taints %s\n",
+		p.F("- %s: Ready %v, block %s, tunnel %s, VTEP MAC %s, allocatable pods %d, taints %s\n",
 			n.Name, n.Ready, n.Block, n.TunnelAddress, n.VTEPMAC, n.AllocatablePods, strings.Join(n.Taints, ","))
 		for _, pod := range n.Pods {
-			p.f("  - %s\n", pod)
+			p.F("  - %s\n", pod)
 		}
 	}
 	for _, t := range pr.Traces {
 		if t.From == "" {
-			p.f("- trace: %s: %s\n", t.Outcome, t.Reason)
+			p.F("- trace: %s: %s\n", t.Outcome, t.Reason)
 			continue
 		}
-		p.f("- trace %s → %s: %s", t.From, t.To, t.Outcome)
+		p.F("- trace %s → %s: %s", t.From, t.To, t.Outcome)
 		if t.RequestTTL > 0 {
-			p.f(", request TTL %d, reply TTL %d (%s)", t.RequestTTL, t.ReplyTTL, t.TTLSteps)
+			p.F(", request TTL %d, reply TTL %d (%s)", t.RequestTTL, t.ReplyTTL, t.TTLSteps)
 		}
 		if !t.Delivered && t.Reason != "" {
-			p.f(": %s", t.Reason)
+			p.F(": %s", t.Reason)
 		}
-		p.f("\n")
+		p.F("\n")
 	}
 	counts := map[string]int{}
 	for _, f := range pr.Check {
 		counts[f.Severity]++
 	}
-	p.f("- check on the predicted cluster: %d error(s), %d warning(s), %d info\n", counts["error"], counts["warning"], counts["info"])
+	p.F("- check on the predicted cluster: %d error(s), %d warning(s), %d info\n", counts["error"], counts["warning"], counts["info"])
 	sorted := append([]Finding(nil), pr.Check...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Severity < sorted[j].Severity })
 	for _, f := range sorted {
 		if f.Severity != "info" {
-			p.f("  - %s %s %s: %s\n", f.ID, f.Severity, f.Object, f.Message)
+			p.F("  - %s %s %s: %s\n", f.ID, f.Severity, f.Object, f.Message)
 		}
 	}
 	for _, r := range pr.Rejected {
-		p.f("- rejected: %s\n", r)
+		p.F("- rejected: %s\n", r)
 	}
 	for _, n := range pr.Notes {
-		p.f("- note: %s\n", n)
+		p.F("- note: %s\n", n)
 	}
 }

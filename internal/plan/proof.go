@@ -151,13 +151,13 @@ func whatIf(in Input, b *Bundle, nodes []NodeRequest) (*model.Snapshot, error) {
 		if !f.Object {
 			continue
 		}
-		o, err := decode(f.Path, f.Body)
+		o, err := Decode(f.Path, f.Body)
 		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, o...)
 	}
-	out := layer(in.Snapshot, objs...)
+	out := Layer(in.Snapshot, objs...)
 	// The DaemonSet patches of the cluster step: the Linux node selector.
 	for i, o := range out.Objects {
 		ds, ok := o.Typed.(*appsv1.DaemonSet)
@@ -177,7 +177,7 @@ func whatIf(in Input, b *Bundle, nodes []NodeRequest) (*model.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = layer(out, cl)
+	out = Layer(out, cl)
 	return out, nil
 }
 

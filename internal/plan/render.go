@@ -25,7 +25,8 @@ const (
 
 type obj = map[string]any
 
-func toYAML(o obj) (string, error) {
+// ToYAML is a rendered object as a YAML document.
+func ToYAML(o obj) (string, error) {
 	b, err := yaml.Marshal(o)
 	if err != nil {
 		return "", fmt.Errorf("render: %w", err)
@@ -128,11 +129,11 @@ func kubeProxyWindows(version string) obj {
 	}
 }
 
-// servicesEndpoint is the ConfigMap through which the operator tells
+// ServicesEndpoint is the ConfigMap through which the operator tells
 // calico-node(-windows) where the API server is, since a Windows node cannot
 // reach the kubernetes Service before kube-proxy runs
 // (https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/operator).
-func servicesEndpoint(endpoint string) (obj, bool) {
+func ServicesEndpoint(endpoint string) (obj, bool) {
 	host, port, err := net.SplitHostPort(endpoint)
 	if err != nil {
 		return nil, false

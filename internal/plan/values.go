@@ -33,21 +33,28 @@ const (
 	defaultBlockSize = 26
 )
 
-// reader collects values and says where each came from.
-type reader struct {
+// Reader reads the values a plan uses from the twin and records where
+// each came from.
+type Reader struct {
 	c      *model.Cluster
 	values []Value
 }
 
-func (r *reader) record(name, value, source, fill string) string {
+// NewReader reads c.
+func NewReader(c *model.Cluster) *Reader { return &Reader{c: c} }
+
+// Values are the values read so far, in the order they were read.
+func (r *Reader) Values() []Value { return r.values }
+
+func (r *Reader) record(name, value, source, fill string) string {
 	r.values = append(r.values, Value{Name: name, Value: value, Source: source, Fill: fill})
 	return value
 }
 
-// endpoint is the API endpoint a joining node discovers the cluster at:
+// Endpoint is the API endpoint a joining node discovers the cluster at:
 // kubeadm's controlPlaneEndpoint, else cluster-info's server (what
 // `kubeadm join` itself reads), else the kubeconfig's server.
-func (r *reader) endpoint(apiServer string) string {
+func (r *Reader) Endpoint(apiServer string) string {
 	if cc := r.c.Kubeadm.Cluster; cc != nil && cc.ControlPlaneEndpoint != "" {
 		return r.record("apiServerEndpoint", cc.ControlPlaneEndpoint, "ClusterConfiguration controlPlaneEndpoint", "")
 	}
@@ -123,7 +130,7 @@ func caCertHash(pemData []byte) (string, error) {
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
-func (r *reader) caHash() string {
+func (r *Reader) caHash() string {
 	if _, ca := clusterInfo(r.c); len(ca) > 0 {
 		if h, err := caCertHash(ca); err == nil {
 			return r.record("caCertHash", h, "ConfigMap kube-public/cluster-info (CA public key)", "")
@@ -135,7 +142,7 @@ func (r *reader) caHash() string {
 
 // version is the cluster's Kubernetes version: kubeadm's, else the
 // control plane's kubelet.
-func (r *reader) version() string {
+func (r *Reader) version() string {
 	if cc := r.c.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
 		return r.record("kubernetesVersion", cc.KubernetesVersion, "ClusterConfiguration kubernetesVersion", "")
 	}
@@ -147,7 +154,8 @@ func (r *reader) version() string {
 	return r.record("kubernetesVersion", "<KUBERNETES_VERSION>", "not in the input", "kubectl version")
 }
 
-func (r *reader) serviceCIDR() string {
+// ServiceCIDR is the cluster's (first) service network.
+func (r *Reader) ServiceCIDR() string {
 	if cc := r.c.Kubeadm.Cluster; cc != nil && cc.Networking.ServiceSubnet != "" {
 		return r.record("serviceCIDR", strings.Split(cc.Networking.ServiceSubnet, ",")[0], "ClusterConfiguration networking.serviceSubnet", "")
 	}
@@ -200,7 +208,7 @@ func blockSize(p *calico.IPPool) int {
 
 // vxlan is Felix's VNI and port: the default FelixConfiguration's, else
 // Felix's defaults.
-func (r *reader) vxlan() (vni, port int) {
+func (r *Reader) vxlan() (vni, port int) {
 	vni, port = defaultVNI, defaultPort
 	vs, ps := "Felix default", "Felix default"
 	for _, f := range r.c.FelixConfigs {
@@ -223,7 +231,7 @@ func (r *reader) vxlan() (vni, port int) {
 // from the Cluster kind, recorded by Calico on the Nodes, or inferred from
 // their addresses, which the source says), else the prefix Calico recorded
 // on one Node (projectcalico.org/IPv4Address).
-func (r *reader) nodeNetwork() string {
+func (r *Reader) nodeNetwork() string {
 	if r.c.Network.CIDR != "" {
 		from := r.c.NetworkFrom
 		if from == "" {
@@ -258,7 +266,7 @@ func controlPlanes(c *model.Cluster) []string {
 
 // containerd is the runtime version the cluster's nodes run (Windows
 // nodes' first), for Install-Containerd.ps1 -ContainerDVersion.
-func (r *reader) containerd() string {
+func (r *Reader) containerd() string {
 	pick := func(os string) (string, string) {
 		for _, n := range r.c.Nodes {
 			v, ok := strings.CutPrefix(n.Status.NodeInfo.ContainerRuntimeVersion, "containerd://")
@@ -289,7 +297,7 @@ func crictl(version string) string {
 }
 
 // domain is the DNS suffix the cluster's hosts share (their FQDNs).
-func (r *reader) domain() string {
+func (r *Reader) domain() string {
 	for _, h := range r.c.Hosts {
 		if _, d, ok := strings.Cut(h.FQDN, "."); ok && d != "" {
 			return r.record("dnsSuffix", d, "host "+h.Name+" fqdn", "")
@@ -300,7 +308,7 @@ func (r *reader) domain() string {
 
 // ntpServer is the node network gateway's DNS name, the time source the
 // Linux hosts use when it is named in the node network's DNS.
-func (r *reader) ntpServer() string {
+func (r *Reader) ntpServer() string {
 	gw := r.c.Network.Gateway
 	for _, d := range r.c.Network.DNS {
 		if gw != "" && d.Address == gw {
@@ -312,7 +320,7 @@ func (r *reader) ntpServer() string {
 
 // apiHost is the endpoint's host name and the address the node network's
 // DNS gives it, for the host's name-resolution check.
-func (r *reader) apiHost(endpoint string) (string, string) {
+func (r *Reader) apiHost(endpoint string) (string, string) {
 	host, _, err := net.SplitHostPort(endpoint)
 	if err != nil {
 		return "", ""

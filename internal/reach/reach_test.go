@@ -154,7 +154,7 @@ func cellOf(t *testing.T, m *Matrix, from, to string, port int) (Cell, Reason) {
 func text(t *testing.T, m *Matrix) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := m.WriteText(&b); err != nil {
+	if err := printers.text(&b, m); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -187,7 +187,7 @@ func TestTheLabMatrixAllowsEveryPairOfClassesByDefault(t *testing.T) {
 			case c.Verdict == Allowed:
 			case c.Verdict == NotApplicable && d.noListen:
 			default:
-				t.Errorf("%s → %s %s: %s (%s)", s.Label, d.Label, d.portLabel(), c.Verdict, m.Reasons[c.Reason].Text)
+				t.Errorf("%s → %s %s: %s (%s)", s.Label, d.Label, d.PortLabel(), c.Verdict, m.Reasons[c.Reason].Text)
 			}
 		}
 	}
@@ -458,10 +458,10 @@ func TestJSONAndCSVListEveryCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	var j, c bytes.Buffer
-	if err := m.WriteJSON(&j); err != nil {
+	if err := printers.json(&j, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.WriteCSV(&c); err != nil {
+	if err := printers.csv(&c, m); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "deny-all-ingress.json", j.String())

@@ -92,7 +92,7 @@ func verifyAgainstTraces(t *testing.T, e *trace.Engine, m *Matrix, limit int) in
 		ok := c.Verdict == Partial || (c.Verdict == Allowed) == res.Delivered
 		if !ok {
 			t.Errorf("%s → %s (%s, cell %s → %s %s): cell %s (%s), trace %s: %s at %s %s",
-				ck.src, ck.dst, flow(d.Proto, d.Port), m.Sources[ck.row].Label, d.Label, d.portLabel(), c.Verdict, m.Reasons[c.Reason].Text, res.Outcome, res.Reason, res.AtNode, res.AtComp)
+				ck.src, ck.dst, flow(d.Proto, d.Port), m.Sources[ck.row].Label, d.Label, d.PortLabel(), c.Verdict, m.Reasons[c.Reason].Text, res.Outcome, res.Reason, res.AtNode, res.AtComp)
 		}
 	}
 	if len(m.Stats.Mismatches) > 0 {

@@ -1,4 +1,8 @@
-package reach
+// Package output prints a reachability matrix (internal/reach): the text
+// matrix with its key and numbered reasons, the per-namespace summary, and
+// every cell as JSON or CSV. It reads the matrix only through its exported
+// readers (EachRow, Entries, Why, Counts).
+package output
 
 import (
 	"bufio"
@@ -9,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 )
 
 // Symbols of the text matrix, and their ASCII forms (Matrix.ASCII).
@@ -24,7 +30,7 @@ const (
 )
 
 // syms are the matrix's symbols: allowed, denied, partial, n/a.
-func (m *Matrix) syms() (allowed, denied, partial, na string) {
+func syms(m *reach.Matrix) (allowed, denied, partial, na string) {
 	if m.ASCII {
 		return asciiAllowed, asciiDenied, symPartial, asciiNA
 	}
@@ -33,11 +39,11 @@ func (m *Matrix) syms() (allowed, denied, partial, na string) {
 
 // legend numbers the reasons of the cells that are not allowed, in the
 // order they first appear (row by row).
-func (m *Matrix) legend() (num map[int32]int, order []int32) {
+func legend(m *reach.Matrix) (num map[int32]int, order []int32) {
 	num = map[int32]int{}
-	m.eachRow(func(_ int, cells []Cell) {
+	m.EachRow(func(_ int, cells []reach.Cell) {
 		for _, c := range cells {
-			if c.Verdict == Allowed || c.Reason < 0 {
+			if c.Verdict == reach.Allowed || c.Reason < 0 {
 				continue
 			}
 			if _, ok := num[c.Reason]; !ok {
@@ -49,27 +55,15 @@ func (m *Matrix) legend() (num map[int32]int, order []int32) {
 	return num, order
 }
 
-// eachRow visits every source's cells in order (Row, with one buffer).
-func (m *Matrix) eachRow(visit func(i int, cells []Cell)) {
-	var buf []Cell
-	for i := range m.Sources {
-		cells := m.Row(i, buf)
-		visit(i, cells)
-		if m.rows[i].cells == nil {
-			buf = cells
-		}
-	}
-}
-
 // symbols makes each cell's symbol once per verdict and reason number,
 // so that printing a large matrix allocates nothing per cell.
 type symbols struct {
-	m   *Matrix
+	m   *reach.Matrix
 	num []int // reason id → legend number, 0 for none
 	tab [4][]string
 }
 
-func (m *Matrix) symbolTable(num map[int32]int) *symbols {
+func symbolTable(m *reach.Matrix, num map[int32]int) *symbols {
 	st := &symbols{m: m, num: make([]int, len(m.Reasons))}
 	for id, n := range num {
 		if int(id) < len(st.num) {
@@ -79,9 +73,9 @@ func (m *Matrix) symbolTable(num map[int32]int) *symbols {
 	return st
 }
 
-func (st *symbols) of(c Cell) string {
+func (st *symbols) of(c reach.Cell) string {
 	n := 0
-	if c.Verdict != Allowed && c.Reason >= 0 && int(c.Reason) < len(st.num) {
+	if c.Verdict != reach.Allowed && c.Reason >= 0 && int(c.Reason) < len(st.num) {
 		n = st.num[c.Reason]
 	}
 	v := int(c.Verdict) & 3
@@ -95,20 +89,20 @@ func (st *symbols) of(c Cell) string {
 	if n > 0 {
 		nm = map[int32]int{c.Reason: n}
 	}
-	s := st.m.symbol(c, nm)
+	s := symbol(st.m, c, nm)
 	st.tab[v][n] = s
 	return s
 }
 
-func (m *Matrix) symbol(c Cell, num map[int32]int) string {
+func symbol(m *reach.Matrix, c reach.Cell, num map[int32]int) string {
 	var s string
-	allowed, denied, partial, na := m.syms()
+	allowed, denied, partial, na := syms(m)
 	switch c.Verdict {
-	case Allowed:
+	case reach.Allowed:
 		return allowed
-	case Denied:
+	case reach.Denied:
 		s = denied
-	case Partial:
+	case reach.Partial:
 		s = partial
 	default:
 		s = na
@@ -117,23 +111,6 @@ func (m *Matrix) symbol(c Cell, num map[int32]int) string {
 		s += strconv.Itoa(n)
 	}
 	return s
-}
-
-// Counts tallies the cells by verdict.
-func (m *Matrix) Counts() map[Verdict]int {
-	var n [4]int
-	m.eachRow(func(_ int, cells []Cell) {
-		for _, c := range cells {
-			n[c.Verdict&3]++
-		}
-	})
-	out := map[Verdict]int{}
-	for v, k := range n {
-		if k > 0 {
-			out[Verdict(v)] = k
-		}
-	}
-	return out
 }
 
 func pad(s string, w int) string {
@@ -150,31 +127,18 @@ func padLeft(s string, w int) string {
 	return s
 }
 
-// DestLabel is a destination as a column key shows it.
-func (d Destination) portLabel() string {
-	switch {
-	case d.Kind == "pods" && d.noListen:
-		return "(listens on nothing)"
-	case d.Proto == "icmp" || d.Proto == "ICMP":
-		return "ICMP"
-	case d.Kind == "service":
-		return fmt.Sprintf("%d/%s → %s", d.Port, d.Proto.Upper(), d.TargetPort)
-	}
-	return fmt.Sprintf("%d/%s", d.Port, d.Proto.Upper())
-}
-
 // WriteText prints the matrix: sources as rows, numbered destinations as
 // columns, a key of the destinations and sources, and the numbered
 // reasons of every cell that is not allowed.
-func (m *Matrix) WriteText(w io.Writer) error {
+func WriteText(w io.Writer, m *reach.Matrix) error {
 	bw := bufio.NewWriter(w)
 	if len(m.Sources) == 0 || len(m.Destinations) == 0 {
 		fmt.Fprintf(bw, "No sources or no destinations selected (%d source%s, %d destination%s): -n and -A choose the namespaces, --from and --to filter them.\n",
 			len(m.Sources), plural(len(m.Sources)), len(m.Destinations), plural(len(m.Destinations)))
 		return bw.Flush()
 	}
-	num, order := m.legend()
-	syms := m.symbolTable(num)
+	num, order := legend(m)
+	tab := symbolTable(m, num)
 	lw := len("SOURCE \\ DESTINATION")
 	for _, s := range m.Sources {
 		lw = max(lw, utf8.RuneCountInString(s.Label))
@@ -185,9 +149,9 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	}
 	// Widths first, then the rows: a symbol per cell is made twice rather
 	// than held (a whole cluster's matrix has a hundred million cells).
-	m.eachRow(func(_ int, cells []Cell) {
+	m.EachRow(func(_ int, cells []reach.Cell) {
 		for j, c := range cells {
-			cw[j] = max(cw[j], utf8.RuneCountInString(syms.of(c)))
+			cw[j] = max(cw[j], utf8.RuneCountInString(tab.of(c)))
 		}
 	})
 	head := pad("SOURCE \\ DESTINATION", lw)
@@ -196,37 +160,37 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	}
 	bw.WriteString(strings.TrimRight(head, " ") + "\n")
 	var line strings.Builder
-	m.eachRow(func(i int, cells []Cell) {
+	m.EachRow(func(i int, cells []reach.Cell) {
 		line.Reset()
 		line.WriteString(pad(m.Sources[i].Label, lw))
 		for j, c := range cells {
 			line.WriteString("  ")
-			line.WriteString(pad(syms.of(c), cw[j]))
+			line.WriteString(pad(tab.of(c), cw[j]))
 		}
 		bw.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	})
 	c := m.Counts()
-	allowed, denied, partial, na := m.syms()
+	allowed, denied, partial, na := syms(m)
 	dash := "—"
 	if m.ASCII {
 		dash = "-"
 	}
 	fmt.Fprintf(bw, "\n%s allowed  %sN denied  %sN partial (some pairs only)  %sN not applicable  %s N: reason below\n", allowed, denied, partial, na, dash)
-	fmt.Fprintf(bw, "%d cells: %d allowed, %d denied, %d partial, %d n/a\n", m.NumCells(), c[Allowed], c[Denied], c[Partial], c[NotApplicable])
+	fmt.Fprintf(bw, "%d cells: %d allowed, %d denied, %d partial, %d n/a\n", m.NumCells(), c[reach.Allowed], c[reach.Denied], c[reach.Partial], c[reach.NotApplicable])
 
 	bw.WriteString("\nDESTINATIONS\n")
 	nw := len(strconv.Itoa(len(m.Destinations)))
 	dl, pl := 0, 0
 	for _, d := range m.Destinations {
 		dl = max(dl, utf8.RuneCountInString(d.Label))
-		pl = max(pl, utf8.RuneCountInString(d.portLabel()))
+		pl = max(pl, utf8.RuneCountInString(d.PortLabel()))
 	}
 	for j, d := range m.Destinations {
 		extra := fmt.Sprintf("%d pod%s, %s", len(d.Pods), plural(len(d.Pods)), d.OS)
 		if d.Kind == "service" {
-			extra = "ClusterIP " + d.vipAddr.String()
+			extra = "ClusterIP " + d.ClusterIP().String()
 		}
-		fmt.Fprintf(bw, "  %s  %s  %s  %s\n", padLeft(strconv.Itoa(j+1), nw), pad(d.Label, dl), pad(d.portLabel(), pl), extra)
+		fmt.Fprintf(bw, "  %s  %s  %s  %s\n", padLeft(strconv.Itoa(j+1), nw), pad(d.Label, dl), pad(d.PortLabel(), pl), extra)
 	}
 	bw.WriteString("\nSOURCES\n")
 	sw := 0
@@ -274,61 +238,13 @@ func plural(n int) string {
 	return "s"
 }
 
-// Entry is one cell as JSON and CSV print it.
-type Entry struct {
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Port    int    `json:"port"`
-	Proto   string `json:"proto,omitempty"`
-	Verdict string `json:"verdict"`
-	Reason  string `json:"reason"`
-	Hop     string `json:"hop,omitempty"`
-}
-
-// Entries lists every cell, row by row.
-func (m *Matrix) Entries(visit func(Entry) error) error {
-	var err error
-	m.eachRow(func(i int, cells []Cell) {
-		s := &m.Sources[i]
-		for j, c := range cells {
-			if err != nil {
-				return
-			}
-			d := &m.Destinations[j]
-			e := Entry{From: s.Label, To: d.Label, Port: d.Port, Proto: string(d.Proto), Verdict: c.Verdict.String()}
-			e.Reason, e.Hop = m.Why(c)
-			err = visit(e)
-		}
-	})
-	return err
-}
-
-// Why is a cell's reason and failing hop: for an allowed cell, "delivered"
-// and the decisions that let it through.
-func (m *Matrix) Why(c Cell) (reason, hop string) {
-	if c.Reason >= 0 && int(c.Reason) < len(m.Reasons) {
-		r := m.Reasons[c.Reason]
-		reason = r.Text
-		if c.Verdict != Allowed {
-			hop = r.Hop
-		}
-	}
-	if c.Verdict == Allowed {
-		reason = "delivered; " + reason
-		if c.Also >= 0 && int(c.Also) < len(m.Reasons) {
-			reason += "; " + m.Reasons[c.Also].Text
-		}
-	}
-	return reason, hop
-}
-
 // WriteJSON prints the cells as a JSON list of {from, to, port, proto,
 // verdict, reason, hop}, one per line.
-func (m *Matrix) WriteJSON(w io.Writer) error {
+func WriteJSON(w io.Writer, m *reach.Matrix) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("[")
 	first := true
-	err := m.Entries(func(e Entry) error {
+	err := m.Entries(func(e reach.Entry) error {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return err
@@ -352,12 +268,12 @@ func (m *Matrix) WriteJSON(w io.Writer) error {
 }
 
 // WriteCSV prints a header and one row per cell.
-func (m *Matrix) WriteCSV(w io.Writer) error {
+func WriteCSV(w io.Writer, m *reach.Matrix) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"from", "to", "port", "proto", "verdict", "reason", "hop"}); err != nil {
 		return err
 	}
-	err := m.Entries(func(e Entry) error {
+	err := m.Entries(func(e reach.Entry) error {
 		return cw.Write([]string{e.From, e.To, strconv.Itoa(e.Port), e.Proto, e.Verdict, e.Reason, e.Hop})
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ const StepWindowsRecreate = "windows-recreate"
 // windowsFollowUp is the step that applies st's deferred changes on the
 // Windows nodes, node by node; false when st has none. The twin does not
 // model the interval before it: its Windows nodes show the state after it.
-func windowsFollowUp(st *MigrationStep) (MigrationStep, bool) {
+func windowsFollowUp(st *Step) (Step, bool) {
 	if st.Changes == nil || len(st.Changes.Deferred) == 0 {
-		return MigrationStep{}, false
+		return Step{}, false
 	}
 	network := false
 	var fields, applies []string
@@ -48,7 +48,7 @@ func windowsFollowUp(st *MigrationStep) (MigrationStep, bool) {
 			cmds = append(cmds, strings.ReplaceAll(p, "<node>", n))
 		}
 	}
-	return MigrationStep{
+	return Step{
 		ID: StepWindowsRecreate, Title: title + " (after " + st.ID + ")", Commands: cmds, Disruption: disruption,
 		Why: fmt.Sprintf("%s changed, which applies to %s. %s",
 			strings.Join(fields, ", "), strings.Join(applies, "; "), modelled(network)),
@@ -65,8 +65,8 @@ func modelled(network bool) string {
 
 // withWindowsFollowUps inserts after each step the Windows step its
 // deferred changes need.
-func withWindowsFollowUps(steps []MigrationStep) []MigrationStep {
-	var out []MigrationStep
+func withWindowsFollowUps(steps []Step) []Step {
+	var out []Step
 	for i := range steps {
 		out = append(out, steps[i])
 		if f, ok := windowsFollowUp(&steps[i]); ok {

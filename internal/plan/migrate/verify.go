@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 )
 
@@ -26,26 +27,26 @@ const nodeBackendPath = `{.spec.template.spec.containers[?(@.name=="calico-node"
 // verify is each step's check commands with the twin's answers after it
 // (simulated): every answer is computed from the twin the step's file
 // builds, with the same code `kubectl hybrid exec` and `get` use.
-func verify(id string, t *diff.Twin) []Check {
+func verify(id string, t *diff.Twin) []plan.Check {
 	c := t.Cluster()
-	var out []Check
+	var out []plan.Check
 	node := sampleLinuxNode(c)
 	switch id {
 	case StepStrictAffinity:
-		out = append(out, Check{Command: "calicoctl ipam show --show-configuration", Expect: calicoctl.IPAMConfiguration(c)})
+		out = append(out, plan.Check{Command: "calicoctl ipam show --show-configuration", Expect: calicoctl.IPAMConfiguration(c)})
 	case StepEncapsulation:
-		out = append(out, Check{Command: "kubectl get ippools", Expect: get(c, "ippools")})
+		out = append(out, plan.Check{Command: "kubectl get ippools", Expect: get(c, "ippools")})
 		if node != "" {
-			out = append(out, Check{Command: "ip route | grep vxlan   # on " + node, Expect: routesGrep(t, node, "vxlan")})
+			out = append(out, plan.Check{Command: "ip route | grep vxlan   # on " + node, Expect: routesGrep(t, node, "vxlan")})
 		}
 	case StepBGP:
 		out = append(out,
-			Check{Command: "kubectl -n calico-system rollout status ds/calico-node", Expect: rollout(c)},
-			Check{Command: "kubectl -n calico-system get ds calico-node -o jsonpath='" + nodeBackendPath + "'", Expect: dsPath(c, "calico-system", "calico-node", nodeBackendPath)},
-			Check{Command: "kubectl get tigerastatus", Expect: get(c, "tigerastatus")})
+			plan.Check{Command: "kubectl -n calico-system rollout status ds/calico-node", Expect: rollout(c)},
+			plan.Check{Command: "kubectl -n calico-system get ds calico-node -o jsonpath='" + nodeBackendPath + "'", Expect: dsPath(c, "calico-system", "calico-node", nodeBackendPath)},
+			plan.Check{Command: "kubectl get tigerastatus", Expect: get(c, "tigerastatus")})
 		if node != "" {
 			out2, _, _ := calicoctl.NodeStatus(c, node)
-			out = append(out, Check{Command: "sudo calicoctl node status   # on " + node, Expect: out2})
+			out = append(out, plan.Check{Command: "sudo calicoctl node status   # on " + node, Expect: out2})
 		}
 	case StepWindowsDataplane:
 		const p = `{.spec.calicoNetwork.windowsDataplane} {.spec.serviceCIDRs}`
@@ -54,8 +55,8 @@ func verify(id string, t *diff.Twin) []Check {
 			inst = c.Installation
 		}
 		out = append(out,
-			Check{Command: "kubectl get installation default -o jsonpath='" + p + "'", Expect: evalPath(inst, p)},
-			Check{Command: "kubectl get tigerastatus", Expect: get(c, "tigerastatus")})
+			plan.Check{Command: "kubectl get installation default -o jsonpath='" + p + "'", Expect: evalPath(inst, p)},
+			plan.Check{Command: "kubectl get tigerastatus", Expect: get(c, "tigerastatus")})
 	case StepServicesEndpoint:
 		const p = `{.data.KUBERNETES_SERVICE_HOST}:{.data.KUBERNETES_SERVICE_PORT}`
 		var cm any
@@ -65,9 +66,9 @@ func verify(id string, t *diff.Twin) []Check {
 			}
 		}
 		out = append(out,
-			Check{Command: "kubectl -n tigera-operator get configmap kubernetes-services-endpoint -o jsonpath='" + p + "'", Expect: evalPath(cm, p)},
-			Check{Command: "kubectl -n calico-system rollout status ds/calico-node", Expect: rollout(c)},
-			Check{Command: "kubectl get tigerastatus", Expect: get(c, "tigerastatus")})
+			plan.Check{Command: "kubectl -n tigera-operator get configmap kubernetes-services-endpoint -o jsonpath='" + p + "'", Expect: evalPath(cm, p)},
+			plan.Check{Command: "kubectl -n calico-system rollout status ds/calico-node", Expect: rollout(c)},
+			plan.Check{Command: "kubectl get tigerastatus", Expect: get(c, "tigerastatus")})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"encoding/json"
@@ -9,7 +9,11 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
+
+// obj is a rendered object, as the plan package renders its files.
+type obj = map[string]any
 
 // deriveSteps orders the changes the way Calico's Windows requirements
 // want them made on a running cluster: strictAffinity first (it only stops
@@ -19,14 +23,14 @@ import (
 // with the vxlan backend), then what Windows nodes need from the operator.
 // Each step's file holds the whole objects as they stand after it, so the
 // files stack.
-func deriveSteps(c *model.Cluster, snap *model.Snapshot, in *operator.Installation, w want, endpoint string) ([]MigrationStep, error) {
-	var steps []MigrationStep
+func deriveSteps(c *model.Cluster, snap *model.Snapshot, in *operator.Installation, w want, endpoint string) ([]Step, error) {
+	var steps []Step
 	cur, err := copyInstallation(in)
 	if err != nil {
 		return nil, err
 	}
-	add := func(st MigrationStep, o obj) error {
-		body, err := toYAML(o)
+	add := func(st Step, o obj) error {
+		body, err := plan.ToYAML(o)
 		if err != nil {
 			return err
 		}
@@ -46,7 +50,7 @@ func deriveSteps(c *model.Cluster, snap *model.Snapshot, in *operator.Installati
 			ipam.Spec = given.Spec
 		}
 		ipam.Spec.StrictAffinity = w.strict
-		st := MigrationStep{ID: StepStrictAffinity, Title: fmt.Sprintf("Set IPAM strictAffinity to %t", w.strict),
+		st := Step{ID: StepStrictAffinity, Title: fmt.Sprintf("Set IPAM strictAffinity to %t", w.strict),
 			Commands: []string{strictCommand(snap, w.strict)}, rollback: []string{strictCommand(snap, curStrict)},
 			Why: "strictAffinity only stops future borrowing: addresses already borrowed stay where they are (see the preflight); Calico requires it before the first Windows node joins (https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/requirements)"}
 		if err := add(st, obj{"apiVersion": "projectcalico.org/v3", "kind": "IPAMConfiguration",
@@ -78,7 +82,7 @@ func deriveSteps(c *model.Cluster, snap *model.Snapshot, in *operator.Installati
 				cur.Spec.CalicoNetwork.IPPools[i].Encapsulation = w.encap[i]
 			}
 		}
-		st := MigrationStep{ID: StepEncapsulation, Title: "Change the IP pools' encapsulation through the Installation",
+		st := Step{ID: StepEncapsulation, Title: "Change the IP pools' encapsulation through the Installation",
 			Why: "the operator renders the IPPool from the Installation and writes its version back over a direct IPPool edit (pool_controller.go); Felix then replaces its routes to the other nodes' blocks (felix/calc/vxlan_resolver.go, felix/dataplane/linux/vxlan_mgr.go)"}
 		if explicit {
 			st.Commands = []string{"kubectl patch installation default --type=json -p '[" + join(ops) + "]'"}
@@ -98,7 +102,7 @@ func deriveSteps(c *model.Cluster, snap *model.Snapshot, in *operator.Installati
 			cur.Spec.CalicoNetwork = &operator.CalicoNetworkSpec{}
 		}
 		cur.Spec.CalicoNetwork.BGP = &w.bgp
-		st := MigrationStep{ID: StepBGP, Title: "Turn BGP " + map[string]string{"Disabled": "off", "Enabled": "on"}[w.bgp] + " through the Installation",
+		st := Step{ID: StepBGP, Title: "Turn BGP " + map[string]string{"Disabled": "off", "Enabled": "on"}[w.bgp] + " through the Installation",
 			Commands: []string{fmt.Sprintf(`kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"bgp":%q}}}'`, w.bgp)},
 			rollback: []string{fmt.Sprintf(`kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"bgp":%q}}}'`, was)},
 			Why:      "the operator re-renders calico-node: CALICO_NETWORKING_BACKEND and the readiness probe follow bgp (tigera/operator pkg/render/node.go nodeProbes); BIRD and confd stop, Felix keeps programming the routes"}
@@ -112,10 +116,10 @@ func deriveSteps(c *model.Cluster, snap *model.Snapshot, in *operator.Installati
 		// calico-windows while windowsDataplane is HNS without it
 		// (k8s-endpoint.go), and calico-node rolls once for it either way.
 		if !hasServicesEndpoint(c) {
-			cm, ok := servicesEndpoint(endpoint)
+			cm, ok := plan.ServicesEndpoint(endpoint)
 			if ok {
 				host, port, _ := net.SplitHostPort(endpoint)
-				st := MigrationStep{ID: StepServicesEndpoint, Title: "Create the kubernetes-services-endpoint ConfigMap",
+				st := Step{ID: StepServicesEndpoint, Title: "Create the kubernetes-services-endpoint ConfigMap",
 					Commands: []string{fmt.Sprintf("kubectl -n tigera-operator create configmap kubernetes-services-endpoint --from-literal=KUBERNETES_SERVICE_HOST=%s --from-literal=KUBERNETES_SERVICE_PORT=%s", host, port)},
 					rollback: []string{"kubectl -n tigera-operator delete configmap kubernetes-services-endpoint"},
 					Why:      "calico-node-windows starts before kube-proxy programs the kubernetes Service, so the operator gives Calico's agents the API server's own address (tigera/operator pkg/controller/k8sapi/k8s-endpoint.go); calico-node rolls to take it"}
@@ -151,7 +155,7 @@ func deriveSteps(c *model.Cluster, snap *model.Snapshot, in *operator.Installati
 			undoPatch = append(undoPatch, `"serviceCIDRs":`+string(old))
 		}
 		if len(patch) > 0 {
-			st := MigrationStep{ID: StepWindowsDataplane, Title: "Enable the Windows dataplane (HNS) and the service network in the Installation",
+			st := Step{ID: StepWindowsDataplane, Title: "Enable the Windows dataplane (HNS) and the service network in the Installation",
 				Commands: []string{`kubectl patch installation default --type=merge -p '{"spec":{` + join(patch) + `}}'`},
 				rollback: []string{`kubectl patch installation default --type=merge -p '{"spec":{` + join(undoPatch) + `}}'`},
 				Why:      "windowsDataplane: HNS makes the operator render calico-node-windows; the Windows CNI plugin takes its OutBoundNAT exceptions from serviceCIDRs, which it cannot read from the API (https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/operator)"}

@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"os"
@@ -11,20 +11,21 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
-const mainCluster = "../../examples/main-cluster"
+const mainCluster = "../../../examples/main-cluster"
 
-func migrate(t *testing.T, req MigrateRequest, files ...string) *Migration {
+func migrate(t *testing.T, req Request, files ...string) *Plan {
 	t.Helper()
-	m, err := ComputeMigration(input(t, false, files...), req)
+	m, err := Compute(input(t, false, files...), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func step(t *testing.T, m *Migration, id string) *MigrationStep {
+func step(t *testing.T, m *Plan, id string) *Step {
 	t.Helper()
 	for i := range m.Steps {
 		if m.Steps[i].ID == id {
@@ -35,7 +36,7 @@ func step(t *testing.T, m *Migration, id string) *MigrationStep {
 	return nil
 }
 
-func stepIDs(m *Migration) []string {
+func stepIDs(m *Plan) []string {
 	var out []string
 	for _, s := range m.Steps {
 		out = append(out, s.ID)
@@ -43,7 +44,7 @@ func stepIDs(m *Migration) []string {
 	return out
 }
 
-func expectOf(t *testing.T, s *MigrationStep, prefix string) string {
+func expectOf(t *testing.T, s *Step, prefix string) string {
 	t.Helper()
 	for _, v := range s.Verify {
 		if strings.HasPrefix(v.Command, prefix) {
@@ -55,7 +56,7 @@ func expectOf(t *testing.T, s *MigrationStep, prefix string) string {
 }
 
 func TestTheMainClusterMigratesStrictAffinityThenEncapsulationThenBGPThroughTheInstallation(t *testing.T) {
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster)
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster)
 	got := strings.Join(stepIDs(m), ",")
 	if !strings.HasPrefix(got, "strict-affinity,encapsulation,bgp,") {
 		t.Fatalf("steps %s, want strict-affinity, encapsulation and bgp first, in that order", got)
@@ -87,9 +88,9 @@ func TestTheMainClusterMigratesStrictAffinityThenEncapsulationThenBGPThroughTheI
 // the seed prints (kept beside the test; iproute2 ends each line with a
 // space, which the article dropped).
 func TestAfterTheEncapsulationStepNode1RoutesToItsNeighboursThroughVXLANAsTheSeedShows(t *testing.T) {
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster)
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster)
 	got := expectOf(t, step(t, m, StepEncapsulation), "ip route | grep vxlan")
-	seed, err := os.ReadFile("testdata/migrate/seed-node-1-vxlan-routes.txt")
+	seed, err := os.ReadFile("testdata/seed-node-1-vxlan-routes.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestAfterTheEncapsulationStepNode1RoutesToItsNeighboursThroughVXLANAsTheSee
 }
 
 func TestAfterTheBGPStepCalicoNodeRunsTheVXLANBackendWithTheFelixOnlyProbeAndNoBGP(t *testing.T) {
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster)
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster)
 	s := step(t, m, StepBGP)
 	var ds *appsv1.DaemonSet
 	for _, d := range s.Cluster.DaemonSets {
@@ -153,12 +154,12 @@ func TestAfterTheBGPStepCalicoNodeRunsTheVXLANBackendWithTheFelixOnlyProbeAndNoB
 }
 
 func TestTheMigratedMainClusterPassesJoinWindowsWithNoBlockingFinding(t *testing.T) {
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster)
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster)
 	if len(m.After) != 0 {
 		t.Errorf("check --expect-windows on the migrated twin: %+v", m.After)
 	}
-	b, err := Compute(Input{Cluster: m.Final, Snapshot: m.FinalSnapshot},
-		Request{Nodes: []NodeRequest{{Name: "k8s-win-1", Address: "192.168.10.40", CPU: "4", Memory: "8Gi"}}})
+	b, err := plan.Compute(plan.Input{Cluster: m.Final, Snapshot: m.FinalSnapshot},
+		plan.Request{Nodes: []plan.NodeRequest{{Name: "k8s-win-1", Address: "192.168.10.40", CPU: "4", Memory: "8Gi"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,10 +175,10 @@ func TestTheMigratedMainClusterPassesJoinWindowsWithNoBlockingFinding(t *testing
 
 // The step files stack: -f base -f 01 … -f 05 builds the migrated twin.
 func TestTheStepFilesStackOnTheInputToTheMigratedCluster(t *testing.T) {
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster)
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster)
 	dir := t.TempDir()
 	files := []string{mainCluster}
-	for name, body := range MigrationFiles(m) {
+	for name, body := range Files(m) {
 		if err := os.WriteFile(dir+"/"+name, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +202,7 @@ func TestTheStepFilesStackOnTheInputToTheMigratedCluster(t *testing.T) {
 }
 
 func TestTheLabAlreadyMigratedNeedsNoStep(t *testing.T) {
-	m := migrate(t, MigrateRequest{}, "../../examples/lab")
+	m := migrate(t, Request{}, "../../../examples/lab")
 	if len(m.Steps) != 0 {
 		t.Errorf("the lab gets steps %v", stepIDs(m))
 	}
@@ -211,7 +212,7 @@ func TestTheLabAlreadyMigratedNeedsNoStep(t *testing.T) {
 }
 
 func TestAClusterLackingOnlyStrictAffinityGetsOnlyThatStep(t *testing.T) {
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, "../../examples/lab", "../../examples/what-if/no-strict-affinity.yaml")
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, "../../../examples/lab", "../../../examples/what-if/no-strict-affinity.yaml")
 	if got := strings.Join(stepIDs(m), ","); got != StepStrictAffinity {
 		t.Errorf("steps %s, want only strict-affinity", got)
 	}
@@ -243,7 +244,7 @@ func TestATargetFileChoosesTheSteps(t *testing.T) {
 				t.Fatal(err)
 			}
 			to := targetFrom(objs)
-			m, err := ComputeMigration(input(t, false, mainCluster), MigrateRequest{To: to, Diff: diff.Options{NoReach: true}})
+			m, err := Compute(input(t, false, mainCluster), Request{To: to, Diff: diff.Options{NoReach: true}})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one naming %q", err, tc.err)
@@ -266,7 +267,7 @@ func TestADirectPoolEditThatTheOperatorRevertsIsWarned(t *testing.T) {
 	if err := os.WriteFile(edit, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster, edit)
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster, edit)
 	found := false
 	for _, f := range m.Preflight {
 		if f.ID == MigPoolEdit && strings.Contains(f.Message, "vxlanMode Always (Installation: CrossSubnet)") {
@@ -313,7 +314,7 @@ func TestAnIPBlockNamingNodeAddressesAsksForTheTunnelAddresses(t *testing.T) {
 	if err := os.WriteFile(np, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster, np)
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster, np)
 	var got []string
 	for _, f := range m.Preflight {
 		if f.ID == MigIPBlock {
@@ -335,7 +336,7 @@ func TestAnIPBlockNamingNodeAddressesAsksForTheTunnelAddresses(t *testing.T) {
 // address of host-network traffic changes, which no pod-to-pod cell sees.
 func TestTheWholeMigrationChangesNoPodToPodReachability(t *testing.T) {
 	in := input(t, false, mainCluster)
-	m, err := ComputeMigration(in, MigrateRequest{Diff: diff.Options{NoReach: true}})
+	m, err := Compute(in, Request{Diff: diff.Options{NoReach: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,8 +364,8 @@ func TestAFirewallBlockingVXLANBlocksTheMigrationInPreflight(t *testing.T) {
 	if err := os.WriteFile(f, []byte(blocked), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := migrate(t, MigrateRequest{Diff: diff.Options{NoReach: true}}, mainCluster, f)
-	var got []Finding
+	m := migrate(t, Request{Diff: diff.Options{NoReach: true}}, mainCluster, f)
+	var got []plan.Finding
 	for _, p := range m.Preflight {
 		if p.ID == MigVXLANPort && p.Blocking {
 			got = append(got, p)

@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"bytes"
@@ -19,22 +19,22 @@ func TestMigrationsMatchTheirGoldenFiles(t *testing.T) {
 		opts  diff.Options
 	}{
 		{"main-cluster", []string{mainCluster}, diff.Options{}},
-		{"lab-no-strict-affinity", []string{"../../examples/lab", "../../examples/what-if/no-strict-affinity.yaml"}, diff.Options{NoReach: true}},
-		{"lab", []string{"../../examples/lab"}, diff.Options{NoReach: true}},
+		{"lab-no-strict-affinity", []string{"../../../examples/lab", "../../../examples/what-if/no-strict-affinity.yaml"}, diff.Options{NoReach: true}},
+		{"lab", []string{"../../../examples/lab"}, diff.Options{NoReach: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := migrate(t, MigrateRequest{Diff: tc.opts}, tc.files...)
+			m := migrate(t, Request{Diff: tc.opts}, tc.files...)
 			var text, js bytes.Buffer
-			if err := WriteMigrationText(&text, m); err != nil {
+			if err := WriteText(&text, m); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteMigrationJSON(&js, m); err != nil {
+			if err := WriteJSON(&js, m); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, "testdata/migrate/"+tc.name+".txt", text.String())
-			golden.Check(t, "testdata/migrate/"+tc.name+".json", js.String())
-			files := MigrationFiles(m)
+			golden.Check(t, "testdata/"+tc.name+".txt", text.String())
+			golden.Check(t, "testdata/"+tc.name+".json", js.String())
+			files := Files(m)
 			var names []string
 			for n := range files {
 				names = append(names, n)
@@ -44,7 +44,7 @@ func TestMigrationsMatchTheirGoldenFiles(t *testing.T) {
 			for _, n := range names {
 				dir.WriteString("==> " + n + " <==\n" + files[n] + "\n")
 			}
-			golden.Check(t, "testdata/migrate/"+tc.name+".dir.txt", dir.String())
+			golden.Check(t, "testdata/"+tc.name+".dir.txt", dir.String())
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
 // Preflight finding IDs.
@@ -26,7 +27,7 @@ const (
 	MigWindowsNode = "MIG008"
 )
 
-func has(steps []MigrationStep, id string) bool {
+func has(steps []Step, id string) bool {
 	for _, s := range steps {
 		if s.ID == id {
 			return true
@@ -37,14 +38,14 @@ func has(steps []MigrationStep, id string) bool {
 
 // preflight reads the cluster for what the steps will run into; final is
 // the migrated twin.
-func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation, steps []MigrationStep, final *model.Cluster, finalCheck *check.Report) []Finding {
-	out := []Finding{}
+func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation, steps []Step, final *model.Cluster, finalCheck *check.Report) []plan.Finding {
+	out := []plan.Finding{}
 	encap, bgp := has(steps, StepEncapsulation), has(steps, StepBGP)
 	if encap || bgp || has(steps, StepWindowsDataplane) {
 		out = append(out, vxlanPort(finalCheck)...)
 	}
 	if bgp {
-		out = append(out, Finding{ID: MigBGPPort, Severity: "info", Object: "Installation default",
+		out = append(out, plan.Finding{ID: MigBGPPort, Severity: "info", Object: "Installation default",
 			Message: "TCP 179 (BGP) between the nodes is no longer needed once BGP is off; close it after the BGP step if it was opened for Calico"})
 		out = append(out, bgpLost(c, snap)...)
 	}
@@ -58,7 +59,7 @@ func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation
 	out = append(out, poolEdits(c, snap)...)
 	for _, n := range c.Nodes {
 		if n.Labels[corev1.LabelOSStable] == "windows" {
-			out = append(out, Finding{ID: MigWindowsNode, Severity: "warning", Object: "Node " + n.Name,
+			out = append(out, plan.Finding{ID: MigWindowsNode, Severity: "warning", Object: "Node " + n.Name,
 				Message: fmt.Sprintf("Windows node %s is already in the cluster: the point of no return is passed, and a rollback would cut it off", n.Name)})
 		}
 	}
@@ -68,12 +69,12 @@ func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation
 // vxlanPort: with VXLAN Always every packet between pods of two nodes is
 // UDP 4789 between the nodes; check's HYB060 on the migrated twin names the
 // firewall rules that block it.
-func vxlanPort(rep *check.Report) []Finding {
-	out := []Finding{{ID: MigVXLANPort, Severity: "warning", Object: "Cluster",
+func vxlanPort(rep *check.Report) []plan.Finding {
+	out := []plan.Finding{{ID: MigVXLANPort, Severity: "warning", Object: "Cluster",
 		Message: "UDP 4789 must be open between all nodes, including the future Windows nodes' addresses: after the encapsulation step all pod traffic between nodes is VXLAN; the twin checks only the firewall rules the input states (Cluster spec.network.firewall)"}}
 	for _, f := range rep.Findings {
 		if f.RuleID == "HYB060" {
-			out = append(out, Finding{ID: MigVXLANPort, Severity: "error", Blocking: true, Object: f.Object.String(), Message: f.Message, WayOut: f.Remediation})
+			out = append(out, plan.Finding{ID: MigVXLANPort, Severity: "error", Blocking: true, Object: f.Object.String(), Message: f.Message, WayOut: f.Remediation})
 		}
 	}
 	return out
@@ -82,8 +83,8 @@ func vxlanPort(rep *check.Report) []Finding {
 // bgpLost: BGP off ends every session, so routes learnt by routers and
 // advertised service addresses go (BGPConfiguration serviceClusterIPs,
 // serviceExternalIPs; BGPPeer resources).
-func bgpLost(c *model.Cluster, snap *model.Snapshot) []Finding {
-	var out []Finding
+func bgpLost(c *model.Cluster, snap *model.Snapshot) []plan.Finding {
+	var out []plan.Finding
 	for _, bc := range c.BGPConfigs {
 		var ranges []string
 		for _, b := range bc.Spec.ServiceClusterIPs {
@@ -93,20 +94,20 @@ func bgpLost(c *model.Cluster, snap *model.Snapshot) []Finding {
 			ranges = append(ranges, b.CIDR)
 		}
 		if len(ranges) > 0 {
-			out = append(out, Finding{ID: MigBGPLost, Severity: "warning", Object: "BGPConfiguration " + bc.Name,
+			out = append(out, plan.Finding{ID: MigBGPLost, Severity: "warning", Object: "BGPConfiguration " + bc.Name,
 				Message: fmt.Sprintf("service addresses advertised over BGP (%s) are no longer advertised once BGP is off; clients outside the cluster lose their routes to them", strings.Join(ranges, ", ")),
 				WayOut:  "route these ranges to the nodes another way (static routes, a load balancer) before the BGP step"})
 		}
 	}
 	for _, o := range snap.Objects {
 		if o.GVK.Kind == "BGPPeer" {
-			out = append(out, Finding{ID: MigBGPLost, Severity: "warning", Object: "BGPPeer " + o.Key.Name,
+			out = append(out, plan.Finding{ID: MigBGPLost, Severity: "warning", Object: "BGPPeer " + o.Key.Name,
 				Message: fmt.Sprintf("BGP peering %s ends once BGP is off: the peer no longer learns the pod blocks", o.Key.Name),
 				WayOut:  "give the router static routes to the pod network, or keep the cluster on BGP (then no Windows node with VXLAN)"})
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, Finding{ID: MigBGPLost, Severity: "info", Object: "Installation default",
+		out = append(out, plan.Finding{ID: MigBGPLost, Severity: "info", Object: "Installation default",
 			Message: "the input shows no BGPPeer and no advertised service range: only the node-to-node mesh ends, whose routes Felix programs itself"})
 	}
 	return out
@@ -116,7 +117,7 @@ func bgpLost(c *model.Cluster, snap *model.Snapshot) []Finding {
 // through vxlan.calico with the node's tunnel address as source
 // (felix/dataplane/linux/vxlan_mgr.go sets it on the device), so ipBlock
 // rules naming node addresses must name the tunnel addresses too.
-func ipBlocks(c, final *model.Cluster) []Finding {
+func ipBlocks(c, final *model.Cluster) []plan.Finding {
 	type nodeAddr struct {
 		name   string
 		addr   netip.Addr
@@ -133,7 +134,7 @@ func ipBlocks(c, final *model.Cluster) []Finding {
 			}
 		}
 	}
-	var out []Finding
+	var out []plan.Finding
 	for _, np := range c.NetworkPolicies {
 		seen := map[string]bool{}
 		var hit []string
@@ -161,7 +162,7 @@ func ipBlocks(c, final *model.Cluster) []Finding {
 			}
 		}
 		if len(hit) > 0 {
-			out = append(out, Finding{ID: MigIPBlock, Severity: "warning", Object: "NetworkPolicy " + np.Namespace + "/" + np.Name,
+			out = append(out, plan.Finding{ID: MigIPBlock, Severity: "warning", Object: "NetworkPolicy " + np.Namespace + "/" + np.Name,
 				Message: "an ingress ipBlock names node addresses: host-network traffic to pods on other nodes will come from the nodes' tunnel addresses instead (" + strings.Join(hit, "; ") + ")",
 				WayOut:  "add the tunnel addresses to the ipBlock before the encapsulation step"})
 		}
@@ -172,7 +173,7 @@ func ipBlocks(c, final *model.Cluster) []Finding {
 // mtu: the pod MTU is the NIC's less the encapsulation's overhead (VXLAN
 // 50, IP-in-IP 20; felix/dataplane/linux/mtu.go); pods keep the MTU their
 // interface was made with until they restart.
-func mtu(c *model.Cluster, in *operator.Installation) []Finding {
+func mtu(c *model.Cluster, in *operator.Installation) []plan.Finding {
 	nic := 0
 	for _, h := range c.Hosts {
 		if h.NIC.MTU > 0 && (nic == 0 || int(h.NIC.MTU) < nic) {
@@ -180,7 +181,7 @@ func mtu(c *model.Cluster, in *operator.Installation) []Finding {
 		}
 	}
 	if nic == 0 {
-		return []Finding{{ID: MigMTU, Severity: "info", Object: "Installation default",
+		return []plan.Finding{{ID: MigMTU, Severity: "info", Object: "Installation default",
 			Message: "the input states no NIC MTU: the pods' MTU after the migration is the node NIC's MTU less 50 (VXLAN), unless the Installation sets calicoNetwork.mtu"}}
 	}
 	before := 0
@@ -189,18 +190,18 @@ func mtu(c *model.Cluster, in *operator.Installation) []Finding {
 	}
 	if cn := in.Spec.CalicoNetwork; cn != nil && cn.MTU != nil {
 		if int(*cn.MTU) > nic-50 {
-			return []Finding{{ID: MigMTU, Severity: "error", Blocking: true, Object: "Installation default",
+			return []plan.Finding{{ID: MigMTU, Severity: "error", Blocking: true, Object: "Installation default",
 				Message: fmt.Sprintf("calicoNetwork.mtu %d leaves no room for VXLAN's 50 bytes on a %d-byte NIC", *cn.MTU, nic),
 				WayOut:  fmt.Sprintf("set calicoNetwork.mtu to %d or less, or remove it", nic-50)}}
 		}
-		return []Finding{{ID: MigMTU, Severity: "info", Object: "Installation default",
+		return []plan.Finding{{ID: MigMTU, Severity: "info", Object: "Installation default",
 			Message: fmt.Sprintf("calicoNetwork.mtu %d fits VXLAN on a %d-byte NIC", *cn.MTU, nic)}}
 	}
 	if before == 50 {
-		return []Finding{{ID: MigMTU, Severity: "info", Object: "Installation default",
+		return []plan.Finding{{ID: MigMTU, Severity: "info", Object: "Installation default",
 			Message: fmt.Sprintf("the pods' MTU stays %d: Calico already reserved VXLAN's 50 bytes of the %d-byte NIC", nic-50, nic)}}
 	}
-	return []Finding{{ID: MigMTU, Severity: "warning", Object: "Installation default",
+	return []plan.Finding{{ID: MigMTU, Severity: "warning", Object: "Installation default",
 		Message: fmt.Sprintf("the pods' MTU goes from %d to %d (VXLAN's 50 bytes of the %d-byte NIC); running pods keep %d until they restart, and their large packets between nodes are fragmented or dropped", nic-before, nic-50, nic, nic-before),
 		WayOut:  "restart the workloads after the encapsulation step"}}
 }
@@ -219,7 +220,7 @@ func overhead(enc string) int {
 // borrowed it; strictAffinity leaves it in place but a Windows node's
 // block must hold no borrowed address, and such a block is not released
 // while the address lives (libcalico-go/lib/ipam/ipam.go).
-func borrowed(c *model.Cluster) []Finding {
+func borrowed(c *model.Cluster) []plan.Finding {
 	type blk struct {
 		p    netip.Prefix
 		host string
@@ -233,7 +234,7 @@ func borrowed(c *model.Cluster) []Finding {
 		blocks = append(blocks, blk{p, strings.TrimPrefix(*b.Spec.Affinity, "host:")})
 	}
 	sort.Slice(blocks, func(i, j int) bool { return blocks[i].p.Bits() > blocks[j].p.Bits() })
-	var out []Finding
+	var out []plan.Finding
 	for _, p := range c.Pods {
 		if p.Spec.HostNetwork || p.Status.PodIP == "" {
 			continue
@@ -245,7 +246,7 @@ func borrowed(c *model.Cluster) []Finding {
 		for _, b := range blocks {
 			if b.p.Contains(a) {
 				if b.host != p.Spec.NodeName {
-					out = append(out, Finding{ID: MigBorrowed, Severity: "warning", Object: "Pod " + p.Namespace + "/" + p.Name,
+					out = append(out, plan.Finding{ID: MigBorrowed, Severity: "warning", Object: "Pod " + p.Namespace + "/" + p.Name,
 						Message: fmt.Sprintf("pod %s/%s on %s holds %s, borrowed from %s's block %s; strictAffinity keeps it there until the pod goes", p.Namespace, p.Name, p.Spec.NodeName, a, b.host, b.p),
 						WayOut:  "restart the pod after the strictAffinity step so that it takes an address from its own node's block (calicoctl ipam check lists borrowed addresses)"})
 				}
@@ -259,8 +260,8 @@ func borrowed(c *model.Cluster) []Finding {
 // poolEdits: an operator-owned IPPool given in the input that differs from
 // what the Installation renders was edited directly; the operator reverts
 // it (pool_controller.go), so the plan changes the Installation.
-func poolEdits(c *model.Cluster, snap *model.Snapshot) []Finding {
-	var out []Finding
+func poolEdits(c *model.Cluster, snap *model.Snapshot) []plan.Finding {
+	var out []plan.Finding
 	for _, o := range snap.Objects {
 		given, ok := o.Typed.(*calico.IPPool)
 		if !ok || given.Labels["app.kubernetes.io/managed-by"] != "tigera-operator" {
@@ -281,7 +282,7 @@ func poolEdits(c *model.Cluster, snap *model.Snapshot) []Finding {
 				diffs = append(diffs, fmt.Sprintf("natOutgoing %t (Installation: %t)", given.Spec.NATOutgoing, p.Spec.NATOutgoing))
 			}
 			if len(diffs) > 0 {
-				out = append(out, Finding{ID: MigPoolEdit, Severity: "warning", Object: "IPPool " + given.Name,
+				out = append(out, plan.Finding{ID: MigPoolEdit, Severity: "warning", Object: "IPPool " + given.Name,
 					Message: fmt.Sprintf("IP pool %s was edited directly (%s); the operator owns it and writes the Installation's version back, so the edit does not last", given.Name, strings.Join(diffs, ", ")),
 					WayOut:  "change the pool through the Installation, as these steps do"})
 			}

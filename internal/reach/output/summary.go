@@ -1,4 +1,4 @@
-package reach
+package output
 
 import (
 	"bufio"
@@ -6,13 +6,15 @@ import (
 	"io"
 	"sort"
 	"text/tabwriter"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 )
 
 // PairCount is the verdicts between one source namespace (or the nodes)
 // and one destination namespace.
 type PairCount struct {
 	From, To string
-	// Counts are indexed by Verdict.
+	// Counts are indexed by reach.Verdict.
 	Counts [4]int
 }
 
@@ -20,9 +22,9 @@ type PairCount struct {
 const nodesRow = "(nodes)"
 
 // Summary counts the cells per source and destination namespace, sorted.
-func (m *Matrix) Summary() []PairCount {
+func Summary(m *reach.Matrix) []PairCount {
 	idx := map[[2]string]*PairCount{}
-	m.eachRow(func(i int, cells []Cell) {
+	m.EachRow(func(i int, cells []reach.Cell) {
 		from := m.Sources[i].Namespace
 		if m.Sources[i].Kind == "node" {
 			from = nodesRow
@@ -52,16 +54,16 @@ func (m *Matrix) Summary() []PairCount {
 
 // WriteSummary prints the allowed, denied, partial and not applicable
 // cells per namespace pair, then the totals.
-func (m *Matrix) WriteSummary(w io.Writer) error {
+func WriteSummary(w io.Writer, m *reach.Matrix) error {
 	bw := bufio.NewWriter(w)
 	if len(m.Sources) == 0 || len(m.Destinations) == 0 {
-		return m.WriteText(w)
+		return WriteText(w, m)
 	}
 	tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "FROM\tTO\tALLOWED\tDENIED\tPARTIAL\tN/A")
 	var total [4]int
-	for _, p := range m.Summary() {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.From, p.To, p.Counts[Allowed], p.Counts[Denied], p.Counts[Partial], p.Counts[NotApplicable])
+	for _, p := range Summary(m) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.From, p.To, p.Counts[reach.Allowed], p.Counts[reach.Denied], p.Counts[reach.Partial], p.Counts[reach.NotApplicable])
 		for v, n := range p.Counts {
 			total[v] += n
 		}
@@ -71,7 +73,7 @@ func (m *Matrix) WriteSummary(w io.Writer) error {
 	}
 	cells := total[0] + total[1] + total[2] + total[3]
 	fmt.Fprintf(bw, "\n%d cell%s: %d allowed, %d denied, %d partial, %d n/a (-o matrix for the matrix with reasons, -o json|csv for every cell)\n",
-		cells, plural(cells), total[Allowed], total[Denied], total[Partial], total[NotApplicable])
+		cells, plural(cells), total[reach.Allowed], total[reach.Denied], total[reach.Partial], total[reach.NotApplicable])
 	for _, n := range m.Notes {
 		fmt.Fprintf(bw, "Note: %s\n", n)
 	}

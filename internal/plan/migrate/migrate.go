@@ -1,4 +1,10 @@
-package plan
+// Package migrate plans the migration of a cluster's Calico settings to
+// what Windows nodes need (strictAffinity, the pools' encapsulation, BGP,
+// the Windows dataplane): ordered steps through the Tigera operator's
+// Installation, each a what-if file stacked on the previous one, with the
+// twin's differences and answers after it (simulated), a preflight, a
+// rollback and check --expect-windows on the migrated twin.
+package migrate
 
 import (
 	"encoding/json"
@@ -15,6 +21,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
 // Target is what a migration goes to, given with --to: an Installation
@@ -27,8 +34,8 @@ type Target struct {
 	IPAM         *calico.IPAMConfiguration
 }
 
-// MigrateRequest is what `plan migrate` is asked.
-type MigrateRequest struct {
+// Request is what `plan migrate` is asked.
+type Request struct {
 	// To is nil for the default target: what `check --expect-windows`
 	// demands of the cluster.
 	To *Target
@@ -39,29 +46,29 @@ type MigrateRequest struct {
 	Diff diff.Options
 }
 
-// Migration is the plan: ordered steps, each a what-if on the previous
+// Plan is the migration: ordered steps, each a what-if on the previous
 // cluster with the twin's answers after it (simulated).
-type Migration struct {
+type Plan struct {
 	// Target says what the steps go to.
-	Target    string          `json:"target"`
-	Steps     []MigrationStep `json:"steps"`
-	Preflight []Finding       `json:"preflight"`
+	Target    string         `json:"target"`
+	Steps     []Step         `json:"steps"`
+	Preflight []plan.Finding `json:"preflight"`
 	// PointOfNoReturn is the moment after which Rollback no longer works.
 	PointOfNoReturn string         `json:"pointOfNoReturn"`
 	Rollback        []RollbackStep `json:"rollback"`
 	// After are `check --expect-windows`'s errors on the migrated twin;
 	// empty when Windows nodes can join.
-	After  []Finding `json:"after"`
-	Values []Value   `json:"values"`
+	After  []plan.Finding `json:"after"`
+	Values []plan.Value   `json:"values"`
 
 	// Final is the migrated twin and FinalSnapshot its input.
 	Final         *model.Cluster  `json:"-"`
 	FinalSnapshot *model.Snapshot `json:"-"`
 }
 
-// MigrationStep is one change, through the Installation, the
+// Step is one change, through the Installation, the
 // IPAMConfiguration or a ConfigMap.
-type MigrationStep struct {
+type Step struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	// File is the what-if file: -f base -f 01-… -f 02-… is the cluster
@@ -71,7 +78,7 @@ type MigrationStep struct {
 	// Changes is what the twin says changes between the cluster before
 	// and after the step.
 	Changes *diff.Result `json:"changes"`
-	Verify  []Check      `json:"verify"`
+	Verify  []plan.Check `json:"verify"`
 	// Disruption says what the step disturbs: restarts, replaced routes.
 	Disruption string `json:"disruption"`
 	Why        string `json:"why,omitempty"`
@@ -97,17 +104,17 @@ const (
 	StepServicesEndpoint = "services-endpoint"
 )
 
-// ComputeMigration plans the migration of the input cluster to the target.
+// Compute plans the migration of the input cluster to the target.
 // The base twin is in.Cluster; each step's twin is built once on the
 // previous step's snapshot with that step's objects layered on it.
-func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
+func Compute(in plan.Input, req Request) (*Plan, error) {
 	c := in.Cluster
 	inst := inputInstallation(c, in.Snapshot)
 	if inst == nil {
 		return nil, fmt.Errorf("the input has no operator.tigera.io Installation: plan migrate changes Calico through the Tigera operator's Installation (https://docs.tigera.io/calico/latest/reference/installation/api)")
 	}
-	r := &reader{c: c}
-	m := &Migration{Target: "what check --expect-windows demands"}
+	r := plan.NewReader(c)
+	m := &Plan{Target: "what check --expect-windows demands"}
 	if req.To != nil {
 		m.Target = req.To.Source
 	}
@@ -116,9 +123,9 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 		return nil, err
 	}
 	if want.windows {
-		want.serviceCIDR = r.serviceCIDR()
+		want.serviceCIDR = r.ServiceCIDR()
 	}
-	endpoint := r.endpoint(req.APIServer)
+	endpoint := r.Endpoint(req.APIServer)
 	steps, err := deriveSteps(c, in.Snapshot, inst, want, endpoint)
 	if err != nil {
 		return nil, err
@@ -127,11 +134,11 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 	for i := range steps {
 		st := &steps[i]
 		st.File = fmt.Sprintf("%02d-%s.yaml", i+1, st.ID)
-		objs, err := decode(st.File, st.Body)
+		objs, err := plan.Decode(st.File, st.Body)
 		if err != nil {
 			return nil, err
 		}
-		snap = layer(snap, objs...)
+		snap = plan.Layer(snap, objs...)
 		next, err := engine.Build(snap)
 		if err != nil {
 			return nil, fmt.Errorf("step %s applied to the twin: %w", st.ID, err)
@@ -149,7 +156,7 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 	}
 	m.Steps = withWindowsFollowUps(steps)
 	if m.Steps == nil {
-		m.Steps = []MigrationStep{}
+		m.Steps = []Step{}
 	}
 	m.Final, m.FinalSnapshot = prev.Cluster(), snap
 	m.PointOfNoReturn = "the first Windows node joins (kubectl hybrid plan join-windows): a Windows node works only with VXLAN Always, BGP off and strictAffinity, so from then on the rollback below would cut it off; until then every step can be undone"
@@ -164,13 +171,13 @@ func ComputeMigration(in Input, req MigrateRequest) (*Migration, error) {
 		return nil, fmt.Errorf("check on the migrated cluster: %w", err)
 	}
 	m.Preflight = preflight(c, in.Snapshot, inst, steps, m.Final, rep)
-	m.After = []Finding{}
+	m.After = []plan.Finding{}
 	for _, f := range rep.Findings {
 		if f.Severity == check.Error {
-			m.After = append(m.After, Finding{ID: f.RuleID, Severity: string(f.Severity), Blocking: true, Object: f.Object.String(), Message: f.Message, WayOut: f.Remediation})
+			m.After = append(m.After, plan.Finding{ID: f.RuleID, Severity: string(f.Severity), Blocking: true, Object: f.Object.String(), Message: f.Message, WayOut: f.Remediation})
 		}
 	}
-	m.Values = r.values
+	m.Values = r.Values()
 	return m, nil
 }
 

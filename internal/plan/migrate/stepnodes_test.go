@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"reflect"
@@ -7,13 +7,14 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
 // migrationOf plans the migration of the main cluster or of a generated
 // Linux-only cluster turned back to before one.
-func migrationOf(t *testing.T, name string) (*model.Cluster, *Migration) {
+func migrationOf(t *testing.T, name string) (*model.Cluster, *Plan) {
 	t.Helper()
-	var in Input
+	var in plan.Input
 	switch name {
 	case "main-cluster":
 		in = input(t, false, mainCluster)
@@ -23,9 +24,9 @@ func migrationOf(t *testing.T, name string) (*model.Cluster, *Migration) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in = Input{Cluster: c, Snapshot: snap}
+		in = plan.Input{Cluster: c, Snapshot: snap}
 	}
-	m, err := ComputeMigration(in, MigrateRequest{Diff: diff.Options{NoReach: true}})
+	m, err := Compute(in, Request{Diff: diff.Options{NoReach: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

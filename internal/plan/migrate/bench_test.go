@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
 // beforeMigration is a generated Linux-only cluster turned back to the
@@ -99,7 +100,7 @@ func BenchmarkMigratePlan(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				m, err := ComputeMigration(Input{Cluster: c, Snapshot: snap}, MigrateRequest{Diff: tc.opts})
+				m, err := Compute(plan.Input{Cluster: c, Snapshot: snap}, Request{Diff: tc.opts})
 				if err != nil {
 					b.Fatal(err)
 				}

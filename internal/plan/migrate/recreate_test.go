@@ -1,4 +1,4 @@
-package plan
+package migrate
 
 import (
 	"os"
@@ -35,7 +35,7 @@ func TestAStepWhoseChangesWindowsDefersIsFollowedByTheRecreationOnEachWindowsNod
 			if err != nil {
 				t.Fatal(err)
 			}
-			steps := withWindowsFollowUps([]MigrationStep{{ID: "pool", File: "01-pool.yaml", Changes: ch}})
+			steps := withWindowsFollowUps([]Step{{ID: "pool", File: "01-pool.yaml", Changes: ch}})
 			if tc.want == "" {
 				if len(steps) != 1 {
 					t.Fatalf("steps %+v, want the step alone", steps)
