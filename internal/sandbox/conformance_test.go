@@ -13,35 +13,6 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
-// knownTwinBug names the documented twin bug a disagreement shows, or "".
-// The rendered "table ip calico" (dataplane/linux calico.go) ends a
-// workload's from-wl chain with "accept", which in nftables ends the whole
-// forward hook: a packet between two pods of one node is never seen by the
-// destination's to-wl chain, so its ingress policy is not enforced. Felix
-// instead marks the packet (0x10000) and returns, and accepts at the end of
-// the forward chain (felix/rules/static.go, endpoints.go). The table also
-// has no input hook: a pod's traffic to its own node is not subject to the
-// pod's egress policy there, which Felix applies in cali-wl-to-host
-// (felix/rules/static.go). trace decides both as Felix does; the table it
-// prints does not.
-func knownTwinBug(r Result, nodeOf map[string]string) string {
-	if r.Agree || !r.Real.Delivered {
-		return ""
-	}
-	src := nodeOf[r.Probe.From]
-	switch {
-	case strings.Contains(r.Why, "is selected for ingress by") && strings.HasPrefix(r.Real.Answerer, "pod ") &&
-		nodeOf["pod/"+strings.TrimPrefix(r.Real.Answerer, "pod ")] == src:
-		return "same-node ingress"
-	case strings.Contains(r.Why, "is selected for ingress by") && r.Probe.Proto == trace.ICMP && nodeOf[r.Probe.To] == src:
-		return "same-node ingress"
-	case strings.Contains(r.Why, "is selected for egress by") &&
-		(r.Real.Answerer == "node "+src || r.Probe.To == "node/"+src):
-		return "egress to the own node"
-	}
-	return ""
-}
-
 func TestConformance(t *testing.T) {
 	needNamespaces(t)
 	genDir := t.TempDir()
@@ -72,8 +43,6 @@ func TestConformance(t *testing.T) {
 		files []string
 		pods  []string
 		probe ProbeOptions
-		// knownBugs allows the documented twin bug (knownTwinBug).
-		knownBugs bool
 	}{
 		{name: "the lab", lab: true},
 		{name: "the lab with ingress to win-demo denied", lab: true, files: []string{"../../examples/what-if/deny-win-demo-ingress.yaml"}},
@@ -85,8 +54,8 @@ func TestConformance(t *testing.T) {
 		{name: "the main cluster", files: []string{"../../examples/main-cluster"}},
 		{name: "the main cluster migrated to VXLAN", files: []string{"../../examples/main-cluster", "../../examples/what-if/main-cluster-migrated.yaml"}},
 		{name: "the netpol e2e topology with a sample of policies", lab: true, files: []string{"testdata/netpol"}, pods: netpolPods,
-			probe: ProbeOptions{AllSources: true, Max: 300}, knownBugs: true},
-		{name: "a generated 20-node cluster", files: []string{genDir}, probe: ProbeOptions{Max: 200}, knownBugs: true},
+			probe: ProbeOptions{AllSources: true, Max: 300}},
+		{name: "a generated 20-node cluster", files: []string{genDir}, probe: ProbeOptions{Max: 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := load.Load(load.Options{Lab: tc.lab, Filenames: tc.files})
@@ -120,16 +89,7 @@ func TestConformance(t *testing.T) {
 			if _, err := x.Down(testPrefix); err != nil {
 				t.Fatal(err)
 			}
-			nodeOf := map[string]string{}
-			for _, n := range p.Namespaces {
-				if n.Pod != "" {
-					nodeOf["pod/"+n.Pod] = n.Node
-				} else if n.Node != "" {
-					nodeOf["node/"+n.Node] = n.Node
-				}
-			}
 			var bad []Result
-			known := map[string]int{}
 			compared := 0
 			for _, r := range res {
 				if r.Skipped != "" {
@@ -137,10 +97,6 @@ func TestConformance(t *testing.T) {
 				}
 				compared++
 				if r.Agree {
-					continue
-				}
-				if k := knownTwinBug(r, nodeOf); k != "" && tc.knownBugs {
-					known[k]++
 					continue
 				}
 				bad = append(bad, r)
@@ -152,9 +108,6 @@ func TestConformance(t *testing.T) {
 				var b strings.Builder
 				_ = WriteResults(&b, bad, false)
 				t.Errorf("%d of %d probes disagree:\n%s", len(bad), compared, b.String())
-			}
-			if len(known) > 0 {
-				t.Logf("disagreements from the documented twin bug (knownTwinBug): %v", known)
 			}
 		})
 	}

@@ -202,6 +202,7 @@ func TestUpPlaysTheTwinOnTheKernelAndDownLeavesNothing(t *testing.T) {
 		{"ip neigh of vxlan.calico holds the twin's entries", []string{"ip", "neigh", "show", "dev", "vxlan.calico"}, lineSet},
 		{"bridge fdb of vxlan.calico holds the twin's entries", []string{"bridge", "fdb", "show", "dev", "vxlan.calico"}, lineSet},
 		{"kube-proxy's table holds the twin's sets, maps and rules", []string{"nft", "list", "table", "ip", "kube-proxy"}, nftTokens},
+		{"Felix's table holds the twin's sets, chains and rules", []string{"nft", "list", "table", "ip", "calico"}, nftTokens},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := console.Exec(tw, console.Target{Kind: console.KindNode, Name: "k8s-lab-node-2"}, tc.argv)

@@ -71,11 +71,11 @@ func (n *Node) PolicyDecide(pod *corev1.Pod, dir Direction, f felix.Flow) felix.
 // table is a simplified "table ip calico": Felix's real table holds many
 // more chains (raw, mangle, failsafes, host endpoints, ...) and matches
 // selectors through IP sets; this view keeps what decides pod traffic:
-// the workload dispatch, one chain per workload and direction with the
-// policies' rules resolved to today's member addresses (tiers as chains of
-// their own, a Pass as a return to the next tier; host endpoints are not
-// modeled), and the
-// natOutgoing masquerade (felix/rules: cali-to-wl-dispatch,
+// the workload dispatch from the forward and input hooks, one chain per
+// workload and direction with the policies' rules resolved to today's
+// member addresses (tiers as chains of their own, a Pass as a return to
+// the next tier; host endpoints are not modeled), and the natOutgoing
+// masquerade (felix/rules: cali-to-wl-dispatch, cali-wl-to-host,
 // cali-tw-<iface>, cali-fw-<iface>, cali-nat-outgoing; nftables table
 // "calico", chains named "<table>-<chain>").
 func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
@@ -100,13 +100,27 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
 		}
 		t.sets = append(t.sets, m)
 	}
+	// Policy allows by setting the accept mark and returning, so that a
+	// packet between two pods of this node passes the source's egress
+	// policy, then the destination's ingress policy, and is accepted at the
+	// end of cali-FORWARD (felix/rules/static.go filterForwardChain,
+	// felix/rules/endpoints.go). A pod's traffic to this node goes through
+	// its egress policy from the input hook, then
+	// DefaultEndpointToHostAction, which the operator sets to Accept
+	// (felix/rules/static.go filterInputChain, filterWorkloadToHostChain).
 	fwd := &nftChain{name: "filter-FORWARD", typ: "filter", hook: "forward", priority: nftPriority("forward", 0)}
 	fwd.rules = []string{"jump filter-cali-FORWARD"}
 	calFwd := &nftChain{name: "filter-cali-FORWARD"}
-	t.chains = append(t.chains, fwd, calFwd)
+	in := &nftChain{name: "filter-INPUT", typ: "filter", hook: "input", priority: nftPriority("input", 0)}
+	in.rules = []string{"jump filter-cali-INPUT"}
+	calIn := &nftChain{name: "filter-cali-INPUT"}
+	t.chains = append(t.chains, fwd, calFwd, in, calIn)
 	pods := cn.node.pods
 	if len(pods) > 0 {
 		calFwd.rules = append(calFwd.rules, "iifname \"cali*\" jump filter-cali-from-wl-dispatch", "oifname \"cali*\" jump filter-cali-to-wl-dispatch")
+		calIn.rules = append(calIn.rules, "iifname \"cali*\" goto filter-cali-wl-to-host")
+		t.chains = append(t.chains, &nftChain{name: "filter-cali-wl-to-host", rules: []string{"jump filter-cali-from-wl-dispatch",
+			fmt.Sprintf("accept comment %q", "Configured DefaultEndpointToHostAction")}})
 		var from, to []string
 		names := make([]string, len(pods))
 		for i, p := range pods {
@@ -133,6 +147,7 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
 			t.chains = append(t.chains, fw...)
 		}
 	}
+	calFwd.rules = append(calFwd.rules, nftMarkAccepted+" accept comment \"Policy explicitly accepted packet.\"")
 	post := &nftChain{name: "nat-POSTROUTING", typ: "nat", hook: "postrouting", priority: nftPriority("postrouting", 100)}
 	t.chains = append(t.chains, post)
 	if len(k.masq) > 0 {
@@ -143,15 +158,25 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
 	return t, notes
 }
 
+// Felix's accept mark bit (felix/config: the first bit of
+// IptablesMarkMask, 0x10000 by default) as nft list prints its uses: an
+// endpoint chain clears it, an allow sets it and returns, cali-FORWARD
+// accepts what carries it (felix/rules/endpoints.go, static.go).
+const (
+	nftClearAccept  = "meta mark set meta mark & 0xfffeffff"
+	nftAllow        = "meta mark set meta mark | 0x00010000 return"
+	nftMarkAccepted = "meta mark & 0x00010000 == 0x00010000"
+)
+
 // workloadChain renders one workload's policy for one direction: the
 // Kubernetes NetworkPolicies' rules as before when only they apply, else
 // one chain per tier (felix/rules/endpoints.go: start of tier, policies in
 // order, end of tier drop) and the profile after the tiers.
 func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction, calc *felix.Calc) ([]*nftChain, []string) {
-	c := &nftChain{name: name, rules: []string{"ct state established,related accept", "ct state invalid drop"}}
+	c := &nftChain{name: name, rules: []string{"ct state established,related accept", "ct state invalid drop", nftClearAccept}}
 	ep := calc.EndpointOf(pod)
 	tiers := calc.Active(ep, dir == Ingress)
-	profile := fmt.Sprintf("accept comment %q", "profile kns."+pod.Namespace+": no NetworkPolicy selects the pod")
+	profile := fmt.Sprintf("%s comment %q", nftAllow, "profile kns."+pod.Namespace+": no NetworkPolicy selects the pod")
 	if len(tiers) == 0 {
 		c.rules = append(c.rules, profile)
 		return []*nftChain{c}, nil
@@ -165,7 +190,8 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 	var notes []string
 	for _, t := range tiers {
 		tc := &nftChain{name: name + "-tier-" + t.Name}
-		c.rules = append(c.rules, fmt.Sprintf("jump %s comment %q", tc.name, "tier "+t.Name))
+		c.rules = append(c.rules, fmt.Sprintf("jump %s comment %q", tc.name, "tier "+t.Name),
+			fmt.Sprintf("%s return comment %q", nftMarkAccepted, "Return if policy accepted"))
 		for _, p := range t.Policies {
 			if p.Kind == felix.KindKubernetes {
 				notes = append(notes, cn.kubernetesRules(tc, name, []*felix.Policy{p}, pod, dir, calc)...)
@@ -187,7 +213,7 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 		tc.rules = append(tc.rules, fmt.Sprintf("drop comment %q", "end of tier "+t.Name+": no policy allowed or passed the packet"))
 		out = append(out, tc)
 	}
-	c.rules = append(c.rules, fmt.Sprintf("accept comment %q", "profile kns."+pod.Namespace+": every tier passed the packet"))
+	c.rules = append(c.rules, fmt.Sprintf("%s comment %q", nftAllow, "profile kns."+pod.Namespace+": every tier passed the packet"))
 	return out, notes
 }
 
@@ -201,7 +227,7 @@ func kubernetesOnly(t felix.Tier) bool {
 }
 
 // kubernetesRules renders Kubernetes NetworkPolicies' rules (each peer and
-// port of a rule as a line, accept) into c.
+// port of a rule as a line, allowing by the accept mark) into c.
 func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Policy, pod *corev1.Pod, dir Direction, calc *felix.Calc) []string {
 	var notes []string
 	peerDir, portDir := "saddr", "dport"
@@ -253,7 +279,7 @@ func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Po
 			if len(ports) > 0 {
 				for _, pm := range peers {
 					for _, po := range ports {
-						c.rules = append(c.rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" accept comment %q", comment)))
+						c.rules = append(c.rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" %s comment %q", nftAllow, comment)))
 					}
 				}
 			}
@@ -263,7 +289,7 @@ func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Po
 					notes = append(notes, fmt.Sprintf("%s: %s: named port %s matches no address today; not rendered", name, comment, np.Port.StrVal))
 					continue
 				}
-				c.rules = append(c.rules, line+fmt.Sprintf(" accept comment %q", comment))
+				c.rules = append(c.rules, line+fmt.Sprintf(" %s comment %q", nftAllow, comment))
 			}
 		}
 	}
@@ -271,9 +297,9 @@ func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Po
 }
 
 // calicoRule renders one rule of a Calico policy as nft matches on today's
-// IP set members and a verdict: Allow accepts, Deny drops, Pass returns to
-// the endpoint chain (the next tier), Log logs. why is set when the view
-// cannot express the rule.
+// IP set members and a verdict: Allow sets the accept mark and returns,
+// Deny drops, Pass returns to the endpoint chain (the next tier), Log
+// logs. why is set when the view cannot express the rule.
 func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpoint, dir Direction, calc *felix.Calc) (string, string) {
 	if r.IPVersion == 6 {
 		return "", "is for IPv6 (this table is IPv4)"
@@ -350,7 +376,7 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 			m = append(m, fmt.Sprintf("%s %s %s%s", proto, side.port, ports.neg, nftList(s)))
 		}
 	}
-	verdict := map[string]string{"": "accept", felix.ActionAllow: "accept", felix.ActionDeny: "drop", felix.ActionPass: "return", "next-tier": "return",
+	verdict := map[string]string{"": nftAllow, felix.ActionAllow: nftAllow, felix.ActionDeny: "drop", felix.ActionPass: "return", "next-tier": "return",
 		felix.ActionLog: "log prefix \"calico-packet: \""}[r.Action]
 	if verdict == "" {
 		return "", "has an unknown action " + r.Action

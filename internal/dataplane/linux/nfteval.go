@@ -23,16 +23,13 @@ type CalicoVerdict struct {
 // EvalCalico evaluates the node's rendered table ip calico (what `nft list
 // table ip calico` prints) for a new connection of a local pod: the pod's
 // cali-tw chain for ingress from f.Peer, its cali-fw chain for egress to
-// it. It reads the printed rules, not the calculation they were rendered
-// from, so that a test can hold trace's decisions to the ruleset shown.
+// it. The chain allows when it returns with Felix's accept mark set. It
+// reads the printed rules, not the calculation they were rendered from,
+// so that a test can hold trace's decisions to the ruleset shown.
 func (n *Node) EvalCalico(pod *corev1.Pod, dir Direction, f felix.Flow) (CalicoVerdict, error) {
-	if n.cal == nil {
-		return CalicoVerdict{}, fmt.Errorf("node %s has no table ip calico (Felix programs iptables)", n.Name)
-	}
-	t, _ := n.cal.table(n.calc)
-	chains := map[string]*nftChain{}
-	for _, c := range t.chains {
-		chains[c.name] = c
+	ev, err := n.calicoEval()
+	if err != nil {
+		return CalicoVerdict{}, err
 	}
 	local, err := netip.ParseAddr(pod.Status.PodIP)
 	if err != nil {
@@ -44,25 +41,91 @@ func (n *Node) EvalCalico(pod *corev1.Pod, dir Direction, f felix.Flow) (CalicoV
 		pk.saddr, pk.daddr = local, f.Peer
 		name = "filter-cali-fw-" + VethName(pod.Namespace, pod.Name)
 	}
-	v, done, err := evalChain(chains, name, pk, 0)
-	if err != nil {
+	ev.pk = pk
+	v, done, err := ev.chain(name, 0)
+	if err != nil || done {
 		return v, err
 	}
-	if !done {
-		// A base chain's policy accepts what no rule decided.
-		return CalicoVerdict{Allowed: true, Chain: name, Rule: "end of chain"}, nil
+	if ev.pk.mark&markAccept != 0 {
+		return CalicoVerdict{Allowed: true, Chain: ev.markChain, Rule: ev.markRule}, nil
 	}
-	return v, nil
+	return CalicoVerdict{Chain: name, Rule: "returned without the accept mark"}, nil
 }
+
+// CalicoPacket is the first packet of a new connection as a base chain
+// of table ip calico sees it: the hook ("forward" or "input") and the
+// interfaces it came in and goes out by.
+type CalicoPacket struct {
+	Hook     string
+	IIF, OIF string
+	Src, Dst netip.Addr
+	// Proto is tcp, udp, sctp or icmp.
+	Proto            string
+	DstPort, SrcPort int32
+}
+
+// EvalCalicoHook evaluates the node's rendered table ip calico for a
+// packet from the hook's base chain on, as the kernel does: a verdict
+// ends the hook, a base chain that runs out applies its policy (accept).
+func (n *Node) EvalCalicoHook(p CalicoPacket) (CalicoVerdict, error) {
+	ev, err := n.calicoEval()
+	if err != nil {
+		return CalicoVerdict{}, err
+	}
+	ev.pk = nftPacket{saddr: p.Src, daddr: p.Dst, proto: strings.ToLower(p.Proto), dport: p.DstPort, sport: p.SrcPort, iif: p.IIF, oif: p.OIF}
+	base := ""
+	for _, c := range ev.order {
+		if c.hook == p.Hook {
+			base = c.name
+			break
+		}
+	}
+	if base == "" {
+		return CalicoVerdict{Allowed: true, Rule: "no " + p.Hook + " hook in the table"}, nil
+	}
+	v, done, err := ev.chain(base, 0)
+	if err != nil || done {
+		return v, err
+	}
+	return CalicoVerdict{Allowed: true, Chain: base, Rule: "policy accept"}, nil
+}
+
+func (n *Node) calicoEval() (*nftEval, error) {
+	if n.cal == nil {
+		return nil, fmt.Errorf("node %s has no table ip calico (Felix programs iptables)", n.Name)
+	}
+	t, _ := n.cal.table(n.calc)
+	ev := &nftEval{chains: map[string]*nftChain{}, order: t.chains}
+	for _, c := range t.chains {
+		ev.chains[c.name] = c
+	}
+	return ev, nil
+}
+
+// markAccept is Felix's accept mark bit (see nftAllow).
+const markAccept = 0x10000
 
 type nftPacket struct {
 	saddr, daddr netip.Addr
 	proto        string // tcp, udp, sctp, icmp
 	dport, sport int32
+	iif, oif     string
+	mark         uint32
 }
 
-func evalChain(chains map[string]*nftChain, name string, pk nftPacket, depth int) (CalicoVerdict, bool, error) {
-	c := chains[name]
+// nftEval walks a table's chains for one packet; markChain and markRule
+// are where the packet's mark was last set.
+type nftEval struct {
+	chains              map[string]*nftChain
+	order               []*nftChain
+	pk                  nftPacket
+	markChain, markRule string
+}
+
+// chain evaluates a chain; done is false when the chain returned (ran
+// out or hit a return).
+func (ev *nftEval) chain(name string, depth int) (CalicoVerdict, bool, error) {
+	c := ev.chains[name]
 	if c == nil {
 		return CalicoVerdict{}, false, fmt.Errorf("no chain %s", name)
 	}
@@ -71,12 +134,49 @@ func evalChain(chains map[string]*nftChain, name string, pk nftPacket, depth int
 	}
 	for _, rule := range c.rules {
 		toks := nftTokens(rule)
-		ok, verdict, err := matchRule(toks, pk)
+		ok, verdict, err := matchRule(toks, ev.pk)
 		if err != nil {
 			return CalicoVerdict{}, false, fmt.Errorf("chain %s rule %q: %w", name, rule, err)
 		}
 		if !ok {
 			continue
+		}
+		// A statement before the verdict: meta mark set meta mark | V
+		// (or & V).
+		if len(verdict) >= 7 && verdict[0] == "meta" && verdict[1] == "mark" && verdict[2] == "set" {
+			v, err := strconv.ParseUint(verdict[6], 0, 32)
+			if err != nil || verdict[3] != "meta" || verdict[4] != "mark" || (verdict[5] != "|" && verdict[5] != "&") {
+				return CalicoVerdict{}, false, fmt.Errorf("chain %s rule %q: a mark set the evaluator does not read", name, rule)
+			}
+			if verdict[5] == "|" {
+				ev.pk.mark |= uint32(v)
+			} else {
+				ev.pk.mark &= uint32(v)
+			}
+			ev.markChain, ev.markRule = name, rule
+			verdict = verdict[7:]
+		}
+		if len(verdict) == 0 {
+			continue
+		}
+		if (verdict[0] == "iifname" || verdict[0] == "oifname") && len(verdict) > 2 && verdict[1] == "vmap" {
+			// A verdict map on the interface name: the element's verdict,
+			// or on to the next rule.
+			ifname := ev.pk.iif
+			if verdict[0] == "oifname" {
+				ifname = ev.pk.oif
+			}
+			verdict = nil
+			for _, x := range setItems(verdict2set(rule)) {
+				k, val, _ := strings.Cut(x, " : ")
+				if ifMatch(strings.Trim(k, `"`), ifname) {
+					verdict = strings.Fields(val)
+					break
+				}
+			}
+			if verdict == nil {
+				continue
+			}
 		}
 		switch {
 		case verdict[0] == "accept":
@@ -86,18 +186,39 @@ func evalChain(chains map[string]*nftChain, name string, pk nftPacket, depth int
 		case verdict[0] == "return":
 			return CalicoVerdict{}, false, nil
 		case (verdict[0] == "jump" || verdict[0] == "goto") && len(verdict) > 1:
-			v, done, err := evalChain(chains, verdict[1], pk, depth+1)
+			v, done, err := ev.chain(verdict[1], depth+1)
 			if err != nil || done {
 				return v, done, err
 			}
 			if verdict[0] == "goto" {
+				// A goto's chain returns to this chain's caller.
 				return v, false, nil
 			}
 		case verdict[0] == "log":
 			// Logs and goes on.
+		default:
+			return CalicoVerdict{}, false, fmt.Errorf("chain %s rule %q: unknown verdict %q", name, rule, verdict[0])
 		}
 	}
 	return CalicoVerdict{}, false, nil
+}
+
+// verdict2set is the "{ … }" of a verdict map rule.
+func verdict2set(rule string) string {
+	i := strings.IndexByte(rule, '{')
+	j := strings.LastIndexByte(rule, '}')
+	if i < 0 || j < i {
+		return ""
+	}
+	return rule[i : j+1]
+}
+
+// ifMatch matches an interface name as nft does: a trailing * is a prefix.
+func ifMatch(pattern, name string) bool {
+	if p, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(name, p)
+	}
+	return pattern == name
 }
 
 // nftTokens splits a rule into words, keeping "{ … }" sets and quoted
@@ -205,6 +326,26 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 				match = false
 			}
 		case "meta":
+			if i+1 < len(toks) && toks[i+1] == "mark" {
+				if i+2 < len(toks) && toks[i+2] == "set" {
+					// A statement: the chain walk applies it.
+					return match, toks[i:], nil
+				}
+				// meta mark & M == V (or != V).
+				if i+5 >= len(toks) || toks[i+2] != "&" || (toks[i+4] != "==" && toks[i+4] != "!=") {
+					return false, nil, short
+				}
+				m, err1 := strconv.ParseUint(toks[i+3], 0, 32)
+				v, err2 := strconv.ParseUint(toks[i+5], 0, 32)
+				if err1 != nil || err2 != nil {
+					return false, nil, fmt.Errorf("bad mark match")
+				}
+				if (uint64(pk.mark)&m == v) != (toks[i+4] == "==") {
+					match = false
+				}
+				i += 6
+				continue
+			}
 			i += 2 // meta l4proto
 			n := neg()
 			if i >= len(toks) {
@@ -212,6 +353,24 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 			}
 			same := felix.ProtocolNumber(intstr.FromString(toks[i])) == felix.ProtocolNumber(intstr.FromString(pk.proto))
 			if same == n {
+				match = false
+			}
+			i++
+		case "iifname", "oifname":
+			if i+1 < len(toks) && toks[i+1] == "vmap" {
+				// A verdict map: the chain walk looks the name up.
+				return match, toks[i:], nil
+			}
+			name := pk.iif
+			if t == "oifname" {
+				name = pk.oif
+			}
+			i++
+			n := neg()
+			if i >= len(toks) {
+				return false, nil, short
+			}
+			if ifMatch(strings.Trim(toks[i], `"`), name) == n {
 				match = false
 			}
 			i++

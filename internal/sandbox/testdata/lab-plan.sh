@@ -492,6 +492,21 @@ table ip calico {
 	chain filter-cali-FORWARD {
 		iifname "cali*" jump filter-cali-from-wl-dispatch
 		oifname "cali*" jump filter-cali-to-wl-dispatch
+		meta mark & 0x00010000 == 0x00010000 accept comment "Policy explicitly accepted packet."
+	}
+
+	chain filter-INPUT {
+		type filter hook input priority 0; policy accept;
+		jump filter-cali-INPUT
+	}
+
+	chain filter-cali-INPUT {
+		iifname "cali*" goto filter-cali-wl-to-host
+	}
+
+	chain filter-cali-wl-to-host {
+		jump filter-cali-from-wl-dispatch
+		accept comment "Configured DefaultEndpointToHostAction"
 	}
 
 	chain filter-cali-from-wl-dispatch {
@@ -505,61 +520,71 @@ table ip calico {
 	chain filter-cali-tw-cali34e42304e3e {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-cali34e42304e3e {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-tw-cali78ca3039baa {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-cali78ca3039baa {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-tw-cali6ea9edfba51 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-cali6ea9edfba51 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-tw-cali540cca3c5fa {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-cali540cca3c5fa {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-tw-calibc3aabafbc1 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.kube-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.kube-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-calibc3aabafbc1 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.kube-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.kube-system: no NetworkPolicy selects the pod"
 	}
 
 	chain nat-POSTROUTING {
@@ -970,6 +995,21 @@ table ip calico {
 	chain filter-cali-FORWARD {
 		iifname "cali*" jump filter-cali-from-wl-dispatch
 		oifname "cali*" jump filter-cali-to-wl-dispatch
+		meta mark & 0x00010000 == 0x00010000 accept comment "Policy explicitly accepted packet."
+	}
+
+	chain filter-INPUT {
+		type filter hook input priority 0; policy accept;
+		jump filter-cali-INPUT
+	}
+
+	chain filter-cali-INPUT {
+		iifname "cali*" goto filter-cali-wl-to-host
+	}
+
+	chain filter-cali-wl-to-host {
+		jump filter-cali-from-wl-dispatch
+		accept comment "Configured DefaultEndpointToHostAction"
 	}
 
 	chain filter-cali-from-wl-dispatch {
@@ -983,25 +1023,29 @@ table ip calico {
 	chain filter-cali-tw-calie2f4813f52e {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-calie2f4813f52e {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-tw-calidcd0d5a21a1 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.demo: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.demo: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-calidcd0d5a21a1 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.demo: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.demo: no NetworkPolicy selects the pod"
 	}
 
 	chain nat-POSTROUTING {
@@ -1435,6 +1479,21 @@ table ip calico {
 	chain filter-cali-FORWARD {
 		iifname "cali*" jump filter-cali-from-wl-dispatch
 		oifname "cali*" jump filter-cali-to-wl-dispatch
+		meta mark & 0x00010000 == 0x00010000 accept comment "Policy explicitly accepted packet."
+	}
+
+	chain filter-INPUT {
+		type filter hook input priority 0; policy accept;
+		jump filter-cali-INPUT
+	}
+
+	chain filter-cali-INPUT {
+		iifname "cali*" goto filter-cali-wl-to-host
+	}
+
+	chain filter-cali-wl-to-host {
+		jump filter-cali-from-wl-dispatch
+		accept comment "Configured DefaultEndpointToHostAction"
 	}
 
 	chain filter-cali-from-wl-dispatch {
@@ -1448,37 +1507,43 @@ table ip calico {
 	chain filter-cali-tw-calid60012519f0 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-calid60012519f0 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.calico-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.calico-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-tw-caliad8a24266f7 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.kube-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.kube-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-caliad8a24266f7 {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.kube-system: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.kube-system: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-tw-cali40d2dea1e7a {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.demo: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.demo: no NetworkPolicy selects the pod"
 	}
 
 	chain filter-cali-fw-cali40d2dea1e7a {
 		ct state established,related accept
 		ct state invalid drop
-		accept comment "profile kns.demo: no NetworkPolicy selects the pod"
+		meta mark set meta mark & 0xfffeffff
+		meta mark set meta mark | 0x00010000 return comment "profile kns.demo: no NetworkPolicy selects the pod"
 	}
 
 	chain nat-POSTROUTING {
