@@ -544,36 +544,7 @@ func routeWhy(r linux.Route) string {
 
 // routeArgs are ip route add's arguments for r.
 func routeArgs(r linux.Route) []string {
-	args := []string{"route", "add"}
-	if r.Type == linux.RouteBlackhole {
-		args = append(args, "blackhole")
-	}
-	args = append(args, r.Destination())
-	if r.Via.IsValid() {
-		args = append(args, "via", r.Via.String())
-	}
-	if r.Dev != "" {
-		args = append(args, "dev", r.Dev)
-	}
-	if r.Proto != "" {
-		args = append(args, "proto", r.Proto)
-	}
-	if r.Scope != "" {
-		args = append(args, "scope", r.Scope)
-	}
-	if r.Src.IsValid() {
-		args = append(args, "src", r.Src.String())
-	}
-	if r.Metric != 0 {
-		args = append(args, "metric", strconv.Itoa(r.Metric))
-	}
-	if r.OnLink {
-		args = append(args, "onlink")
-	}
-	if r.MTU != 0 {
-		args = append(args, "mtu", strconv.Itoa(r.MTU))
-	}
-	return args
+	return append([]string{"route", "add"}, r.Fields()...)
 }
 
 // priorityRE finds the symbolic chain priorities nft prints.

@@ -55,21 +55,6 @@ func ruleApplies(r hybrid.FirewallRule, dst, proto string, port int32) bool {
 	return true
 }
 
-func fromMatches(r hybrid.FirewallRule, src netip.Addr) bool {
-	if len(r.From) == 0 {
-		return true
-	}
-	for _, f := range r.From {
-		if p, err := netip.ParsePrefix(f); err == nil && p.Contains(src) {
-			return true
-		}
-		if a, err := netip.ParseAddr(f); err == nil && a == src {
-			return true
-		}
-	}
-	return false
-}
-
 // blockedFlows evaluates the Cluster kind's firewall (first match wins,
 // unmatched traffic is allowed) for proto/port from every source host to
 // every destination host. Destinations with the same applicable rules are
@@ -103,7 +88,7 @@ func blockedFlows(x *rule.Context, proto string, port int32, srcs, dsts []hybrid
 					continue
 				}
 				for _, i := range applicable {
-					if fromMatches(rules[i], a) {
+					if rules[i].MatchesSource(a) {
 						if strings.EqualFold(rules[i].Action, "Block") {
 							v[i] = append(v[i], src.Name)
 						}

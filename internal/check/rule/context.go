@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -264,15 +266,7 @@ func (ix *Index) indexEndpoints(c *model.Cluster) {
 
 // ControllerOf is the kind and name of an object's controlling owner.
 func ControllerOf(m metav1.Object) (string, string) {
-	for _, r := range m.GetOwnerReferences() {
-		if r.Controller != nil && *r.Controller {
-			return r.Kind, r.Name
-		}
-	}
-	if refs := m.GetOwnerReferences(); len(refs) == 1 {
-		return refs[0].Kind, refs[0].Name
-	}
-	return "", ""
+	return controllers.ControllerOf(m)
 }
 
 func (ix *Index) indexWorkloads(c *model.Cluster) {

@@ -57,7 +57,11 @@ func (n *Node) IPRoute() string {
 }
 
 // line is the ip route line without the trailing blank.
-func (r Route) line() string {
+func (r Route) line() string { return strings.Join(r.Fields(), " ") }
+
+// Fields are the route's words in the order ip route prints them, which
+// is also an order ip route add reads.
+func (r Route) Fields() []string {
 	var f []string
 	if r.Type == RouteBlackhole {
 		f = append(f, "blackhole")
@@ -87,7 +91,7 @@ func (r Route) line() string {
 	if r.MTU != 0 {
 		f = append(f, "mtu", fmt.Sprint(r.MTU))
 	}
-	return strings.Join(f, " ")
+	return f
 }
 
 // String is the route as ip route prints it (without the trailing blank).
