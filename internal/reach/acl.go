@@ -3,7 +3,6 @@ package reach
 import (
 	"fmt"
 	"net/netip"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -11,99 +10,17 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
-// The HNS ACLs of a Windows pod endpoint, parsed once: what a trace's
-// ACL_ENDPOINT_LAYER hop does (first Switch ACL of the direction by
-// ascending priority whose protocol, addresses and ports match; an empty
-// list matches anything, an unknown port — the client's — any port list,
-// ICMP no port list) without parsing the address lists per connection.
-// Tests compare it with trace.Engine.EndpointACL.
-
-type addrSet struct {
-	any      bool
-	addrs    map[netip.Addr]struct{}
-	prefixes []netip.Prefix
-}
-
-func parseAddrSet(list string) addrSet {
-	if list == "" {
-		return addrSet{any: true}
-	}
-	s := addrSet{addrs: map[netip.Addr]struct{}{}}
-	for _, x := range strings.Split(list, ",") {
-		p, ok := windows.ACLAddress(x)
-		switch {
-		case !ok:
-		case p.IsSingleIP():
-			s.addrs[p.Addr()] = struct{}{}
-		default:
-			s.prefixes = append(s.prefixes, p)
-		}
-	}
-	return s
-}
-
-func (s *addrSet) has(a netip.Addr) bool {
-	if s.any {
-		return true
-	}
-	if _, ok := s.addrs[a]; ok {
-		return true
-	}
-	for _, p := range s.prefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-type portSet struct {
-	any    bool
-	ranges [][2]int
-}
-
-func parsePortSet(list string) portSet {
-	if list == "" {
-		return portSet{any: true}
-	}
-	var s portSet
-	for _, x := range strings.Split(list, ",") {
-		if l, h, ok := windows.ACLPortRange(x); ok {
-			s.ranges = append(s.ranges, [2]int{l, h})
-		}
-	}
-	return s
-}
-
-func (s *portSet) has(port int, proto trace.Proto) bool {
-	if s.any {
-		return true
-	}
-	if proto == trace.ICMP {
-		return false
-	}
-	if port == 0 {
-		return true
-	}
-	for _, r := range s.ranges {
-		if port >= r[0] && port <= r[1] {
-			return true
-		}
-	}
-	return false
-}
-
-type aclRule struct {
-	acl                     *windows.ACL
-	local, remote           *addrSet
-	localPorts, remotePorts portSet
-}
+// The HNS ACLs of a Windows pod endpoint, parsed once
+// (windows.ACLMatcher, the matcher trace's ACL_ENDPOINT_LAYER hop uses),
+// with the texts a matrix cell names them by. Tests compare it with
+// trace.Engine.EndpointACL.
 
 // endpointACLs are one endpoint's Switch ACLs per direction, in match
 // order, and what Felix skipped.
 type endpointACLs struct {
 	ip              netip.Addr
-	in, out         []aclRule
+	m               *windows.ACLMatcher
+	in, out         []*windows.ACL
 	skipIn, skipOut []string
 	// inText, outText name each rule as a trace does; inNone, outNone
 	// say that none matched.
@@ -131,31 +48,14 @@ func stableID(id string) string {
 	return id[:i-17] + ", ACL " + id[i+1:]
 }
 
-func compileEndpoint(ep *windows.Endpoint, sets map[string]*addrSet) *endpointACLs {
-	set := func(list string) *addrSet {
-		if s, ok := sets[list]; ok {
-			return s
-		}
-		s := parseAddrSet(list)
-		sets[list] = &s
-		return &s
-	}
-	x := &endpointACLs{}
+func compileEndpoint(ep *windows.Endpoint, sets *windows.ACLListCache) *endpointACLs {
+	x := &endpointACLs{m: windows.CompileACLs(ep, sets)}
 	x.ip, _ = netip.ParseAddr(ep.IPAddress)
 	for _, dir := range []string{"In", "Out"} {
-		var acls []*windows.ACL
-		for _, p := range ep.Policies {
-			if p.ACL != nil && p.ACL.RuleType == "Switch" && p.ACL.Direction == dir {
-				acls = append(acls, p.ACL)
-			}
-		}
-		sort.SliceStable(acls, func(i, j int) bool { return acls[i].Priority < acls[j].Priority })
-		var rules []aclRule
+		rules := x.m.Rules(dir)
 		var texts []string
 		var host []bool
-		for _, a := range acls {
-			rules = append(rules, aclRule{acl: a, local: set(a.LocalAddresses), remote: set(a.RemoteAddresses),
-				localPorts: parsePortSet(a.LocalPorts), remotePorts: parsePortSet(a.RemotePorts)})
+		for _, a := range rules {
 			id := a.ID
 			if id == "" {
 				id = "end-of-tier"
@@ -172,7 +72,7 @@ func compileEndpoint(ep *windows.Endpoint, sets map[string]*addrSet) *endpointAC
 				skipped = append(skipped, fmt.Sprintf("%s: %s", s.Source, strings.Join(s.Reasons, "; ")))
 			}
 		}
-		none := fmt.Sprintf("no ACL of the %d matches", len(acls))
+		none := fmt.Sprintf("no ACL of the %d matches", len(rules))
 		if dir == "In" {
 			x.in, x.inText, x.hostIn, x.skipIn, x.inNone = rules, texts, host, skipped, none
 		} else {
@@ -185,26 +85,12 @@ func compileEndpoint(ep *windows.Endpoint, sets map[string]*addrSet) *endpointAC
 // match is the index of the first matching ACL of the direction, or -1;
 // egress is the endpoint's outbound direction.
 func (x *endpointACLs) match(egress bool, peerIP netip.Addr, proto trace.Proto, port int) int {
-	rules := x.in
-	localPort, remotePort := port, 0
 	if egress {
-		rules, localPort, remotePort = x.out, 0, port
-	}
-	n := proto.Number()
-	for i := range rules {
-		r := &rules[i]
-		if r.acl.Protocol != 256 && r.acl.Protocol != n {
-			continue
-		}
-		if !r.local.has(x.ip) || !r.remote.has(peerIP) {
-			continue
-		}
-		if !r.localPorts.has(localPort, proto) || !r.remotePorts.has(remotePort, proto) {
-			continue
-		}
+		_, i := x.m.Match("Out", x.ip, peerIP, proto.Number(), 0, port)
 		return i
 	}
-	return -1
+	_, i := x.m.Match("In", x.ip, peerIP, proto.Number(), port, 0)
+	return i
 }
 
 // endpointACLs returns the compiled ACLs of the Windows pod endpoint with

@@ -347,7 +347,7 @@ func (w *worker) end(c *class, member netip.Addr, egress bool, p peer, peerIP ne
 	if egress {
 		rules, texts, host, skipped, none = x.out, x.outText, x.hostOut, x.skipOut, x.outNone
 	}
-	allowed := i < 0 || rules[i].acl.Action == "Allow"
+	allowed := i < 0 || rules[i].Action == "Allow"
 	if allowed == k.allowed && (i < 0 || !host[i]) {
 		return k
 	}

@@ -289,7 +289,7 @@ type analyzer struct {
 	// aclCompiler waits for the compiler startACLCompiler makes.
 	aclCompiler func() *windows.Compiler
 	acls        map[netip.Addr]*endpointACLs
-	addrSets    map[string]*addrSet
+	addrSets    *windows.ACLListCache
 
 	lmu      sync.Mutex
 	listen   map[listenKey]decision
@@ -426,7 +426,7 @@ func (an *analyzer) reset() {
 	an.lxViews = map[int]map[svcPortKey]*svcView{}
 	an.wnViews = map[int]map[svcPortKey]*svcView{}
 	an.acls = map[netip.Addr]*endpointACLs{}
-	an.addrSets = map[string]*addrSet{}
+	an.addrSets = windows.NewACLListCache()
 	an.listen = map[listenKey]decision{}
 }
 

@@ -183,7 +183,7 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 				}
 				got, gotRule := true, none
 				if i >= 0 {
-					got, gotRule = rules[i].acl.Action == "Allow", texts[i]
+					got, gotRule = rules[i].Action == "Allow", texts[i]
 				}
 				// The compiled form names a rule by its policy and
 				// index, the trace by its ACL ID: compare the

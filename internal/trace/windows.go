@@ -3,7 +3,6 @@ package trace
 import (
 	"fmt"
 	"net/netip"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -302,61 +301,11 @@ func (w *walker) winACL(nd *node, ep *windows.Endpoint, pod *corev1.Pod, dir str
 }
 
 // matchACL finds the first Switch ACL of the direction matching the
-// packet, by ascending priority (HNS order; Felix raises the priority
-// whenever the action changes, so equal priorities share an action).
+// packet (windows.ACLMatcher) and counts the direction's Switch ACLs.
 func matchACL(ep *windows.Endpoint, dir string, local, remote netip.Addr, proto Proto, localPort, remotePort int) (*windows.ACL, int) {
-	var acls []*windows.ACL
-	for _, p := range ep.Policies {
-		if p.ACL != nil && p.ACL.RuleType == "Switch" && p.ACL.Direction == dir {
-			acls = append(acls, p.ACL)
-		}
-	}
-	sort.SliceStable(acls, func(i, j int) bool { return acls[i].Priority < acls[j].Priority })
-	for _, a := range acls {
-		if a.Protocol != 256 && a.Protocol != proto.Number() {
-			continue
-		}
-		if !addrListMatches(a.LocalAddresses, local) || !addrListMatches(a.RemoteAddresses, remote) {
-			continue
-		}
-		if !portListMatches(a.LocalPorts, localPort, proto) || !portListMatches(a.RemotePorts, remotePort, proto) {
-			continue
-		}
-		return a, len(acls)
-	}
-	return nil, len(acls)
-}
-
-func addrListMatches(list string, a netip.Addr) bool {
-	if list == "" {
-		return true
-	}
-	for _, s := range strings.Split(list, ",") {
-		if p, ok := windows.ACLAddress(s); ok && p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// portListMatches: an empty list matches; an unknown port (0: the client's
-// ephemeral port) matches any list; ICMP has no ports.
-func portListMatches(list string, port int, proto Proto) bool {
-	if list == "" {
-		return true
-	}
-	if proto == ICMP {
-		return false
-	}
-	if port == 0 {
-		return true
-	}
-	for _, s := range strings.Split(list, ",") {
-		if l, h, ok := windows.ACLPortRange(s); ok && port >= l && port <= h {
-			return true
-		}
-	}
-	return false
+	m := windows.CompileACLs(ep, nil)
+	acl, _ := m.Match(dir, local, remote, proto.Number(), localPort, remotePort)
+	return acl, len(m.Rules(dir))
 }
 
 // winOutboundNAT is the port's SLB_NAT_LAYER: OutBoundNAT to the node's

@@ -1,0 +1,195 @@
+package windows
+
+import (
+	"net/netip"
+	"sort"
+	"strings"
+)
+
+// ACLMatcher is an endpoint's Switch ACLs (the VFP ACL_ENDPOINT_LAYER)
+// with their address and port lists parsed once, for every reader that
+// asks which rule decides a connection (trace per packet, reach per
+// cell). HNS takes the first rule of the direction by ascending priority
+// whose protocol, addresses and ports match; rules of equal priority keep
+// the order Felix wrote them in (Felix raises the priority whenever the
+// action changes, felix/dataplane/windows/policysets/policysets.go, so
+// equal priorities share an action).
+type ACLMatcher struct {
+	in, out           []compiledACL
+	inRules, outRules []*ACL
+}
+
+type compiledACL struct {
+	acl                     *ACL
+	local, remote           *aclAddrSet
+	localPorts, remotePorts aclPortSet
+}
+
+// ACLListCache shares parsed address lists between endpoints: Felix writes
+// the same IP set members into the ACLs of every endpoint a policy selects.
+// The zero value is not usable; use NewACLListCache. Not safe for
+// concurrent use.
+type ACLListCache struct {
+	addrs map[string]*aclAddrSet
+}
+
+// NewACLListCache returns an empty cache.
+func NewACLListCache() *ACLListCache {
+	return &ACLListCache{addrs: map[string]*aclAddrSet{}}
+}
+
+func (c *ACLListCache) addrSet(list string) *aclAddrSet {
+	if c == nil {
+		s := parseACLAddrSet(list)
+		return &s
+	}
+	if s, ok := c.addrs[list]; ok {
+		return s
+	}
+	s := parseACLAddrSet(list)
+	c.addrs[list] = &s
+	return &s
+}
+
+// CompileACLs parses the endpoint's Switch ACLs; cache may be nil.
+func CompileACLs(ep *Endpoint, cache *ACLListCache) *ACLMatcher {
+	m := &ACLMatcher{}
+	for _, dir := range []string{"In", "Out"} {
+		var acls []*ACL
+		for _, p := range ep.Policies {
+			if p.ACL != nil && p.ACL.RuleType == "Switch" && p.ACL.Direction == dir {
+				acls = append(acls, p.ACL)
+			}
+		}
+		sort.SliceStable(acls, func(i, j int) bool { return acls[i].Priority < acls[j].Priority })
+		rules := make([]compiledACL, 0, len(acls))
+		for _, a := range acls {
+			rules = append(rules, compiledACL{acl: a, local: cache.addrSet(a.LocalAddresses), remote: cache.addrSet(a.RemoteAddresses),
+				localPorts: parseACLPortSet(a.LocalPorts), remotePorts: parseACLPortSet(a.RemotePorts)})
+		}
+		if dir == "In" {
+			m.in, m.inRules = rules, acls
+		} else {
+			m.out, m.outRules = rules, acls
+		}
+	}
+	return m
+}
+
+// Rules are the Switch ACLs of the direction ("In" or "Out") in match
+// order; Match's index points into them.
+func (m *ACLMatcher) Rules(dir string) []*ACL {
+	if dir == "Out" {
+		return m.outRules
+	}
+	return m.inRules
+}
+
+// Match returns the first rule of the direction ("In" or "Out") matching
+// a connection and its index in Rules(dir), or nil and -1 (VFP then lets
+// the packet through). proto is the IP protocol number; an empty list
+// matches anything, an unknown port (0: the client's ephemeral port)
+// any port list, and ICMP (1) no port list.
+func (m *ACLMatcher) Match(dir string, local, remote netip.Addr, proto, localPort, remotePort int) (*ACL, int) {
+	rules := m.in
+	if dir == "Out" {
+		rules = m.out
+	}
+	for i := range rules {
+		r := &rules[i]
+		if r.acl.Protocol != 256 && r.acl.Protocol != proto {
+			continue
+		}
+		if !r.local.has(local) || !r.remote.has(remote) {
+			continue
+		}
+		if !r.localPorts.has(localPort, proto) || !r.remotePorts.has(remotePort, proto) {
+			continue
+		}
+		return r.acl, i
+	}
+	return nil, -1
+}
+
+// aclAddrSet is a parsed address list; single addresses go in a map (IP
+// set members are mostly hosts), the rest are prefixes. Entries that do
+// not parse match nothing.
+type aclAddrSet struct {
+	any      bool
+	addrs    map[netip.Addr]struct{}
+	prefixes []netip.Prefix
+}
+
+func parseACLAddrSet(list string) aclAddrSet {
+	if list == "" {
+		return aclAddrSet{any: true}
+	}
+	s := aclAddrSet{addrs: map[netip.Addr]struct{}{}}
+	for _, x := range strings.Split(list, ",") {
+		p, ok := ACLAddress(x)
+		switch {
+		case !ok:
+		case p.IsSingleIP():
+			s.addrs[p.Addr()] = struct{}{}
+		default:
+			s.prefixes = append(s.prefixes, p)
+		}
+	}
+	return s
+}
+
+func (s *aclAddrSet) has(a netip.Addr) bool {
+	if s.any {
+		return true
+	}
+	if _, ok := s.addrs[a]; ok {
+		return true
+	}
+	for _, p := range s.prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// aclPortSet is a parsed port list; entries that do not parse match
+// nothing.
+type aclPortSet struct {
+	any    bool
+	ranges [][2]int
+}
+
+func parseACLPortSet(list string) aclPortSet {
+	if list == "" {
+		return aclPortSet{any: true}
+	}
+	var s aclPortSet
+	for _, x := range strings.Split(list, ",") {
+		if l, h, ok := ACLPortRange(x); ok {
+			s.ranges = append(s.ranges, [2]int{l, h})
+		}
+	}
+	return s
+}
+
+// protoICMP is ICMP's IP protocol number: ICMP has no ports.
+const protoICMP = 1
+
+func (s *aclPortSet) has(port, proto int) bool {
+	if s.any {
+		return true
+	}
+	if proto == protoICMP {
+		return false
+	}
+	if port == 0 {
+		return true
+	}
+	for _, r := range s.ranges {
+		if port >= r[0] && port <= r[1] {
+			return true
+		}
+	}
+	return false
+}
