@@ -198,7 +198,9 @@ func (s *twinShell) Answer(node, command string) (string, error) {
 		return "", fmt.Errorf("no node %s", node)
 	}
 	argv := []string{command}
-	if !win {
+	// A Linux command line with a pipeline goes whole too: the console
+	// runs its filters as the shell would.
+	if !win && !strings.Contains(command, "|") {
 		words, err := console.SplitCommand(command)
 		if err != nil {
 			return "", err

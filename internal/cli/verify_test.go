@@ -12,14 +12,17 @@ import (
 const verifyExample = "../../examples/verify-actual"
 
 // copyActual copies the example actual folder into a temporary one.
-func copyActual(t *testing.T) string {
+func copyActual(t *testing.T) string { t.Helper(); return copyFolder(t, verifyExample) }
+
+// copyFolder copies an example actual folder into a temporary one.
+func copyFolder(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	err := filepath.WalkDir(verifyExample, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(verifyExample, path)
+		rel, _ := filepath.Rel(src, path)
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}

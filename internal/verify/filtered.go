@@ -94,7 +94,9 @@ func lineItem(line string) (Item, bool) {
 	}
 	t = guidRE.ReplaceAllString(t, "<guid>")
 	t = sandboxIDRE.ReplaceAllString(t, "<sandbox-id>")
-	return Item{Kind: "output line", Key: t, Producer: prodOutputLine}, true
+	// One group: the only missing and the only extra line are one line
+	// that changed.
+	return Item{Kind: "output line", Key: t, Producer: prodOutputLine, Group: "lines"}, true
 }
 
 // lineItems reads every line as a line item.
