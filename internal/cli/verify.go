@@ -68,6 +68,14 @@ Commands read (Windows nodes):
   Get-NetAdapter
   ipconfig /all  (parsed, not compared: the twin does not emulate it)
 
+A command typed with a pipeline after one of these ("ip route | grep X",
+"Get-NetAdapter | Format-Table Name, MacAddress") is compared with the
+twin's answer to the same whole line: both are read with the command's
+parser, and a line it cannot read is compared as text (blanks collapsed,
+GUIDs and sandbox IDs left out). Any other command is compared line by
+line when the twin emulates it, and listed as not compared otherwise. An
+output cut short with "..." lines is compared for what it shows only.
+
 Exit codes: 0 no discrepancy, 1 discrepancies, 2 bad input (the file and
 line that cannot be read).`,
 		Example: `  kubectl-hybrid verify --actual examples/verify-actual --lab
@@ -198,7 +206,9 @@ func (s *twinShell) Answer(node, command string) (string, error) {
 		return "", fmt.Errorf("no node %s", node)
 	}
 	argv := []string{command}
-	if !win {
+	// A Linux command line with a pipeline goes whole too: the console
+	// runs its filters as the shell would.
+	if !win && !strings.Contains(command, "|") {
 		words, err := console.SplitCommand(command)
 		if err != nil {
 			return "", err

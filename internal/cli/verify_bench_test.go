@@ -49,6 +49,7 @@ func BenchmarkVerifyAThousandNodes(b *testing.B) {
 		}
 	}
 	b.ResetTimer()
+	start := processCPU()
 	for i := 0; i < b.N; i++ {
 		out.Reset()
 		errOut.Reset()
@@ -56,6 +57,7 @@ func BenchmarkVerifyAThousandNodes(b *testing.B) {
 			b.Fatalf("verify: exit %d: %s", code, tail(out.String()+errOut.String()))
 		}
 	}
+	b.ReportMetric(float64((processCPU()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // The size can be lowered for profiling: KH_BENCH_NODES=200 (a tenth of

@@ -12,14 +12,17 @@ import (
 const verifyExample = "../../examples/verify-actual"
 
 // copyActual copies the example actual folder into a temporary one.
-func copyActual(t *testing.T) string {
+func copyActual(t *testing.T) string { t.Helper(); return copyFolder(t, verifyExample) }
+
+// copyFolder copies an example actual folder into a temporary one.
+func copyFolder(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	err := filepath.WalkDir(verifyExample, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(verifyExample, path)
+		rel, _ := filepath.Rel(src, path)
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
@@ -265,9 +268,9 @@ func TestVerifyRefusesBadInputWithFileAndLine(t *testing.T) {
 		{"a file without the command line", func(t *testing.T, d string) {
 			edit(t, d, node2+"/ip-route.txt", "# ip route\n", "")
 		}, node2 + "/ip-route.txt:1: the first line must be"},
-		{"a command verify does not read", func(t *testing.T, d string) {
-			edit(t, d, node2+"/ip-route.txt", "# ip route", "# ip addr")
-		}, `ip-route.txt:1: command "ip addr" is not one verify reads`},
+		{"a first line that names no command", func(t *testing.T, d string) {
+			edit(t, d, node2+"/ip-route.txt", "# ip route", "#")
+		}, `ip-route.txt:1: the first line must be "# COMMAND" (the command as typed); it names no command`},
 		{"a route whose destination is no prefix", func(t *testing.T, d string) {
 			edit(t, d, node2+"/ip-route.txt", "172.21.70.192/26 via", "172.21.70.300/26 via")
 		}, "ip-route.txt:4: destination"},

@@ -192,6 +192,39 @@ func execNode(tw Twin, name string, argv []string) (Output, error) {
 		out, errOut, code := powershell.Exec(n, argv)
 		return Output{Stdout: out, Stderr: errOut, Code: code}, nil
 	}
+	var filters []string
+	if len(argv) == 1 {
+		// A whole command line: its later pipeline stages are text
+		// filters applied to the first stage's output, as a shell would.
+		if stages := splitTop(argv[0], "|"); len(stages) > 1 {
+			words, err := SplitCommand(stages[0])
+			if err != nil || len(words) == 0 {
+				return Output{Stderr: fmt.Sprintf("kubectl-hybrid: bad pipeline stage %q\n", stages[0]), Code: 2}, nil
+			}
+			argv, filters = words, stages[1:]
+		}
+	}
+	out, err := execNodeLinux(tw, name, argv)
+	if err != nil || len(filters) == 0 {
+		return out, err
+	}
+	for _, st := range filters {
+		fw, err := SplitCommand(st)
+		if err != nil || len(fw) == 0 {
+			return Output{Stderr: fmt.Sprintf("kubectl-hybrid: bad pipeline stage %q\n", st), Code: 2}, nil
+		}
+		text, code, ok := filter(fw, out.Stdout)
+		if !ok {
+			return Output{Stderr: fmt.Sprintf("kubectl-hybrid: %q is not emulated in a pipeline on Linux nodes; emulated filters: tail, head, grep\n", fw[0]), Code: 127}, nil
+		}
+		out.Stdout, out.Code = text, code
+	}
+	return out, nil
+}
+
+// execNodeLinux runs one command (no pipeline) on a Linux node.
+func execNodeLinux(tw Twin, name string, argv []string) (Output, error) {
+	c := tw.Cluster()
 	words := argv
 	if len(argv) == 1 {
 		if w, err := SplitCommand(argv[0]); err == nil {

@@ -171,10 +171,8 @@ func execNFT(n *linux.Node, argv []string) (string, string, int) {
 		if len(a) == 4 {
 			family, name = a[2], a[3]
 		}
-		for _, t := range n.NFTTables() {
-			if t.Family == family && t.Name == name {
-				return t.Text, "", 0
-			}
+		if t, ok := n.NFTTable(family, name); ok {
+			return t.Text, "", 0
 		}
 		cmd := strings.Join(a, " ")
 		if len(a) == 3 {

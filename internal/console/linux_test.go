@@ -113,3 +113,34 @@ func TestNftListOfATableTheNodeLacksGetsNftsError(t *testing.T) {
 		t.Errorf("got %q %q %d, want nft's error", out, errOut, code)
 	}
 }
+
+// A command line typed whole on a Linux node runs its later pipeline stages
+// as text filters over the first stage's output, as the shell would.
+func TestALinuxNodePipelineFiltersTheFirstCommandsOutput(t *testing.T) {
+	tw := FromCluster(labWith(t))
+	n := labNode(t, "k8s-lab-node-1")
+	full := run(t, n, "ip -d link show vxlan.calico")
+	cases := []struct {
+		name, line string
+		want       string
+		code       int
+	}{
+		{"head keeps the first lines", "ip -d link show vxlan.calico | head -2",
+			strings.Join(strings.SplitAfter(full, "\n")[:2], ""), 0},
+		{"grep -o keeps only the matching part", "ip -d link show vxlan.calico | grep -o 'vxlan id [0-9]*'",
+			"vxlan id 4096\n", 0},
+		{"grep without a match prints nothing and exits 1", "ip route | grep 203.0.113.", "", 1},
+		{"a stage that is no filter is refused", "ip route | sort", "", 127},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Exec(tw, Target{Kind: KindNode, Name: "k8s-lab-node-1"}, []string{tc.line})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Stdout != tc.want || out.Code != tc.code {
+				t.Errorf("got %q exit %d (%s), want %q exit %d", out.Stdout, out.Code, out.Stderr, tc.want, tc.code)
+			}
+		})
+	}
+}

@@ -41,21 +41,25 @@ func Compare(node, command string, expected, actual []Item) []Discrepancy {
 	exp, act := index(expected), index(actual)
 	var missing, extra []Item
 	var out []Discrepancy
-	for _, k := range sortedKeys(exp) {
-		e := exp[k]
+	// Map order is fine here: out is sorted at the end by kind and key,
+	// which are unique, and missing and extra are sorted before pairing.
+	for k, e := range exp {
 		a, ok := act[k]
 		switch {
 		case !ok:
 			missing = append(missing, e)
 		case a.Value != e.Value:
+			e, a := e, a
 			out = append(out, newDiscrepancy(node, command, Changed, &e, &a))
 		}
 	}
-	for _, k := range sortedKeys(act) {
+	for k, a := range act {
 		if _, ok := exp[k]; !ok {
-			extra = append(extra, act[k])
+			extra = append(extra, a)
 		}
 	}
+	byKey(missing)
+	byKey(extra)
 	// A missing and an extra item of one kind with the same value are one
 	// item whose identity changed (a neighbour's MAC, an FDB entry's MAC);
 	// so are the only missing and the only extra item of a group (the one
@@ -169,38 +173,42 @@ func newDiscrepancy(node, command string, ch Change, exp, act *Item) Discrepancy
 }
 
 // index keys items by kind and key; a repeated key gets " #2", " #3"…
+// numbered by value, so the order the tool printed them in never matters.
 func index(items []Item) map[string]Item {
 	m := make(map[string]Item, len(items))
-	seen := map[string]int{}
-	// Sort first so that repeats of one key are numbered by value, not by
-	// the order the tool printed them in.
-	sorted := append([]Item(nil), items...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Kind != sorted[j].Kind {
-			return sorted[i].Kind < sorted[j].Kind
-		}
-		if sorted[i].Key != sorted[j].Key {
-			return sorted[i].Key < sorted[j].Key
-		}
-		return sorted[i].Value < sorted[j].Value
-	})
-	for _, it := range sorted {
+	var dup map[string][]Item
+	for _, it := range items {
 		k := it.Kind + "\x00" + it.Key
-		seen[k]++
-		if n := seen[k]; n > 1 {
-			it.Key = fmt.Sprintf("%s #%d", it.Key, n)
-			k = it.Kind + "\x00" + it.Key
+		prev, ok := m[k]
+		if !ok {
+			m[k] = it
+			continue
 		}
-		m[k] = it
+		if dup == nil {
+			dup = map[string][]Item{}
+		}
+		if dup[k] == nil {
+			dup[k] = []Item{prev}
+		}
+		dup[k] = append(dup[k], it)
+	}
+	for k, group := range dup {
+		sort.SliceStable(group, func(i, j int) bool { return group[i].Value < group[j].Value })
+		m[k] = group[0]
+		for i, it := range group[1:] {
+			it.Key = fmt.Sprintf("%s #%d", it.Key, i+2)
+			m[it.Kind+"\x00"+it.Key] = it
+		}
 	}
 	return m
 }
 
-func sortedKeys(m map[string]Item) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+// byKey sorts items by kind and key (their index keys are unique).
+func byKey(items []Item) {
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].Kind != items[j].Kind {
+			return items[i].Kind < items[j].Kind
+		}
+		return items[i].Key < items[j].Key
+	})
 }

@@ -28,6 +28,22 @@ func (n *Node) NFTTables() []NFTTable {
 	return out
 }
 
+// NFTTable renders one table, as `nft list table FAMILY NAME` prints it;
+// only that table is built (Felix's is the costly one on a large node).
+func (n *Node) NFTTable(family, name string) (NFTTable, bool) {
+	var t *nftTable
+	switch {
+	case n.kp != nil && name == kpTable && (family == "ip" || family == "ip6"):
+		t = n.kp.table(family)
+	case n.cal != nil && family == "ip" && name == "calico":
+		t, _ = n.cal.table(n.calc)
+	}
+	if t == nil {
+		return NFTTable{}, false
+	}
+	return NFTTable{Family: t.family, Name: t.name, Text: t.String()}, true
+}
+
 // nftTables are the node's tables in creation order: kube-proxy's two
 // (its dual-stack proxier creates both families on an IPv6-capable kernel,
 // cmd/kube-proxy/app/server_linux.go), then Felix's.
