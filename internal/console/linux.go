@@ -160,11 +160,7 @@ func execBridge(n *linux.Node, argv []string) (string, string, int) {
 func execNFT(n *linux.Node, argv []string) (string, string, int) {
 	a := argv[1:]
 	if len(a) == 2 && a[0] == "list" && a[1] == "ruleset" {
-		var b strings.Builder
-		for _, t := range n.NFTTables() {
-			b.WriteString(t.Text)
-		}
-		return b.String(), "", 0
+		return n.NFTRuleset(), "", 0
 	}
 	if len(a) >= 3 && a[0] == "list" && a[1] == "table" && len(a) <= 4 {
 		family, name := "ip", a[2]

@@ -558,11 +558,7 @@ var stdPriority = map[string]int{"raw": -300, "mangle": -150, "dstnat": -100, "f
 // stores: nft before 1.0.7 refuses "dstnat" on the output hook, while the
 // kernel holds the same number either way.
 func nftScript(n *linux.Node) string {
-	var b strings.Builder
-	for _, t := range n.NFTTables() {
-		b.WriteString(t.Text)
-	}
-	out := b.String()
+	out := n.NFTRuleset()
 	if strings.TrimSpace(out) == "" {
 		return ""
 	}

@@ -44,6 +44,16 @@ func (n *Node) NFTTable(family, name string) (NFTTable, bool) {
 	return NFTTable{Family: t.family, Name: t.name, Text: t.String()}, true
 }
 
+// NFTRuleset is the node's whole ruleset as nft list ruleset prints it:
+// every table, in creation order.
+func (n *Node) NFTRuleset() string {
+	var b strings.Builder
+	for _, t := range n.NFTTables() {
+		b.WriteString(t.Text)
+	}
+	return b.String()
+}
+
 // nftTables are the node's tables in creation order: kube-proxy's two
 // (its dual-stack proxier creates both families on an IPv6-capable kernel,
 // cmd/kube-proxy/app/server_linux.go), then Felix's.
