@@ -48,6 +48,9 @@ type Cluster struct {
 	ConfigMaps      []*corev1.ConfigMap
 	ServiceAccounts []*corev1.ServiceAccount
 	CSRs            []*certv1.CertificateSigningRequest
+	// HostStates are the hosts that depart from a healthy join (a what-if's
+	// HostState), by node name; a node without one runs as its join left it.
+	HostStates map[string]*hybrid.HostState
 
 	Installation   *operator.Installation
 	APIServer      *operator.APIServer
