@@ -18,6 +18,7 @@ func builtinRules() []rule.Rule {
 		calicorules.CalicoRules(),
 		calicorules.CNIRules(),
 		noderules.NodeRules(),
+		noderules.KubeletRules(),
 		workloadrules.WorkloadRules(),
 		workloadrules.DaemonSetRules(),
 		workloadrules.KubeProxyRules(),

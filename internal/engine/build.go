@@ -195,7 +195,10 @@ func (b *builder) nodes() error {
 			out = append(out, h.observed)
 			continue
 		}
-		n := deriveNode(h, kc, b.version)
+		n, err := deriveNode(h, kc, b.version)
+		if err != nil {
+			return errorAt(b.in.clusterOrigin, "host %s: kubelet configuration: %v", h.Name, err)
+		}
 		b.applyCalicoNode(n)
 		if n.CreationTimestamp.IsZero() {
 			n.CreationTimestamp = b.ref

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/wellknown"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/host"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -231,7 +232,7 @@ func windowsBuild(kernel string) string {
 
 // deriveNode builds the Node object the kubelet registers at kubeadm
 // init/join, as `kubectl get node -o yaml` would show it once it is Ready.
-func deriveNode(p plannedHost, kc *kubeletv1beta1.KubeletConfiguration, version string) *corev1.Node {
+func deriveNode(p plannedHost, kc *kubeletv1beta1.KubeletConfiguration, version string) (*corev1.Node, error) {
 	arch := p.Arch
 	if arch == "" {
 		arch = "amd64"
@@ -285,22 +286,22 @@ func deriveNode(p plannedHost, kc *kubeletv1beta1.KubeletConfiguration, version 
 		{Type: corev1.NodeHostName, Address: p.Name},
 	}
 	capacity := corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(kc.MaxPods), resource.DecimalSI)}
-	allocatable := capacity.DeepCopy()
 	if q, err := resource.ParseQuantity(p.CPU); err == nil && p.CPU != "" {
 		capacity[corev1.ResourceCPU] = q
-		allocatable[corev1.ResourceCPU] = q
 	}
 	if q, err := resource.ParseQuantity(p.Memory); err == nil && p.Memory != "" {
 		capacity[corev1.ResourceMemory] = q
-		// The kubelet's default hard eviction threshold memory.available<100Mi
-		// is subtracted from allocatable (pkg/kubelet/cm/node_container_manager).
-		a := q.DeepCopy()
-		a.Sub(resource.MustParse("100Mi"))
-		allocatable[corev1.ResourceMemory] = a
+	}
+	// Allocatable is capacity less systemReserved, kubeReserved and the
+	// hard eviction threshold, with the kubelet's defaults for the OS
+	// (500Mi of memory on Windows, 100Mi on Linux).
+	res, err := host.NodeResources(p.OS, capacity, kc)
+	if err != nil {
+		return nil, err
 	}
 	n.Status.Capacity = capacity
-	n.Status.Allocatable = allocatable
-	return n
+	n.Status.Allocatable = res.Allocatable
+	return n, nil
 }
 
 // nodeTaints: kubeadm registers the node with nodeRegistration.taints; when

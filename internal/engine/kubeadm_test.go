@@ -112,9 +112,9 @@ func TestKubeletConfigurationMergedWithPatch(t *testing.T) {
 		name    string
 		node    string
 		maxPods int32
-		memory  string // allocatable: capacity minus the 100Mi eviction threshold
+		memory  string // allocatable: capacity minus the OS's default eviction threshold
 	}{
-		{"the Windows node's kubeadm patch sets maxPods 60", "k8s-lab-win-1", 60, "8092Mi"},
+		{"the Windows node's kubeadm patch sets maxPods 60", "k8s-lab-win-1", 60, "7692Mi"},
 		{"the control plane keeps the kubelet default of 110", "k8s-lab-master-1", 110, "3996Mi"},
 		{"a Linux worker keeps the kubelet default of 110", "k8s-lab-node-1", 110, "8092Mi"},
 		{"the other Linux worker keeps the kubelet default of 110", "k8s-lab-node-2", 110, "8092Mi"},
