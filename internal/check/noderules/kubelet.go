@@ -55,7 +55,9 @@ func kubeletVersion(n *corev1.Node) ([2]int, bool) {
 	return [2]int{a, b}, err1 == nil && err2 == nil
 }
 
-func atLeast(v, w [2]int) bool { return w != [2]int{} && (v[0] > w[0] || (v[0] == w[0] && v[1] >= w[1])) }
+func atLeast(v, w [2]int) bool {
+	return w != [2]int{} && (v[0] > w[0] || (v[0] == w[0] && v[1] >= w[1]))
+}
 
 // kubeletSetter is the kubelet configuration document that gives a
 // Windows node's kubelet a setting: its last patch that does, else the
@@ -161,7 +163,9 @@ rather than the cluster-wide KubeletConfiguration, or remove them from the Windo
 				func(*kubeletv1beta1.KubeletConfiguration) string { return "true" }},
 			{"enforceNodeAllocatable", func(k *kubeletv1beta1.KubeletConfiguration) bool {
 				return len(k.EnforceNodeAllocatable) > 0 && !(len(k.EnforceNodeAllocatable) == 1 && k.EnforceNodeAllocatable[0] == "none")
-			}, func(k *kubeletv1beta1.KubeletConfiguration) string { return "[" + strings.Join(k.EnforceNodeAllocatable, ", ") + "]" }},
+			}, func(k *kubeletv1beta1.KubeletConfiguration) string {
+				return "[" + strings.Join(k.EnforceNodeAllocatable, ", ") + "]"
+			}},
 			{"systemReservedCgroup", func(k *kubeletv1beta1.KubeletConfiguration) bool { return k.SystemReservedCgroup != "" },
 				func(k *kubeletv1beta1.KubeletConfiguration) string { return k.SystemReservedCgroup }},
 			{"kubeReservedCgroup", func(k *kubeletv1beta1.KubeletConfiguration) bool { return k.KubeReservedCgroup != "" },
