@@ -24,10 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/calicoctl"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console/hosttools"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console/powershell"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -189,7 +191,13 @@ func execNode(tw Twin, name string, argv []string) (Output, error) {
 		if n == nil {
 			return Output{}, fmt.Errorf("node %s: no Windows dataplane compiled", name)
 		}
-		out, errOut, code := powershell.Exec(n, argv)
+		// The host's own commands (crictl, containerd.exe, ipconfig) and
+		// cmdlets (Get-Service, …) read the host model.
+		opts := hosttools.Options{Now: time.Now(), VSwitch: len(n.Networks()) > 0}
+		if r, ok, err := hosttools.Node(c, name, argv, opts); ok || err != nil {
+			return Output{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}, err
+		}
+		out, errOut, code := powershell.ExecWith(n, hosttools.Cmdlets(c, name, opts.VSwitch), argv)
 		return Output{Stdout: out, Stderr: errOut, Code: code}, nil
 	}
 	var filters []string
@@ -230,6 +238,9 @@ func execNodeLinux(tw Twin, name string, argv []string) (Output, error) {
 		if w, err := SplitCommand(argv[0]); err == nil {
 			words = w
 		}
+	}
+	if r, ok, err := hosttools.Node(c, name, words, hosttools.Options{Now: time.Now()}); ok || err != nil {
+		return Output{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}, err
 	}
 	if calicoctl.IsCalicoctl(words) {
 		out, errOut, code := calicoctl.Exec(c, name, words)

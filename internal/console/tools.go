@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console/hosttools"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -224,6 +225,16 @@ func (e tracer) script(src trace.Source, s string) (Output, bool, error) {
 	return total, true, nil
 }
 
+// kernelVersion is the node's kernelVersion as its kubelet reports it.
+func (e tracer) kernelVersion(node string) string {
+	for _, n := range e.Cluster().Nodes {
+		if n.Name == node {
+			return n.Status.NodeInfo.KernelVersion
+		}
+	}
+	return ""
+}
+
 // profile is the workload table's view of a pod source.
 func (e tracer) profile(src trace.Source) imagecatalog.Profile {
 	return imagecatalog.For(src.Pod, e.NodeOS(src.Node))
@@ -236,11 +247,25 @@ func (e tracer) command(src trace.Source, argv []string, via string) (Output, bo
 	if o, c, ok := filter(argv, ""); ok && name != "" {
 		return Output{Stdout: o, Code: c}, true, nil
 	}
+	windowsOS := e.NodeOS(src.Node) == hybrid.OSWindows
+	if src.Kind == "pod" && windowsOS {
+		prof := e.profile(src)
+		whoami, known := prof.Tool(imagecatalog.ToolWhoami)
+		if r, ok := hosttools.InWindowsPod(src.Pod, e.kernelVersion(src.Node), argv, via == viaShell, known && whoami != imagecatalog.FlavorNone); ok {
+			return Output{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}, true, nil
+		}
+		if name == "whoami" && known && whoami == imagecatalog.FlavorNone {
+			if via == viaRuntime {
+				return notStartedOnWindows(), true, nil
+			}
+			o, c := prof.NotFound(argv[0])
+			return Output{Stderr: o, Code: c}, true, nil
+		}
+	}
 	tool, known := toolNames[name]
 	if !known {
 		return Output{}, false, nil
 	}
-	windowsOS := e.NodeOS(src.Node) == hybrid.OSWindows
 	if tool == toolResolveDNSName {
 		return e.resolveDNSNameIn(src, windowsOS, via, argv)
 	}

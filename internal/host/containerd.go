@@ -90,7 +90,8 @@ func containerdConfig(os, version string) Containerd {
 				Name: "runhcs-wcow-hypervisor", Type: "io.containerd.runhcs.v1",
 				PodAnnotations:       []string{"io.microsoft.virtualmachine.*"},
 				ContainerAnnotations: []string{"io.microsoft.container.*"},
-				Options:              []Option{{"SandboxIsolation", "1"}, {"ScaleCpuLimitsToSandbox", "true"}, {"ScrubLogs", "true"}},
+				// The 2.2 line's options; ScaleCpuLimitsToSandbox came later.
+				Options: []Option{{"SandboxIsolation", "1"}, {"ScrubLogs", "true"}},
 			},
 			{
 				Name: "runhcs-wcow-process", Type: "io.containerd.runhcs.v1",

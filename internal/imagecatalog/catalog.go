@@ -62,6 +62,9 @@ const (
 	// ToolPowerShell is powershell.exe (Windows PowerShell 5.1), whose
 	// DnsClient module has Resolve-DnsName.
 	ToolPowerShell = "powershell"
+	// ToolWhoami is whoami.exe, which Server Core has and Nano Server
+	// does not.
+	ToolWhoami = "whoami"
 )
 
 // Flavours of a tool: which implementation's output and exit codes apply.
@@ -145,7 +148,7 @@ const iisPage = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http:
 var (
 	busyboxTools = map[string]string{ToolPing: FlavorBusybox, ToolWget: FlavorBusybox, ToolNSLookup: FlavorBusybox}
 	nanoTools    = map[string]string{ToolPing: FlavorWindows, ToolCurl: FlavorWindows}
-	coreTools    = map[string]string{ToolPing: FlavorWindows, ToolCurl: FlavorWindows, ToolNSLookup: FlavorWindows, ToolPowerShell: FlavorWindows}
+	coreTools    = map[string]string{ToolPing: FlavorWindows, ToolCurl: FlavorWindows, ToolNSLookup: FlavorWindows, ToolPowerShell: FlavorWindows, ToolWhoami: FlavorWindows}
 )
 
 // Table is the documented table, most specific rows first.

@@ -32,6 +32,10 @@ type node struct{ *windows.Node }
 // /list-rule. Anything else prints a "not emulated" error listing these and
 // exits 1; PowerShell errors (bad parameters, parse errors) exit 1 as well.
 func Exec(wn *windows.Node, argv []string) (stdout, stderr string, exit int) {
+	return exec(wn, nil, argv)
+}
+
+func exec(wn *windows.Node, hosts map[string]HostCmdlet, argv []string) (stdout, stderr string, exit int) {
 	n := node{wn}
 	text := strings.TrimSpace(strings.Join(argv, " "))
 	if text == "" {
@@ -44,7 +48,7 @@ func Exec(wn *windows.Node, argv []string) (stdout, stderr string, exit int) {
 	if err != nil {
 		return "", psError(err), 1
 	}
-	sc := &scope{node: n, vars: map[string]any{}}
+	sc := &scope{node: n, vars: map[string]any{}, hosts: hosts}
 	var out strings.Builder
 	for _, st := range stmts {
 		if c := firstNative(st); c != "" {

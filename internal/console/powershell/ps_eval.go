@@ -10,6 +10,7 @@ import (
 // scope holds a session's variables and $_.
 type scope struct {
 	node  node
+	hosts map[string]HostCmdlet // ExecWith's source cmdlets
 	vars  map[string]any
 	item  any
 	notes []string
@@ -248,6 +249,17 @@ func (sc *scope) run(p *pipeline) ([]any, error) {
 	}
 	for i := start; i < len(p.cmds); i++ {
 		c := p.cmds[i]
+		if h, ok := sc.hosts[strings.ToLower(c.name)]; ok {
+			if i > 0 || p.head != nil {
+				return nil, fmt.Errorf("%s: taking pipeline input is not emulated", h.Name)
+			}
+			out, err := sc.runHost(h, c.args)
+			if err != nil {
+				return nil, fmt.Errorf("%s : %v", h.Name, err)
+			}
+			in = out
+			continue
+		}
 		fn, ok := cmdlets[strings.ToLower(c.name)]
 		if !ok {
 			return nil, notEmulated(c.name)

@@ -142,6 +142,12 @@ func outDefault(objs []any) string {
 		switch {
 		case first.typeName == typeGroupInfo:
 			sb.WriteString(formatTable(batch, []column{propColumn("Count"), propColumn("Name"), propColumn("Group")}))
+		case len(first.view) > 0:
+			cols := make([]column, len(first.view))
+			for i, v := range first.view {
+				cols[i] = propColumn(v)
+			}
+			sb.WriteString(formatTable(batch, cols))
 		case len(first.props) <= 4:
 			sb.WriteString(formatTable(batch, allColumns(first)))
 		default:

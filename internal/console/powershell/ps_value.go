@@ -18,6 +18,8 @@ type psObj struct {
 	// (GroupInfo has a default table view, others the 4-property rule).
 	typeName string
 	props    []psProp
+	// view is the default table view's columns (nil: the 4-property rule).
+	view []string
 }
 
 type psProp struct {
