@@ -37,6 +37,17 @@ calicoctl node status and calicoctl ipam show --show-configuration (with or
 without sudo). Commands outside that list
 are refused with the list of what is emulated.
 
+The host under the node answers from the host model (services, containerd's
+configuration, the kubelet's flags, a what-if's HostState): on Windows nodes
+Get-Service, Get-Process, Get-NetIPAddress, Get-ItemProperty of
+HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion, ipconfig, crictl version,
+pods, ps and images, and containerd.exe config dump (each may be piped into
+Select-String); on Linux nodes systemctl status kubelet|containerd, crictl and
+containerd config dump. In Windows pods cmd /c runs echo (with %USERNAME%),
+ver and, where the image has it, whoami. IDs the runtime makes at random are
+the observed ones where the input gives them, else stand-ins, and stderr says
+which.
+
 In pods and on nodes the client tools walk the twin: ping, curl, wget,
 busybox nslookup (-type=a, aaaa, cname, txt, srv, ptr), nslookup.exe
 (-type=a, ptr, srv; -debug with TTLs for answers of the cluster DNS), and
@@ -49,7 +60,9 @@ Like kubectl exec, a command that fails prints "command terminated with exit
 code N" on stderr and kubectl-hybrid exits with N.`,
 		Example: `  kubectl-hybrid exec node/k8s-lab-node-2 --lab -- ip route
   kubectl-hybrid exec node/k8s-lab-win-1 --lab -- hnsdiag list loadbalancers
-  kubectl-hybrid exec node/k8s-lab-win-1 --lab -- "Get-HnsNetwork | ConvertTo-Json -Depth 10"`,
+  kubectl-hybrid exec node/k8s-lab-win-1 --lab -- "Get-HnsNetwork | ConvertTo-Json -Depth 10"
+  kubectl-hybrid exec node/k8s-lab-win-1 --lab -- "Get-Service kubelet, containerd, vmcompute, hns | Format-Table -AutoSize Status, Name, StartType"
+  kubectl-hybrid exec node/k8s-lab-win-1 --lab -- crictl pods`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err

@@ -57,6 +57,8 @@ func TestHostCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"windows-get-netipaddress", nil, "node/k8s-lab-win-1", "", []string{"Get-NetIPAddress -AddressFamily IPv4 | Where-Object PrefixOrigin -ne WellKnown | Format-Table InterfaceAlias, IPAddress, PrefixLength"}},
 		{"windows-ipconfig", nil, "node/k8s-lab-win-1", "", []string{"ipconfig"}},
 		{"windows-build-and-ubr", nil, "node/k8s-lab-win-1", "", []string{`Get-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion' | Select-Object ProductName, InstallationType, CurrentBuild, UBR`}},
+		{"windows-get-process-hostprocess", nil, "node/k8s-lab-win-1", "", []string{"Get-Process calico, kube-proxy | Format-Table -AutoSize Id, SI, ProcessName, Path"}},
+		{"windows-get-process-container-session", nil, "node/k8s-lab-win-1", "", []string{"Get-Process | Where-Object SessionId -eq 3 | Sort-Object ProcessName | Format-Table -AutoSize Id, SI, ProcessName"}},
 		{"aspnetapp-echo-username-and-ver", nil, "pod/aspnetapp-769559d8ff-dkp9z", "win-demo", []string{"cmd", "/c", "echo %USERNAME% & ver"}},
 		{"aspnetapp-has-no-whoami", nil, "pod/aspnetapp-769559d8ff-dkp9z", "win-demo", []string{"cmd", "/c", "whoami"}},
 		{"servercore-whoami", []string{"testdata/servercore-pod.yaml"}, "pod/tools", "win-demo", []string{"cmd", "/c", "whoami"}},

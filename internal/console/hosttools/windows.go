@@ -28,6 +28,9 @@ func Cmdlets(c *model.Cluster, node string, vSwitch bool) []powershell.HostCmdle
 		{Name: "Get-NetIPAddress", Params: []string{"ipaddress", "interfacealias", "addressfamily"}, Run: func(args map[string][]string) ([]*powershell.Object, string, error) {
 			return getNetIPAddress(c, node, vSwitch, args)
 		}},
+		{Name: "Get-Process", Params: []string{"name"}, Run: func(args map[string][]string) ([]*powershell.Object, string, error) {
+			return getProcess(c, node, args)
+		}},
 		{Name: "Get-ItemProperty", Params: []string{"path", "name"}, Run: func(args map[string][]string) ([]*powershell.Object, string, error) {
 			return getItemProperty(c, node, args)
 		}},
