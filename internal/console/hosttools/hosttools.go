@@ -105,7 +105,7 @@ func selectString(text string, re *regexp.Regexp) string {
 // `CMD | Select-String PATTERN`, the pattern. ok is false for anything
 // else with a pipe.
 func splitLine(argv []string) ([]string, string, bool) {
-	text := strings.TrimSpace(strings.Join(argv, " "))
+	text := strings.Trim(strings.Join(argv, " "), " \t")
 	if len(argv) > 1 && !strings.Contains(text, "|") {
 		return argv, "", true
 	}
@@ -140,11 +140,11 @@ func splitPipe(s string) []string {
 		case c == '\'' || c == '"':
 			q = c
 		case c == '|':
-			out = append(out, strings.TrimSpace(s[start:i]))
+			out = append(out, strings.Trim(s[start:i], " \t"))
 			start = i + 1
 		}
 	}
-	return append(out, strings.TrimSpace(s[start:]))
+	return append(out, strings.Trim(s[start:], " \t"))
 }
 
 // fields splits words at spaces outside quotes and drops the quotes.
