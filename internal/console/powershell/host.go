@@ -2,6 +2,7 @@ package powershell
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
@@ -64,6 +65,16 @@ func ExecWith(wn *windows.Node, extra []HostCmdlet, argv []string) (stdout, stde
 		hosts[strings.ToLower(h.Name)] = h
 	}
 	return exec(wn, hosts, argv)
+}
+
+// hostNames are the host cmdlets' names, sorted.
+func (sc *scope) hostNames() []string {
+	var out []string
+	for _, h := range sc.hosts {
+		out = append(out, h.Name)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // runHost runs a host cmdlet at the head of a pipeline.

@@ -262,7 +262,7 @@ func (sc *scope) run(p *pipeline) ([]any, error) {
 		}
 		fn, ok := cmdlets[strings.ToLower(c.name)]
 		if !ok {
-			return nil, notEmulated(c.name)
+			return nil, notEmulatedError{name: c.name, extra: sc.hostNames()}
 		}
 		if i > 0 || p.head != nil {
 			if sourceCmdlets[strings.ToLower(c.name)] {
@@ -279,10 +279,13 @@ func (sc *scope) run(p *pipeline) ([]any, error) {
 }
 
 // notEmulatedError is a command the emulation does not know.
-type notEmulatedError struct{ name string }
+type notEmulatedError struct {
+	name  string
+	extra []string // ExecWith's host cmdlets
+}
 
 func (e notEmulatedError) Error() string {
-	return fmt.Sprintf("%s is not emulated. kubectl-hybrid emulates: %s", e.name, strings.Join(emulatedList(), ", "))
+	return fmt.Sprintf("%s is not emulated. kubectl-hybrid emulates: %s", e.name, strings.Join(append(e.extra, emulatedList()...), ", "))
 }
 
 func notEmulated(name string) error { return notEmulatedError{name: name} }
