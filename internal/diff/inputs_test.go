@@ -71,6 +71,24 @@ func TestKubeProxyDifferencesByServiceEqualThoseFromRenderingEveryNode(t *testin
 			svc, _ := servedSlice(t, after)
 			svc.Spec.Ports[0].Port += 1000
 		}},
+		{"a backend pod moves to another address on its node", func(t *testing.T, _, after *model.Cluster) {
+			_, sl := servedSlice(t, after)
+			ep := &sl.Endpoints[0]
+			if ep.TargetRef == nil {
+				t.Fatal("the served slice's endpoint names no pod")
+			}
+			moved := false
+			for _, p := range after.Pods {
+				if p.Namespace == ep.TargetRef.Namespace && p.Name == ep.TargetRef.Name {
+					p.Status.PodIP, p.Status.PodIPs = "192.168.250.250", []corev1.PodIP{{IP: "192.168.250.250"}}
+					moved = true
+				}
+			}
+			if !moved {
+				t.Fatal("the endpoint's pod is not in the cluster")
+			}
+			ep.Addresses = []string{"192.168.250.250"}
+		}},
 		{"a Service is removed", func(t *testing.T, _, after *model.Cluster) {
 			svc, _ := servedSlice(t, after)
 			var kept []*corev1.Service

@@ -97,8 +97,9 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 	}
 	// kube-proxy's table is rendered, on a node whose own inputs are the
 	// same, only for the Services whose inputs differ.
+	da, db := before.digest(), after.digest()
 	var services map[string]bool
-	if p.proxy && gate && before.digest().extra == after.digest().extra {
+	if p.proxy && gate && da.extra == db.extra {
 		services = changedServices(ia, ib)
 	}
 	pairs := &pairCache{}
@@ -118,6 +119,12 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 				} else if gate && ia.own[names[i]] == ib.own[names[i]] {
 					want.routing = want.routing && !sameRouting
 					want.policy = want.policy && !samePolicy
+					only = services
+				} else if gate && da.hashes[keyOf("", "Node", pr.a)] == db.hashes[keyOf("", "Node", pr.b)] {
+					// Only the node's pods differ: kube-proxy's table reads of
+					// the node its name and address alone (kubeProxyNode), and
+					// of the pods only the EndpointSlices, so it differs only
+					// for the Services that do.
 					only = services
 				}
 				// The routing part of a node both twins have is compared
