@@ -37,13 +37,14 @@ func newSharedLines(lines, owners []string) *sharedLines {
 
 var noShared = &sharedLines{byNode: map[string][]string{}}
 
-// sharedCache holds a twin's shared lines by part and class.
+// sharedCache holds a twin's shared routes by class and its L2 lines.
 type sharedCache struct {
-	mu sync.Mutex
-	m  map[string]*sharedLines
+	mu         sync.Mutex
+	m          map[string]*sharedLines
+	neigh, fdb *sharedLines
 }
 
-func (c *sharedCache) get(key string, make func() *sharedLines) *sharedLines {
+func (c *sharedCache) get(key string, render func() *sharedLines) *sharedLines {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -51,7 +52,7 @@ func (c *sharedCache) get(key string, make func() *sharedLines) *sharedLines {
 	}
 	s := c.m[key]
 	if s == nil {
-		s = make()
+		s = render()
 		c.m[key] = s
 	}
 	return s
@@ -59,7 +60,7 @@ func (c *sharedCache) get(key string, make func() *sharedLines) *sharedLines {
 
 // sharedRoutes are the twin's routes to every block for the class of lx.
 func (t *Twin) sharedRoutes(lx *linux.Node) *sharedLines {
-	return t.shared.get("routes "+lx.RouteClass(), func() *sharedLines {
+	return t.shared.get(lx.RouteClass(), func() *sharedLines {
 		rs := lx.SharedRoutes()
 		lines, owners := make([]string, len(rs)), make([]string, len(rs))
 		for i, r := range rs {
@@ -70,35 +71,24 @@ func (t *Twin) sharedRoutes(lx *linux.Node) *sharedLines {
 }
 
 // sharedL2 are the twin's neighbour and FDB lines of every VTEP, for a
-// node with vxlan.calico (none for one without).
+// node with vxlan.calico (none for one without); they are the same for
+// every node, so they are read once per twin.
 func (t *Twin) sharedL2(lx *linux.Node) (neigh, fdb *sharedLines) {
 	if !lx.HasVXLAN() {
 		return noShared, noShared
 	}
-	var fdbLines, owners []string
-	neigh = t.shared.get("neigh", func() *sharedLines {
-		ns, fs, os := lx.SharedL2()
-		lines := make([]string, len(ns))
-		for i, e := range ns {
-			lines[i] = neighLine(e)
+	c := &t.shared
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.neigh == nil {
+		ns, fs, owners := lx.SharedL2()
+		nl, fl := make([]string, len(ns)), make([]string, len(fs))
+		for i := range ns {
+			nl[i], fl[i] = neighLine(ns[i]), fdbLine(fs[i])
 		}
-		fdbLines, owners = make([]string, len(fs)), os
-		for i, e := range fs {
-			fdbLines[i] = fdbLine(e)
-		}
-		return newSharedLines(lines, os)
-	})
-	fdb = t.shared.get("fdb", func() *sharedLines {
-		if fdbLines == nil && owners == nil {
-			_, fs, os := lx.SharedL2()
-			fdbLines, owners = make([]string, len(fs)), os
-			for i, e := range fs {
-				fdbLines[i] = fdbLine(e)
-			}
-		}
-		return newSharedLines(fdbLines, owners)
-	})
-	return neigh, fdb
+		c.neigh, c.fdb = newSharedLines(nl, owners), newSharedLines(fl, owners)
+	}
+	return c.neigh, c.fdb
 }
 
 func neighLine(e linux.Neighbor) string {
