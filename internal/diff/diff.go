@@ -57,6 +57,8 @@ type Twin struct {
 	// nodes are the node states read so far (see nodeState).
 	nodesMu sync.Mutex
 	nodes   map[string]*nodeParts
+	// shared are the routing lines all nodes of a class share (routing.go).
+	shared sharedCache
 
 	reachMu  sync.Mutex
 	reachKey string

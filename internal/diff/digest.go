@@ -55,8 +55,9 @@ func newDigest(c *model.Cluster) *digest {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // one encoding buffer per worker, not per object
 			for i := w; i < len(d.objects); i += workers {
-				sums[i] = objectHash(d.objects[i].obj)
+				sums[i] = objectHashBuf(d.objects[i].obj, &buf)
 			}
 		}()
 	}
@@ -164,8 +165,24 @@ func mix(part, sum uint64, key string) uint64 {
 // stamp makes the parts look changed, and the comparison then finds no
 // difference there.
 func objectHash(o any) uint64 {
-	if m, ok := o.(interface{ Marshal() ([]byte, error) }); ok {
-		if b, err := m.Marshal(); err == nil {
+	var buf []byte
+	return objectHashBuf(o, &buf)
+}
+
+// objectHashBuf is objectHash encoding into *buf, grown as needed: the
+// same bytes as Marshal (which sizes the object and fills a new buffer
+// from its end), without a buffer per object for the collector.
+func objectHashBuf(o any, buf *[]byte) uint64 {
+	if m, ok := o.(interface {
+		Size() int
+		MarshalToSizedBuffer([]byte) (int, error)
+	}); ok {
+		size := m.Size()
+		if cap(*buf) < size {
+			*buf = make([]byte, size+size/4)
+		}
+		if n, err := m.MarshalToSizedBuffer((*buf)[:size]); err == nil {
+			b := (*buf)[size-n : size]
 			h := fnv.New64a()
 			if k, ok := o.(kruntime.Object); ok {
 				h.Write([]byte(k.GetObjectKind().GroupVersionKind().String()))

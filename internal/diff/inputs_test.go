@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"hash/fnv"
 	"reflect"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -71,6 +73,24 @@ func TestKubeProxyDifferencesByServiceEqualThoseFromRenderingEveryNode(t *testin
 			svc, _ := servedSlice(t, after)
 			svc.Spec.Ports[0].Port += 1000
 		}},
+		{"a backend pod moves to another address on its node", func(t *testing.T, _, after *model.Cluster) {
+			_, sl := servedSlice(t, after)
+			ep := &sl.Endpoints[0]
+			if ep.TargetRef == nil {
+				t.Fatal("the served slice's endpoint names no pod")
+			}
+			moved := false
+			for _, p := range after.Pods {
+				if p.Namespace == ep.TargetRef.Namespace && p.Name == ep.TargetRef.Name {
+					p.Status.PodIP, p.Status.PodIPs = "192.168.250.250", []corev1.PodIP{{IP: "192.168.250.250"}}
+					moved = true
+				}
+			}
+			if !moved {
+				t.Fatal("the endpoint's pod is not in the cluster")
+			}
+			ep.Addresses = []string{"192.168.250.250"}
+		}},
 		{"a Service is removed", func(t *testing.T, _, after *model.Cluster) {
 			svc, _ := servedSlice(t, after)
 			var kept []*corev1.Service
@@ -130,4 +150,36 @@ func TestObjectHashesAgreeOnlyForTheSameObject(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The digest's workers reuse one buffer for every object they encode:
+// what an earlier, larger object left in it must not reach a later hash.
+func TestAReusedEncodingBufferGivesEachObjectsOwnHash(t *testing.T) {
+	big := pod("a-pod-with-a-much-longer-name", "a-namespace-with-a-longer-name")
+	big.Labels = map[string]string{"app": "something-long-enough-to-grow-the-buffer"}
+	var buf []byte
+	for _, o := range []any{big, pod("p", "a"), big, pod("q", "b"), &calico.IPPool{Spec: calico.IPPoolSpec{CIDR: "10.0.0.0/16"}}} {
+		if got, want := objectHashBuf(o, &buf), objectHash(o); got != want {
+			t.Errorf("%T: %x with a reused buffer, %x with a fresh one", o, got, want)
+		}
+		if m, ok := o.(interface{ Marshal() ([]byte, error) }); ok {
+			b, err := m.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh := objectHash(o); fresh != hashBytesWithKind(o, b) {
+				t.Errorf("%T: the hash is not that of Marshal's bytes", o)
+			}
+		}
+	}
+}
+
+func hashBytesWithKind(o any, b []byte) uint64 {
+	h := fnv.New64a()
+	if k, ok := o.(kruntime.Object); ok {
+		h.Write([]byte(k.GetObjectKind().GroupVersionKind().String()))
+		h.Write([]byte{0})
+	}
+	h.Write(b)
+	return h.Sum64()
 }

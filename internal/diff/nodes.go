@@ -97,10 +97,12 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 	}
 	// kube-proxy's table is rendered, on a node whose own inputs are the
 	// same, only for the Services whose inputs differ.
+	da, db := before.digest(), after.digest()
 	var services map[string]bool
-	if p.proxy && gate && before.digest().extra == after.digest().extra {
+	if p.proxy && gate && da.extra == db.extra {
 		services = changedServices(ia, ib)
 	}
+	pairs := &pairCache{}
 	out := make([]*NodeDiff, len(names))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -118,6 +120,22 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 					want.routing = want.routing && !sameRouting
 					want.policy = want.policy && !samePolicy
 					only = services
+				} else if gate && da.hashes[keyOf("", "Node", pr.a)] == db.hashes[keyOf("", "Node", pr.b)] {
+					// Only the node's pods differ: kube-proxy's table reads of
+					// the node its name and address alone (kubeProxyNode), and
+					// of the pods only the EndpointSlices, so it differs only
+					// for the Services that do.
+					only = services
+				}
+				// The routing part of a node both twins have is compared
+				// through the lines all nodes share (routing.go).
+				var pre *routingDiff
+				if want.routing && gate && pr.a != nil && pr.b != nil && nodeOS(pr.a) == hybrid.OSLinux && nodeOS(pr.b) == hybrid.OSLinux {
+					if la, lb := ea.LinuxNode(names[i]), eb.LinuxNode(names[i]); la != nil && lb != nil {
+						pre = &routingDiff{}
+						pre.routes, pre.neigh, pre.fdb = routingLines(before, after, pairs, names[i], la, lb)
+						want.routing = false
+					}
 				}
 				var sa, sb *state
 				if pr.a != nil {
@@ -129,7 +147,7 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 				if keepNAT && sa != nil && sb != nil && sb.os == hybrid.OSWindows {
 					keepExistingNAT(sa, sb)
 				}
-				out[i] = diffState(names[i], sa, sb)
+				out[i] = diffStateWith(names[i], sa, sb, pre)
 			}
 		}()
 	}
@@ -182,10 +200,10 @@ func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts, only map[strin
 				r.routes = append(r.routes, rt.String())
 			}
 			for _, e := range lx.Neighbors() {
-				r.neigh = append(r.neigh, fmt.Sprintf("%s dev %s lladdr %s %s", e.IP, e.Dev, e.MAC, e.State))
+				r.neigh = append(r.neigh, neighLine(e))
 			}
 			for _, e := range lx.FDB() {
-				r.fdb = append(r.fdb, fmt.Sprintf("%s dev %s dst %s self permanent", e.MAC, e.Dev, e.Dst))
+				r.fdb = append(r.fdb, fdbLine(e))
 			}
 			c.routing = r
 		}
@@ -215,6 +233,7 @@ func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts, only map[strin
 // run one at a time (see Twin), so the fields need no lock of their own.
 type nodeParts struct {
 	routing   *routingPart
+	own       []string // routes but those to other nodes' blocks (routing.go)
 	kp, felix *nftPart
 	win       *state // a Windows node's state, read whole
 }
@@ -417,8 +436,15 @@ func hostPorts(addrs, ports string) string {
 	return addrs + " port " + ports
 }
 
+// routingDiff is a node's routing part compared already (routingLines).
+type routingDiff struct{ routes, neigh, fdb Lines }
+
 // diffState compares two states of one node; nil when they hold the same.
-func diffState(name string, a, b *state) *NodeDiff {
+func diffState(name string, a, b *state) *NodeDiff { return diffStateWith(name, a, b, nil) }
+
+// diffStateWith is diffState with the routing part given when pre is not
+// nil.
+func diffStateWith(name string, a, b *state, pre *routingDiff) *NodeDiff {
 	d := &NodeDiff{Node: name, Change: Changed}
 	switch {
 	case a == nil:
@@ -428,9 +454,13 @@ func diffState(name string, a, b *state) *NodeDiff {
 	default:
 		d.OS = b.os
 	}
-	d.Routes = lines(a.routes, b.routes)
-	d.Neighbors = lines(a.neigh, b.neigh)
-	d.FDB = lines(a.fdb, b.fdb)
+	if pre != nil {
+		d.Routes, d.Neighbors, d.FDB = pre.routes, pre.neigh, pre.fdb
+	} else {
+		d.Routes = lines(a.routes, b.routes)
+		d.Neighbors = lines(a.neigh, b.neigh)
+		d.FDB = lines(a.fdb, b.fdb)
+	}
 	d.KubeProxy = lines(a.kp, b.kp)
 	d.Felix = lines(a.felix, b.felix)
 	d.Networks = lines(a.networks, b.networks)
