@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/expect"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/output"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -27,7 +28,7 @@ type ReachOptions struct {
 	Output        string
 	Expect        string
 
-	expect []reach.Expectation
+	expect []expect.Expectation
 
 	opt     reach.Options
 	streams genericiooptions.IOStreams
@@ -168,7 +169,7 @@ func (o *ReachOptions) Validate() error {
 		if err != nil {
 			return &exitError{code: ExitBadInput, err: fmt.Errorf("--expect: %w", err)}
 		}
-		if o.expect, err = reach.ParseExpectations(o.Expect, data); err != nil {
+		if o.expect, err = expect.Parse(o.Expect, data); err != nil {
 			return &exitError{code: ExitBadInput, err: err}
 		}
 	}
@@ -212,7 +213,7 @@ func (o *ReachOptions) Run() error {
 
 // compare prints how the matrix differs from the expected one.
 func (o *ReachOptions) compare(m *reach.Matrix) error {
-	diffs := m.Compare(o.expect)
+	diffs := expect.Compare(m, o.expect)
 	for _, d := range diffs {
 		fmt.Fprintln(o.streams.Out, d.String())
 	}
