@@ -93,6 +93,9 @@ type Source struct {
 	OS        string
 	Labels    map[string]string
 	Pods      []string
+	// Workloads are each pod's workload (deploy/NS/NAME, pod/NS/NAME…),
+	// in Pods' order.
+	Workloads []string
 	Nodes     []string
 	class     *classes.Class
 	node      *classes.NodeInfo
@@ -114,12 +117,15 @@ type Destination struct {
 	TargetPort string
 	OS         string
 	Pods       []string
-	class      *classes.Class
-	itpLocal   bool
-	noListen   bool
-	selfNA     bool
-	vipAddr    netip.Addr
-	svcTarget  trace.Target
+	// Workloads are each pod's workload, in Pods' order (none for a
+	// Service).
+	Workloads []string
+	class     *classes.Class
+	itpLocal  bool
+	noListen  bool
+	selfNA    bool
+	vipAddr   netip.Addr
+	svcTarget trace.Target
 	// tgt is a pod column as a target; gviews a Service column's view
 	// from each node group (nil: per source node).
 	tgt    target
@@ -231,6 +237,19 @@ func (m *Matrix) Row(i int, buf []Cell) []Cell {
 		buf[j] = r.diffCells[k]
 	}
 	return buf
+}
+
+// Held reports how source i's row is held: whole (tmpl is i), or as
+// its template row tmpl's cells but for the columns diff, ascending.
+// Every cell of a copied row outside diff has its template's verdict, and
+// a cell that is not allowed its template's reason (At): what a reader
+// that counts verdicts and reasons per row may compute once per template.
+func (m *Matrix) Held(i int) (tmpl int, diff []int32) {
+	r := &m.rows[i]
+	if r.cells != nil {
+		return i, nil
+	}
+	return r.tmpl, r.diffCols
 }
 
 // NumCells is the number of cells: sources × destinations.
@@ -595,6 +614,7 @@ func (an *analyzer) classSource(c *classes.Class) Source {
 	seen := map[string]bool{}
 	for _, mb := range c.Members {
 		s.Pods = append(s.Pods, mb.Pod.Name)
+		s.Workloads = append(s.Workloads, mb.Workload)
 		if n := an.Nodes[mb.Node].Name; !seen[n] {
 			seen[n] = true
 			s.Nodes = append(s.Nodes, n)
@@ -617,6 +637,7 @@ func (an *analyzer) columns() []Destination {
 		base := Destination{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, class: c}
 		for _, mb := range c.Members {
 			base.Pods = append(base.Pods, mb.Pod.Name)
+			base.Workloads = append(base.Workloads, mb.Workload)
 		}
 		base.selfNA = len(c.Members) == 1
 		add := func(proto trace.Proto, port int) {

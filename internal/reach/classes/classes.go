@@ -9,7 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
@@ -67,6 +69,8 @@ type Member struct {
 	Pod  *corev1.Pod
 	IP   netip.Addr
 	Node int
+	// Workload is the pod's workload (WorkloadLabel).
+	Workload string
 }
 
 type PortProto struct {
@@ -183,7 +187,8 @@ func (an *Prep) BuildClasses() {
 	an.Placements = an.Placements[:0]
 	placementID := map[Placement]int{}
 	ipBlocks, nets := an.IpPeers()
-	owners := an.Owners()
+	refs := an.WorkloadRefs()
+	owners := func(p *corev1.Pod) string { _, n := refs(p); return n }
 	tests := an.LabelTests(owners)
 	byKey := map[string]*Class{}
 	var key strings.Builder
@@ -249,10 +254,11 @@ func (an *Prep) BuildClasses() {
 			an.Classes = append(an.Classes, c)
 		}
 		c.ByNode[nd.Idx] = append(c.ByNode[nd.Idx], len(c.Members))
-		c.Members = append(c.Members, Member{Pod: p, IP: ip, Node: nd.Idx})
+		wkind, w := refs(p)
+		c.Members = append(c.Members, Member{Pod: p, IP: ip, Node: nd.Idx, Workload: WorkloadLabel(wkind, p.Namespace, w)})
 		c.NodeBits.Set(nd.Idx)
 		an.PodClass[ip] = c
-		if w := owners(p); !Contains(c.Workloads, w) {
+		if !Contains(c.Workloads, w) {
 			c.Workloads = append(c.Workloads, w)
 		}
 	}
@@ -326,6 +332,18 @@ func (an *Prep) BuildClasses() {
 // Owners returns the function naming a pod's workload: its Deployment,
 // DaemonSet, StatefulSet, Job or ReplicaSet, else the pod itself.
 func (an *Prep) Owners() func(*corev1.Pod) string {
+	refs := an.WorkloadRefs()
+	return func(p *corev1.Pod) string {
+		_, name := refs(p)
+		return name
+	}
+}
+
+// WorkloadRefs returns the function giving a pod's workload as its kind
+// and name: the controller a pod's owner reference names (a ReplicaSet
+// that a Deployment owns stands for that Deployment), else the pod
+// itself ("Pod").
+func (an *Prep) WorkloadRefs() func(*corev1.Pod) (kind, name string) {
 	rsDeploy := map[string]string{}
 	for _, rs := range an.C.ReplicaSets {
 		for _, ref := range rs.OwnerReferences {
@@ -334,20 +352,31 @@ func (an *Prep) Owners() func(*corev1.Pod) string {
 			}
 		}
 	}
-	return func(p *corev1.Pod) string {
+	return func(p *corev1.Pod) (string, string) {
 		for _, ref := range p.OwnerReferences {
 			if ref.Controller != nil && !*ref.Controller {
 				continue
 			}
 			if ref.Kind == "ReplicaSet" {
 				if d, ok := rsDeploy[p.Namespace+"/"+ref.Name]; ok {
-					return d
+					return "Deployment", d
 				}
 			}
-			return ref.Name
+			return ref.Kind, ref.Name
 		}
-		return p.Name
+		return "Pod", p.Name
 	}
+}
+
+// WorkloadLabel is a workload as --from and --to take it:
+// KIND/NAMESPACE/NAME with kubectl's short name for the apps kinds
+// (deploy, ds, sts, rs) and the lower-case kind otherwise (pod, job).
+func WorkloadLabel(kind, ns, name string) string {
+	word := strings.ToLower(kind)
+	if k, ok := registry.ForGroupKind(schema.GroupKind{Group: "apps", Kind: kind}); ok && len(k.ShortNames) > 0 {
+		word = k.ShortNames[0]
+	}
+	return word + "/" + ns + "/" + name
 }
 
 // LabelClasses names each class "namespace/workload", told apart by OS,
