@@ -91,6 +91,9 @@ func (v *View) empty(bw *bufio.Writer) error {
 	} else {
 		fmt.Fprintf(bw, "No connections selected: -n and -A choose the namespaces, --from and --to filter them.\n")
 	}
+	for _, n := range v.Notes {
+		fmt.Fprintf(bw, "note: %s\n", n)
+	}
 	return bw.Flush()
 }
 

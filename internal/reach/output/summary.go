@@ -63,13 +63,26 @@ func (v View) Summary(w io.Writer, m *reach.Matrix) error {
 	if len(m.Sources) == 0 || len(m.Destinations) == 0 {
 		return WriteText(w, m)
 	}
+	pairs := Summary(m)
+	if v.OnlyDenied {
+		kept := pairs[:0]
+		for _, p := range pairs {
+			if p.Counts[reach.Denied] > 0 {
+				kept = append(kept, p)
+			}
+		}
+		if pairs = kept; len(pairs) == 0 {
+			bw.WriteString("No denied cells among the selected sources and destinations.\n")
+			for _, n := range m.Notes {
+				fmt.Fprintf(bw, "Note: %s\n", n)
+			}
+			return bw.Flush()
+		}
+	}
 	tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "FROM\tTO\tALLOWED\tDENIED\tPARTIAL\tN/A")
 	var total [4]int
-	for _, p := range Summary(m) {
-		if v.OnlyDenied && p.Counts[reach.Denied] == 0 {
-			continue
-		}
+	for _, p := range pairs {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.From, p.To, p.Counts[reach.Allowed], p.Counts[reach.Denied], p.Counts[reach.Partial], p.Counts[reach.NotApplicable])
 		for v, n := range p.Counts {
 			total[v] += n
