@@ -97,10 +97,11 @@ object:
   {"by": "namespace"|"workload", "onlyDenied": true (with --only denied),
    "rows": [group…], "columns": [group…],
    "cells": [{"from", "to", "verdict": "allowed"|"denied"|"partial"|"n/a"|"mixed",
-              "pairs", "allowed", "denied", "partial", "na",
-              "reasons": [{"reason", "hop", "pairs"}]}…],
+              "connections", "allowed", "denied", "partial", "na",
+              "reasons": [{"reason", "hop", "connections"}]}…],
    "total": {"allowed", "denied", "partial", "na"}, "notes": [text…]}
-Cells are sorted by from then to; a cell's reasons by pairs, most first.
+Cells are sorted by from then to; a cell's reasons by connections, most
+first.
 
 --only denied keeps what is denied: with --by, the cells with denied
 connections; otherwise the denied cells (-o json, -o csv), the rows and

@@ -97,7 +97,7 @@ func (c Counts) Verdict() string {
 type ReasonCount struct {
 	Reason string `json:"reason"`
 	Hop    string `json:"hop,omitempty"`
-	Pairs  int64  `json:"pairs"`
+	Pairs  int64  `json:"connections"`
 	// ID indexes the matrix's reasons.
 	ID int32 `json:"-"`
 }
@@ -107,7 +107,7 @@ type Cell struct {
 	From    string `json:"from"`
 	To      string `json:"to"`
 	Verdict string `json:"verdict"`
-	Pairs   int64  `json:"pairs"`
+	Pairs   int64  `json:"connections"`
 	Counts
 	// Reasons are why the denied connections are denied, the most
 	// connections first.
