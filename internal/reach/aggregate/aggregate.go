@@ -8,9 +8,10 @@
 // every pod pair of its two classes; the view weights each cell by the
 // pods of each group on either side instead of expanding the pairs. A row
 // held as its template's cells and a few differences (reach.Matrix.Held)
-// is folded from its template's per-group counts, computed once, and its
-// differences: the cost is the templates' cells plus the differences plus
-// the rows times the groups they reach, not the pairs.
+// is folded from its template's per-group counts, computed once and spread
+// once per group of the rows sharing it, and its own differences: the cost
+// is the templates' cells, plus the differences, plus the groups reached
+// per template and source group, not the pod pairs.
 package aggregate
 
 import (
@@ -260,8 +261,8 @@ func ownColumns(m *reach.Matrix) [][]int {
 
 // Fold folds the matrix by namespace or workload. Each row's counts per
 // destination group are those of its template row (computed once per
-// template) corrected where the row differs; they are then spread over
-// the row's groups by their pods.
+// template) corrected where the row differs, spread over the row's groups
+// by their pods.
 func Fold(m *reach.Matrix, by By, onlyDenied bool) *View {
 	g, src, dst := sides(m, by)
 	own := ownColumns(m)
@@ -296,9 +297,12 @@ func Fold(m *reach.Matrix, by By, onlyDenied bool) *View {
 		}
 		return x
 	}
+	// byTmpl: the pods of each group whose rows are a template's, with
+	// their differences apart; the template's counts are spread once per
+	// group.
+	byTmpl := map[[2]int32]int64{}
 	for i := range m.Sources {
 		t, diff := m.Held(i)
-		base := rowOf(t)
 		// The row's own differences, per destination group: its cell
 		// counted, the template's taken back.
 		var delta map[int32]*acc
@@ -318,9 +322,7 @@ func Fold(m *reach.Matrix, by By, onlyDenied bool) *View {
 			}
 		}
 		for _, sw := range src[i] {
-			for dg, a := range base {
-				cell(sw.g, dg).scaled(a, sw.n)
-			}
+			byTmpl[[2]int32{int32(t), sw.g}] += sw.n
 			for dg, d := range delta {
 				cell(sw.g, dg).scaled(d, sw.n)
 			}
@@ -332,6 +334,11 @@ func Fold(m *reach.Matrix, by By, onlyDenied bool) *View {
 			for _, sw := range src[i] {
 				cell(sw.g, sw.g).add(c.Verdict, c.Reason, -sw.n)
 			}
+		}
+	}
+	for k, n := range byTmpl {
+		for dg, a := range rowOf(int(k[0])) {
+			cell(k[1], dg).scaled(a, n)
 		}
 	}
 	v := &View{By: by, OnlyDenied: onlyDenied, Notes: m.Notes, ASCII: m.ASCII, Reasons: m.Reasons}
