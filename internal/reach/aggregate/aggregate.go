@@ -287,9 +287,20 @@ func Fold(m *reach.Matrix, by By, onlyDenied bool) *View {
 		perTmpl[t] = r
 		return r
 	}
+	// keep, for --only denied, are the cells some connection of which is
+	// denied: only they are counted (the others go to sink), so that the
+	// denied cells of a large view cost what they hold.
+	var keep map[[2]int32]bool
+	if onlyDenied {
+		keep = deniedCells(m, src, dst, rowOf)
+	}
+	sink := &acc{}
 	cells := map[[2]int32]*acc{}
 	cell := func(a, b int32) *acc {
 		k := [2]int32{a, b}
+		if keep != nil && !keep[k] {
+			return sink
+		}
 		x := cells[k]
 		if x == nil {
 			x = &acc{}
@@ -384,6 +395,37 @@ func Fold(m *reach.Matrix, by By, onlyDenied bool) *View {
 	})
 	v.Rows, v.Columns = sorted(rows), sorted(cols)
 	return v
+}
+
+// deniedCells are the cells to which some row contributes denied
+// connections: through its template row's counts or its own differences.
+func deniedCells(m *reach.Matrix, src, dst [][]weight, rowOf func(int) map[int32]*acc) map[[2]int32]bool {
+	keep := map[[2]int32]bool{}
+	tmplGroups := map[[2]int32]bool{}
+	for i := range m.Sources {
+		t, diff := m.Held(i)
+		for _, sw := range src[i] {
+			tmplGroups[[2]int32{int32(t), sw.g}] = true
+		}
+		for _, j := range diff {
+			if m.At(i, int(j)).Verdict != reach.Denied {
+				continue
+			}
+			for _, sw := range src[i] {
+				for _, w := range dst[j] {
+					keep[[2]int32{sw.g, w.g}] = true
+				}
+			}
+		}
+	}
+	for k := range tmplGroups {
+		for dg, a := range rowOf(int(k[0])) {
+			if a.c.Denied > 0 {
+				keep[[2]int32{k[1], dg}] = true
+			}
+		}
+	}
+	return keep
 }
 
 func sorted(set map[string]bool) []string {
