@@ -101,7 +101,9 @@ object:
               "reasons": [{"reason", "hop", "connections"}]}…],
    "total": {"allowed", "denied", "partial", "na"}, "notes": [text…]}
 Cells are sorted by from then to; a cell's reasons by connections, most
-first.
+first. Over a whole large cluster the workload view has about as
+many cells as the matrix has (most workloads reach most others): narrow it
+with -n, --from or --to; the namespace view stays small.
 
 --only denied keeps what is denied: with --by, the cells with denied
 connections; otherwise the denied cells (-o json, -o csv), the rows and
