@@ -9,6 +9,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/aggregate"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/expect"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/output"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -26,10 +28,13 @@ type ReachOptions struct {
 	Nodes         bool
 	Output        string
 	Expect        string
+	By            string
+	Only          string
 
-	expect []reach.Expectation
+	expect []expect.Expectation
 
 	opt     reach.Options
+	by      aggregate.By
 	streams genericiooptions.IOStreams
 }
 
@@ -37,7 +42,7 @@ type ReachOptions struct {
 func NewCmdReach(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &ReachOptions{streams: streams}
 	cmd := &cobra.Command{
-		Use:   "reach [-n NS | -A] [--from SEL]... [--to SEL]... [--port N] [--proto tcp|udp|icmp] [--nodes] [-o summary|matrix|json|csv] [--expect FILE]",
+		Use:   "reach [-n NS | -A] [--from SEL]... [--to SEL]... [--port N] [--proto tcp|udp|icmp] [--nodes] [--by namespace|workload] [--only denied] [-o summary|matrix|json|csv] [--expect FILE]",
 		Short: "Who can reach whom: the matrix between pods, Services and nodes, with a reason per cell",
 		Long: `Compute the reachability matrix of the twin: rows are sources, columns are
 destinations — pods at each port they serve, and Services' ClusterIPs at each
@@ -77,6 +82,34 @@ The default output counts the cells per namespace pair (allowed, denied,
 partial, not applicable); -o matrix prints the matrix with a reason per
 cell that is not allowed, -o json and -o csv every cell.
 
+--by namespace|workload folds the matrix into groups: rows and columns are
+namespaces (node rows are "(nodes)"), or workloads (a pod's controller as
+deploy/NS/NAME, ds/…, sts/…, job/…; pod/NS/NAME for a pod no controller
+owns; node/NAME rows and svc/NS/NAME columns). Each cell counts the
+connections between two groups by verdict — a connection is a source pod
+(or node) and a destination pod at one port it serves, or a source and one
+Service port; a pod and itself are none — and is allowed, denied, partial
+or n/a when all of them are (n/a ones aside), else mixed, with the reasons
+of the denied ones and how many each denies. The folding weights each
+class cell by its pods rather than listing pod pairs. The default output is
+a line per cell, -o matrix a grid, -o csv a row per cell, and -o json one
+object:
+  {"by": "namespace"|"workload", "onlyDenied": true (with --only denied),
+   "rows": [group…], "columns": [group…],
+   "cells": [{"from", "to", "verdict": "allowed"|"denied"|"partial"|"n/a"|"mixed",
+              "connections", "allowed", "denied", "partial", "na",
+              "reasons": [{"reason", "hop", "connections"}]}…],
+   "total": {"allowed", "denied", "partial", "na"}, "notes": [text…]}
+Cells are sorted by from then to; a cell's reasons by connections, most
+first. Over a whole large cluster the workload view has about as
+many cells as the matrix has (most workloads reach most others): narrow it
+with -n, --from or --to; the namespace view stays small.
+
+--only denied keeps what is denied: with --by, the cells with denied
+connections; otherwise the denied cells (-o json, -o csv), the rows and
+columns holding one (-o matrix), or the namespace pairs with one (the
+default summary).
+
 --expect FILE asserts an expected matrix, as a connectivity test does: a
 YAML or JSON list of cells {from, to, port, proto, verdict} (the shape
 -o json prints, so a saved run is an expectation; port and proto may be left
@@ -90,6 +123,10 @@ verdict; the differences are printed and the command exits 1 if there is any.`,
 
   # Only port 80, as CSV
   kubectl-hybrid reach -A --port 80 -o csv --lab
+
+  # Who reaches whom, by namespace, and only what is denied, by workload
+  kubectl-hybrid reach -A --by namespace --lab
+  kubectl-hybrid reach -A --by workload --only denied -o matrix --lab
 
   # Fail (exit 1) when the lab's matrix is not the expected one
   kubectl-hybrid reach -A --lab --expect examples/expect/lab-reach.yaml`,
@@ -113,6 +150,8 @@ verdict; the differences are printed and the command exits 1 if there is any.`,
 	f.StringVar(&o.Proto, "proto", "", "Only this protocol: tcp, udp or icmp (default: tcp and udp as declared)")
 	f.BoolVar(&o.Nodes, "nodes", false, "Add every node as a source row")
 	f.StringVarP(&o.Output, "output", "o", "summary", "Output format: summary, matrix (or text), json or csv")
+	f.StringVar(&o.By, "by", "", "Fold the matrix by namespace or workload: a cell per pair of groups, counting connections by verdict")
+	f.StringVar(&o.Only, "only", "", "Only what is denied: \"denied\" (the denied cells, or with --by the cells with denied connections)")
 	f.StringVar(&o.Expect, "expect", "", "An expected matrix (YAML or JSON list of {from, to, port, proto, verdict}); exit 1 on any difference")
 	return cmd
 }
@@ -163,12 +202,25 @@ func (o *ReachOptions) Validate() error {
 	default:
 		return usageError("--output %q: use summary, matrix, json or csv", o.Output)
 	}
+	if o.By != "" {
+		by, err := aggregate.ParseBy(o.By)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		o.by = by
+	}
+	if o.Only != "" && o.Only != "denied" {
+		return usageError("--only %q: use denied", o.Only)
+	}
+	if o.Expect != "" && (o.By != "" || o.Only != "") {
+		return usageError("--expect compares every cell: it takes neither --by nor --only")
+	}
 	if o.Expect != "" {
 		data, err := os.ReadFile(o.Expect)
 		if err != nil {
 			return &exitError{code: ExitBadInput, err: fmt.Errorf("--expect: %w", err)}
 		}
-		if o.expect, err = reach.ParseExpectations(o.Expect, data); err != nil {
+		if o.expect, err = expect.Parse(o.Expect, data); err != nil {
 			return &exitError{code: ExitBadInput, err: err}
 		}
 	}
@@ -198,21 +250,40 @@ func (o *ReachOptions) Run() error {
 	if o.Expect != "" {
 		return o.compare(m)
 	}
+	if o.by != "" {
+		return o.writeFolded(m)
+	}
+	view := output.View{OnlyDenied: o.Only == "denied"}
 	switch o.Output {
 	case "json":
-		return output.WriteJSON(textsafe.Raw(o.streams.Out), m)
+		return view.JSON(textsafe.Raw(o.streams.Out), m)
 	case "csv":
-		return output.WriteCSV(textsafe.Raw(o.streams.Out), m)
+		return view.CSV(textsafe.Raw(o.streams.Out), m)
 	case "matrix", "text":
 		m.ASCII = !outStyle.Unicode
-		return writeStyled(o.streams.Out, true, func(w io.Writer) error { return output.WriteText(w, m) }, nil)
+		return writeStyled(o.streams.Out, true, func(w io.Writer) error { return view.Text(w, m) }, nil)
 	}
-	return writeStyled(o.streams.Out, true, func(w io.Writer) error { return output.WriteSummary(w, m) }, nil)
+	return writeStyled(o.streams.Out, true, func(w io.Writer) error { return view.Summary(w, m) }, nil)
+}
+
+// writeFolded prints the matrix folded by namespace or workload.
+func (o *ReachOptions) writeFolded(m *reach.Matrix) error {
+	m.ASCII = !outStyle.Unicode
+	v := aggregate.Fold(m, o.by, o.Only == "denied")
+	switch o.Output {
+	case "json":
+		return aggregate.WriteJSON(textsafe.Raw(o.streams.Out), v)
+	case "csv":
+		return aggregate.WriteCSV(textsafe.Raw(o.streams.Out), v)
+	case "matrix", "text":
+		return writeStyled(o.streams.Out, true, func(w io.Writer) error { return aggregate.WriteGrid(w, v) }, nil)
+	}
+	return writeStyled(o.streams.Out, true, func(w io.Writer) error { return aggregate.WriteTable(w, v) }, nil)
 }
 
 // compare prints how the matrix differs from the expected one.
 func (o *ReachOptions) compare(m *reach.Matrix) error {
-	diffs := m.Compare(o.expect)
+	diffs := expect.Compare(m, o.expect)
 	for _, d := range diffs {
 		fmt.Fprintln(o.streams.Out, d.String())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -120,11 +121,11 @@ func BenchmarkReachGen(b *testing.B) {
 	e := genEngine(b, pods)
 	opt := Options{AllNamespaces: true, Workers: runtime.GOMAXPROCS(0)}
 	if s := os.Getenv("HYBRID_REACH_FROM"); s != "" {
-		f, err := ParseFilter(s, "default")
+		f, err := classes.ParseFilter(s, "default")
 		if err != nil {
 			b.Fatal(err)
 		}
-		opt.From = []Filter{f}
+		opt.From = []classes.Filter{f}
 	}
 	b.ResetTimer()
 	var m *Matrix

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -29,9 +30,9 @@ type worker struct {
 	wheres  []where
 	memo    map[subKey]subRes
 	know    [knowSlots]knowSlot
-	near    bitset // classes sharing a node with the row's source
+	near    classes.Bitset // classes sharing a node with the row's source
 	// unlike and unlikeCol: what a copied row cannot take (markUnlike).
-	unlike, unlikeCol bitset
+	unlike, unlikeCol classes.Bitset
 	// copyable, when set, records which of the row's cells other rows
 	// may copy (rowFrom); col is the column being filled.
 	copyable []bool
@@ -104,7 +105,7 @@ func (w *worker) denied(k clsDenyKey) (int32, bool) {
 }
 
 func (w *worker) putDenied(k clsDenyKey, id int32) {
-	if n := 2 * len(w.an.classes); len(w.denyTab) != n {
+	if n := 2 * len(w.an.Classes); len(w.denyTab) != n {
 		w.denyTab = make([][denyWays]denyEntry, n)
 	}
 	i := int(k.cls) * 2
@@ -121,7 +122,7 @@ func (w *worker) putDenied(k clsDenyKey, id int32) {
 }
 
 type aclKey struct {
-	ep     *endpointACLs
+	ep     *classes.EndpointACLs
 	cls    int
 	egress bool
 	rule   int
@@ -151,15 +152,15 @@ func flow(proto trace.Proto, port int) string {
 	return fmt.Sprintf("%s/%d", proto.Upper(), port)
 }
 
-func egressHop(c *class) string {
-	if c.os == "windows" {
+func egressHop(c *classes.Class) string {
+	if c.OS == "windows" {
 		return "VFP ACL_ENDPOINT_LAYER ACL_ENDPOINT_GROUP_IPV4_OUT"
 	}
 	return "Calico filter-cali-fw (egress)"
 }
 
-func ingressHop(c *class) string {
-	if c.os == "windows" {
+func ingressHop(c *classes.Class) string {
+	if c.OS == "windows" {
 		return "VFP ACL_ENDPOINT_LAYER ACL_ENDPOINT_GROUP_IPV4_IN"
 	}
 	return "Calico filter-cali-tw (ingress)"
@@ -167,14 +168,14 @@ func ingressHop(c *class) string {
 
 // prepareReasons interns the reasons classes and rules share.
 func (an *analyzer) prepareReasons() {
-	for _, c := range an.classes {
-		c.noEg = an.intern(Reason{Text: "no NetworkPolicy selects " + c.label + " for egress"})
-		c.noIn = an.intern(Reason{Text: "no NetworkPolicy selects " + c.label + " for ingress"})
+	for _, c := range an.Classes {
+		c.NoEg = an.intern(Reason{Text: "no NetworkPolicy selects " + c.Label + " for egress"})
+		c.NoIn = an.intern(Reason{Text: "no NetworkPolicy selects " + c.Label + " for ingress"})
 	}
-	for _, list := range an.pol.byNS {
+	for _, list := range an.Pol.ByNS {
 		for _, p := range list {
-			for _, r := range append(append([]*rule(nil), p.inRules...), p.egRules...) {
-				r.reason = an.intern(Reason{Text: "allowed by " + r.String()})
+			for _, r := range append(append([]*classes.Rule(nil), p.InRules...), p.EgRules...) {
+				r.Reason = an.intern(Reason{Text: "allowed by " + r.String()})
 			}
 		}
 	}
@@ -183,36 +184,36 @@ func (an *analyzer) prepareReasons() {
 // k8s decides one end: by the class-level evaluator of NetworkPolicies
 // (the Felix calculation's semantics for them, which the tests hold it
 // to), or by Felix's decision when a Calico policy applies (felixEnd).
-func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
+func (w *worker) k8s(c *classes.Class, egress bool, p classes.Peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	an := w.an
-	if egress && c.calicoOut || !egress && c.calicoIn {
+	if egress && c.CalicoOut || !egress && c.CalicoIn {
 		return w.felixEnd(c, egress, p, peerIP, proto, port)
 	}
-	pols := c.inPols
+	pols := c.InPols
 	if egress {
-		pols = c.egPols
+		pols = c.EgPols
 	}
 	if len(pols) == 0 {
 		if egress {
-			return decision{allowed: true, reason: c.noEg}
+			return decision{allowed: true, reason: c.NoEg}
 		}
-		return decision{allowed: true, reason: c.noIn}
+		return decision{allowed: true, reason: c.NoIn}
 	}
 	var ok bool
-	var r *rule
+	var r *classes.Rule
 	if egress {
-		ok, r = an.pol.egress(c, p, proto.Upper(), int32(port))
+		ok, r = an.Pol.Egress(c, p, proto.Upper(), int32(port))
 	} else {
-		ok, r = an.pol.ingress(c, p, proto.Upper(), int32(port))
+		ok, r = an.Pol.Ingress(c, p, proto.Upper(), int32(port))
 	}
 	if ok {
-		return decision{allowed: true, reason: r.reason}
+		return decision{allowed: true, reason: r.Reason}
 	}
 	// A denial names no peer class: keyed without an address, the cache
 	// hashes 12 bytes rather than 40.
-	ck := clsDenyKey{egress: egress, cls: int32(c.id), proto: pid(proto), port: int32(port)}
-	k := denyKey{egress: egress, cls: c.id, proto: pid(proto), port: port, ip: peerIP}
-	if p.cls != nil {
+	ck := clsDenyKey{egress: egress, cls: int32(c.ID), proto: pid(proto), port: int32(port)}
+	k := denyKey{egress: egress, cls: c.ID, proto: pid(proto), port: port, ip: peerIP}
+	if p.Cls != nil {
 		if id, ok := w.denied(ck); ok {
 			return decision{reason: id}
 		}
@@ -221,18 +222,18 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 	}
 	var text string
 	if egress {
-		text = fmt.Sprintf("denied: %s is selected for egress by %s and no rule allows %s to the destination", c.label, polNames(pols), flow(proto, port))
+		text = fmt.Sprintf("denied: %s is selected for egress by %s and no rule allows %s to the destination", c.Label, classes.PolNames(pols), flow(proto, port))
 	} else {
 		from := "the source"
-		if p.cls == nil {
+		if p.Cls == nil {
 			from = peerIP.String()
-			if n := an.nodeByIP[peerIP]; n != nil {
-				from += " (node " + n.name + ")"
+			if n := an.NodeByIP[peerIP]; n != nil {
+				from += " (node " + n.Name + ")"
 			} else if n := an.vtepNode(peerIP); n != "" {
 				from += " (vxlan.calico of " + n + ")"
 			}
 		}
-		text = fmt.Sprintf("denied: %s is selected for ingress by %s and no rule allows %s from %s", c.label, polNames(pols), flow(proto, port), from)
+		text = fmt.Sprintf("denied: %s is selected for ingress by %s and no rule allows %s from %s", c.Label, classes.PolNames(pols), flow(proto, port), from)
 	}
 	hop := ingressHop(c)
 	if egress {
@@ -242,7 +243,7 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 	if egress {
 		an.markEgress(id)
 	}
-	if p.cls != nil {
+	if p.Cls != nil {
 		w.putDenied(ck, id)
 	} else {
 		w.deny[k] = id
@@ -253,14 +254,14 @@ func (w *worker) k8s(c *class, egress bool, p peer, peerIP netip.Addr, proto tra
 // felixEnd decides one end of class c whose policies include a
 // projectcalico.org one: the Felix calculation's decision for its
 // representative (felix.Calc.DecideEndpoint, what trace asks on Linux).
-func (w *worker) felixEnd(c *class, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
+func (w *worker) felixEnd(c *classes.Class, egress bool, p classes.Peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	an := w.an
-	tiers := c.fIn
+	tiers := c.FIn
 	if egress {
-		tiers = c.fOut
+		tiers = c.FOut
 	}
 	f := felix.Flow{Peer: peerIP, Proto: proto.Upper(), DstPort: int32(port)}
-	if p.cls != nil {
+	if p.Cls != nil {
 		// Named by role, so that a template row's cell holds for
 		// another source that the rules see alike (markUnlike).
 		f.PeerName = "the source"
@@ -271,16 +272,16 @@ func (w *worker) felixEnd(c *class, egress bool, p peer, peerIP netip.Addr, prot
 	// An ingress decision depends on the peer only through which rules'
 	// source sides match it: decisions are kept by that signature.
 	var key felixKey
-	cache := !egress && p.cls != nil
+	cache := !egress && p.Cls != nil
 	if cache {
-		key = felixKey{cls: int32(c.id), proto: pid(proto), port: int32(port)}
+		key = felixKey{cls: int32(c.ID), proto: pid(proto), port: int32(port)}
 		n := 0
 		for _, t := range tiers {
 			for _, pol := range t.Policies {
 				for i := range pol.In {
 					if n == 64 {
 						cache = false
-					} else if an.e.Felix().PeerSideMatches(pol, &pol.In[i], true, peerIP, p.cls.fep) {
+					} else if an.E.Felix().PeerSideMatches(pol, &pol.In[i], true, peerIP, p.Cls.FEP) {
 						key.sig |= 1 << n
 					}
 					n++
@@ -291,7 +292,7 @@ func (w *worker) felixEnd(c *class, egress bool, p peer, peerIP netip.Addr, prot
 			return d
 		}
 	}
-	d := an.e.Felix().DecideEndpoint(c.fep, tiers, !egress, f)
+	d := an.E.Felix().DecideEndpoint(c.FEP, tiers, !egress, f)
 	r := Reason{Text: d.Reason}
 	if !d.Allowed {
 		r.Hop = ingressHop(c)
@@ -326,32 +327,32 @@ type felixKey struct {
 // of member, or of the class's first pod), which is what the dataplane
 // enforces; the reason names the policies when Kubernetes semantics
 // agree, and what Calico skipped when they do not.
-func (w *worker) end(c *class, member netip.Addr, egress bool, p peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
+func (w *worker) end(c *classes.Class, member netip.Addr, egress bool, p classes.Peer, peerIP netip.Addr, proto trace.Proto, port int) decision {
 	k := w.k8s(c, egress, p, peerIP, proto, port)
-	if c.os != "windows" {
+	if c.OS != "windows" {
 		return k
 	}
-	var x *endpointACLs
+	var x *classes.EndpointACLs
 	switch {
 	case member.IsValid():
 		// A node's own pods: the host rule is the member's endpoint's.
-		x = w.an.endpointACLs(member)
-	case egress && c.aclOut, !egress && c.aclIn:
-		x = c.acl
+		x = w.an.EndpointACLs(member)
+	case egress && c.ACLOut, !egress && c.ACLIn:
+		x = c.ACL
 	}
 	if x == nil {
 		return k
 	}
-	i := x.match(egress, peerIP, proto, port)
-	rules, texts, host, skipped, none := x.in, x.inText, x.hostIn, x.skipIn, x.inNone
+	i := x.Match(egress, peerIP, proto, port)
+	rules, texts, host, skipped, none := x.In, x.InText, x.HostIn, x.SkipIn, x.InNone
 	if egress {
-		rules, texts, host, skipped, none = x.out, x.outText, x.hostOut, x.skipOut, x.outNone
+		rules, texts, host, skipped, none = x.Out, x.OutText, x.HostOut, x.SkipOut, x.OutNone
 	}
 	allowed := i < 0 || rules[i].Action == "Allow"
 	if allowed == k.allowed && (i < 0 || !host[i]) {
 		return k
 	}
-	ak := aclKey{ep: x, cls: c.id, egress: egress, rule: i, k8s: k.reason}
+	ak := aclKey{ep: x, cls: c.ID, egress: egress, rule: i, k8s: k.reason}
 	if id, ok := w.acl[ak]; ok {
 		return decision{allowed: allowed, reason: id}
 	}
@@ -359,10 +360,10 @@ func (w *worker) end(c *class, member netip.Addr, egress bool, p peer, peerIP ne
 	if i >= 0 {
 		rule = texts[i]
 	}
-	what := "ingress of " + c.label
+	what := "ingress of " + c.Label
 	hop := ingressHop(c)
 	if egress {
-		what, hop = "egress of "+c.label, egressHop(c)
+		what, hop = "egress of "+c.Label, egressHop(c)
 	}
 	text := fmt.Sprintf("%s: the HNS ACLs' first match is %s", what, rule)
 	switch {
@@ -394,14 +395,14 @@ func (w *worker) end(c *class, member netip.Addr, egress bool, p peer, peerIP ne
 
 // vtepNode names the Linux node whose vxlan.calico has the address.
 func (an *analyzer) vtepNode(a netip.Addr) string {
-	for _, n := range an.nodes {
-		if n.lx == nil {
+	for _, n := range an.Nodes {
+		if n.LX == nil {
 			continue
 		}
-		if l, ok := n.lx.Link("vxlan.calico"); ok {
+		if l, ok := n.LX.Link("vxlan.calico"); ok {
 			for _, p := range l.Addrs {
 				if p.Addr() == a {
-					return n.name
+					return n.Name
 				}
 			}
 		}
@@ -410,8 +411,8 @@ func (an *analyzer) vtepNode(a netip.Addr) string {
 }
 
 // listens decides whether class b answers on proto/port.
-func (an *analyzer) listens(b *class, proto trace.Proto, port int) decision {
-	k := listenKey{b.id, pid(proto), port}
+func (an *analyzer) listens(b *classes.Class, proto trace.Proto, port int) decision {
+	k := listenKey{b.ID, pid(proto), port}
 	an.lmu.Lock()
 	d, ok := an.listen[k]
 	an.lmu.Unlock()
@@ -420,8 +421,8 @@ func (an *analyzer) listens(b *class, proto trace.Proto, port int) decision {
 	}
 	d = decision{allowed: true}
 	if proto != trace.ICMP {
-		if _, ok := imagecatalog.Listen(b.rep, b.os, corev1.Protocol(proto.Upper()), int32(port)); !ok {
-			ports := imagecatalog.Ports(b.rep, b.os)
+		if _, ok := imagecatalog.Listen(b.Rep, b.OS, corev1.Protocol(proto.Upper()), int32(port)); !ok {
+			ports := imagecatalog.Ports(b.Rep, b.OS)
 			listens := "nothing"
 			if len(ports) > 0 {
 				listens = strings.Join(ports, ", ")
@@ -430,7 +431,7 @@ func (an *analyzer) listens(b *class, proto trace.Proto, port int) decision {
 			if proto == trace.UDP {
 				what = "ICMP port unreachable"
 			}
-			d.reason = an.intern(Reason{Hop: "pod", Text: fmt.Sprintf("nothing listens on %s in %s (it listens on %s): %s", flow(proto, port), b.label, listens, what)})
+			d.reason = an.intern(Reason{Hop: "pod", Text: fmt.Sprintf("nothing listens on %s in %s (it listens on %s): %s", flow(proto, port), b.Label, listens, what)})
 			d.allowed = false
 		}
 	}
@@ -443,7 +444,7 @@ func (an *analyzer) listens(b *class, proto trace.Proto, port int) decision {
 // target is a class at a port as a destination: what it answers there,
 // and its slot in a row's memo (its pod column), or -1.
 type target struct {
-	cls   *class
+	cls   *classes.Class
 	proto trace.Proto
 	port  int
 	l     decision
@@ -458,7 +459,7 @@ func (an *analyzer) prepareColumns(cols []Destination) {
 		d := &cols[j]
 		if d.Kind == "pods" && !d.noListen {
 			d.tgt = target{cls: d.class, proto: d.Proto, port: d.Port, l: an.listens(d.class, d.Proto, d.Port), slot: j}
-			an.colIndex[listenKey{d.class.id, pid(d.Proto), d.Port}] = j
+			an.colIndex[listenKey{d.class.ID, pid(d.Proto), d.Port}] = j
 		}
 	}
 	for j := range cols {
@@ -466,8 +467,8 @@ func (an *analyzer) prepareColumns(cols []Destination) {
 		if d.Kind != "service" || d.itpLocal {
 			continue
 		}
-		d.gviews = make([]*svcView, len(an.groups))
-		for g, nodes := range an.groups {
+		d.gviews = make([]*svcView, len(an.Groups))
+		for g, nodes := range an.Groups {
 			v := an.view(nodes[0], d)
 			an.targets(v, d.Proto)
 			d.gviews[g] = v
@@ -496,10 +497,10 @@ func (w *worker) startRow(src *Source, cols []Destination) {
 	w.gen++
 	if a := src.class; a != nil {
 		// The classes with pods on a node of the source's, for rels.
-		w.near = w.near.reset(len(w.an.classes))
-		for _, n := range a.nodes {
-			for _, id := range w.an.nodeClasses[n] {
-				w.near.set(int(id))
+		w.near = w.near.Reset(len(w.an.Classes))
+		for _, n := range a.Nodes {
+			for _, id := range w.an.NodeClasses[n] {
+				w.near.Set(int(id))
 			}
 		}
 	}
@@ -507,11 +508,11 @@ func (w *worker) startRow(src *Source, cols []Destination) {
 
 // rels is relsPods for the row's source a, whose node neighbours row
 // collected: a word per pair instead of a walk over node sets.
-func (w *worker) rels(a, b *class) (same, cross bool) {
-	if a == b || w.an.placements[a.placement].group != w.an.placements[b.placement].group {
+func (w *worker) rels(a, b *classes.Class) (same, cross bool) {
+	if a == b || w.an.Placements[a.Placement].Group != w.an.Placements[b.Placement].Group {
 		return relsPods(w.an, a, b)
 	}
-	return w.near.has(b.id), pairExists(a, b, relCross)
+	return w.near.Has(b.ID), pairExists(a, b, relCross)
 }
 
 func (w *worker) cell(src *Source, d *Destination) Cell {
@@ -525,8 +526,8 @@ func (w *worker) cell(src *Source, d *Destination) Cell {
 	}
 	b := d.class
 	if d.noListen {
-		return Cell{Verdict: NotApplicable, Also: -1, Reason: w.reason(fmt.Sprintf("nolisten\x00%d", b.id), func() Reason {
-			return Reason{Text: b.label + " listens on no port (no declared container port, no known server)"}
+		return Cell{Verdict: NotApplicable, Also: -1, Reason: w.reason(fmt.Sprintf("nolisten\x00%d", b.ID), func() Reason {
+			return Reason{Text: b.Label + " listens on no port (no declared container port, no known server)"}
 		})}
 	}
 	var subs []subRes
@@ -548,7 +549,7 @@ func (w *worker) cell(src *Source, d *Destination) Cell {
 		}
 		if len(subs) == 2 && subs[0] != subs[1] {
 			an.mu.Lock()
-			an.split[an.placements[a.placement].group] = true
+			an.split[an.Placements[a.Placement].Group] = true
 			an.mu.Unlock()
 		}
 		if w.copyable != nil && !d.noListen {
@@ -556,8 +557,8 @@ func (w *worker) cell(src *Source, d *Destination) Cell {
 		}
 	} else {
 		n := src.node
-		_, here := b.byNode[n.idx]
-		if len(b.byNode) > 1 || !here {
+		_, here := b.ByNode[n.Idx]
+		if len(b.ByNode) > 1 || !here {
 			rels = append(rels, relCross)
 			subs = append(subs, w.nodePod(n, d.tgt, relCross))
 		}
@@ -629,15 +630,15 @@ type svcView struct {
 
 // view is the Service port as node n's kube-proxy programmed it
 // (nftables maps on Linux, HNS load balancers on Windows).
-func (an *analyzer) view(n *nodeInfo, d *Destination) *svcView {
+func (an *analyzer) view(n *classes.NodeInfo, d *Destination) *svcView {
 	an.viewMu.Lock()
 	defer an.viewMu.Unlock()
 	key := svcPortKey{d.vipAddr, d.Port, d.Proto}
-	if n.windows {
-		m := an.wnViews[n.idx]
+	if n.Windows {
+		m := an.wnViews[n.Idx]
 		if m == nil {
 			m = map[svcPortKey]*svcView{}
-			if win := an.winNode(n); win != nil {
+			if win := an.WinNode(n); win != nil {
 				for _, lb := range win.LoadBalancers() {
 					proto := trace.TCP
 					if lb.Protocol == 17 {
@@ -664,18 +665,18 @@ func (an *analyzer) view(n *nodeInfo, d *Destination) *svcView {
 					}
 				}
 			}
-			an.wnViews[n.idx] = m
+			an.wnViews[n.Idx] = m
 		}
 		if v := m[key]; v != nil {
 			return v
 		}
 		return &svcView{}
 	}
-	m := an.lxViews[n.idx]
+	m := an.lxViews[n.Idx]
 	if m == nil {
 		m = map[svcPortKey]*svcView{}
-		if n.lx != nil {
-			for _, sp := range n.lx.ServicePorts() {
+		if n.LX != nil {
+			for _, sp := range n.LX.ServicePorts() {
 				proto, ok := trace.ParseProto(sp.Protocol)
 				if !ok {
 					continue
@@ -687,7 +688,7 @@ func (an *analyzer) view(n *nodeInfo, d *Destination) *svcView {
 				m[svcPortKey{sp.ClusterIP, sp.Port, proto}] = v
 			}
 		}
-		an.lxViews[n.idx] = m
+		an.lxViews[n.Idx] = m
 	}
 	if v := m[key]; v != nil {
 		return v
@@ -718,17 +719,17 @@ func (w *worker) svcStage(key svcKey, viewed bool, d *Destination) stageRes {
 	var src trace.Source
 	found := false
 	switch {
-	case int(key.src) >= len(an.placements):
-		src, found = nodeSource(an.nodes[int(key.src)-len(an.placements)]), true
+	case int(key.src) >= len(an.Placements):
+		src, found = nodeSource(an.Nodes[int(key.src)-len(an.Placements)]), true
 	case key.src >= 0:
-		if cs := an.byPlacement[key.src]; len(cs) > 0 {
-			src, found = podSource(cs[0].members[0]), true
+		if cs := an.ByPlacement[key.src]; len(cs) > 0 {
+			src, found = podSource(cs[0].Members[0]), true
 		}
 	default: // internalTrafficPolicy Local: the pods on one node
 		n := int(-1 - key.src)
-		for _, c := range an.classes {
-			if ms := c.byNode[n]; len(ms) > 0 {
-				src, found = podSource(c.members[ms[0]]), true
+		for _, c := range an.Classes {
+			if ms := c.ByNode[n]; len(ms) > 0 {
+				src, found = podSource(c.Members[ms[0]]), true
 				break
 			}
 		}
@@ -740,7 +741,7 @@ func (w *worker) svcStage(key svcKey, viewed bool, d *Destination) stageRes {
 	if !key.vip.IsValid() {
 		port = d.Port
 	}
-	res := an.e.Trace(src, d.svcTarget, d.Proto, port)
+	res := an.E.Trace(src, d.svcTarget, d.Proto, port)
 	an.traces.Add(1)
 	s = an.classify(res).p1
 	if s.st == pass && viewed {
@@ -765,10 +766,10 @@ func (w *worker) svcStage(key svcKey, viewed bool, d *Destination) stageRes {
 // host address.
 type svcTarget struct {
 	tgt      target
-	cls      *class
+	cls      *classes.Class
 	host     hostTarget
 	port     int
-	nodes    bitset
+	nodes    classes.Bitset
 	nodeList []int // the same, ascending
 	name     string
 }
@@ -785,35 +786,35 @@ func (an *analyzer) groupTargets(backends []netip.AddrPort, proto trace.Proto) [
 	idx := map[string]*svcTarget{}
 	for _, ap := range backends {
 		var t *svcTarget
-		if c := an.podClass[ap.Addr()]; c != nil {
-			k := fmt.Sprintf("c%d:%d", c.id, ap.Port())
+		if c := an.PodClass[ap.Addr()]; c != nil {
+			k := fmt.Sprintf("c%d:%d", c.ID, ap.Port())
 			if t = idx[k]; t == nil {
-				t = &svcTarget{cls: c, port: int(ap.Port()), nodes: newBitset(len(an.nodes)), name: c.label}
+				t = &svcTarget{cls: c, port: int(ap.Port()), nodes: classes.NewBitset(len(an.Nodes)), name: c.Label}
 				idx[k] = t
 				tgts = append(tgts, t)
 			}
-			for _, m := range c.members {
-				if m.ip == ap.Addr() {
-					t.nodes.set(m.node)
+			for _, m := range c.Members {
+				if m.IP == ap.Addr() {
+					t.nodes.Set(m.Node)
 				}
 			}
 			continue
 		}
 		k := "h" + ap.String()
 		if idx[k] == nil {
-			t = &svcTarget{host: hostTarget{ap: ap, node: an.nodeByIP[ap.Addr()]}, port: int(ap.Port()), nodes: newBitset(len(an.nodes)), name: ap.String()}
+			t = &svcTarget{host: hostTarget{ap: ap, node: an.NodeByIP[ap.Addr()]}, port: int(ap.Port()), nodes: classes.NewBitset(len(an.Nodes)), name: ap.String()}
 			if t.host.node != nil {
-				t.nodes.set(t.host.node.idx)
+				t.nodes.Set(t.host.node.Idx)
 			}
 			idx[k] = t
 			tgts = append(tgts, t)
 		}
 	}
 	for _, t := range tgts {
-		t.nodeList = t.nodes.list()
+		t.nodeList = t.nodes.List()
 		if t.cls != nil {
 			t.tgt = target{cls: t.cls, proto: proto, port: t.port, slot: -1}
-			if j, ok := an.colIndex[listenKey{t.cls.id, pid(proto), t.port}]; ok {
+			if j, ok := an.colIndex[listenKey{t.cls.ID, pid(proto), t.port}]; ok {
 				t.tgt.slot = j
 			}
 			t.tgt.l = an.listens(t.cls, proto, t.port)
@@ -830,37 +831,37 @@ func (w *worker) serviceCell(src *Source, d *Destination) Cell {
 	w.subs, w.wheres = w.subs[:0], w.wheres[:0]
 	if a := src.class; a != nil {
 		if !d.itpLocal {
-			n := an.groups[an.placements[a.placement].group][0]
-			w.serviceBucket(src, d, n, a.nodeBits, a.nodes)
+			n := an.Groups[an.Placements[a.Placement].Group][0]
+			w.serviceBucket(src, d, n, a.NodeBits, a.Nodes)
 		} else {
-			idx := make([]int, 0, len(a.byNode))
-			for i := range a.byNode {
+			idx := make([]int, 0, len(a.ByNode))
+			for i := range a.ByNode {
 				idx = append(idx, i)
 			}
 			sort.Ints(idx)
 			for _, i := range idx {
-				nodes := newBitset(len(an.nodes))
-				nodes.set(i)
-				w.serviceBucket(src, d, an.nodes[i], nodes, []int{i})
+				nodes := classes.NewBitset(len(an.Nodes))
+				nodes.Set(i)
+				w.serviceBucket(src, d, an.Nodes[i], nodes, []int{i})
 			}
 		}
 	} else {
-		nodes := newBitset(len(an.nodes))
-		nodes.set(src.node.idx)
-		w.serviceBucket(src, d, src.node, nodes, []int{src.node.idx})
+		nodes := classes.NewBitset(len(an.Nodes))
+		nodes.Set(src.node.Idx)
+		w.serviceBucket(src, d, src.node, nodes, []int{src.node.Idx})
 	}
 	return w.combineBackends(w.subs, w.wheres)
 }
 
 // serviceBucket adds the sub-results of the source's pods on nodes, whose
 // connections node n's dataplane balances.
-func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes bitset, nodeList []int) {
+func (w *worker) serviceBucket(src *Source, d *Destination, n *classes.NodeInfo, nodes classes.Bitset, nodeList []int) {
 	an := w.an
 	var v *svcView
 	switch {
 	case src.class != nil && d.gviews != nil:
-		v = d.gviews[an.placements[src.class.placement].group]
-	case src.node == nil || !src.node.windows:
+		v = d.gviews[an.Placements[src.class.Placement].Group]
+	case src.node == nil || !src.node.Windows:
 		v = an.view(n, d)
 	}
 	if v == nil || !v.pass {
@@ -868,15 +869,15 @@ func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes b
 		switch {
 		case src.node != nil:
 			key.src = an.nodeSrcID(src.node)
-			if src.node.windows {
+			if src.node.Windows {
 				// A Windows host's connection to any ClusterIP ends in
 				// HNS before a load balancer is looked at.
 				key.vip, key.port = netip.Addr{}, 0
 			}
 		case d.itpLocal:
-			key.src = -1 - int32(n.idx)
+			key.src = -1 - int32(n.Idx)
 		default:
-			key.src = int32(src.class.placement)
+			key.src = int32(src.class.Placement)
 		}
 		st := w.svcStage(key, v != nil, d)
 		if st.st == fail {
@@ -897,8 +898,8 @@ func (w *worker) serviceBucket(src *Source, d *Destination, n *nodeInfo, nodes b
 	}
 	for _, t := range an.targets(v, d.Proto) {
 		// A class with no pod on the row's nodes has no backend there.
-		same := (t.cls == nil || src.class == nil || d.itpLocal || w.near.has(t.cls.id)) &&
-			sharesNode(nodes, nodeList, t.nodes, t.nodeList)
+		same := (t.cls == nil || src.class == nil || d.itpLocal || w.near.Has(t.cls.ID)) &&
+			classes.SharesNode(nodes, nodeList, t.nodes, t.nodeList)
 		cross := !(len(nodeList) == 1 && len(t.nodeList) == 1 && same)
 		for _, r := range [2]rel{relCross, relSame} {
 			if r == relCross && !cross || r == relSame && !same {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -138,34 +139,34 @@ func TestTraceReachAndTheRenderedStateAgreeOnGeneratedClusters(t *testing.T) {
 				if s.class == nil || d.class == nil || d.Kind == "service" || m.At(i, j).Verdict == NotApplicable {
 					continue
 				}
-				a := s.class.members[r.IntN(len(s.class.members))]
-				b := d.class.members[r.IntN(len(d.class.members))]
-				if a.pod == b.pod {
+				a := s.class.Members[r.IntN(len(s.class.Members))]
+				b := d.class.Members[r.IntN(len(d.class.Members))]
+				if a.Pod == b.Pod {
 					continue
 				}
-				src, err := e.ParseSource("pod/"+a.pod.Namespace+"/"+a.pod.Name, "")
+				src, err := e.ParseSource("pod/"+a.Pod.Namespace+"/"+a.Pod.Name, "")
 				if err != nil {
 					t.Fatal(err)
 				}
-				dst, err := e.ParseTarget(b.ip.String(), "")
+				dst, err := e.ParseTarget(b.IP.String(), "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				res := e.Trace(src, dst, d.Proto, d.Port)
 				cell := m.At(i, j)
 				if cell.Verdict != Partial && (cell.Verdict == Allowed) != res.Delivered {
-					t.Errorf("%s/%s → %s %s: cell %s (%s), trace %s: %s", a.pod.Namespace, a.pod.Name, b.ip, flow(d.Proto, d.Port), cell.Verdict, m.Reasons[cell.Reason].Text, res.Outcome, res.Reason)
+					t.Errorf("%s/%s → %s %s: cell %s (%s), trace %s: %s", a.Pod.Namespace, a.Pod.Name, b.IP, flow(d.Proto, d.Port), cell.Verdict, m.Reasons[cell.Reason].Text, res.Outcome, res.Reason)
 				}
 				f := felix.Flow{Proto: d.Proto.Upper(), DstPort: int32(d.Port)}
-				egress := renderedVerdict(t, e, a.pod.Spec.NodeName, a, policy.Egress, b.ip, f, d)
-				ingress := renderedVerdict(t, e, b.pod.Spec.NodeName, b, policy.Ingress, a.ip, f, d)
+				egress := renderedVerdict(t, e, a.Pod.Spec.NodeName, a, policy.Egress, b.IP, f, d)
+				ingress := renderedVerdict(t, e, b.Pod.Spec.NodeName, b, policy.Ingress, a.IP, f, d)
 				if (!egress || !ingress) && res.Delivered {
-					t.Errorf("%s/%s → %s %s: the rendered state denies (egress %t, ingress %t) but the trace delivers", a.pod.Namespace, a.pod.Name, b.ip, flow(d.Proto, d.Port), egress, ingress)
+					t.Errorf("%s/%s → %s %s: the rendered state denies (egress %t, ingress %t) but the trace delivers", a.Pod.Namespace, a.Pod.Name, b.IP, flow(d.Proto, d.Port), egress, ingress)
 				}
 				if !egress || !ingress {
 					denied++
 				}
-				if s.class.calicoOut || d.class.calicoIn {
+				if s.class.CalicoOut || d.class.CalicoIn {
 					calico++
 				}
 				for _, h := range res.Hops {
@@ -182,7 +183,7 @@ func TestTraceReachAndTheRenderedStateAgreeOnGeneratedClusters(t *testing.T) {
 						continue
 					}
 					if (h.Verdict != trace.Drop) != want {
-						t.Errorf("%s/%s → %s %s: trace's %s says %s (%s), the rendered state %t", a.pod.Namespace, a.pod.Name, b.ip, flow(d.Proto, d.Port), h.Component, h.Verdict, h.Reason, want)
+						t.Errorf("%s/%s → %s %s: trace's %s says %s (%s), the rendered state %t", a.Pod.Namespace, a.Pod.Name, b.IP, flow(d.Proto, d.Port), h.Component, h.Verdict, h.Reason, want)
 					}
 				}
 				checked++
@@ -197,19 +198,19 @@ func TestTraceReachAndTheRenderedStateAgreeOnGeneratedClusters(t *testing.T) {
 
 // renderedVerdict reads one end's policy verdict from the rendered state
 // of the pod's node.
-func renderedVerdict(t *testing.T, e *trace.Engine, node string, mb member, dir policy.Direction, peer netip.Addr, f felix.Flow, d Destination) bool {
+func renderedVerdict(t *testing.T, e *trace.Engine, node string, mb classes.Member, dir policy.Direction, peer netip.Addr, f felix.Flow, d Destination) bool {
 	t.Helper()
 	if lx := e.LinuxNode(node); lx != nil {
 		f.Peer = peer
-		v, err := lx.EvalCalico(mb.pod, linux.Direction(dir), f)
+		v, err := lx.EvalCalico(mb.Pod, linux.Direction(dir), f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v.Allowed
 	}
-	v, ok := e.EndpointACL(mb.pod, dir, peer, d.Proto, d.Port)
+	v, ok := e.EndpointACL(mb.Pod, dir, peer, d.Proto, d.Port)
 	if !ok {
-		t.Fatalf("no Windows endpoint for %s/%s", mb.pod.Namespace, mb.pod.Name)
+		t.Fatalf("no Windows endpoint for %s/%s", mb.Pod.Namespace, mb.Pod.Name)
 	}
 	return v.Allowed
 }

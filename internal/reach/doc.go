@@ -97,4 +97,13 @@
 // Stats.Mismatches lists every representative trace whose answer differs
 // from the composed one (the tests hold it empty); such a cell takes the
 // trace's answer.
+//
+// # Packages
+//
+// reach/classes holds what the cells are computed over (nodes and node
+// groups, IPAM blocks, classes, the policies resolved over them, the
+// Windows classes' ACLs, the --from and --to filters); reach composes
+// the cells. reach/output prints the matrix, reach/aggregate folds it by
+// namespace or workload (--by), and reach/expect compares it with an
+// expected one (--expect).
 package reach

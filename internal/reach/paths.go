@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -128,8 +129,8 @@ func (k pathKey) slot() int {
 
 // podPathKey is the path of class a's pods to target t's, on one node or
 // two.
-func podPathKey(a *class, t target, r rel) pathKey {
-	return pathKey{kind: kindPods, src: int32(a.placement), dst: int32(t.cls.placement), rel: r, proto: pid(t.proto), port: int32(t.port)}
+func podPathKey(a *classes.Class, t target, r rel) pathKey {
+	return pathKey{kind: kindPods, src: int32(a.Placement), dst: int32(t.cls.Placement), rel: r, proto: pid(t.proto), port: int32(t.port)}
 }
 
 // svcKey identifies a Service port's first stage from a source.
@@ -172,14 +173,14 @@ func (en *ends) ingress(k knowledge) decision {
 
 type pick func() (trace.Source, trace.Target, bool)
 
-func (an *analyzer) nodeSrcID(n *nodeInfo) int32 { return int32(len(an.placements) + n.idx) }
+func (an *analyzer) nodeSrcID(n *classes.NodeInfo) int32 { return int32(len(an.Placements) + n.Idx) }
 
 // hostTarget is a Service backend that is no pod of a class: a node's
 // address (the API server, a host-network pod) or an address the twin
 // does not know.
 type hostTarget struct {
 	ap   netip.AddrPort
-	node *nodeInfo
+	node *classes.NodeInfo
 }
 
 func (an *analyzer) hostID(h hostTarget) int32 {
@@ -280,7 +281,7 @@ func (w *worker) learn(key pathKey, stage int) {
 	if !ok {
 		return
 	}
-	res := an.e.Trace(src, dst, key.proto.proto(), int(key.port))
+	res := an.E.Trace(src, dst, key.proto.proto(), int(key.port))
 	an.traces.Add(1)
 	got := an.classify(res)
 	merge := func(dst *stageRes, s stageRes) {
@@ -334,7 +335,7 @@ func (w *worker) path(key pathKey, en ends, fallback pick) subRes {
 			return Reason{Text: "no representative trace could be walked for this path"}
 		})}
 	}
-	res := an.e.Trace(src, dst, key.proto.proto(), int(key.port))
+	res := an.E.Trace(src, dst, key.proto.proto(), int(key.port))
 	an.traces.Add(1)
 	an.mu.Lock()
 	an.mismatch = append(an.mismatch, fmt.Sprintf("%s → %s %s/%d: no representative trace showed every stage; the cell's own trace: %s", res.From, res.To, key.proto.proto(), key.port, res.Outcome))
@@ -408,8 +409,8 @@ func (w *worker) representative(key pathKey, stage int, k knowledge) (trace.Sour
 	switch key.kind {
 	case kindPods:
 		for _, self := range []bool{false, true} {
-			for _, a := range an.byPlacement[key.src] {
-				for _, b := range an.byPlacement[key.dst] {
+			for _, a := range an.ByPlacement[key.src] {
+				for _, b := range an.ByPlacement[key.dst] {
 					if !self && !pairExists(a, b, key.rel) || self && (a != b || key.rel != relSame) {
 						continue
 					}
@@ -424,8 +425,8 @@ func (w *worker) representative(key pathKey, stage int, k knowledge) (trace.Sour
 			}
 		}
 	case kindNode:
-		n := an.nodes[int(key.src)-len(an.placements)]
-		for _, b := range an.byPlacement[key.dst] {
+		n := an.Nodes[int(key.src)-len(an.Placements)]
+		for _, b := range an.ByPlacement[key.dst] {
 			en, p := w.nodeEnds(n, target{cls: b, proto: proto, port: port, l: an.listens(b, proto, port)}, key.rel)
 			if !reaches(en, stage, k) {
 				continue
@@ -438,15 +439,15 @@ func (w *worker) representative(key pathKey, stage int, k knowledge) (trace.Sour
 		an.mu.RLock() // hostID appends to hosts
 		h := an.hosts[-1-key.dst]
 		an.mu.RUnlock()
-		if int(key.src) >= len(an.placements) {
-			n := an.nodes[int(key.src)-len(an.placements)]
+		if int(key.src) >= len(an.Placements) {
+			n := an.Nodes[int(key.src)-len(an.Placements)]
 			en, p := w.hostEnds(nil, n, h, proto, key.rel)
 			if src, dst, ok := p(); ok && reaches(en, stage, k) {
 				return src, dst, en, true
 			}
 			break
 		}
-		for _, a := range an.byPlacement[key.src] {
+		for _, a := range an.ByPlacement[key.src] {
 			en, p := w.hostEnds(a, nil, h, proto, key.rel)
 			if !reaches(en, stage, k) {
 				continue
@@ -460,49 +461,49 @@ func (w *worker) representative(key pathKey, stage int, k knowledge) (trace.Sour
 }
 
 // pairExists reports whether two distinct pods of a and b sit as r says.
-func pairExists(a, b *class, r rel) bool {
+func pairExists(a, b *classes.Class, r rel) bool {
 	if a == b {
 		if r == relSame {
-			return a.multiOnNode
+			return a.MultiOnNode
 		}
-		return len(a.nodes) >= 2
+		return len(a.Nodes) >= 2
 	}
 	if r == relSame {
-		return a.sharesNode(b)
+		return a.SharesNode(b)
 	}
-	return !(len(a.nodes) == 1 && len(b.nodes) == 1 && a.nodes[0] == b.nodes[0])
+	return !(len(a.Nodes) == 1 && len(b.Nodes) == 1 && a.Nodes[0] == b.Nodes[0])
 }
 
 // relsPods says which placements member pairs of a and b have: on the
 // same node, on different nodes.
-func relsPods(an *analyzer, a, b *class) (same, cross bool) {
-	if a != b && an.placements[a.placement].group != an.placements[b.placement].group {
+func relsPods(an *analyzer, a, b *classes.Class) (same, cross bool) {
+	if a != b && an.Placements[a.Placement].Group != an.Placements[b.Placement].Group {
 		return false, true
 	}
 	return pairExists(a, b, relSame), pairExists(a, b, relCross)
 }
 
-func podSource(m member) trace.Source {
-	return trace.Source{Kind: trace.KindPod, Pod: m.pod, Node: m.pod.Spec.NodeName, Addr: m.ip}
+func podSource(m classes.Member) trace.Source {
+	return trace.Source{Kind: trace.KindPod, Pod: m.Pod, Node: m.Pod.Spec.NodeName, Addr: m.IP}
 }
 
-func podTarget(m member) trace.Target {
-	return trace.Target{Kind: trace.KindPod, Given: m.ip.String(), Pod: m.pod, Addr: m.ip, Node: m.pod.Spec.NodeName}
+func podTarget(m classes.Member) trace.Target {
+	return trace.Target{Kind: trace.KindPod, Given: m.IP.String(), Pod: m.Pod, Addr: m.IP, Node: m.Pod.Spec.NodeName}
 }
 
-func nodeSource(n *nodeInfo) trace.Source {
-	return trace.Source{Kind: trace.KindNode, Node: n.name, Addr: n.ip}
+func nodeSource(n *classes.NodeInfo) trace.Source {
+	return trace.Source{Kind: trace.KindNode, Node: n.Name, Addr: n.IP}
 }
 
 // repFirst is a class's members, its representative first (a Windows
 // representative sits on a node whose HNS state is compiled already).
-func repFirst(c *class) func(yield func(member) bool) {
-	return func(yield func(member) bool) {
-		if !yield(c.members[c.repIdx]) {
+func repFirst(c *classes.Class) func(yield func(classes.Member) bool) {
+	return func(yield func(classes.Member) bool) {
+		if !yield(c.Members[c.RepIdx]) {
 			return
 		}
-		for i, m := range c.members {
-			if i != c.repIdx && !yield(m) {
+		for i, m := range c.Members {
+			if i != c.RepIdx && !yield(m) {
 				return
 			}
 		}
@@ -511,23 +512,23 @@ func repFirst(c *class) func(yield func(member) bool) {
 
 // pickPods is the first pair of pods of a and b that sit as r says; self:
 // a pod and itself (a Service balancing a pod's connection back to it).
-func pickPods(a, b *class, r rel, self bool) pick {
+func pickPods(a, b *classes.Class, r rel, self bool) pick {
 	return func() (trace.Source, trace.Target, bool) {
 		if self {
-			m := a.members[a.repIdx]
+			m := a.Members[a.RepIdx]
 			return podSource(m), podTarget(m), a == b
 		}
 		for m := range repFirst(a) {
 			if r == relSame {
-				for _, i := range b.byNode[m.node] {
-					if n := b.members[i]; n.pod != m.pod {
+				for _, i := range b.ByNode[m.Node] {
+					if n := b.Members[i]; n.Pod != m.Pod {
 						return podSource(m), podTarget(n), true
 					}
 				}
 				continue
 			}
 			for n := range repFirst(b) {
-				if n.node != m.node {
+				if n.Node != m.Node {
 					return podSource(m), podTarget(n), true
 				}
 			}
@@ -536,11 +537,11 @@ func pickPods(a, b *class, r rel, self bool) pick {
 	}
 }
 
-func (w *worker) podEnds(a *class, t target) ends {
+func (w *worker) podEnds(a *classes.Class, t target) ends {
 	b, proto, port := t.cls, t.proto, t.port
-	en := ends{hasE: true, e: w.end(a, netip.Addr{}, true, peer{cls: b}, b.repIP, proto, port), l: t.l}
+	en := ends{hasE: true, e: w.end(a, netip.Addr{}, true, classes.Peer{Cls: b}, b.RepIP, proto, port), l: t.l}
 	if en.e.allowed {
-		en.in = w.end(b, netip.Addr{}, false, peer{cls: a}, a.repIP, proto, port)
+		en.in = w.end(b, netip.Addr{}, false, classes.Peer{Cls: a}, a.RepIP, proto, port)
 	}
 	return en
 }
@@ -551,7 +552,7 @@ func (w *worker) memoGet(t target, r rel) (subRes, bool) {
 		i := 2*t.slot + int(r)
 		return w.slots[i], w.slotGen[i] == w.gen
 	}
-	s, ok := w.memo[subKey{int32(t.cls.id), pid(t.proto), t.port, r}]
+	s, ok := w.memo[subKey{int32(t.cls.ID), pid(t.proto), t.port, r}]
 	return s, ok
 }
 
@@ -561,18 +562,18 @@ func (w *worker) memoPut(t target, r rel, s subRes) {
 		w.slots[i], w.slotGen[i] = s, w.gen
 		return
 	}
-	w.memo[subKey{int32(t.cls.id), pid(t.proto), t.port, r}] = s
+	w.memo[subKey{int32(t.cls.ID), pid(t.proto), t.port, r}] = s
 }
 
 // podPod is class a → class b at proto/port, for pods on the same node or
 // not.
-func (w *worker) podPod(a *class, t target, r rel) subRes {
+func (w *worker) podPod(a *classes.Class, t target, r rel) subRes {
 	if s, ok := w.memoGet(t, r); ok {
 		return s
 	}
 	b := t.cls
 	key := podPathKey(a, t, r)
-	self := r == relSame && a == b && !a.multiOnNode
+	self := r == relSame && a == b && !a.MultiOnNode
 	s := w.path(key, w.podEnds(a, t), pickPods(a, b, r, self))
 	w.memoPut(t, r, s)
 	return s
@@ -583,20 +584,20 @@ func (w *worker) podPod(a *class, t target, r rel) subRes {
 // allowed; Calico accepts host-to-local-workload traffic on Linux and
 // programs allow-host-to-endpoint on Windows); pods elsewhere see the
 // node's address, the one the trace shows at their ingress.
-func (w *worker) nodeEnds(n *nodeInfo, t target, r rel) (ends, pick) {
+func (w *worker) nodeEnds(n *classes.NodeInfo, t target, r rel) (ends, pick) {
 	b, proto, port := t.cls, t.proto, t.port
-	var target member
+	var target classes.Member
 	found := false
-	for _, m := range b.members {
-		if (m.node == n.idx) == (r == relSame) {
+	for _, m := range b.Members {
+		if (m.Node == n.Idx) == (r == relSame) {
 			target, found = m, true
 			break
 		}
 	}
 	in := func(k knowledge) decision {
 		if r == relSame {
-			if b.os == "windows" {
-				return w.end(b, target.ip, false, peer{ip: n.ip}, n.ip, proto, port)
+			if b.OS == "windows" {
+				return w.end(b, target.IP, false, classes.Peer{IP: n.IP}, n.IP, proto, port)
 			}
 			return decision{allowed: true, reason: w.reason("host-own", func() Reason {
 				return Reason{Text: "traffic from the host to its own pods is always allowed (kubelet probes; NetworkPolicy does not apply)"}
@@ -604,9 +605,9 @@ func (w *worker) nodeEnds(n *nodeInfo, t target, r rel) (ends, pick) {
 		}
 		addr := k.srcAt
 		if !addr.IsValid() {
-			addr = n.ip
+			addr = n.IP
 		}
-		return w.end(b, target.ip, false, peer{ip: addr}, addr, proto, port)
+		return w.end(b, target.IP, false, classes.Peer{IP: addr}, addr, proto, port)
 	}
 	p := func() (trace.Source, trace.Target, bool) {
 		if !found {
@@ -617,11 +618,11 @@ func (w *worker) nodeEnds(n *nodeInfo, t target, r rel) (ends, pick) {
 	return ends{inLazy: in, l: t.l}, p
 }
 
-func (w *worker) nodePod(n *nodeInfo, t target, r rel) subRes {
+func (w *worker) nodePod(n *classes.NodeInfo, t target, r rel) subRes {
 	if s, ok := w.memoGet(t, r); ok {
 		return s
 	}
-	key := pathKey{kind: kindNode, src: w.an.nodeSrcID(n), dst: int32(t.cls.placement), rel: r, proto: pid(t.proto), port: int32(t.port)}
+	key := pathKey{kind: kindNode, src: w.an.nodeSrcID(n), dst: int32(t.cls.Placement), rel: r, proto: pid(t.proto), port: int32(t.port)}
 	en, p := w.nodeEnds(n, t, r)
 	s := w.path(key, en, p)
 	w.memoPut(t, r, s)
@@ -630,7 +631,7 @@ func (w *worker) nodePod(n *nodeInfo, t target, r rel) subRes {
 
 // hostEnds are a source (class a, or node n) → a host address: no ingress
 // policy applies; what answers there is part of the path.
-func (w *worker) hostEnds(a *class, n *nodeInfo, h hostTarget, proto trace.Proto, r rel) (ends, pick) {
+func (w *worker) hostEnds(a *classes.Class, n *classes.NodeInfo, h hostTarget, proto trace.Proto, r rel) (ends, pick) {
 	ip, port := h.ap.Addr(), int(h.ap.Port())
 	en := ends{
 		in: decision{allowed: true, reason: w.reason("host\x00"+ip.String(), func() Reason {
@@ -639,18 +640,18 @@ func (w *worker) hostEnds(a *class, n *nodeInfo, h hostTarget, proto trace.Proto
 		l: decision{allowed: true},
 	}
 	if a != nil {
-		en.hasE, en.e = true, w.end(a, netip.Addr{}, true, peer{ip: ip}, ip, proto, port)
+		en.hasE, en.e = true, w.end(a, netip.Addr{}, true, classes.Peer{IP: ip}, ip, proto, port)
 	}
 	target := trace.Target{Kind: trace.KindIP, Given: ip.String(), Addr: ip}
 	if h.node != nil {
-		target.Node = h.node.name
+		target.Node = h.node.Name
 	}
 	p := func() (trace.Source, trace.Target, bool) {
 		if n != nil {
 			return nodeSource(n), target, true
 		}
-		for _, m := range a.members {
-			on := h.node != nil && m.node == h.node.idx
+		for _, m := range a.Members {
+			on := h.node != nil && m.Node == h.node.Idx
 			if on == (r == relSame) {
 				return podSource(m), target, true
 			}
@@ -660,7 +661,7 @@ func (w *worker) hostEnds(a *class, n *nodeInfo, h hostTarget, proto trace.Proto
 	return en, p
 }
 
-func (w *worker) toHost(a *class, n *nodeInfo, h hostTarget, proto trace.Proto, r rel) subRes {
+func (w *worker) toHost(a *classes.Class, n *classes.NodeInfo, h hostTarget, proto trace.Proto, r rel) subRes {
 	an := w.an
 	id := an.hostID(h)
 	mk := subKey{id, pid(proto), int(h.ap.Port()), r}
@@ -669,7 +670,7 @@ func (w *worker) toHost(a *class, n *nodeInfo, h hostTarget, proto trace.Proto, 
 	}
 	key := pathKey{kind: kindHost, dst: id, rel: r, proto: pid(proto), port: int32(h.ap.Port())}
 	if a != nil {
-		key.src = int32(a.placement)
+		key.src = int32(a.Placement)
 	} else {
 		key.src = an.nodeSrcID(n)
 	}

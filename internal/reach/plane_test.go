@@ -12,7 +12,7 @@ func TestReachUsesThePlanesWindowsCompiler(t *testing.T) {
 	}
 	an := newAnalyzer(e, Options{AllNamespaces: true})
 	an.prepare()
-	if got := an.aclCompiler(); got == nil || got != want {
+	if got := an.AclCompiler(); got == nil || got != want {
 		t.Errorf("reach's Windows compiler is %p, the plane's %p", got, want)
 	}
 }

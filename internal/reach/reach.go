@@ -15,7 +15,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -58,7 +58,7 @@ type Options struct {
 	AllNamespaces bool
 	// From and To select sources and destinations (see Filter); several
 	// add up.
-	From, To []Filter
+	From, To []classes.Filter
 	// Port: only this destination port (a pod's port, a Service's port);
 	// 0: every port each destination serves.
 	Port int
@@ -75,6 +75,13 @@ type Options struct {
 	everyCell bool
 }
 
+// Filter selects sources (--from) or destinations (--to); see
+// classes.Filter for the forms it takes.
+type Filter = classes.Filter
+
+// ParseFilter reads one --from or --to value; ns is -n's namespace.
+func ParseFilter(s, ns string) (Filter, error) { return classes.ParseFilter(s, ns) }
+
 // Source is a row: a class of pods, or a node.
 type Source struct {
 	// Kind is "pods" or "node".
@@ -86,9 +93,12 @@ type Source struct {
 	OS        string
 	Labels    map[string]string
 	Pods      []string
+	// Workloads are each pod's workload (deploy/NS/NAME, pod/NS/NAME…),
+	// in Pods' order.
+	Workloads []string
 	Nodes     []string
-	class     *class
-	node      *nodeInfo
+	class     *classes.Class
+	node      *classes.NodeInfo
 }
 
 // Destination is a column: a class of pods at one port, or a Service's
@@ -107,12 +117,15 @@ type Destination struct {
 	TargetPort string
 	OS         string
 	Pods       []string
-	class      *class
-	itpLocal   bool
-	noListen   bool
-	selfNA     bool
-	vipAddr    netip.Addr
-	svcTarget  trace.Target
+	// Workloads are each pod's workload, in Pods' order (none for a
+	// Service).
+	Workloads []string
+	class     *classes.Class
+	itpLocal  bool
+	noListen  bool
+	selfNA    bool
+	vipAddr   netip.Addr
+	svcTarget trace.Target
 	// tgt is a pod column as a target; gviews a Service column's view
 	// from each node group (nil: per source node).
 	tgt    target
@@ -226,29 +239,29 @@ func (m *Matrix) Row(i int, buf []Cell) []Cell {
 	return buf
 }
 
+// Held reports how source i's row is held: whole (tmpl is i), or as
+// its template row tmpl's cells but for the columns diff, ascending.
+// Every cell of a copied row outside diff has its template's verdict, and
+// a cell that is not allowed its template's reason (At): what a reader
+// that counts verdicts and reasons per row may compute once per template.
+func (m *Matrix) Held(i int) (tmpl int, diff []int32) {
+	r := &m.rows[i]
+	if r.cells != nil {
+		return i, nil
+	}
+	return r.tmpl, r.diffCols
+}
+
 // NumCells is the number of cells: sources × destinations.
 func (m *Matrix) NumCells() int { return len(m.Sources) * len(m.Destinations) }
 
 // analyzer holds one computation.
 type analyzer struct {
-	e   *trace.Engine
-	c   *model.Cluster
+	// Prep holds the nodes, classes and policies the cells are
+	// computed over.
+	*classes.Prep
 	opt Options
 
-	nodes         []*nodeInfo
-	nodeByName    map[string]*nodeInfo
-	nodeByIP      map[netip.Addr]*nodeInfo
-	blocks        []block
-	blockByPrefix map[netip.Prefix]block
-	blockBits     map[int]bool
-	groups        [][]*nodeInfo
-	isolate       map[string]bool
-	placements    []placement
-	classes       []*class
-	byPlacement   [][]*class
-	podClass      map[netip.Addr]*class
-	pol           *policies
-	hasCalico     bool // the cluster has projectcalico.org policies
 	calicoInRules []calicoInRule
 
 	// Path knowledge learned from representative traces.
@@ -269,8 +282,8 @@ type analyzer struct {
 	// egressIDs are the reasons that name their source (markEgress).
 	egressIDs map[int32]bool
 	// inRules and protects index the ingress rules (indexIngress).
-	inRules  []*rule
-	protects map[*npol][]int32
+	inRules  []*classes.Rule
+	protects map[*classes.Npol][]int32
 	// cols are the matrix's columns; bcByGroup indexes their backends
 	// (backendCols).
 	cols      []Destination
@@ -279,17 +292,9 @@ type analyzer struct {
 	// podCols are each class's pod columns (indexPodCols).
 	podCols [][]int32
 
-	viewMu sync.Mutex
-	// nodeClasses are the classes with pods on each node.
-	nodeClasses [][]int32
-	lxViews     map[int]map[svcPortKey]*svcView
-	wnViews     map[int]map[svcPortKey]*svcView
-
-	aclMu sync.Mutex
-	// aclCompiler waits for the compiler startACLCompiler makes.
-	aclCompiler func() *windows.Compiler
-	acls        map[netip.Addr]*endpointACLs
-	addrSets    *windows.ACLListCache
+	viewMu  sync.Mutex
+	lxViews map[int]map[svcPortKey]*svcView
+	wnViews map[int]map[svcPortKey]*svcView
 
 	lmu      sync.Mutex
 	listen   map[listenKey]decision
@@ -302,7 +307,7 @@ func Compute(e *trace.Engine, opt Options) (*Matrix, error) {
 		return nil, errors.New("reach: nil engine")
 	}
 	for _, f := range opt.To {
-		if f.kind == "node" {
+		if f.Kind == "node" {
 			return nil, fmt.Errorf("--to %s: nodes are sources only (--nodes); pods on a node are not a destination filter", f.Text)
 		}
 	}
@@ -320,9 +325,9 @@ func Compute(e *trace.Engine, opt Options) (*Matrix, error) {
 		// Same-node and cross-node paths differ inside a node group: its
 		// nodes are not alike after all. Split it by node and start over.
 		for g := range an.split {
-			for _, n := range an.groups[g] {
-				an.isolate[n.name] = true
-				splitNodes = append(splitNodes, n.name)
+			for _, n := range an.Groups[g] {
+				an.Isolate[n.Name] = true
+				splitNodes = append(splitNodes, n.Name)
 			}
 		}
 	}
@@ -340,12 +345,12 @@ func newAnalyzer(e *trace.Engine, opt Options) *analyzer {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	an := &analyzer{e: e, c: e.Cluster(), opt: opt, nodeByName: map[string]*nodeInfo{}, nodeByIP: map[netip.Addr]*nodeInfo{},
-		blockBits: map[int]bool{}, isolate: map[string]bool{}}
-	an.startACLCompiler()
-	an.loadNodes()
-	an.compilePolicies()
-	an.hasCalico = an.e.Felix().HasCalicoPolicies()
+	an := &analyzer{opt: opt, Prep: &classes.Prep{E: e, C: e.Cluster(), Filters: append(append([]classes.Filter(nil), opt.From...), opt.To...),
+		NodeByName: map[string]*classes.NodeInfo{}, NodeByIP: map[netip.Addr]*classes.NodeInfo{}, BlockBits: map[int]bool{}, Isolate: map[string]bool{}}}
+	an.StartACLCompiler()
+	an.LoadNodes()
+	an.CompilePolicies()
+	an.HasCalico = an.E.Felix().HasCalicoPolicies()
 	return an
 }
 
@@ -353,21 +358,21 @@ func newAnalyzer(e *trace.Engine, opt Options) *analyzer {
 // over the classes.
 func (an *analyzer) prepare() {
 	an.reset()
-	an.groupNodes()
-	an.buildClasses()
-	an.resolvePolicies()
+	an.GroupNodes()
+	an.BuildClasses()
+	an.ResolvePolicies()
 	an.prepareReasons()
 	an.coverACLReps()
 	var reps []netip.Addr
-	for _, c := range an.classes {
-		if c.aclIn || c.aclOut {
-			reps = append(reps, c.repIP)
+	for _, c := range an.Classes {
+		if c.ACLIn || c.ACLOut {
+			reps = append(reps, c.RepIP)
 		}
 	}
-	an.loadACLs(reps)
-	for _, c := range an.classes {
-		if c.aclIn || c.aclOut {
-			c.acl = an.endpointACLs(c.repIP)
+	an.LoadACLs(reps)
+	for _, c := range an.Classes {
+		if c.ACLIn || c.ACLOut {
+			c.ACL = an.EndpointACLs(c.RepIP)
 		}
 	}
 }
@@ -376,12 +381,12 @@ func (an *analyzer) prepare() {
 // ACLs are needed so that few nodes hold them (greedy set cover: the node
 // with the most classes not yet covered first); each node compiled costs.
 func (an *analyzer) coverACLReps() {
-	var need []*class
+	var need []*classes.Class
 	count := map[int]int{}
-	for _, c := range an.classes {
-		if c.aclIn || c.aclOut {
+	for _, c := range an.Classes {
+		if c.ACLIn || c.ACLOut {
 			need = append(need, c)
-			for n := range c.byNode {
+			for n := range c.ByNode {
 				count[n]++
 			}
 		}
@@ -398,15 +403,15 @@ func (an *analyzer) coverACLReps() {
 			break
 		}
 		for i, c := range need {
-			ms, ok := c.byNode[best]
+			ms, ok := c.ByNode[best]
 			if done[i] || !ok {
 				continue
 			}
 			done[i] = true
 			left--
-			c.repIdx = ms[0]
-			c.rep, c.repIP = c.members[ms[0]].pod, c.members[ms[0]].ip
-			for n := range c.byNode {
+			c.RepIdx = ms[0]
+			c.Rep, c.RepIP = c.Members[ms[0]].Pod, c.Members[ms[0]].IP
+			for n := range c.ByNode {
 				count[n]--
 			}
 		}
@@ -425,8 +430,8 @@ func (an *analyzer) reset() {
 	an.reasonID = map[Reason]int32{}
 	an.lxViews = map[int]map[svcPortKey]*svcView{}
 	an.wnViews = map[int]map[svcPortKey]*svcView{}
-	an.acls = map[netip.Addr]*endpointACLs{}
-	an.addrSets = windows.NewACLListCache()
+	an.Acls = map[netip.Addr]*classes.EndpointACLs{}
+	an.AddrSets = windows.NewACLListCache()
 	an.listen = map[listenKey]decision{}
 }
 
@@ -447,12 +452,12 @@ func (an *analyzer) inScope(ns string) bool { return an.opt.AllNamespaces || ns 
 
 // selected reports whether something passes filters: with none, what is in
 // scope; else what some filter matches (label selectors within scope).
-func (an *analyzer) selected(fs []Filter, ns string, match func(Filter) bool) bool {
+func (an *analyzer) selected(fs []classes.Filter, ns string, match func(classes.Filter) bool) bool {
 	if len(fs) == 0 {
 		return an.inScope(ns)
 	}
 	for _, f := range fs {
-		if match(f) && (f.explicit() || an.inScope(ns)) {
+		if match(f) && (f.Explicit() || an.inScope(ns)) {
 			return true
 		}
 	}
@@ -462,9 +467,9 @@ func (an *analyzer) selected(fs []Filter, ns string, match func(Filter) bool) bo
 // matrix lays out rows and columns and fills the cells.
 func (an *analyzer) matrix() *Matrix {
 	m := &Matrix{}
-	for _, c := range an.classes {
+	for _, c := range an.Classes {
 		c := c
-		if !an.selected(an.opt.From, c.ns, func(f Filter) bool { return f.matchClass(c, an.c.Services) }) {
+		if !an.selected(an.opt.From, c.NS, func(f classes.Filter) bool { return f.MatchClass(c, an.C.Services) }) {
 			continue
 		}
 		m.Sources = append(m.Sources, an.classSource(c))
@@ -472,15 +477,15 @@ func (an *analyzer) matrix() *Matrix {
 	sort.SliceStable(m.Sources, func(i, j int) bool { return m.Sources[i].Label < m.Sources[j].Label })
 	nodeFilters := false
 	for _, f := range an.opt.From {
-		nodeFilters = nodeFilters || f.kind == "node"
+		nodeFilters = nodeFilters || f.Kind == "node"
 	}
-	for _, n := range an.nodes {
+	for _, n := range an.Nodes {
 		pick := an.opt.Nodes && !nodeFilters
 		for _, f := range an.opt.From {
-			pick = pick || f.matchNode(n.name)
+			pick = pick || f.MatchNode(n.Name)
 		}
 		if pick {
-			m.Sources = append(m.Sources, Source{Kind: "node", Label: "node/" + n.name, OS: n.os(), Nodes: []string{n.name}, node: n})
+			m.Sources = append(m.Sources, Source{Kind: "node", Label: "node/" + n.Name, OS: n.OS(), Nodes: []string{n.Name}, node: n})
 		}
 	}
 	m.Destinations = an.columns()
@@ -562,17 +567,17 @@ func (an *analyzer) matrix() *Matrix {
 	m.Stats.Templates = len(bySig)
 	m.Reasons = an.reasons
 	pods := 0
-	for _, c := range an.classes {
-		pods += len(c.members)
+	for _, c := range an.Classes {
+		pods += len(c.Members)
 	}
-	m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups = pods, len(an.classes), len(an.groups)
+	m.Stats.Pods, m.Stats.Classes, m.Stats.NodeGroups = pods, len(an.Classes), len(an.Groups)
 	m.Stats.Traces, m.Stats.Cells = int(an.traces.Load()), m.NumCells()
 	for _, r := range m.rows {
 		m.Stats.Stored += len(r.cells) + len(r.diffCells)
 	}
 	m.Stats.Mismatches = an.mismatch
 	hostNet := 0
-	for _, p := range an.c.Pods {
+	for _, p := range an.C.Pods {
 		if p.Spec.HostNetwork {
 			hostNet++
 		}
@@ -604,12 +609,13 @@ func unmarked(copyable []bool) []int32 {
 	return out
 }
 
-func (an *analyzer) classSource(c *class) Source {
-	s := Source{Kind: "pods", Label: c.label, Namespace: c.ns, OS: c.os, Labels: c.common, class: c}
+func (an *analyzer) classSource(c *classes.Class) Source {
+	s := Source{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, Labels: c.Common, class: c}
 	seen := map[string]bool{}
-	for _, mb := range c.members {
-		s.Pods = append(s.Pods, mb.pod.Name)
-		if n := an.nodes[mb.node].name; !seen[n] {
+	for _, mb := range c.Members {
+		s.Pods = append(s.Pods, mb.Pod.Name)
+		s.Workloads = append(s.Workloads, mb.Workload)
+		if n := an.Nodes[mb.Node].Name; !seen[n] {
 			seen[n] = true
 			s.Nodes = append(s.Nodes, n)
 		}
@@ -623,16 +629,17 @@ func (an *analyzer) classSource(c *class) Source {
 func (an *analyzer) columns() []Destination {
 	var out []Destination
 	opt := an.opt
-	for _, c := range an.classes {
+	for _, c := range an.Classes {
 		c := c
-		if !an.selected(opt.To, c.ns, func(f Filter) bool { return f.kind != "svc" && f.matchClass(c, nil) }) {
+		if !an.selected(opt.To, c.NS, func(f classes.Filter) bool { return f.Kind != "svc" && f.MatchClass(c, nil) }) {
 			continue
 		}
-		base := Destination{Kind: "pods", Label: c.label, Namespace: c.ns, OS: c.os, class: c}
-		for _, mb := range c.members {
-			base.Pods = append(base.Pods, mb.pod.Name)
+		base := Destination{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, class: c}
+		for _, mb := range c.Members {
+			base.Pods = append(base.Pods, mb.Pod.Name)
+			base.Workloads = append(base.Workloads, mb.Workload)
 		}
-		base.selfNA = len(c.members) == 1
+		base.selfNA = len(c.Members) == 1
 		add := func(proto trace.Proto, port int) {
 			d := base
 			d.Proto, d.Port = proto, port
@@ -645,10 +652,10 @@ func (an *analyzer) columns() []Destination {
 			add(orProto(opt.Proto), opt.Port)
 		default:
 			n := 0
-			for _, p := range c.ports {
-				if opt.Proto == "" || strings.EqualFold(p.proto, string(opt.Proto)) {
-					if pr, ok := trace.ParseProto(p.proto); ok {
-						add(pr, p.port)
+			for _, p := range c.Ports {
+				if opt.Proto == "" || strings.EqualFold(p.Proto, string(opt.Proto)) {
+					if pr, ok := trace.ParseProto(p.Proto); ok {
+						add(pr, p.Port)
 						n++
 					}
 				}
@@ -661,13 +668,13 @@ func (an *analyzer) columns() []Destination {
 			}
 		}
 	}
-	for _, s := range an.c.Services {
+	for _, s := range an.C.Services {
 		s := s
 		vip, err := netip.ParseAddr(s.Spec.ClusterIP)
 		if err != nil || s.Spec.Type == corev1.ServiceTypeExternalName {
 			continue
 		}
-		if !an.selected(opt.To, s.Namespace, func(f Filter) bool { return f.matchService(s) }) {
+		if !an.selected(opt.To, s.Namespace, func(f classes.Filter) bool { return f.MatchService(s) }) {
 			continue
 		}
 		base := Destination{Kind: "service", Label: "svc/" + s.Namespace + "/" + s.Name, Namespace: s.Namespace, Name: s.Name,

@@ -11,6 +11,7 @@ import (
 
 	labfs "github.com/kubectl-hybrid/kubectl-hybrid/examples/lab"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -117,11 +118,11 @@ const vxlanBlockedIntoLinux = `      - name: no-vxlan-into-linux
         action: Block
 `
 
-func filters(t testing.TB, specs ...string) []Filter {
+func filters(t testing.TB, specs ...string) []classes.Filter {
 	t.Helper()
-	var out []Filter
+	var out []classes.Filter
 	for _, s := range specs {
-		f, err := ParseFilter(s, "default")
+		f, err := classes.ParseFilter(s, "default")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -438,14 +439,14 @@ func TestFilterSyntax(t *testing.T) {
 		{in: "app=(", err: "neither KIND/NAME nor a label selector"},
 	}
 	for _, tc := range cases {
-		f, err := ParseFilter(tc.in, "default")
+		f, err := classes.ParseFilter(tc.in, "default")
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%q: error %v, want …%s…", tc.in, err, tc.err)
 			}
 			continue
 		}
-		if err != nil || f.kind != tc.kind || f.ns != tc.ns || f.name != tc.name {
+		if err != nil || f.Kind != tc.kind || f.NS != tc.ns || f.Name != tc.name {
 			t.Errorf("%q: %+v %v", tc.in, f, err)
 		}
 	}
@@ -537,7 +538,7 @@ func TestPolicyACLNamesDropTheirStandInHash(t *testing.T) {
 		{"allow-host-to-endpoint", "allow-host-to-endpoint"},
 		{"profile-kns.win-demo-MQEUCbpjktS8xYB5-0", "profile-kns.win-demo-MQEUCbpjktS8xYB5-0"},
 	} {
-		if got := stableID(c[0]); got != c[1] {
+		if got := classes.StableID(c[0]); got != c[1] {
 			t.Errorf("%s: %s, want %s", c[0], got, c[1])
 		}
 	}

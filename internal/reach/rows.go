@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 )
 
 // transferable reports whether a sub-result holds for another source of the
@@ -19,9 +20,9 @@ func (w *worker) transferable(s subRes) bool {
 // where a and t's class share a node group, on the same node, whether or
 // not a's own pods sit so (the pairs of another class of the signature
 // may): ok when the two agree and the answer is transferable.
-func (w *worker) bothRels(a *class, t target) (subRes, bool) {
+func (w *worker) bothRels(a *classes.Class, t target) (subRes, bool) {
 	x := w.podPod(a, t, relCross)
-	if w.an.placements[a.placement].group == w.an.placements[t.cls.placement].group && !w.pathsAlike(a, t) {
+	if w.an.Placements[a.Placement].Group == w.an.Placements[t.cls.Placement].Group && !w.pathsAlike(a, t) {
 		if y := w.podPod(a, t, relSame); y != x {
 			return x, false
 		}
@@ -33,7 +34,7 @@ func (w *worker) bothRels(a *class, t target) (subRes, bool) {
 // and the cross-node path from a's placement to t's, with one answer
 // each: a pod pair's decisions (ends) do not depend on the path, so the
 // two sub-results are then one.
-func (w *worker) pathsAlike(a *class, t target) bool {
+func (w *worker) pathsAlike(a *classes.Class, t target) bool {
 	kc := w.knowOf(podPathKey(a, t, relCross))
 	ks := w.knowOf(podPathKey(a, t, relSame))
 	for i := 0; i < 4; i++ {
@@ -48,8 +49,8 @@ func (w *worker) pathsAlike(a *class, t target) bool {
 // for every source of the signature: every pair placement gives one
 // transferable answer. A Windows destination whose ACLs judge its ingress
 // matches the source's address, which the signature does not cover.
-func (w *worker) podCopyable(a *class, d *Destination) bool {
-	if a == d.class || d.class.aclIn {
+func (w *worker) podCopyable(a *classes.Class, d *Destination) bool {
+	if a == d.class || d.class.ACLIn {
 		return false
 	}
 	_, ok := w.bothRels(a, d.tgt)
@@ -62,11 +63,11 @@ func (w *worker) podCopyable(a *class, d *Destination) bool {
 // any source of the signature whose class is not a backend), or when the
 // view does not balance it and the first stage fails (a fact of the
 // placement).
-func (w *worker) svcCopyable(a *class, d *Destination, cell Cell) bool {
+func (w *worker) svcCopyable(a *classes.Class, d *Destination, cell Cell) bool {
 	if d.itpLocal || d.gviews == nil {
 		return false
 	}
-	v := d.gviews[w.an.placements[a.placement].group]
+	v := d.gviews[w.an.Placements[a.Placement].Group]
 	if v == nil || !v.pass {
 		return cell.Verdict == Denied && cell.Also < 0 && !w.an.isEgressReason(cell.Reason)
 	}
@@ -74,7 +75,7 @@ func (w *worker) svcCopyable(a *class, d *Destination, cell Cell) bool {
 	for i, t := range w.an.targets(v, d.Proto) {
 		var s subRes
 		switch {
-		case t.cls == a || t.cls != nil && t.cls.aclIn:
+		case t.cls == a || t.cls != nil && t.cls.ACLIn:
 			return false
 		case t.cls != nil:
 			var ok bool
@@ -107,23 +108,23 @@ func (w *worker) rowFrom(src *Source, cols []Destination, r *row, ti int, t *Sou
 	w.startRow(src, cols)
 	a := src.class
 	w.markUnlike(a, t.class, len(cols))
-	r.tmpl, r.fromEg, r.toEg = ti, t.class.noEg, a.noEg
+	r.tmpl, r.fromEg, r.toEg = ti, t.class.NoEg, a.NoEg
 	todo := w.unlikeCol // markUnlike made it afresh for this row
 	for _, j := range nonCopy {
-		todo.set(int(j))
+		todo.Set(int(j))
 	}
-	for _, j := range w.an.podCols[a.id] {
-		todo.set(int(j))
+	for _, j := range w.an.podCols[a.ID] {
+		todo.Set(int(j))
 	}
-	w.unlike.each(func(id int) {
+	w.unlike.Each(func(id int) {
 		for _, j := range w.an.podCols[id] {
-			todo.set(int(j))
+			todo.Set(int(j))
 		}
 	})
 	// The cells are computed into the worker's buffer and the row keeps
 	// exactly the ones that differ.
 	w.diffJ, w.diffC = w.diffJ[:0], w.diffC[:0]
-	todo.each(func(j int) {
+	todo.Each(func(j int) {
 		c := w.cell(src, &cols[j])
 		if c != r.copied(tmpl[j]) {
 			w.diffJ = append(w.diffJ, int32(j))
@@ -137,10 +138,10 @@ func (w *worker) rowFrom(src *Source, cols []Destination, r *row, ti int, t *Sou
 // indexPodCols lists, per class, the pod columns it is the destination of
 // (rowFrom).
 func (an *analyzer) indexPodCols() {
-	an.podCols = make([][]int32, len(an.classes))
+	an.podCols = make([][]int32, len(an.Classes))
 	for j := range an.cols {
 		if d := &an.cols[j]; d.Kind == "pods" && d.class != nil {
-			an.podCols[d.class.id] = append(an.podCols[d.class.id], int32(j))
+			an.podCols[d.class.ID] = append(an.podCols[d.class.ID], int32(j))
 		}
 	}
 }
@@ -150,35 +151,35 @@ func (an *analyzer) indexPodCols() {
 // protects whose peers match one of a and t but not the other (unlike),
 // and the Service columns (unlikeCol) whose backends, as a's node group
 // balances the port, include such a class or a itself.
-func (w *worker) markUnlike(a, t *class, ncols int) {
+func (w *worker) markUnlike(a, t *classes.Class, ncols int) {
 	an := w.an
-	w.unlike = w.unlike.reset(len(an.classes))
-	w.unlikeCol = w.unlikeCol.reset(ncols)
-	backendOf := an.backendCols(an.placements[a.placement].group)
+	w.unlike = w.unlike.Reset(len(an.Classes))
+	w.unlikeCol = w.unlikeCol.Reset(ncols)
+	backendOf := an.backendCols(an.Placements[a.Placement].Group)
 	mark := func(id int32) {
-		if !w.unlike.has(int(id)) {
-			w.unlike.set(int(id))
+		if !w.unlike.Has(int(id)) {
+			w.unlike.Set(int(id))
 			for _, j := range backendOf[id] {
-				w.unlikeCol.set(int(j))
+				w.unlikeCol.Set(int(j))
 			}
 		}
 	}
 	for _, r := range an.inRules {
-		if r.bits.has(a.id) != r.bits.has(t.id) {
-			for _, id := range an.protects[r.pol] {
+		if r.Bits.Has(a.ID) != r.Bits.Has(t.ID) {
+			for _, id := range an.protects[r.Pol] {
 				mark(id)
 			}
 		}
 	}
 	for _, r := range an.calicoInRules {
-		if r.bits.has(a.id) != r.bits.has(t.id) {
+		if r.bits.Has(a.ID) != r.bits.Has(t.ID) {
 			for _, id := range r.protects {
 				mark(id)
 			}
 		}
 	}
-	for _, j := range backendOf[a.id] {
-		w.unlikeCol.set(int(j))
+	for _, j := range backendOf[a.ID] {
+		w.unlikeCol.Set(int(j))
 	}
 }
 
@@ -191,7 +192,7 @@ func (an *analyzer) backendCols(g int) [][]int32 {
 	if out, ok := an.bcByGroup[g]; ok {
 		return out
 	}
-	out := make([][]int32, len(an.classes))
+	out := make([][]int32, len(an.Classes))
 	for j := range an.cols {
 		d := &an.cols[j]
 		if d.Kind != "service" || d.gviews == nil {
@@ -200,8 +201,8 @@ func (an *analyzer) backendCols(g int) [][]int32 {
 		if v := d.gviews[g]; v != nil && v.pass {
 			for _, x := range an.targets(v, d.Proto) {
 				if x.cls != nil {
-					if l := out[x.cls.id]; len(l) == 0 || l[len(l)-1] != int32(j) {
-						out[x.cls.id] = append(l, int32(j))
+					if l := out[x.cls.ID]; len(l) == 0 || l[len(l)-1] != int32(j) {
+						out[x.cls.ID] = append(l, int32(j))
 					}
 				}
 			}
@@ -217,19 +218,19 @@ func (an *analyzer) backendCols(g int) [][]int32 {
 // indexIngress lists the ingress rules with peers and, per policy, the
 // classes it selects for ingress (markUnlike).
 func (an *analyzer) indexIngress() {
-	an.inRules, an.protects = nil, map[*npol][]int32{}
-	for _, c := range an.classes {
-		for _, p := range c.inPols {
-			an.protects[p] = append(an.protects[p], int32(c.id))
+	an.inRules, an.protects = nil, map[*classes.Npol][]int32{}
+	for _, c := range an.Classes {
+		for _, p := range c.InPols {
+			an.protects[p] = append(an.protects[p], int32(c.ID))
 		}
 	}
-	for _, list := range an.pol.byNS {
+	for _, list := range an.Pol.ByNS {
 		for _, p := range list {
 			if len(an.protects[p]) == 0 {
 				continue
 			}
-			for _, r := range p.inRules {
-				if !r.all {
+			for _, r := range p.InRules {
+				if !r.All {
 					an.inRules = append(an.inRules, r)
 				}
 			}
@@ -241,7 +242,7 @@ func (an *analyzer) indexIngress() {
 // markUnlike reads it: the classes whose pods its source side matches,
 // and the classes the policy selects for ingress.
 type calicoInRule struct {
-	bits     bitset
+	bits     classes.Bitset
 	protects []int32
 }
 
@@ -250,16 +251,16 @@ type calicoInRule struct {
 // class's representative) and the classes it protects.
 func (an *analyzer) indexCalicoIngress() {
 	an.calicoInRules = nil
-	if !an.hasCalico {
+	if !an.HasCalico {
 		return
 	}
-	fc := an.e.Felix()
+	fc := an.E.Felix()
 	protects := map[*felix.Policy][]int32{}
-	for _, c := range an.classes {
-		for _, t := range c.fIn {
+	for _, c := range an.Classes {
+		for _, t := range c.FIn {
 			for _, p := range t.Policies {
 				if p.Kind != felix.KindKubernetes {
-					protects[p] = append(protects[p], int32(c.id))
+					protects[p] = append(protects[p], int32(c.ID))
 				}
 			}
 		}
@@ -269,13 +270,13 @@ func (an *analyzer) indexCalicoIngress() {
 			continue
 		}
 		for i := range p.In {
-			r := calicoInRule{bits: newBitset(len(an.classes)), protects: protects[p]}
-			for _, c := range an.classes {
-				if c.fep == nil {
-					c.fep = fc.EndpointOf(c.rep)
+			r := calicoInRule{bits: classes.NewBitset(len(an.Classes)), protects: protects[p]}
+			for _, c := range an.Classes {
+				if c.FEP == nil {
+					c.FEP = fc.EndpointOf(c.Rep)
 				}
-				if fc.PeerSideMatches(p, &p.In[i], true, c.repIP, c.fep) {
-					r.bits.set(c.id)
+				if fc.PeerSideMatches(p, &p.In[i], true, c.RepIP, c.FEP) {
+					r.bits.Set(c.ID)
 				}
 			}
 			an.calicoInRules = append(an.calicoInRules, r)
@@ -303,19 +304,19 @@ func (an *analyzer) isEgressReason(id int32) bool {
 // source: its placement and OS, the policies selecting it for egress, and
 // the ACLs that judge its egress on Windows. Which ingress rules match it
 // matters only for the destinations those rules protect (markUnlike).
-func (an *analyzer) sourceSignature(a *class) string {
+func (an *analyzer) sourceSignature(a *classes.Class) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d\x00%s\x00", a.placement, a.os)
-	for _, p := range a.egPols {
-		b.WriteString(p.name)
+	fmt.Fprintf(&b, "%d\x00%s\x00", a.Placement, a.OS)
+	for _, p := range a.EgPols {
+		b.WriteString(p.Name)
 		b.WriteByte(1)
 	}
-	if a.aclOut {
-		fmt.Fprintf(&b, "\x00acl%p", a.acl)
+	if a.ACLOut {
+		fmt.Fprintf(&b, "\x00acl%p", a.ACL)
 	}
-	if a.calicoOut {
+	if a.CalicoOut {
 		// Felix's decision reads the source's own endpoint.
-		fmt.Fprintf(&b, "\x00calico%d", a.id)
+		fmt.Fprintf(&b, "\x00calico%d", a.ID)
 	}
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -26,11 +27,11 @@ func verifyAgainstTraces(t *testing.T, e *trace.Engine, m *Matrix, limit int) in
 	t.Helper()
 	srcsOf := func(s Source) []string {
 		if s.Kind == "node" {
-			return []string{"node/" + s.node.name}
+			return []string{"node/" + s.node.Name}
 		}
 		var out []string
-		for _, mb := range s.class.members {
-			out = append(out, "pod/"+mb.pod.Namespace+"/"+mb.pod.Name)
+		for _, mb := range s.class.Members {
+			out = append(out, "pod/"+mb.Pod.Namespace+"/"+mb.Pod.Name)
 		}
 		return out
 	}
@@ -39,8 +40,8 @@ func verifyAgainstTraces(t *testing.T, e *trace.Engine, m *Matrix, limit int) in
 			return []string{"svc/" + d.Namespace + "/" + d.Name}
 		}
 		var out []string
-		for _, mb := range d.class.members {
-			out = append(out, mb.ip.String())
+		for _, mb := range d.class.Members {
+			out = append(out, mb.IP.String())
 		}
 		return out
 	}
@@ -101,10 +102,10 @@ func verifyAgainstTraces(t *testing.T, e *trace.Engine, m *Matrix, limit int) in
 	return len(checks)
 }
 
-func podOf(c *class, ip string) string {
-	for _, m := range c.members {
-		if m.ip.String() == ip {
-			return m.pod.Namespace + "/" + m.pod.Name
+func podOf(c *classes.Class, ip string) string {
+	for _, m := range c.Members {
+		if m.IP.String() == ip {
+			return m.Pod.Namespace + "/" + m.Pod.Name
 		}
 	}
 	return fmt.Sprint("?", ip)
@@ -122,10 +123,10 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 	an.prepare()
 	x := e.Felix()
 	w := an.newWorker()
-	type pair struct{ a, b *class }
+	type pair struct{ a, b *classes.Class }
 	var pairs []pair
-	for _, a := range an.classes {
-		for _, b := range an.classes {
+	for _, a := range an.Classes {
+		for _, b := range an.Classes {
 			pairs = append(pairs, pair{a, b})
 		}
 	}
@@ -138,11 +139,11 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 		proto trace.Proto
 		port  int
 	}
-	flows := func(b *class) []flow {
+	flows := func(b *classes.Class) []flow {
 		out := []flow{{trace.ICMP, 0}, {trace.TCP, 80}, {trace.UDP, 53}}
-		for _, p := range b.ports {
-			pr, _ := trace.ParseProto(p.proto)
-			out = append(out, flow{pr, p.port})
+		for _, p := range b.Ports {
+			pr, _ := trace.ParseProto(p.Proto)
+			out = append(out, flow{pr, p.Port})
 		}
 		return out
 	}
@@ -150,36 +151,36 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 	for _, p := range pairs {
 		for _, f := range flows(p.b) {
 			up := f.proto.Upper()
-			gotIn := w.k8s(p.b, false, peer{cls: p.a}, p.a.repIP, f.proto, f.port).allowed
-			wantIn := x.Decide(p.b.rep, true, felix.Flow{Peer: p.a.repIP, Proto: up, DstPort: int32(f.port)})
-			gotEg := w.k8s(p.a, true, peer{cls: p.b}, p.b.repIP, f.proto, f.port).allowed
-			wantEg := x.Decide(p.a.rep, false, felix.Flow{Peer: p.b.repIP, Proto: up, DstPort: int32(f.port)})
+			gotIn := w.k8s(p.b, false, classes.Peer{Cls: p.a}, p.a.RepIP, f.proto, f.port).allowed
+			wantIn := x.Decide(p.b.Rep, true, felix.Flow{Peer: p.a.RepIP, Proto: up, DstPort: int32(f.port)})
+			gotEg := w.k8s(p.a, true, classes.Peer{Cls: p.b}, p.b.RepIP, f.proto, f.port).allowed
+			wantEg := x.Decide(p.a.Rep, false, felix.Flow{Peer: p.b.RepIP, Proto: up, DstPort: int32(f.port)})
 			if gotIn != wantIn.Allowed || gotEg != wantEg.Allowed {
-				t.Errorf("%s → %s %s: ingress %t (index %t: %s), egress %t (index %t: %s)", p.a.label, p.b.label, flowString(f.proto, f.port),
+				t.Errorf("%s → %s %s: ingress %t (index %t: %s), egress %t (index %t: %s)", p.a.Label, p.b.Label, flowString(f.proto, f.port),
 					gotIn, wantIn.Allowed, wantIn.Reason, gotEg, wantEg.Allowed, wantEg.Reason)
 			}
 			n++
 			for _, end := range []struct {
-				c      *class
+				c      *classes.Class
 				peer   netip.Addr
 				egress bool
-			}{{p.b, p.a.repIP, false}, {p.a, p.b.repIP, true}} {
-				if end.c.os != "windows" {
+			}{{p.b, p.a.RepIP, false}, {p.a, p.b.RepIP, true}} {
+				if end.c.OS != "windows" {
 					continue
 				}
-				comp := an.endpointACLs(end.c.repIP)
+				comp := an.EndpointACLs(end.c.RepIP)
 				dir := policy.Ingress
 				if end.egress {
 					dir = policy.Egress
 				}
-				want, ok := e.EndpointACL(end.c.rep, dir, end.peer, f.proto, f.port)
+				want, ok := e.EndpointACL(end.c.Rep, dir, end.peer, f.proto, f.port)
 				if !ok || comp == nil {
-					t.Fatalf("no endpoint for %s", end.c.label)
+					t.Fatalf("no endpoint for %s", end.c.Label)
 				}
-				i := comp.match(end.egress, end.peer, f.proto, f.port)
-				rules, texts, none := comp.in, comp.inText, comp.inNone
+				i := comp.Match(end.egress, end.peer, f.proto, f.port)
+				rules, texts, none := comp.In, comp.InText, comp.InNone
 				if end.egress {
-					rules, texts, none = comp.out, comp.outText, comp.outNone
+					rules, texts, none = comp.Out, comp.OutText, comp.OutNone
 				}
 				got, gotRule := true, none
 				if i >= 0 {
@@ -191,18 +192,18 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 				g, _, _ := strings.Cut(gotRule, " (")
 				wr, _, _ := strings.Cut(want.Rule, " (")
 				if got != want.Allowed || g != wr {
-					t.Errorf("%s %s %s %s: compiled %t %s, engine %t %s", end.c.label, dir, end.peer, flowString(f.proto, f.port), got, gotRule, want.Allowed, want.Rule)
+					t.Errorf("%s %s %s %s: compiled %t %s, engine %t %s", end.c.Label, dir, end.peer, flowString(f.proto, f.port), got, gotRule, want.Allowed, want.Rule)
 				}
 			}
 		}
 	}
 	type classNode struct {
-		b  *class
-		nd *nodeInfo
+		b  *classes.Class
+		nd *classes.NodeInfo
 	}
 	var cns []classNode
-	for _, b := range an.classes {
-		for _, nd := range an.nodes {
+	for _, b := range an.Classes {
+		for _, nd := range an.Nodes {
 			cns = append(cns, classNode{b, nd})
 		}
 	}
@@ -215,10 +216,10 @@ func checkDecisions(t *testing.T, e *trace.Engine, limit int) {
 		{
 			for _, f := range flows(b) {
 				up := f.proto.Upper()
-				got := w.k8s(b, false, peer{ip: nd.ip}, nd.ip, f.proto, f.port).allowed
-				want := x.Decide(b.rep, true, felix.Flow{Peer: nd.ip, Proto: up, DstPort: int32(f.port)})
+				got := w.k8s(b, false, classes.Peer{IP: nd.IP}, nd.IP, f.proto, f.port).allowed
+				want := x.Decide(b.Rep, true, felix.Flow{Peer: nd.IP, Proto: up, DstPort: int32(f.port)})
 				if got != want.Allowed {
-					t.Errorf("node %s → %s %s: %t, index %t (%s)", nd.name, b.label, flowString(f.proto, f.port), got, want.Allowed, want.Reason)
+					t.Errorf("node %s → %s %s: %t, index %t (%s)", nd.Name, b.Label, flowString(f.proto, f.port), got, want.Allowed, want.Reason)
 				}
 			}
 		}

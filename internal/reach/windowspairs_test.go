@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -107,26 +108,26 @@ func windowsPairs(t *testing.T, e *trace.Engine, m *Matrix) (checked, delivered,
 	t.Helper()
 	type at struct {
 		idx int // row or column
-		m   member
+		m   classes.Member
 	}
 	rows, cols := map[int]at{}, map[int]at{} // by node index
 	for i, s := range m.Sources {
-		if s.class == nil || s.class.os != "windows" {
+		if s.class == nil || s.class.OS != "windows" {
 			continue
 		}
-		for _, mb := range s.class.members {
-			if _, ok := rows[mb.node]; !ok {
-				rows[mb.node] = at{i, mb}
+		for _, mb := range s.class.Members {
+			if _, ok := rows[mb.Node]; !ok {
+				rows[mb.Node] = at{i, mb}
 			}
 		}
 	}
 	for j, d := range m.Destinations {
-		if d.class == nil || d.class.os != "windows" || d.Kind != "pods" {
+		if d.class == nil || d.class.OS != "windows" || d.Kind != "pods" {
 			continue
 		}
-		for _, mb := range d.class.members {
-			if _, ok := cols[mb.node]; !ok {
-				cols[mb.node] = at{j, mb}
+		for _, mb := range d.class.Members {
+			if _, ok := cols[mb.Node]; !ok {
+				cols[mb.Node] = at{j, mb}
 			}
 		}
 	}
@@ -140,11 +141,11 @@ func windowsPairs(t *testing.T, e *trace.Engine, m *Matrix) (checked, delivered,
 				continue
 			}
 			d := m.Destinations[dst.idx]
-			s, err := e.ParseSource("pod/"+src.m.pod.Namespace+"/"+src.m.pod.Name, "")
+			s, err := e.ParseSource("pod/"+src.m.Pod.Namespace+"/"+src.m.Pod.Name, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			tg, err := e.ParseTarget(dst.m.ip.String(), "")
+			tg, err := e.ParseTarget(dst.m.IP.String(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +155,7 @@ func windowsPairs(t *testing.T, e *trace.Engine, m *Matrix) (checked, delivered,
 				delivered++
 			}
 			if c.Verdict != Partial && (c.Verdict == Allowed) != res.Delivered {
-				t.Errorf("%s → %s (%s): cell %s (%s), trace %s: %s at %s %s", src.m.pod.Name, dst.m.ip, flow(d.Proto, d.Port),
+				t.Errorf("%s → %s (%s): cell %s (%s), trace %s: %s at %s %s", src.m.Pod.Name, dst.m.IP, flow(d.Proto, d.Port),
 					c.Verdict, m.Reasons[c.Reason].Text, res.Outcome, res.Reason, res.AtNode, res.AtComp)
 			}
 		}
@@ -174,7 +175,7 @@ func windowsPairs(t *testing.T, e *trace.Engine, m *Matrix) (checked, delivered,
 			if c.Verdict == NotApplicable {
 				continue
 			}
-			s, err := e.ParseSource("pod/"+src.m.pod.Namespace+"/"+src.m.pod.Name, "")
+			s, err := e.ParseSource("pod/"+src.m.Pod.Namespace+"/"+src.m.Pod.Name, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,10 +186,10 @@ func windowsPairs(t *testing.T, e *trace.Engine, m *Matrix) (checked, delivered,
 			res := e.Trace(s, tg, d.Proto, d.Port)
 			services++
 			if c.Verdict != Partial && (c.Verdict == Allowed) != res.Delivered {
-				t.Errorf("%s → svc/%s/%s (%s): cell %s (%s), trace %s: %s at %s %s", src.m.pod.Name, d.Namespace, d.Name, flow(d.Proto, d.Port),
+				t.Errorf("%s → svc/%s/%s (%s): cell %s (%s), trace %s: %s at %s %s", src.m.Pod.Name, d.Namespace, d.Name, flow(d.Proto, d.Port),
 					c.Verdict, m.Reasons[c.Reason].Text, res.Outcome, res.Reason, res.AtNode, res.AtComp)
 			}
-			if res.Delivered && res.DeliveredTo != nil && isWin[res.DeliveredTo.Node] && res.DeliveredTo.Node != src.m.pod.Spec.NodeName {
+			if res.Delivered && res.DeliveredTo != nil && isWin[res.DeliveredTo.Node] && res.DeliveredTo.Node != src.m.Pod.Spec.NodeName {
 				across++
 			}
 		}

@@ -39,10 +39,11 @@ func syms(m *reach.Matrix) (allowed, denied, partial, na string) {
 
 // legend numbers the reasons of the cells that are not allowed, in the
 // order they first appear (row by row).
-func legend(m *reach.Matrix) (num map[int32]int, order []int32) {
+func legend(m *reach.Matrix, sel *selection) (num map[int32]int, order []int32) {
 	num = map[int32]int{}
-	m.EachRow(func(_ int, cells []reach.Cell) {
-		for _, c := range cells {
+	sel.eachRow(m, func(_ int, cells []reach.Cell) {
+		for _, j := range sel.cols {
+			c := cells[j]
 			if c.Verdict == reach.Allowed || c.Reason < 0 {
 				continue
 			}
@@ -130,74 +131,89 @@ func padLeft(s string, w int) string {
 // WriteText prints the matrix: sources as rows, numbered destinations as
 // columns, a key of the destinations and sources, and the numbered
 // reasons of every cell that is not allowed.
-func WriteText(w io.Writer, m *reach.Matrix) error {
+func WriteText(w io.Writer, m *reach.Matrix) error { return View{}.Text(w, m) }
+
+// Text is WriteText of the view's rows and columns.
+func (v View) Text(w io.Writer, m *reach.Matrix) error {
 	bw := bufio.NewWriter(w)
 	if len(m.Sources) == 0 || len(m.Destinations) == 0 {
 		fmt.Fprintf(bw, "No sources or no destinations selected (%d source%s, %d destination%s): -n and -A choose the namespaces, --from and --to filter them.\n",
 			len(m.Sources), plural(len(m.Sources)), len(m.Destinations), plural(len(m.Destinations)))
 		return bw.Flush()
 	}
-	num, order := legend(m)
+	sel := v.selection(m)
+	if len(sel.rows) == 0 {
+		bw.WriteString("No denied cells among the selected sources and destinations.\n")
+		return bw.Flush()
+	}
+	num, order := legend(m, sel)
 	tab := symbolTable(m, num)
 	lw := len("SOURCE \\ DESTINATION")
-	for _, s := range m.Sources {
-		lw = max(lw, utf8.RuneCountInString(s.Label))
+	for _, i := range sel.rows {
+		lw = max(lw, utf8.RuneCountInString(m.Sources[i].Label))
 	}
-	cw := make([]int, len(m.Destinations))
-	for j := range m.Destinations {
-		cw[j] = len(strconv.Itoa(j + 1))
+	cw := make([]int, len(sel.cols))
+	for k := range sel.cols {
+		cw[k] = len(strconv.Itoa(k + 1))
 	}
 	// Widths first, then the rows: a symbol per cell is made twice rather
 	// than held (a whole cluster's matrix has a hundred million cells).
-	m.EachRow(func(_ int, cells []reach.Cell) {
-		for j, c := range cells {
-			cw[j] = max(cw[j], utf8.RuneCountInString(tab.of(c)))
+	sel.eachRow(m, func(_ int, cells []reach.Cell) {
+		for k, j := range sel.cols {
+			cw[k] = max(cw[k], utf8.RuneCountInString(tab.of(cells[j])))
 		}
 	})
 	head := pad("SOURCE \\ DESTINATION", lw)
-	for j := range m.Destinations {
-		head += "  " + pad(strconv.Itoa(j+1), cw[j])
+	for k := range sel.cols {
+		head += "  " + pad(strconv.Itoa(k+1), cw[k])
 	}
 	bw.WriteString(strings.TrimRight(head, " ") + "\n")
 	var line strings.Builder
-	m.EachRow(func(i int, cells []reach.Cell) {
+	var c [4]int
+	sel.eachRow(m, func(i int, cells []reach.Cell) {
 		line.Reset()
 		line.WriteString(pad(m.Sources[i].Label, lw))
-		for j, c := range cells {
+		for k, j := range sel.cols {
 			line.WriteString("  ")
-			line.WriteString(pad(tab.of(c), cw[j]))
+			line.WriteString(pad(tab.of(cells[j]), cw[k]))
+			c[cells[j].Verdict&3]++
 		}
 		bw.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	})
-	c := m.Counts()
 	allowed, denied, partial, na := syms(m)
 	dash := "—"
 	if m.ASCII {
 		dash = "-"
 	}
 	fmt.Fprintf(bw, "\n%s allowed  %sN denied  %sN partial (some pairs only)  %sN not applicable  %s N: reason below\n", allowed, denied, partial, na, dash)
-	fmt.Fprintf(bw, "%d cells: %d allowed, %d denied, %d partial, %d n/a\n", m.NumCells(), c[reach.Allowed], c[reach.Denied], c[reach.Partial], c[reach.NotApplicable])
+	fmt.Fprintf(bw, "%d cells: %d allowed, %d denied, %d partial, %d n/a\n", len(sel.rows)*len(sel.cols), c[reach.Allowed], c[reach.Denied], c[reach.Partial], c[reach.NotApplicable])
+	if v.OnlyDenied {
+		fmt.Fprintf(bw, "--only denied: the %d of %d sources and %d of %d destinations with a denied cell\n", len(sel.rows), len(m.Sources), len(sel.cols), len(m.Destinations))
+	}
 
 	bw.WriteString("\nDESTINATIONS\n")
-	nw := len(strconv.Itoa(len(m.Destinations)))
+	nw := len(strconv.Itoa(len(sel.cols)))
 	dl, pl := 0, 0
-	for _, d := range m.Destinations {
+	for _, j := range sel.cols {
+		d := &m.Destinations[j]
 		dl = max(dl, utf8.RuneCountInString(d.Label))
 		pl = max(pl, utf8.RuneCountInString(d.PortLabel()))
 	}
-	for j, d := range m.Destinations {
+	for k, j := range sel.cols {
+		d := m.Destinations[j]
 		extra := fmt.Sprintf("%d pod%s, %s", len(d.Pods), plural(len(d.Pods)), d.OS)
 		if d.Kind == "service" {
 			extra = "ClusterIP " + d.ClusterIP().String()
 		}
-		fmt.Fprintf(bw, "  %s  %s  %s  %s\n", padLeft(strconv.Itoa(j+1), nw), pad(d.Label, dl), pad(d.PortLabel(), pl), extra)
+		fmt.Fprintf(bw, "  %s  %s  %s  %s\n", padLeft(strconv.Itoa(k+1), nw), pad(d.Label, dl), pad(d.PortLabel(), pl), extra)
 	}
 	bw.WriteString("\nSOURCES\n")
 	sw := 0
-	for _, s := range m.Sources {
-		sw = max(sw, utf8.RuneCountInString(s.Label))
+	for _, i := range sel.rows {
+		sw = max(sw, utf8.RuneCountInString(m.Sources[i].Label))
 	}
-	for _, s := range m.Sources {
+	for _, i := range sel.rows {
+		s := m.Sources[i]
 		if s.Kind == "node" {
 			fmt.Fprintf(bw, "  %s  node, %s (its host network and host-network pods)\n", pad(s.Label, sw), s.OS)
 			continue
@@ -240,11 +256,17 @@ func plural(n int) string {
 
 // WriteJSON prints the cells as a JSON list of {from, to, port, proto,
 // verdict, reason, hop}, one per line.
-func WriteJSON(w io.Writer, m *reach.Matrix) error {
+func WriteJSON(w io.Writer, m *reach.Matrix) error { return View{}.JSON(w, m) }
+
+// JSON is WriteJSON of the view's cells.
+func (v View) JSON(w io.Writer, m *reach.Matrix) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("[")
 	first := true
 	err := m.Entries(func(e reach.Entry) error {
+		if !v.keep(e) {
+			return nil
+		}
 		b, err := json.Marshal(e)
 		if err != nil {
 			return err
@@ -268,12 +290,18 @@ func WriteJSON(w io.Writer, m *reach.Matrix) error {
 }
 
 // WriteCSV prints a header and one row per cell.
-func WriteCSV(w io.Writer, m *reach.Matrix) error {
+func WriteCSV(w io.Writer, m *reach.Matrix) error { return View{}.CSV(w, m) }
+
+// CSV is WriteCSV of the view's cells.
+func (v View) CSV(w io.Writer, m *reach.Matrix) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"from", "to", "port", "proto", "verdict", "reason", "hop"}); err != nil {
 		return err
 	}
 	err := m.Entries(func(e reach.Entry) error {
+		if !v.keep(e) {
+			return nil
+		}
 		return cw.Write([]string{e.From, e.To, strconv.Itoa(e.Port), e.Proto, e.Verdict, e.Reason, e.Hop})
 	})
 	if err != nil {

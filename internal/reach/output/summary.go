@@ -54,15 +54,35 @@ func Summary(m *reach.Matrix) []PairCount {
 
 // WriteSummary prints the allowed, denied, partial and not applicable
 // cells per namespace pair, then the totals.
-func WriteSummary(w io.Writer, m *reach.Matrix) error {
+func WriteSummary(w io.Writer, m *reach.Matrix) error { return View{}.Summary(w, m) }
+
+// Summary is WriteSummary of the namespace pairs with a denied cell when
+// the view asks for denied ones only.
+func (v View) Summary(w io.Writer, m *reach.Matrix) error {
 	bw := bufio.NewWriter(w)
 	if len(m.Sources) == 0 || len(m.Destinations) == 0 {
 		return WriteText(w, m)
 	}
+	pairs := Summary(m)
+	if v.OnlyDenied {
+		kept := pairs[:0]
+		for _, p := range pairs {
+			if p.Counts[reach.Denied] > 0 {
+				kept = append(kept, p)
+			}
+		}
+		if pairs = kept; len(pairs) == 0 {
+			bw.WriteString("No denied cells among the selected sources and destinations.\n")
+			for _, n := range m.Notes {
+				fmt.Fprintf(bw, "Note: %s\n", n)
+			}
+			return bw.Flush()
+		}
+	}
 	tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "FROM\tTO\tALLOWED\tDENIED\tPARTIAL\tN/A")
 	var total [4]int
-	for _, p := range Summary(m) {
+	for _, p := range pairs {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.From, p.To, p.Counts[reach.Allowed], p.Counts[reach.Denied], p.Counts[reach.Partial], p.Counts[reach.NotApplicable])
 		for v, n := range p.Counts {
 			total[v] += n
@@ -74,6 +94,9 @@ func WriteSummary(w io.Writer, m *reach.Matrix) error {
 	cells := total[0] + total[1] + total[2] + total[3]
 	fmt.Fprintf(bw, "\n%d cell%s: %d allowed, %d denied, %d partial, %d n/a (-o matrix for the matrix with reasons, -o json|csv for every cell)\n",
 		cells, plural(cells), total[reach.Allowed], total[reach.Denied], total[reach.Partial], total[reach.NotApplicable])
+	if v.OnlyDenied {
+		bw.WriteString("--only denied: the namespace pairs with a denied cell\n")
+	}
 	for _, n := range m.Notes {
 		fmt.Fprintf(bw, "Note: %s\n", n)
 	}

@@ -1,4 +1,4 @@
-package reach
+package classes
 
 import (
 	"fmt"
@@ -15,26 +15,26 @@ import (
 // with the texts a matrix cell names them by. Tests compare it with
 // trace.Engine.EndpointACL.
 
-// endpointACLs are one endpoint's Switch ACLs per direction, in match
+// EndpointACLs are one endpoint's Switch ACLs per direction, in match
 // order, and what Felix skipped.
-type endpointACLs struct {
-	ip              netip.Addr
-	m               *windows.ACLMatcher
-	in, out         []*windows.ACL
-	skipIn, skipOut []string
-	// inText, outText name each rule as a trace does; inNone, outNone
+type EndpointACLs struct {
+	IP              netip.Addr
+	M               *windows.ACLMatcher
+	In, Out         []*windows.ACL
+	SkipIn, SkipOut []string
+	// InText, outText name each rule as a trace does; inNone, outNone
 	// say that none matched.
-	inText, outText []string
-	inNone, outNone string
-	hostIn, hostOut []bool
+	InText, OutText []string
+	InNone, OutNone string
+	HostIn, HostOut []bool
 }
 
-// stableID drops the rule hash from a policy ACL's ID
+// StableID drops the rule hash from a policy ACL's ID
 // ("policy-…/ns/name-<16 characters>-0" → "policy-…/ns/name, ACL 0"): the
 // hash is the twin's stand-in for Felix's rule ID (dataplane/windows
 // standInRuleID) and tells a reader nothing the policy name and the ACL's
 // index do not.
-func stableID(id string) string {
+func StableID(id string) string {
 	if !strings.HasPrefix(id, "policy-") {
 		return id
 	}
@@ -48,11 +48,11 @@ func stableID(id string) string {
 	return id[:i-17] + ", ACL " + id[i+1:]
 }
 
-func compileEndpoint(ep *windows.Endpoint, sets *windows.ACLListCache) *endpointACLs {
-	x := &endpointACLs{m: windows.CompileACLs(ep, sets)}
-	x.ip, _ = netip.ParseAddr(ep.IPAddress)
+func CompileEndpoint(ep *windows.Endpoint, sets *windows.ACLListCache) *EndpointACLs {
+	x := &EndpointACLs{M: windows.CompileACLs(ep, sets)}
+	x.IP, _ = netip.ParseAddr(ep.IPAddress)
 	for _, dir := range []string{"In", "Out"} {
-		rules := x.m.Rules(dir)
+		rules := x.M.Rules(dir)
 		var texts []string
 		var host []bool
 		for _, a := range rules {
@@ -63,7 +63,7 @@ func compileEndpoint(ep *windows.Endpoint, sets *windows.ACLListCache) *endpoint
 					id = "allow"
 				}
 			}
-			texts = append(texts, fmt.Sprintf("%s %s priority %d (%s)", a.Action, strings.ToLower(a.Direction), a.Priority, stableID(id)))
+			texts = append(texts, fmt.Sprintf("%s %s priority %d (%s)", a.Action, strings.ToLower(a.Direction), a.Priority, StableID(id)))
 			host = append(host, a.ID == "allow-host-to-endpoint")
 		}
 		var skipped []string
@@ -74,75 +74,75 @@ func compileEndpoint(ep *windows.Endpoint, sets *windows.ACLListCache) *endpoint
 		}
 		none := fmt.Sprintf("no ACL of the %d matches", len(rules))
 		if dir == "In" {
-			x.in, x.inText, x.hostIn, x.skipIn, x.inNone = rules, texts, host, skipped, none
+			x.In, x.InText, x.HostIn, x.SkipIn, x.InNone = rules, texts, host, skipped, none
 		} else {
-			x.out, x.outText, x.hostOut, x.skipOut, x.outNone = rules, texts, host, skipped, none
+			x.Out, x.OutText, x.HostOut, x.SkipOut, x.OutNone = rules, texts, host, skipped, none
 		}
 	}
 	return x
 }
 
-// match is the index of the first matching ACL of the direction, or -1;
+// Match is the index of the first matching ACL of the direction, or -1;
 // egress is the endpoint's outbound direction.
-func (x *endpointACLs) match(egress bool, peerIP netip.Addr, proto trace.Proto, port int) int {
+func (x *EndpointACLs) Match(egress bool, peerIP netip.Addr, proto trace.Proto, port int) int {
 	if egress {
-		_, i := x.m.Match("Out", x.ip, peerIP, proto.Number(), 0, port)
+		_, i := x.M.Match("Out", x.IP, peerIP, proto.Number(), 0, port)
 		return i
 	}
-	_, i := x.m.Match("In", x.ip, peerIP, proto.Number(), port, 0)
+	_, i := x.M.Match("In", x.IP, peerIP, proto.Number(), port, 0)
 	return i
 }
 
-// endpointACLs returns the compiled ACLs of the Windows pod endpoint with
+// EndpointACLs returns the compiled ACLs of the Windows pod endpoint with
 // the address, or nil.
-func (an *analyzer) endpointACLs(ip netip.Addr) *endpointACLs {
-	an.aclMu.Lock()
-	x, ok := an.acls[ip]
-	an.aclMu.Unlock()
+func (an *Prep) EndpointACLs(ip netip.Addr) *EndpointACLs {
+	an.AclMu.Lock()
+	x, ok := an.Acls[ip]
+	an.AclMu.Unlock()
 	if ok {
 		return x
 	}
-	an.loadACLs([]netip.Addr{ip})
-	an.aclMu.Lock()
-	defer an.aclMu.Unlock()
-	return an.acls[ip]
+	an.LoadACLs([]netip.Addr{ip})
+	an.AclMu.Lock()
+	defer an.AclMu.Unlock()
+	return an.Acls[ip]
 }
 
-// startACLCompiler points loadACLs at the plane's one Windows compiler
+// StartACLCompiler points loadACLs at the plane's one Windows compiler
 // (through the trace engine): the endpoints' ACLs are the ones trace
 // walks, compiled from the same Felix calculation (windows.Compiler.Endpoints leaves out
 // kube-proxy's objects, so Services cost nothing here).
-func (an *analyzer) startACLCompiler() {
-	an.aclCompiler = an.e.WindowsCompiler
+func (an *Prep) StartACLCompiler() {
+	an.AclCompiler = an.E.WindowsCompiler
 }
 
-// loadACLs compiles the HNS ACLs of the Windows pod endpoints with the
+// LoadACLs compiles the HNS ACLs of the Windows pod endpoints with the
 // addresses, node by node. What Felix programs on an endpoint does not
 // depend on Services, so the nodes are compiled without them, and only
 // their pod endpoints (windows.Compiler.Endpoints): memory holds the ACLs
 // asked for, not every Windows node. The tests compare them with the
 // trace engine's.
-func (an *analyzer) loadACLs(ips []netip.Addr) {
-	an.aclMu.Lock()
-	defer an.aclMu.Unlock()
-	aclc := an.aclCompiler()
+func (an *Prep) LoadACLs(ips []netip.Addr) {
+	an.AclMu.Lock()
+	defer an.AclMu.Unlock()
+	aclc := an.AclCompiler()
 	byNode := map[int][]netip.Addr{}
 	var order []int
 	for _, ip := range ips {
-		if _, done := an.acls[ip]; done {
+		if _, done := an.Acls[ip]; done {
 			continue
 		}
-		an.acls[ip] = nil
-		c := an.podClass[ip]
+		an.Acls[ip] = nil
+		c := an.PodClass[ip]
 		if c == nil {
 			continue
 		}
-		for _, m := range c.members {
-			if m.ip == ip && an.nodes[m.node].windows {
-				if byNode[m.node] == nil {
-					order = append(order, m.node)
+		for _, m := range c.Members {
+			if m.IP == ip && an.Nodes[m.Node].Windows {
+				if byNode[m.Node] == nil {
+					order = append(order, m.Node)
 				}
-				byNode[m.node] = append(byNode[m.node], ip)
+				byNode[m.Node] = append(byNode[m.Node], ip)
 			}
 		}
 	}
@@ -150,7 +150,7 @@ func (an *analyzer) loadACLs(ips []netip.Addr) {
 		return
 	}
 	for _, ni := range order {
-		eps, err := aclc.Endpoints(an.e.Plane().Node(an.nodes[ni].name))
+		eps, err := aclc.Endpoints(an.E.Plane().Node(an.Nodes[ni].Name))
 		if err != nil {
 			continue
 		}
@@ -160,7 +160,7 @@ func (an *analyzer) loadACLs(ips []netip.Addr) {
 		}
 		for _, ep := range eps {
 			if ip, ok := want[ep.IPAddress]; ok && !ep.IsRemoteEndpoint && ep.Kind == windows.KindPod {
-				an.acls[ip] = compileEndpoint(ep, an.addrSets)
+				an.Acls[ip] = CompileEndpoint(ep, an.AddrSets)
 			}
 		}
 	}

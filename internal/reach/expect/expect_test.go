@@ -1,4 +1,4 @@
-package reach
+package expect
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestABadExpectationIsRefusedWithItsFileAndItem(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseExpectations("expect.yaml", []byte(tc.yaml))
+			_, err := Parse("expect.yaml", []byte(tc.yaml))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "expect.yaml: ") {
 				t.Errorf("error %v, want expect.yaml: …%s", err, tc.want)
 			}
@@ -27,7 +27,7 @@ func TestABadExpectationIsRefusedWithItsFileAndItem(t *testing.T) {
 }
 
 func TestASavedJSONRunIsAnExpectation(t *testing.T) {
-	exps, err := ParseExpectations("run.json", []byte(`[
+	exps, err := Parse("run.json", []byte(`[
   {"from":"demo/hello","to":"win-demo/aspnetapp","port":8080,"proto":"tcp","verdict":"allowed","reason":"delivered"}]`))
 	if err != nil || len(exps) != 1 || exps[0].Port != 8080 {
 		t.Fatalf("%v %+v", err, exps)
@@ -38,7 +38,7 @@ func FuzzParseExpectations(f *testing.F) {
 	f.Add([]byte("- {from: a, to: b, verdict: allowed}\n"))
 	f.Add([]byte(`[{"from":"a","to":"b","port":1,"proto":"udp","verdict":"n/a"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		exps, err := ParseExpectations("f.yaml", data)
+		exps, err := Parse("f.yaml", data)
 		if err != nil {
 			return
 		}

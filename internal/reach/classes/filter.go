@@ -1,4 +1,4 @@
-package reach
+package classes
 
 import (
 	"fmt"
@@ -28,15 +28,15 @@ import (
 // -n (or every namespace with -A).
 type Filter struct {
 	Text string
-	kind string // ns, pod, workload, svc, node, labels
-	ns   string
-	name string
-	sel  labels.Selector
+	Kind string // ns, pod, workload, svc, node, labels
+	NS   string
+	Name string
+	Sel  labels.Selector
 }
 
-// filterKind is the kind of filter a KIND word names, by the registry's
+// FilterKind is the kind of filter a KIND word names, by the registry's
 // resource names (plural, singular, short: "ns", "deploy", "svc", "no").
-func filterKind(word string) (string, bool) {
+func FilterKind(word string) (string, bool) {
 	k, ok := registry.ForResource(word)
 	if !ok {
 		return "", false
@@ -60,25 +60,25 @@ func filterKind(word string) (string, bool) {
 func ParseFilter(s, ns string) (Filter, error) {
 	f := Filter{Text: s}
 	if k, rest, ok := strings.Cut(s, "/"); ok && !strings.ContainsAny(s, "=!() ,") {
-		if kind, known := filterKind(k); known {
-			f.kind = kind
+		if kind, known := FilterKind(k); known {
+			f.Kind = kind
 			parts := strings.Split(rest, "/")
 			switch {
 			case kind == "ns" || kind == "node":
 				if len(parts) != 1 || parts[0] == "" {
 					return f, fmt.Errorf("%q: use %s/NAME", s, k)
 				}
-				f.name = parts[0]
-				f.ns = parts[0]
+				f.Name = parts[0]
+				f.NS = parts[0]
 			case len(parts) == 1 && parts[0] != "":
-				f.ns, f.name = ns, parts[0]
+				f.NS, f.Name = ns, parts[0]
 			case len(parts) == 2 && parts[0] != "" && parts[1] != "":
-				f.ns, f.name = parts[0], parts[1]
+				f.NS, f.Name = parts[0], parts[1]
 			default:
 				return f, fmt.Errorf("%q: use %s/NAME or %s/NAMESPACE/NAME", s, k, k)
 			}
 			if kind == "node" {
-				f.ns = ""
+				f.NS = ""
 			}
 			return f, nil
 		}
@@ -87,54 +87,54 @@ func ParseFilter(s, ns string) (Filter, error) {
 	if err != nil {
 		return f, fmt.Errorf("%q is neither KIND/NAME nor a label selector: %v", s, err)
 	}
-	f.kind, f.sel = "labels", sel
+	f.Kind, f.Sel = "labels", sel
 	return f, nil
 }
 
-// explicit reports whether the filter places itself in a namespace.
-func (f Filter) explicit() bool { return f.kind != "labels" }
+// Explicit reports whether the filter places itself in a namespace.
+func (f Filter) Explicit() bool { return f.Kind != "labels" }
 
-func (f Filter) matchClass(c *class, svcs []*corev1.Service) bool {
-	switch f.kind {
+func (f Filter) MatchClass(c *Class, svcs []*corev1.Service) bool {
+	switch f.Kind {
 	case "ns":
-		return c.ns == f.ns
+		return c.NS == f.NS
 	case "pod":
-		if c.ns != f.ns {
+		if c.NS != f.NS {
 			return false
 		}
-		for _, m := range c.members {
-			if m.pod.Name == f.name {
+		for _, m := range c.Members {
+			if m.Pod.Name == f.Name {
 				return true
 			}
 		}
 	case "workload":
-		return c.ns == f.ns && contains(c.workloads, f.name)
+		return c.NS == f.NS && Contains(c.Workloads, f.Name)
 	case "svc":
 		for _, s := range svcs {
-			if s.Namespace == f.ns && s.Name == f.name && len(s.Spec.Selector) > 0 && c.ns == s.Namespace &&
-				labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(c.labels)) {
+			if s.Namespace == f.NS && s.Name == f.Name && len(s.Spec.Selector) > 0 && c.NS == s.Namespace &&
+				labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(c.Labels)) {
 				return true
 			}
 		}
 	case "labels":
-		return f.sel.Matches(labels.Set(c.labels))
+		return f.Sel.Matches(labels.Set(c.Labels))
 	}
 	return false
 }
 
-func (f Filter) matchService(s *corev1.Service) bool {
-	switch f.kind {
+func (f Filter) MatchService(s *corev1.Service) bool {
+	switch f.Kind {
 	case "ns":
-		return s.Namespace == f.ns
+		return s.Namespace == f.NS
 	case "svc":
-		return s.Namespace == f.ns && s.Name == f.name
+		return s.Namespace == f.NS && s.Name == f.Name
 	case "labels":
-		return f.sel.Matches(labels.Set(s.Labels)) || len(s.Spec.Selector) > 0 && f.sel.Matches(labels.Set(s.Spec.Selector))
+		return f.Sel.Matches(labels.Set(s.Labels)) || len(s.Spec.Selector) > 0 && f.Sel.Matches(labels.Set(s.Spec.Selector))
 	}
 	return false
 }
 
-func (f Filter) matchNode(name string) bool { return f.kind == "node" && f.name == name }
+func (f Filter) MatchNode(name string) bool { return f.Kind == "node" && f.Name == name }
 
 // IsNode reports whether the filter is node/NAME.
-func (f Filter) IsNode() bool { return f.kind == "node" }
+func (f Filter) IsNode() bool { return f.Kind == "node" }

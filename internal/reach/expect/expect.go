@@ -1,4 +1,7 @@
-package reach
+// Package expect reads an expected reachability matrix (a saved
+// `reach -o json` run, or a hand-written list of cells) and compares a
+// computed matrix (internal/reach) with it, as a connectivity test does.
+package expect
 
 import (
 	"fmt"
@@ -6,6 +9,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 )
 
 // Expectation is one cell an expected matrix asserts: the shape of a cell
@@ -21,9 +26,9 @@ type Expectation struct {
 	Hop     string `json:"hop,omitempty"`
 }
 
-// ParseExpectations reads an expected matrix: a YAML or JSON list of
+// Parse reads an expected matrix: a YAML or JSON list of
 // cells. name is the file, for messages.
-func ParseExpectations(name string, data []byte) ([]Expectation, error) {
+func Parse(name string, data []byte) ([]Expectation, error) {
 	var exps []Expectation
 	if err := yaml.UnmarshalStrict(data, &exps); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -77,7 +82,7 @@ func (d Difference) String() string {
 
 // Compare checks every expectation against the matrix: each cell it
 // matches must have its verdict, and it must match one.
-func (m *Matrix) Compare(exps []Expectation) []Difference {
+func Compare(m *reach.Matrix, exps []Expectation) []Difference {
 	type got struct {
 		verdicts []string
 		why      string
@@ -89,7 +94,7 @@ func (m *Matrix) Compare(exps []Expectation) []Difference {
 		k := [2]string{e.From, e.To}
 		byPair[k] = append(byPair[k], i)
 	}
-	_ = m.Entries(func(en Entry) error {
+	_ = m.Entries(func(en reach.Entry) error {
 		for _, i := range byPair[[2]string{en.From, en.To}] {
 			e := exps[i]
 			if e.Port != 0 && e.Port != en.Port || e.Proto != "" && e.Proto != en.Proto {

@@ -1,4 +1,4 @@
-package reach
+package classes
 
 import (
 	"sort"
@@ -22,33 +22,33 @@ import (
 // Deployments are named by no selector; keying classes by labels made one
 // class per Deployment.
 
-// labelTest is one label selector, or one filter, a pod may match.
-type labelTest struct {
-	k8s    labels.Selector   // on the pod's labels
-	calico selector.Selector // on the labels Calico selectors see
-	pod    func(*corev1.Pod) bool
+// LabelTest is one label selector, or one filter, a pod may match.
+type LabelTest struct {
+	K8s    labels.Selector   // on the pod's labels
+	Calico selector.Selector // on the labels Calico selectors see
+	Pod    func(*corev1.Pod) bool
 }
 
-// scopedTest is a labelTest with the namespaces it can see: one namespace
+// ScopedTest is a labelTest with the namespaces it can see: one namespace
 // (ns), the namespaces a selector matches (nsMatch), or every one (both
 // empty).
-type scopedTest struct {
-	key     string
-	ns      string
-	nsMatch func(ns string) bool
-	test    labelTest
+type ScopedTest struct {
+	Key     string
+	NS      string
+	NsMatch func(ns string) bool
+	Test    LabelTest
 }
 
-// labelTests collects every selector and filter that reads pod labels,
+// LabelTests collects every selector and filter that reads pod labels,
 // once each, and returns the function listing those that see a namespace.
-func (an *analyzer) labelTests(owners func(*corev1.Pod) string) func(ns string) []labelTest {
-	var all []scopedTest
+func (an *Prep) LabelTests(owners func(*corev1.Pod) string) func(ns string) []LabelTest {
+	var all []ScopedTest
 	seen := map[string]bool{}
-	add := func(t scopedTest) {
-		if seen[t.key] {
+	add := func(t ScopedTest) {
+		if seen[t.Key] {
 			return
 		}
-		seen[t.key] = true
+		seen[t.Key] = true
 		all = append(all, t)
 	}
 	nsSelMatch := map[string]func(string) bool{}
@@ -61,7 +61,7 @@ func (an *analyzer) labelTests(owners func(*corev1.Pod) string) func(ns string) 
 		f := func(ns string) bool {
 			m, ok := memo[ns]
 			if !ok {
-				m = sel.Matches(an.pol.namespaceLabels(ns))
+				m = sel.Matches(an.Pol.NamespaceLabels(ns))
 				memo[ns] = m
 			}
 			return m
@@ -72,21 +72,21 @@ func (an *analyzer) labelTests(owners func(*corev1.Pod) string) func(ns string) 
 	// NetworkPolicy: the podSelector in its namespace; each peer's
 	// podSelector where its namespaceSelector (or the policy's namespace)
 	// looks.
-	for _, list := range an.pol.byNS {
+	for _, list := range an.Pol.ByNS {
 		for _, p := range list {
-			if p.sel != nil && !p.sel.Empty() {
-				add(scopedTest{key: "k\x00" + p.ns + "\x00" + p.sel.String(), ns: p.ns, test: labelTest{k8s: p.sel}})
+			if p.Sel != nil && !p.Sel.Empty() {
+				add(ScopedTest{Key: "k\x00" + p.NS + "\x00" + p.Sel.String(), NS: p.NS, Test: LabelTest{K8s: p.Sel}})
 			}
-			for _, r := range append(append([]*rule(nil), p.inRules...), p.egRules...) {
-				for _, s := range r.peers {
-					if s.ipBlock != nil || s.invalid || s.podSel == nil || s.podSel.Empty() {
+			for _, r := range append(append([]*Rule(nil), p.InRules...), p.EgRules...) {
+				for _, s := range r.Peers {
+					if s.IpBlock != nil || s.Invalid || s.PodSel == nil || s.PodSel.Empty() {
 						continue
 					}
-					if s.nsSel == nil {
-						add(scopedTest{key: "k\x00" + p.ns + "\x00" + s.podSel.String(), ns: p.ns, test: labelTest{k8s: s.podSel}})
+					if s.NsSel == nil {
+						add(ScopedTest{Key: "k\x00" + p.NS + "\x00" + s.PodSel.String(), NS: p.NS, Test: LabelTest{K8s: s.PodSel}})
 						continue
 					}
-					add(scopedTest{key: "k\x00*" + s.nsSel.String() + "\x00" + s.podSel.String(), nsMatch: k8sNS(s.nsSel), test: labelTest{k8s: s.podSel}})
+					add(ScopedTest{Key: "k\x00*" + s.NsSel.String() + "\x00" + s.PodSel.String(), NsMatch: k8sNS(s.NsSel), Test: LabelTest{K8s: s.PodSel}})
 				}
 			}
 		}
@@ -102,10 +102,10 @@ func (an *analyzer) labelTests(owners func(*corev1.Pod) string) func(ns string) 
 			if err != nil || sel == nil {
 				return
 			}
-			add(scopedTest{key: "c\x00" + scopeNS + "\x00" + src, ns: scopeNS, test: labelTest{calico: sel}})
+			add(ScopedTest{Key: "c\x00" + scopeNS + "\x00" + src, NS: scopeNS, Test: LabelTest{Calico: sel}})
 		}
 		one(spec.Selector, ns)
-		for _, r := range append(append([]calicoRule(nil), spec.Ingress...), spec.Egress...) {
+		for _, r := range append(append([]CalicoRule(nil), spec.Ingress...), spec.Egress...) {
 			for _, e := range []calico.EntityRule{r.Source, r.Destination} {
 				scope := ns
 				if e.NamespaceSelector != "" {
@@ -116,40 +116,40 @@ func (an *analyzer) labelTests(owners func(*corev1.Pod) string) func(ns string) 
 			}
 		}
 	}
-	for _, p := range an.c.CalicoPolicies {
+	for _, p := range an.C.CalicoPolicies {
 		calicoTests(p.Namespace, p.Spec)
 	}
-	for _, p := range an.c.GlobalNetworkPolicies {
+	for _, p := range an.C.GlobalNetworkPolicies {
 		calicoTests("", p.Spec)
 	}
 	// --from and --to name workloads, Services and labels exactly; pod/NAME
 	// is the class of the pod, whatever else it holds.
-	for _, f := range append(append([]Filter(nil), an.opt.From...), an.opt.To...) {
+	for _, f := range an.Filters {
 		f := f
-		switch f.kind {
+		switch f.Kind {
 		case "workload":
-			add(scopedTest{key: "f\x00wl\x00" + f.ns + "/" + f.name, ns: f.ns, test: labelTest{pod: func(p *corev1.Pod) bool { return owners(p) == f.name }}})
+			add(ScopedTest{Key: "f\x00wl\x00" + f.NS + "/" + f.Name, NS: f.NS, Test: LabelTest{Pod: func(p *corev1.Pod) bool { return owners(p) == f.Name }}})
 		case "svc":
-			for _, s := range an.c.Services {
-				if s.Namespace == f.ns && s.Name == f.name && len(s.Spec.Selector) > 0 {
+			for _, s := range an.C.Services {
+				if s.Namespace == f.NS && s.Name == f.Name && len(s.Spec.Selector) > 0 {
 					sel := labels.SelectorFromSet(s.Spec.Selector)
-					add(scopedTest{key: "k\x00" + f.ns + "\x00" + sel.String(), ns: f.ns, test: labelTest{k8s: sel}})
+					add(ScopedTest{Key: "k\x00" + f.NS + "\x00" + sel.String(), NS: f.NS, Test: LabelTest{K8s: sel}})
 				}
 			}
 		case "labels":
-			add(scopedTest{key: "k\x00\x00" + f.sel.String(), test: labelTest{k8s: f.sel}})
+			add(ScopedTest{Key: "k\x00\x00" + f.Sel.String(), Test: LabelTest{K8s: f.Sel}})
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
-	byNS := map[string][]labelTest{}
-	return func(ns string) []labelTest {
+	sort.Slice(all, func(i, j int) bool { return all[i].Key < all[j].Key })
+	byNS := map[string][]LabelTest{}
+	return func(ns string) []LabelTest {
 		if l, ok := byNS[ns]; ok {
 			return l
 		}
-		var l []labelTest
+		var l []LabelTest
 		for _, t := range all {
-			if t.ns == ns || t.ns == "" && (t.nsMatch == nil || t.nsMatch(ns)) {
-				l = append(l, t.test)
+			if t.NS == ns || t.NS == "" && (t.NsMatch == nil || t.NsMatch(ns)) {
+				l = append(l, t.Test)
 			}
 		}
 		byNS[ns] = l
@@ -157,22 +157,22 @@ func (an *analyzer) labelTests(owners func(*corev1.Pod) string) func(ns string) 
 	}
 }
 
-// writeLabelSig writes which of the tests the pod matches.
-func writeLabelSig(key *strings.Builder, p *corev1.Pod, tests []labelTest) {
+// WriteLabelSig writes which of the tests the pod matches.
+func WriteLabelSig(key *strings.Builder, p *corev1.Pod, tests []LabelTest) {
 	var cl map[string]string
 	for _, t := range tests {
 		var m bool
 		switch {
-		case t.k8s != nil:
-			m = t.k8s.Matches(labels.Set(p.Labels))
-		case t.calico != nil:
+		case t.K8s != nil:
+			m = t.K8s.Matches(labels.Set(p.Labels))
+		case t.Calico != nil:
 			if cl == nil {
 				// As Felix sees them.
 				cl = felix.PodLabels(p)
 			}
-			m = t.calico.Evaluate(cl)
+			m = t.Calico.Evaluate(cl)
 		default:
-			m = t.pod(p)
+			m = t.Pod(p)
 		}
 		if m {
 			key.WriteByte('1')
@@ -182,11 +182,11 @@ func writeLabelSig(key *strings.Builder, p *corev1.Pod, tests []labelTest) {
 	}
 }
 
-// specSignature is what of a pod's spec decides what it answers and what
+// SpecSignature is what of a pod's spec decides what it answers and what
 // its named ports are: per container, the workload table's row for its
 // image (a known server's listeners) or, for an unknown image, none; and
 // its declared ports with their names.
-func specSignature(p *corev1.Pod, os string) string {
+func SpecSignature(p *corev1.Pod, os string) string {
 	var b strings.Builder
 	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
 		for _, c := range cs {
@@ -209,15 +209,15 @@ func specSignature(p *corev1.Pod, os string) string {
 	return b.String()
 }
 
-// commonLabels are the labels every member of a class carries.
-func commonLabels(c *class) map[string]string {
+// CommonLabels are the labels every member of a class carries.
+func CommonLabels(c *Class) map[string]string {
 	out := map[string]string{}
-	for k, v := range c.members[0].pod.Labels {
+	for k, v := range c.Members[0].Pod.Labels {
 		out[k] = v
 	}
-	for _, m := range c.members[1:] {
+	for _, m := range c.Members[1:] {
 		for k, v := range out {
-			if m.pod.Labels[k] != v {
+			if m.Pod.Labels[k] != v {
 				delete(out, k)
 			}
 		}
