@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows/policysets"
 )
 
 // ACLMatcher is an endpoint's Switch ACLs (the VFP ACL_ENDPOINT_LAYER)
@@ -76,6 +78,23 @@ func CompileACLs(ep *Endpoint, cache *ACLListCache) *ACLMatcher {
 	return m
 }
 
+// ACLs is the endpoint's compiled Switch ACLs, compiled on first use and
+// kept with the node; the endpoints share parsed address lists. It is
+// safe for concurrent readers. ep is one of the node's endpoints.
+func (n *Node) ACLs(ep *Endpoint) *ACLMatcher {
+	n.aclMu.Lock()
+	defer n.aclMu.Unlock()
+	if m, ok := n.acls[ep]; ok {
+		return m
+	}
+	if n.acls == nil {
+		n.acls, n.aclLists = map[*Endpoint]*ACLMatcher{}, NewACLListCache()
+	}
+	m := CompileACLs(ep, n.aclLists)
+	n.acls[ep] = m
+	return m
+}
+
 // Rules are the Switch ACLs of the direction ("In" or "Out") in match
 // order; Match's index points into them.
 func (m *ACLMatcher) Rules(dir string) []*ACL {
@@ -126,7 +145,7 @@ func parseACLAddrSet(list string) aclAddrSet {
 	}
 	s := aclAddrSet{addrs: map[netip.Addr]struct{}{}}
 	for _, x := range strings.Split(list, ",") {
-		p, ok := ACLAddress(x)
+		p, ok := policysets.ACLAddress(x)
 		switch {
 		case !ok:
 		case p.IsSingleIP():
@@ -166,7 +185,7 @@ func parseACLPortSet(list string) aclPortSet {
 	}
 	var s aclPortSet
 	for _, x := range strings.Split(list, ",") {
-		if l, h, ok := ACLPortRange(x); ok {
+		if l, h, ok := policysets.ACLPortRange(x); ok {
 			s.ranges = append(s.ranges, [2]int{l, h})
 		}
 	}
