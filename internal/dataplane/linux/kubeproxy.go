@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/nft"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -534,12 +535,12 @@ func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPo
 // as the 1.37 proxier leaves it after its first full sync: setupNFTables
 // creates the base chains, the jump chains and the sets and maps, then
 // syncProxyRules adds each service port's elements and chains.
-func (kn *kubeProxyNode) table(family string) *nftTable { return kn.tableOf(family, nil) }
+func (kn *kubeProxyNode) table(family string) *nft.Table { return kn.tableOf(family, nil) }
 
 // tableOf is table holding only the ports of the Services keep names
 // ("namespace/name"), and every chain and set the table always has; nil
 // keeps every Service.
-func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable {
+func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nft.Table {
 	k := kn.k
 	ipX, addrType := "ip", "ipv4_addr"
 	if family == "ip6" {
@@ -547,7 +548,7 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 	}
 	mark := fmt.Sprintf("0x%08x", k.masqMark)
 	masqRule := "meta mark set meta mark | " + mark
-	t := &nftTable{family: family, name: kpTable, comment: "rules for kube-proxy"}
+	t := &nft.Table{Family: family, Name: kpTable, Comment: "rules for kube-proxy"}
 
 	// Base chains (proxier.go nftablesBaseChains): filter chains before DNAT
 	// at dstnat-10, filter chains after DNAT at filter priority, NAT chains.
@@ -564,14 +565,14 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 		{"nat-output", "nat", "output", -100},
 		{"nat-postrouting", "nat", "postrouting", 100},
 	} {
-		t.chains = append(t.chains, &nftChain{name: bc.name, typ: bc.typ, hook: bc.hook, priority: nftPriority(bc.hook, bc.prio)})
+		t.Chains = append(t.Chains, &nft.Chain{Name: bc.name, Type: bc.typ, Hook: bc.hook, Priority: nft.Priority(bc.hook, bc.prio)})
 	}
-	ensure := func(name string) *nftChain {
-		if c := t.chain(name); c != nil {
+	ensure := func(name string) *nft.Chain {
+		if c := t.Chain(name); c != nil {
 			return c
 		}
-		c := &nftChain{name: name}
-		t.chains = append(t.chains, c)
+		c := &nft.Chain{Name: name}
+		t.Chains = append(t.Chains, c)
 		return c
 	}
 	// nftablesJumpChains, in order: each target chain is created on first
@@ -590,60 +591,60 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 		{"cluster-ips-check", "filter-output", "ct state new "},
 	} {
 		ensure(j.dst)
-		src := t.chain(j.src)
-		src.rules = append(src.rules, j.extra+"jump "+j.dst)
+		src := t.Chain(j.src)
+		src.Rules = append(src.Rules, j.extra+"jump "+j.dst)
 	}
 	// Hairpin: a connection DNATed back to its own source is masqueraded
 	// (kubernetes#136499: the hairpin-connections set replaced the
 	// per-endpoint "ip saddr <ep> jump mark-for-masquerade" rules).
-	hairpin := &nftSet{name: "hairpin-connections", keyType: addrType + " . " + addrType + " . inet_proto . inet_service", comment: "service hairpin connections"}
-	t.sets = append(t.sets, hairpin)
-	masq := t.chain("masquerading")
-	masq.rules = append(masq.rules,
+	hairpin := &nft.Set{Name: "hairpin-connections", KeyType: addrType + " . " + addrType + " . inet_proto . inet_service", Comment: "service hairpin connections"}
+	t.Sets = append(t.Sets, hairpin)
+	masq := t.Chain("masquerading")
+	masq.Rules = append(masq.Rules,
 		fmt.Sprintf("meta mark & %s != 0x00000000 meta mark set meta mark ^ %s masquerade fully-random", mark, mark),
 		fmt.Sprintf("ct status dnat %s saddr . %s daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random", ipX, ipX))
 
-	clusterIPs := &nftSet{name: "cluster-ips", keyType: addrType, comment: "Active ClusterIPs"}
-	t.sets = append(t.sets, clusterIPs)
-	cic := t.chain("cluster-ips-check")
-	cic.rules = append(cic.rules, ipX+" daddr @cluster-ips reject comment \"Reject traffic to invalid ports of ClusterIPs\"")
+	clusterIPs := &nft.Set{Name: "cluster-ips", KeyType: addrType, Comment: "Active ClusterIPs"}
+	t.Sets = append(t.Sets, clusterIPs)
+	cic := t.Chain("cluster-ips-check")
+	cic.Rules = append(cic.Rules, ipX+" daddr @cluster-ips reject comment \"Reject traffic to invalid ports of ClusterIPs\"")
 	var cidrs []netip.Prefix
 	if family == "ip" {
 		cidrs = k.serviceCIDRs
 	}
 	if len(cidrs) > 0 {
-		cic.rules = append(cic.rules, fmt.Sprintf("%s daddr %s drop comment \"Drop traffic to unallocated ClusterIPs\"", ipX, prefixList(cidrs)))
+		cic.Rules = append(cic.Rules, fmt.Sprintf("%s daddr %s drop comment \"Drop traffic to unallocated ClusterIPs\"", ipX, nft.PrefixList(cidrs)))
 	}
 	// nodePortAddresses defaults to "primary" in nftables mode
 	// (cmd/kube-proxy/app/server.go): the node IP of this family.
-	nodePortIPs := &nftSet{name: "nodeport-ips", keyType: addrType, comment: "IPs that accept NodePort traffic"}
-	t.sets = append(t.sets, nodePortIPs)
+	nodePortIPs := &nft.Set{Name: "nodeport-ips", KeyType: addrType, Comment: "IPs that accept NodePort traffic"}
+	t.Sets = append(t.Sets, nodePortIPs)
 	if family == "ip" && kn.nodeIP.Is4() {
-		nodePortIPs.add(nftElem{key: kn.nodeIP.String(), sortKey: skAddr(kn.nodeIP)})
+		nodePortIPs.Add(nft.Elem{Key: kn.nodeIP.String(), SortKey: nft.KeyAddr(kn.nodeIP)})
 	}
-	noEPServices := &nftSet{isMap: true, name: "no-endpoint-services", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
-		comment: "vmap to drop or reject packets to services with no endpoints"}
-	noEPNodePorts := &nftSet{isMap: true, name: "no-endpoint-nodeports", keyType: "inet_proto . inet_service", valType: "verdict",
-		comment: "vmap to drop or reject packets to service nodeports with no endpoints"}
-	t.sets = append(t.sets, noEPServices, noEPNodePorts)
+	noEPServices := &nft.Set{IsMap: true, Name: "no-endpoint-services", KeyType: addrType + " . inet_proto . inet_service", ValType: "verdict",
+		Comment: "vmap to drop or reject packets to services with no endpoints"}
+	noEPNodePorts := &nft.Set{IsMap: true, Name: "no-endpoint-nodeports", KeyType: "inet_proto . inet_service", ValType: "verdict",
+		Comment: "vmap to drop or reject packets to service nodeports with no endpoints"}
+	t.Sets = append(t.Sets, noEPServices, noEPNodePorts)
 	reject := ensure("reject-chain")
-	reject.comment = "helper for @no-endpoint-services / @no-endpoint-nodeports"
-	reject.rules = append(reject.rules, "reject")
-	t.chain("service-endpoints-check").rules = append(t.chain("service-endpoints-check").rules,
+	reject.Comment = "helper for @no-endpoint-services / @no-endpoint-nodeports"
+	reject.Rules = append(reject.Rules, "reject")
+	t.Chain("service-endpoints-check").Rules = append(t.Chain("service-endpoints-check").Rules,
 		ipX+" daddr . meta l4proto . th dport vmap @no-endpoint-services")
-	t.chain("nodeport-endpoints-check").rules = append(t.chain("nodeport-endpoints-check").rules,
+	t.Chain("nodeport-endpoints-check").Rules = append(t.Chain("nodeport-endpoints-check").Rules,
 		ipX+" daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports")
-	firewallIPs := &nftSet{isMap: true, name: "firewall-ips", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
-		comment: "destinations that are subject to LoadBalancerSourceRanges"}
-	t.sets = append(t.sets, firewallIPs)
-	t.chain("firewall-check").rules = append(t.chain("firewall-check").rules,
+	firewallIPs := &nft.Set{IsMap: true, Name: "firewall-ips", KeyType: addrType + " . inet_proto . inet_service", ValType: "verdict",
+		Comment: "destinations that are subject to LoadBalancerSourceRanges"}
+	t.Sets = append(t.Sets, firewallIPs)
+	t.Chain("firewall-check").Rules = append(t.Chain("firewall-check").Rules,
 		ipX+" daddr . meta l4proto . th dport vmap @firewall-ips")
-	serviceIPs := &nftSet{isMap: true, name: "service-ips", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
-		comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic"}
-	serviceNodePorts := &nftSet{isMap: true, name: "service-nodeports", keyType: "inet_proto . inet_service", valType: "verdict",
-		comment: "NodePort traffic"}
-	t.sets = append(t.sets, serviceIPs, serviceNodePorts)
-	svcs := t.chain("services")
+	serviceIPs := &nft.Set{IsMap: true, Name: "service-ips", KeyType: addrType + " . inet_proto . inet_service", ValType: "verdict",
+		Comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic"}
+	serviceNodePorts := &nft.Set{IsMap: true, Name: "service-nodeports", KeyType: "inet_proto . inet_service", ValType: "verdict",
+		Comment: "NodePort traffic"}
+	t.Sets = append(t.Sets, serviceIPs, serviceNodePorts)
+	svcs := t.Chain("services")
 	// Traffic to a cluster IP from outside the cluster is marked for
 	// masquerade once, here (kubernetes#135800 moved it out of every
 	// service chain).
@@ -653,11 +654,11 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 	}
 	switch {
 	case k.masqAll:
-		svcs.rules = append(svcs.rules, fmt.Sprintf("%s daddr @cluster-ips %s", ipX, masqRule))
+		svcs.Rules = append(svcs.Rules, fmt.Sprintf("%s daddr @cluster-ips %s", ipX, masqRule))
 	case len(local) > 0:
-		svcs.rules = append(svcs.rules, fmt.Sprintf("%s daddr @cluster-ips %s %s comment \"masquerade clusterIP traffic from outside cluster\"", ipX, strings.Join(local, " "), masqRule))
+		svcs.Rules = append(svcs.Rules, fmt.Sprintf("%s daddr @cluster-ips %s %s comment \"masquerade clusterIP traffic from outside cluster\"", ipX, strings.Join(local, " "), masqRule))
 	}
-	svcs.rules = append(svcs.rules,
+	svcs.Rules = append(svcs.Rules,
 		ipX+" daddr . meta l4proto . th dport vmap @service-ips",
 		ipX+" daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports")
 
@@ -670,13 +671,13 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 		}
 		v := kn.view(p)
 		key := func(a netip.Addr) (string, []byte) {
-			return fmt.Sprintf("%s . %s . %d", a, p.proto, p.port), sk(skAddr(a), skU8(protoNum(p.proto)), skU16(p.port))
+			return fmt.Sprintf("%s . %s . %d", a, p.proto, p.port), nft.Key(nft.KeyAddr(a), nft.KeyU8(nft.ProtoNum(p.proto)), nft.KeyU16(p.port))
 		}
 		for _, e := range v.reachable {
 			if e.Local {
 				a, port := e.Addr.Addr(), int(e.Addr.Port())
-				hairpin.add(nftElem{key: fmt.Sprintf("%s . %s . %s . %d", a, a, p.proto, port),
-					sortKey: sk(skAddr(a), skAddr(a), skU8(protoNum(p.proto)), skU16(port))})
+				hairpin.Add(nft.Elem{Key: fmt.Sprintf("%s . %s . %s . %d", a, a, p.proto, port),
+					SortKey: nft.Key(nft.KeyAddr(a), nft.KeyAddr(a), nft.KeyU8(nft.ProtoNum(p.proto)), nft.KeyU16(port))})
 			}
 		}
 		if v.usesCluster {
@@ -692,52 +693,52 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 			ensure(v.fwChain)
 		}
 		ks, kb := key(p.clusterIP)
-		clusterIPs.add(nftElem{key: p.clusterIP.String(), sortKey: skAddr(p.clusterIP)})
+		clusterIPs.Add(nft.Elem{Key: p.clusterIP.String(), SortKey: nft.KeyAddr(p.clusterIP)})
 		if v.hasInternal {
-			serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.internalChain})
+			serviceIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.internalChain})
 		} else {
-			noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.internalVerdict, comment: p.nameString})
+			noEPServices.Add(nft.Elem{Key: ks, SortKey: kb, Value: v.internalVerdict, Comment: p.nameString})
 		}
 		for _, a := range p.externalIPs {
 			ks, kb := key(a)
 			if v.hasEndpoints {
-				serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.externalChain})
+				serviceIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.externalChain})
 			}
 			if !v.hasExternal {
-				noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.externalVerdict, comment: p.nameString})
+				noEPServices.Add(nft.Elem{Key: ks, SortKey: kb, Value: v.externalVerdict, Comment: p.nameString})
 			}
 		}
 		for _, a := range p.lbIPs {
 			ks, kb := key(a)
 			if v.hasEndpoints {
-				serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.externalChain})
+				serviceIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.externalChain})
 			}
 			if v.usesFirewall {
-				firewallIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.fwChain})
+				firewallIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.fwChain})
 			}
 			if !v.hasExternal {
-				noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.externalVerdict, comment: p.nameString})
+				noEPServices.Add(nft.Elem{Key: ks, SortKey: kb, Value: v.externalVerdict, Comment: p.nameString})
 			}
 		}
 		if p.nodePort != 0 {
 			nk := fmt.Sprintf("%s . %d", p.proto, p.nodePort)
-			nb := sk(skU8(protoNum(p.proto)), skU16(p.nodePort))
+			nb := nft.Key(nft.KeyU8(nft.ProtoNum(p.proto)), nft.KeyU16(p.nodePort))
 			if v.hasEndpoints {
-				serviceNodePorts.add(nftElem{key: nk, sortKey: nb, value: "goto " + v.externalChain})
+				serviceNodePorts.Add(nft.Elem{Key: nk, SortKey: nb, Value: "goto " + v.externalChain})
 			}
 			if !v.hasExternal {
-				noEPNodePorts.add(nftElem{key: nk, sortKey: nb, value: v.externalVerdict, comment: p.nameString})
+				noEPNodePorts.Add(nft.Elem{Key: nk, SortKey: nb, Value: v.externalVerdict, Comment: p.nameString})
 			}
 		}
 		if v.usesExternal {
-			ext := t.chain(v.externalChain)
+			ext := t.Chain(v.externalChain)
 			if !p.etpLocal {
-				ext.rules = append(ext.rules, masqRule)
+				ext.Rules = append(ext.Rules, masqRule)
 			} else {
 				if len(k.localIfNFT) > 0 {
-					ext.rules = append(ext.rules, fmt.Sprintf("%s goto %s comment \"short-circuit pod traffic\"", strings.Join(k.localIfNFT, " "), v.clusterChain))
+					ext.Rules = append(ext.Rules, fmt.Sprintf("%s goto %s comment \"short-circuit pod traffic\"", strings.Join(k.localIfNFT, " "), v.clusterChain))
 				}
-				ext.rules = append(ext.rules,
+				ext.Rules = append(ext.Rules,
 					fmt.Sprintf("fib saddr type local %s comment \"masquerade local traffic\"", masqRule),
 					fmt.Sprintf("fib saddr type local goto %s comment \"short-circuit local traffic\"", v.clusterChain))
 			}
@@ -746,17 +747,17 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 				if p.etpLocal {
 					target = v.localChain
 				}
-				ext.rules = append(ext.rules, "goto "+target)
+				ext.Rules = append(ext.Rules, "goto "+target)
 			}
 		}
 		if v.usesFirewall {
-			t.chain(v.fwChain).rules = append(t.chain(v.fwChain).rules, fmt.Sprintf("ip saddr != %s drop", prefixList(p.sourceRanges)))
+			t.Chain(v.fwChain).Rules = append(t.Chain(v.fwChain).Rules, fmt.Sprintf("ip saddr != %s drop", nft.PrefixList(p.sourceRanges)))
 		}
 		if v.usesCluster {
-			t.chain(v.clusterChain).rules = append(t.chain(v.clusterChain).rules, dnatRule(p.proto, v.cluster))
+			t.Chain(v.clusterChain).Rules = append(t.Chain(v.clusterChain).Rules, dnatRule(p.proto, v.cluster))
 		}
 		if v.usesLocal {
-			t.chain(v.localChain).rules = append(t.chain(v.localChain).rules, dnatRule(p.proto, v.local))
+			t.Chain(v.localChain).Rules = append(t.Chain(v.localChain).Rules, dnatRule(p.proto, v.local))
 		}
 	}
 	return t

@@ -3,7 +3,6 @@ package linux
 import (
 	"net/netip"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -183,58 +182,4 @@ func TestKubeProxyInIptablesModeProgramsNoTable(t *testing.T) {
 	if n.ServicePorts() != nil {
 		t.Error("service ports without an nftables proxier")
 	}
-}
-
-func TestNFTPriority(t *testing.T) {
-	for _, tc := range []struct {
-		name, hook string
-		prio       int
-		want       string
-	}{
-		{"dstnat-10 on prerouting is named", "prerouting", -110, "dstnat - 10"},
-		{"dstnat-10 on output is named since nft 1.0.9", "output", -110, "dstnat - 10"},
-		{"dstnat on output is named since nft 1.0.9", "output", -100, "dstnat"},
-		{"dstnat is not valid on forward, so the number prints", "forward", -100, "-100"},
-		{"0 is filter on every hook", "input", 0, "filter"},
-		{"100 on postrouting is srcnat", "postrouting", 100, "srcnat"},
-		{"a value far from every standard priority prints as a number", "input", -50, "-50"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := nftPriority(tc.hook, tc.prio); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestNFTSetListing(t *testing.T) {
-	a := func(s string) nftElem {
-		ip := netip.MustParseAddr(s)
-		return nftElem{key: s, sortKey: skAddr(ip)}
-	}
-	t.Run("addresses are sorted by value and printed two per line", func(t *testing.T) {
-		s := &nftSet{name: "cluster-ips", keyType: "ipv4_addr", comment: "Active ClusterIPs",
-			elems: []nftElem{a("10.102.98.171"), a("10.96.0.10"), a("10.97.141.163"), a("10.96.0.1"), a("10.99.144.34")}}
-		var b strings.Builder
-		s.print(&b)
-		want := "\tset cluster-ips {\n\t\ttype ipv4_addr\n\t\tcomment \"Active ClusterIPs\"\n" +
-			"\t\telements = { 10.96.0.1, 10.96.0.10,\n\t\t\t     10.97.141.163, 10.99.144.34,\n\t\t\t     10.102.98.171 }\n\t}\n"
-		if b.String() != want {
-			t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-		}
-	})
-	t.Run("concatenations are sorted field by field in network order, one per line", func(t *testing.T) {
-		k := func(ip, proto string, port int) nftElem {
-			x := netip.MustParseAddr(ip)
-			return nftElem{key: ip + " . " + proto + " . " + strconv.Itoa(port), sortKey: sk(skAddr(x), skU8(protoNum(proto)), skU16(port)), value: "drop"}
-		}
-		s := &nftSet{isMap: true, name: "m", keyType: "ipv4_addr . inet_proto . inet_service", valType: "verdict",
-			elems: []nftElem{k("10.96.0.10", "udp", 53), k("10.96.0.10", "tcp", 9153), k("10.96.0.10", "tcp", 53), k("10.96.0.1", "tcp", 443)}}
-		var b strings.Builder
-		s.print(&b)
-		want := "\t\telements = { 10.96.0.1 . tcp . 443 : drop,\n\t\t\t     10.96.0.10 . tcp . 53 : drop,\n\t\t\t     10.96.0.10 . tcp . 9153 : drop,\n\t\t\t     10.96.0.10 . udp . 53 : drop }\n"
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("got\n%s", b.String())
-		}
-	})
 }
