@@ -6,78 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/kubeproxy"
 	corev1 "k8s.io/api/core/v1"
 )
-
-// Chain names published upstream: pkg/proxy/nftables/proxier_test.go
-// (TestOverallNFTablesRules, Test_servicePortChainNameBase,
-// Test_servicePortEndpointChainNameBase) and a live v1.36.2 ruleset.
-func TestHashAndTruncateGivesUpstreamsChainNames(t *testing.T) {
-	long := "very-long-namespace-name-abcdefghijklmnopqrstuvwxyz0123456789xx/very-long-service-name-why-would-you-even-do-this-i-mean-really/sctp/port-443-providing-the-hypertext-transmission-protocol-with-tls"
-	for _, tc := range []struct{ name, in, want string }{
-		{"the test suite's svc1", "ns1/svc1/tcp/p80", "ULMVA6XW-ns1/svc1/tcp/p80"},
-		{"a named http port", "testing/service/tcp/http", "P4ZYZVCF-testing/service/tcp/http"},
-		{"a different port name gives a different hash", "testing/service/tcp/https", "LZBRENCP-testing/service/tcp/https"},
-		{"an endpoint base", "testing/service/tcp/http__10.180.0.1/80", "JO2XBXZR-testing/service/tcp/http__10.180.0.1/80"},
-		{"the kubernetes service as a live node prints it", "default/kubernetes/tcp/https", "2QRHZV4L-default/kubernetes/tcp/https"},
-		{"a maximum-length service name is not truncated", long, "KR6NACJP-" + long},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := hashAndTruncate(tc.in); got != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestDNATRule(t *testing.T) {
-	e := func(s, node string) ServiceEndpoint {
-		return ServiceEndpoint{Addr: netip.MustParseAddrPort(s), Node: node}
-	}
-	for _, tc := range []struct {
-		name string
-		eps  []ServiceEndpoint
-		want string
-	}{
-		{"a single endpoint is a plain dnat (kubernetes#140723)", []ServiceEndpoint{e("192.168.10.23:6443", "")},
-			"meta l4proto tcp dnat to 192.168.10.23:6443"},
-		{"several endpoints are a numgen map in endpoint order", []ServiceEndpoint{e("172.21.172.4:8080", "b"), e("172.21.211.25:8080", "a")},
-			"meta l4proto tcp dnat ip to numgen random mod 2 map { 0 : 172.21.172.4 . 8080, 1 : 172.21.211.25 . 8080 }"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := dnatRule("tcp", tc.eps); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func kpFixture() *fixture {
-	f := newFixture()
-	f.node("a", "10.0.0.11", 0, 0)
-	f.node("b", "10.0.0.12", 1, 0)
-	return f
-}
-
-func table(t *testing.T, n *Node) string {
-	t.Helper()
-	return run(t, n, "nft list table ip kube-proxy")
-}
-
-func chainBody(t *testing.T, listing, chain string) []string {
-	t.Helper()
-	i := strings.Index(listing, "\tchain "+chain+" {\n")
-	if i < 0 {
-		t.Fatalf("chain %s not listed", chain)
-	}
-	body := listing[i+len("\tchain "+chain+" {\n"):]
-	body = body[:strings.Index(body, "\t}\n")]
-	var out []string
-	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
-		out = append(out, strings.TrimPrefix(l, "\t\t"))
-	}
-	return out
-}
 
 func TestKubeProxyServices(t *testing.T) {
 	t.Run("endpoints are ordered as IP:port strings and not-ready ones are left out", func(t *testing.T) {
@@ -113,7 +44,7 @@ func TestKubeProxyServices(t *testing.T) {
 		if eps, verdict, _ := ns["b"].ServiceDNAT(netip.MustParseAddrPort("10.96.0.70:80"), "tcp"); verdict != "dnat" || len(eps) != 1 {
 			t.Errorf("on b: %v %q, want the local endpoint", eps, verdict)
 		}
-		if body := chainBody(t, table(t, ns["b"]), "local-"+hashAndTruncate("ns/local/tcp/http")); body[0] != "meta l4proto tcp dnat to 10.244.0.70:8080" {
+		if body := chainBody(t, table(t, ns["b"]), "local-"+kubeproxy.HashAndTruncate("ns/local/tcp/http")); body[0] != "meta l4proto tcp dnat to 10.244.0.70:8080" {
 			t.Errorf("local chain %q", body)
 		}
 	})
@@ -123,7 +54,7 @@ func TestKubeProxyServices(t *testing.T) {
 		svc.Spec.Type = corev1.ServiceTypeNodePort
 		svc.Spec.Ports[0].NodePort = 30080
 		out := table(t, f.compile(t)["a"])
-		base := hashAndTruncate("ns/np/tcp/http")
+		base := kubeproxy.HashAndTruncate("ns/np/tcp/http")
 		if got := chainBody(t, out, "external-"+base); !reflect.DeepEqual(got, []string{"meta mark set meta mark | 0x00004000", "goto service-" + base}) {
 			t.Errorf("external chain %q", got)
 		}
@@ -143,7 +74,7 @@ func TestKubeProxyServices(t *testing.T) {
 		svc.Spec.LoadBalancerSourceRanges = []string{"203.0.113.0/25", "192.0.2.0/24"}
 		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "198.51.100.7"}}
 		out := table(t, f.compile(t)["a"])
-		base := hashAndTruncate("ns/lb/tcp/http")
+		base := kubeproxy.HashAndTruncate("ns/lb/tcp/http")
 		want := []string{
 			`ip saddr 10.244.0.0/16 goto service-` + base + ` comment "short-circuit pod traffic"`,
 			`fib saddr type local meta mark set meta mark | 0x00004000 comment "masquerade local traffic"`,
@@ -182,4 +113,31 @@ func TestKubeProxyInIptablesModeProgramsNoTable(t *testing.T) {
 	if n.ServicePorts() != nil {
 		t.Error("service ports without an nftables proxier")
 	}
+}
+
+func kpFixture() *fixture {
+	f := newFixture()
+	f.node("a", "10.0.0.11", 0, 0)
+	f.node("b", "10.0.0.12", 1, 0)
+	return f
+}
+
+func table(t *testing.T, n *Node) string {
+	t.Helper()
+	return run(t, n, "nft list table ip kube-proxy")
+}
+
+func chainBody(t *testing.T, listing, chain string) []string {
+	t.Helper()
+	i := strings.Index(listing, "\tchain "+chain+" {\n")
+	if i < 0 {
+		t.Fatalf("chain %s not listed", chain)
+	}
+	body := listing[i+len("\tchain "+chain+" {\n"):]
+	body = body[:strings.Index(body, "\t}\n")]
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		out = append(out, strings.TrimPrefix(l, "\t\t"))
+	}
+	return out
 }

@@ -32,7 +32,7 @@ func (n *Node) KubeProxyNFT() []NFTItem {
 	if n.kp == nil {
 		return nil
 	}
-	return nftItems(n.kp.table("ip"), n.kp.table("ip6"))
+	return nftItems(n.kp.Table("ip"), n.kp.Table("ip6"))
 }
 
 // KubeProxyNFTOf is KubeProxyNFT holding, of the Services, only the ports
@@ -45,7 +45,7 @@ func (n *Node) KubeProxyNFTOf(services map[string]bool) []NFTItem {
 	if n.kp == nil {
 		return nil
 	}
-	return nftItems(n.kp.tableOf("ip", services), n.kp.tableOf("ip6", services))
+	return nftItems(n.kp.TableOf("ip", services), n.kp.TableOf("ip6", services))
 }
 
 // FelixNFT lists Felix's table (ip calico) item by item; nil when

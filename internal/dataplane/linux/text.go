@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/kubeproxy"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/nft"
 )
 
@@ -35,8 +36,8 @@ func (n *Node) NFTTables() []NFTTable {
 func (n *Node) NFTTable(family, name string) (NFTTable, bool) {
 	var t *nft.Table
 	switch {
-	case n.kp != nil && name == kpTable && (family == "ip" || family == "ip6"):
-		t = n.kp.table(family)
+	case n.kp != nil && name == kubeproxy.TableName && (family == "ip" || family == "ip6"):
+		t = n.kp.Table(family)
 	case n.cal != nil && family == "ip" && name == "calico":
 		t, _ = n.cal.table(n.calc)
 	}
@@ -62,7 +63,7 @@ func (n *Node) NFTRuleset() string {
 func (n *Node) nftTables() []*nft.Table {
 	var ts []*nft.Table
 	if n.kp != nil {
-		ts = append(ts, n.kp.table("ip"), n.kp.table("ip6"))
+		ts = append(ts, n.kp.Table("ip"), n.kp.Table("ip6"))
 	}
 	if n.cal != nil {
 		t, _ := n.cal.table(n.calc)

@@ -1,4 +1,9 @@
-package linux
+// Package kubeproxy models kube-proxy's nftables proxier on each Linux
+// node (pkg/proxy/nftables/proxier.go): the service ports and endpoints it
+// reads once for the cluster, what each node programs for them, and the
+// "table ip kube-proxy" it leaves after a full sync. The Linux dataplane
+// (internal/dataplane/linux) holds one Node per Linux node.
+package kubeproxy
 
 import (
 	"crypto/sha256"
@@ -20,7 +25,7 @@ import (
 // Chain name prefixes and limits of the nftables proxier
 // (pkg/proxy/nftables/proxier.go).
 const (
-	kpTable            = "kube-proxy"
+	TableName          = "kube-proxy"
 	kpChainNameBaseMax = 256 - 16 // knftables.NameLengthMax - chainNamePrefixLengthMax
 	defaultMasqBit     = 14       // KubeProxyNFTablesConfiguration.MasqueradeBit default
 	defaultServiceCIDR = "10.96.0.0/12"
@@ -55,8 +60,8 @@ type ServiceEndpoint struct {
 	Local bool   // on this node
 }
 
-// kubeProxyCluster is the cluster-wide input of every node's proxier.
-type kubeProxyCluster struct {
+// Cluster is the cluster-wide input of every node's proxier.
+type Cluster struct {
 	enabled      bool
 	mode         string
 	masqMark     uint32
@@ -65,7 +70,7 @@ type kubeProxyCluster struct {
 	localIfNFT   []string // ifLocal match
 	serviceCIDRs []netip.Prefix
 	ports        []*svcPort
-	notes        []string
+	Notes        []string
 	// byVIP and byNodePort list positions in ports by cluster IP, port and
 	// protocol, and by node port and protocol, so that a lookup is not a
 	// scan of every service port of the cluster; built on first use.
@@ -82,7 +87,7 @@ type vipKey struct {
 	proto string
 }
 
-func (k *kubeProxyCluster) index() {
+func (k *Cluster) index() {
 	k.portIdx.Do(func() {
 		k.byVIP, k.byNodePort = map[vipKey][]int{}, map[vipKey][]int{}
 		for i, p := range k.ports {
@@ -112,14 +117,16 @@ type kpEndpoint struct {
 	ready, serving, terminating bool
 }
 
-func newKubeProxyCluster(c *model.Cluster) *kubeProxyCluster {
-	k := &kubeProxyCluster{masqMark: 1 << defaultMasqBit}
+// NewCluster reads the proxier's configuration and the cluster's service
+// ports and endpoints once for every node.
+func NewCluster(c *model.Cluster) *Cluster {
+	k := &Cluster{masqMark: 1 << defaultMasqBit}
 	kp := c.Kubeadm.KubeProxy
 	if kp != nil {
 		k.mode = string(kp.Mode)
 	}
 	if k.mode != "nftables" {
-		k.notes = append(k.notes, fmt.Sprintf("kube-proxy runs in %q mode, not nftables: table ip kube-proxy is not programmed", orDefault(k.mode, "iptables")))
+		k.Notes = append(k.Notes, fmt.Sprintf("kube-proxy runs in %q mode, not nftables: table ip kube-proxy is not programmed", orDefault(k.mode, "iptables")))
 		return k
 	}
 	k.enabled = true
@@ -154,7 +161,7 @@ func newKubeProxyCluster(c *model.Cluster) *kubeProxyCluster {
 			k.localIfNFT = []string{"iifname", strconv.Quote(br)}
 		}
 	default:
-		k.notes = append(k.notes, fmt.Sprintf("detectLocalMode %s is not modelled: no local-traffic detector", kp.DetectLocalMode))
+		k.Notes = append(k.Notes, fmt.Sprintf("detectLocalMode %s is not modelled: no local-traffic detector", kp.DetectLocalMode))
 	}
 	// kube-proxy reads the ServiceCIDR objects; the apiserver's default one
 	// is --service-cluster-ip-range, kubeadm's networking.serviceSubnet.
@@ -197,7 +204,7 @@ func orDefault(s, d string) string {
 
 // addService turns a Service into service ports
 // (pkg/proxy/servicechangetracker.go, serviceport.go).
-func (k *kubeProxyCluster) addService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) {
+func (k *Cluster) addService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return
 	}
@@ -235,14 +242,14 @@ func (k *kubeProxyCluster) addService(svc *corev1.Service, slices []*discoveryv1
 		p.itpLocal = svc.Spec.InternalTrafficPolicy != nil && *svc.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
 		p.affinity = svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP
 		if p.affinity {
-			k.notes = append(k.notes, fmt.Sprintf("%s/%s has sessionAffinity ClientIP, which the twin renders without affinity", svc.Namespace, svc.Name))
+			k.Notes = append(k.Notes, fmt.Sprintf("%s/%s has sessionAffinity ClientIP, which the twin renders without affinity", svc.Namespace, svc.Name))
 		}
 		// proxy.ServicePortName.String(): "ns/name" and ":port" if named.
 		p.nameString = svc.Namespace + "/" + svc.Name
 		if sp.Name != "" {
 			p.nameString += ":" + sp.Name
 		}
-		p.chainBase = hashAndTruncate(fmt.Sprintf("%s/%s/%s/%s", svc.Namespace, svc.Name, p.proto, sp.Name))
+		p.chainBase = HashAndTruncate(fmt.Sprintf("%s/%s/%s/%s", svc.Namespace, svc.Name, p.proto, sp.Name))
 		p.eps = endpointsFor(slices, sp)
 		k.ports = append(k.ports, p)
 	}
@@ -309,9 +316,9 @@ func (p *svcPort) externallyAccessible() bool {
 	return p.nodePort != 0 || len(p.externalIPs) > 0 || len(p.lbIPs) > 0
 }
 
-// hashAndTruncate prefixes a name with 8 base32 characters of its SHA-256
+// HashAndTruncate prefixes a name with 8 base32 characters of its SHA-256
 // and cuts it to the chain-name budget (proxier.go hashAndTruncate).
-func hashAndTruncate(name string) string {
+func HashAndTruncate(name string) string {
 	h := sha256.Sum256([]byte(name))
 	name = base32.StdEncoding.EncodeToString(h[:])[:8] + "-" + name
 	if len(name) > kpChainNameBaseMax {
@@ -320,18 +327,20 @@ func hashAndTruncate(name string) string {
 	return name
 }
 
-// kubeProxyNode is one node's proxier state.
-type kubeProxyNode struct {
-	k      *kubeProxyCluster
+// Node is one node's proxier state.
+type Node struct {
+	k      *Cluster
 	node   string
 	nodeIP netip.Addr
 }
 
-func (k *kubeProxyCluster) forNode(ni *nodeInfo) *kubeProxyNode {
+// ForNode is the proxier of the node with the name and address, nil when
+// kube-proxy does not run in nftables mode.
+func (k *Cluster) ForNode(name string, ip netip.Addr) *Node {
 	if !k.enabled {
 		return nil
 	}
-	return &kubeProxyNode{k: k, node: ni.name, nodeIP: ni.ip}
+	return &Node{k: k, node: name, nodeIP: ip}
 }
 
 // portView is a service port seen from one node (proxy.CategorizeEndpoints
@@ -350,7 +359,7 @@ type portView struct {
 // view is CategorizeEndpoints (pkg/proxy/topology.go) without topology:
 // Ready endpoints, or, where there are none (for the cluster, then
 // separately for the node's own), the serving terminating ones.
-func (kn *kubeProxyNode) view(p *svcPort) portView {
+func (kn *Node) view(p *svcPort) portView {
 	v := portView{p: p}
 	usesClusterEps := !p.itpLocal || (p.externallyAccessible() && !p.etpLocal)
 	usesLocalEps := p.itpLocal || p.etpLocal
@@ -441,18 +450,18 @@ func (kn *kubeProxyNode) view(p *svcPort) portView {
 // ServicePorts returns the service ports kube-proxy programs on the node,
 // in the twin's ServicePortName order; nil when kube-proxy does not run in
 // nftables mode.
-func (n *Node) ServicePorts() []ServicePort {
-	if n.kp == nil {
+func (kn *Node) ServicePorts() []ServicePort {
+	if kn == nil {
 		return nil
 	}
 	var out []ServicePort
-	for _, p := range n.kp.k.ports {
-		out = append(out, n.kp.servicePort(p))
+	for _, p := range kn.k.ports {
+		out = append(out, kn.servicePort(p))
 	}
 	return out
 }
 
-func (kn *kubeProxyNode) servicePort(p *svcPort) ServicePort {
+func (kn *Node) servicePort(p *svcPort) ServicePort {
 	v := kn.view(p)
 	sp := ServicePort{Namespace: p.ns, Name: p.name, PortName: p.portName, Protocol: p.proto, ClusterIP: p.clusterIP,
 		Port: p.port, NodePort: p.nodePort, ExternalIPs: p.externalIPs, LoadBalancerIPs: p.lbIPs,
@@ -467,33 +476,33 @@ func (kn *kubeProxyNode) servicePort(p *svcPort) ServicePort {
 
 // HasServicePorts reports whether ServicePorts() is non-nil: kube-proxy
 // runs in nftables mode and programs at least one service port.
-func (n *Node) HasServicePorts() bool { return n.kp != nil && len(n.kp.k.ports) > 0 }
+func (kn *Node) HasServicePorts() bool { return kn != nil && len(kn.k.ports) > 0 }
 
 // ServicePortsFor returns the entries of ServicePorts() with the cluster
 // IP, port and protocol (lower case, as ServicePort spells it), in order,
 // without building the others.
-func (n *Node) ServicePortsFor(ip netip.Addr, port int, proto string) []ServicePort {
-	if n.kp == nil {
+func (kn *Node) ServicePortsFor(ip netip.Addr, port int, proto string) []ServicePort {
+	if kn == nil {
 		return nil
 	}
-	n.kp.k.index()
+	kn.k.index()
 	var out []ServicePort
-	for _, i := range n.kp.k.byVIP[vipKey{ip, port, proto}] {
-		out = append(out, n.kp.servicePort(n.kp.k.ports[i]))
+	for _, i := range kn.k.byVIP[vipKey{ip, port, proto}] {
+		out = append(out, kn.servicePort(kn.k.ports[i]))
 	}
 	return out
 }
 
 // ServicePortsByNodePort returns the entries of ServicePorts() with the
 // node port and protocol, in order, without building the others.
-func (n *Node) ServicePortsByNodePort(port int, proto string) []ServicePort {
-	if n.kp == nil {
+func (kn *Node) ServicePortsByNodePort(port int, proto string) []ServicePort {
+	if kn == nil {
 		return nil
 	}
-	n.kp.k.index()
+	kn.k.index()
 	var out []ServicePort
-	for _, i := range n.kp.k.byNodePort[vipKey{port: port, proto: proto}] {
-		out = append(out, n.kp.servicePort(n.kp.k.ports[i]))
+	for _, i := range kn.k.byNodePort[vipKey{port: port, proto: proto}] {
+		out = append(out, kn.servicePort(kn.k.ports[i]))
 	}
 	return out
 }
@@ -502,16 +511,16 @@ func (n *Node) ServicePortsByNodePort(port int, proto string) []ServicePort {
 // from a pod to dst over proto: the DNAT candidates (any one is chosen by
 // numgen random), or a verdict ("reject", "drop") when the service has no
 // usable endpoint; ok is false when dst is not a service address.
-func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPort, verdict string, ok bool) {
-	if n.kp == nil {
+func (kn *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPort, verdict string, ok bool) {
+	if kn == nil {
 		return nil, "", false
 	}
 	proto = strings.ToLower(proto)
-	n.kp.k.index()
+	kn.k.index()
 	// The first service port with the address (an index, not a scan).
-	for _, i := range n.kp.k.byVIP[vipKey{dst.Addr(), int(dst.Port()), proto}] {
-		p := n.kp.k.ports[i]
-		v := n.kp.view(p)
+	for _, i := range kn.k.byVIP[vipKey{dst.Addr(), int(dst.Port()), proto}] {
+		p := kn.k.ports[i]
+		v := kn.view(p)
 		if v.internalVerdict == "goto reject-chain" {
 			return nil, "reject", true
 		}
@@ -530,17 +539,17 @@ func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPo
 	return nil, "", false
 }
 
-// table builds "table ip kube-proxy" (family "ip") or "table ip6
+// Table builds "table ip kube-proxy" (family "ip") or "table ip6
 // kube-proxy" (family "ip6", which holds no services in an IPv4 cluster)
 // as the 1.37 proxier leaves it after its first full sync: setupNFTables
 // creates the base chains, the jump chains and the sets and maps, then
 // syncProxyRules adds each service port's elements and chains.
-func (kn *kubeProxyNode) table(family string) *nft.Table { return kn.tableOf(family, nil) }
+func (kn *Node) Table(family string) *nft.Table { return kn.TableOf(family, nil) }
 
-// tableOf is table holding only the ports of the Services keep names
+// TableOf is Table holding only the ports of the Services keep names
 // ("namespace/name"), and every chain and set the table always has; nil
 // keeps every Service.
-func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nft.Table {
+func (kn *Node) TableOf(family string, keep map[string]bool) *nft.Table {
 	k := kn.k
 	ipX, addrType := "ip", "ipv4_addr"
 	if family == "ip6" {
@@ -548,7 +557,7 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nft.Table
 	}
 	mark := fmt.Sprintf("0x%08x", k.masqMark)
 	masqRule := "meta mark set meta mark | " + mark
-	t := &nft.Table{Family: family, Name: kpTable, Comment: "rules for kube-proxy"}
+	t := &nft.Table{Family: family, Name: TableName, Comment: "rules for kube-proxy"}
 
 	// Base chains (proxier.go nftablesBaseChains): filter chains before DNAT
 	// at dstnat-10, filter chains after DNAT at filter priority, NAT chains.
