@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/docscmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/gencmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/labcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/plancmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/reportcmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/sandboxcmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/verifycmd"
@@ -90,7 +91,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdTrace(streams),
 		NewCmdReach(streams),
 		NewCmdDiff(streams),
-		NewCmdPlan(streams),
+		plancmd.NewCmdPlan(streams, newPlanInput),
 		gencmd.NewCmdGen(streams),
 		reportcmd.NewCmdReport(streams, newInput()),
 		sandboxcmd.NewCmdSandbox(streams, newInput),
