@@ -35,6 +35,7 @@ type ExitError struct {
 	Err  error
 }
 
+// Error is the carried error's message, "" without one.
 func (e *ExitError) Error() string {
 	if e.Err == nil {
 		return ""
@@ -42,6 +43,7 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap is the carried error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // UsageError marks a wrong flag or argument.

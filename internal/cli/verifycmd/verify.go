@@ -184,6 +184,7 @@ type TwinShell struct {
 	nodes map[string]*corev1.Node
 }
 
+// NewTwinShell answers for the cluster's nodes.
 func NewTwinShell(c *model.Cluster) *TwinShell {
 	s := &TwinShell{tw: console.FromCluster(c), nodes: map[string]*corev1.Node{}}
 	for _, n := range c.Nodes {
@@ -192,6 +193,7 @@ func NewTwinShell(c *model.Cluster) *TwinShell {
 	return s
 }
 
+// Node says whether the twin has the node and whether it runs Windows.
 func (s *TwinShell) Node(name string) (bool, bool) {
 	n, ok := s.nodes[name]
 	if !ok {
