@@ -25,8 +25,8 @@ type ACLMatcher struct {
 type compiledACL struct {
 	acl *ACL
 	// local and remote are the parsed address lists of more than
-	// smallList entries (IP set members); shorter lists are read in place,
-	// which allocates nothing.
+	// smallList entries (IP set members) when compiled with a cache;
+	// other lists are read in place, which allocates nothing.
 	local, remote *aclAddrSet
 }
 
@@ -47,15 +47,11 @@ func NewACLListCache() *ACLListCache {
 	return &ACLListCache{addrs: map[string]*aclAddrSet{}}
 }
 
-// addrSet is the parsed list, or nil for a list short enough to read in
-// place.
+// addrSet is the parsed list, or nil for a list read in place: a short
+// one, or any without a cache.
 func (c *ACLListCache) addrSet(list string) *aclAddrSet {
-	if strings.Count(list, ",") < smallList {
+	if c == nil || strings.Count(list, ",") < smallList {
 		return nil
-	}
-	if c == nil {
-		s := parseACLAddrSet(list)
-		return &s
 	}
 	if s, ok := c.addrs[list]; ok {
 		return s
@@ -65,7 +61,10 @@ func (c *ACLListCache) addrSet(list string) *aclAddrSet {
 	return &s
 }
 
-// CompileACLs parses the endpoint's Switch ACLs; cache may be nil.
+// CompileACLs orders the endpoint's Switch ACLs for matching. With a cache,
+// long address lists (IP set members) are parsed into shared sets, for a
+// reader that matches many connections; without one (nil) every list is
+// read in place, which allocates nothing but is linear in the list.
 func CompileACLs(ep *Endpoint, cache *ACLListCache) *ACLMatcher {
 	n := 0
 	for _, p := range ep.Policies {
@@ -99,9 +98,11 @@ func CompileACLs(ep *Endpoint, cache *ACLListCache) *ACLMatcher {
 	return m
 }
 
-// ACLs is the endpoint's compiled Switch ACLs, compiled on first use and
-// kept with the node; the endpoints share parsed address lists. It is
-// safe for concurrent readers. ep is one of the node's endpoints.
+// ACLs is the endpoint's Switch ACLs ordered for matching (CompileACLs
+// without a cache: a trace matches a few packets, so parsing IP set lists
+// would cost more than reading them), compiled on first use and kept with
+// the node. It is safe for concurrent readers. ep is one of the node's
+// endpoints.
 func (n *Node) ACLs(ep *Endpoint) *ACLMatcher {
 	n.aclMu.Lock()
 	defer n.aclMu.Unlock()
@@ -109,9 +110,9 @@ func (n *Node) ACLs(ep *Endpoint) *ACLMatcher {
 		return m
 	}
 	if n.acls == nil {
-		n.acls, n.aclLists = map[*Endpoint]*ACLMatcher{}, NewACLListCache()
+		n.acls = map[*Endpoint]*ACLMatcher{}
 	}
-	m := CompileACLs(ep, n.aclLists)
+	m := CompileACLs(ep, nil)
 	n.acls[ep] = m
 	return m
 }

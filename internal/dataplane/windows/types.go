@@ -50,11 +50,10 @@ type Node struct {
 	once   sync.Once
 	render *nodeBuild
 
-	// acls are the endpoints' compiled Switch ACLs (ACLs), made on first
-	// read and kept: a trace asks for them on every packet.
-	aclMu    sync.Mutex
-	acls     map[*Endpoint]*ACLMatcher
-	aclLists *ACLListCache
+	// acls are the endpoints' Switch ACLs ordered for matching (ACLs),
+	// made on first read and kept: a trace asks for them on every packet.
+	aclMu sync.Mutex
+	acls  map[*Endpoint]*ACLMatcher
 }
 
 // Networks are the node's HNS networks: External, then Calico.
