@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/docscmd"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 func renderDocs() []byte {
 	var buf bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &buf, ErrOut: &buf}
-	writeDocs(&buf, NewRootCmd(streams))
+	docscmd.WriteDocs(&buf, NewRootCmd(streams))
 	return buf.Bytes()
 }
 
@@ -57,7 +58,7 @@ func TestRenderingTheReferenceLeavesTheRealDefaultsInPlace(t *testing.T) {
 	var buf bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &buf, ErrOut: &buf}
 	root := NewRootCmd(streams)
-	writeDocs(&buf, root)
+	docscmd.WriteDocs(&buf, root)
 	get, _, err := root.Find([]string{"get"})
 	if err != nil {
 		t.Fatal(err)
@@ -68,23 +69,5 @@ func TestRenderingTheReferenceLeavesTheRealDefaultsInPlace(t *testing.T) {
 	}
 	if want := filepath.Join(home, ".kube", "cache"); f.DefValue != want {
 		t.Errorf("after rendering, --cache-dir's default is %q, want %q", f.DefValue, want)
-	}
-}
-
-func TestPortablePathReplacesOnlyAWholeLeadingDirectory(t *testing.T) {
-	for _, c := range []struct{ name, v, dir, want string }{
-		{"the directory itself", "/home/a", "/home/a", "$HOME"},
-		{"a path below it", "/home/a/.kube/cache", "/home/a", "$HOME/.kube/cache"},
-		{"a sibling that shares the prefix", "/home/ab/x", "/home/a", "/home/ab/x"},
-		{"a trailing slash on the directory", "/home/a/x", "/home/a/", "$HOME/x"},
-		{"the root directory is never replaced", "/etc/x", "/", "/etc/x"},
-		{"an empty directory is never replaced", "x", "", "x"},
-		{"a value that is not a path", "default", "/home/a", "default"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := portablePath(c.v, c.dir, "$HOME"); got != c.want {
-				t.Errorf("portablePath(%q, %q) = %q, want %q", c.v, c.dir, got, c.want)
-			}
-		})
 	}
 }

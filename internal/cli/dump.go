@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/live"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
@@ -112,16 +111,8 @@ func writeList(w interface{ Write([]byte) (int, error) }, snap *model.Snapshot, 
 	return err
 }
 
-// newKubeFlags are kubectl's connection flags (--kubeconfig, --context,
-// --cluster, --user, --server, --token, --request-timeout, …). -n stays the
-// commands' own: everything is read cluster-wide, and get's -n only filters
-// what it prints (kubeNamespace gives the context's namespace as its
-// default).
-func newKubeFlags() *genericclioptions.ConfigFlags {
-	f := genericclioptions.NewConfigFlags(true)
-	f.Namespace = nil
-	return f
-}
+// newKubeFlags are kubectl's connection flags (cmdutil.NewKubeFlags).
+func newKubeFlags() *genericclioptions.ConfigFlags { return cmdutil.NewKubeFlags() }
 
 // kubeNamespace is the namespace of the kubeconfig's current context
 // ("default" when it names none), for -n's default on a live cluster.
@@ -133,27 +124,10 @@ func kubeNamespace(kube *genericclioptions.ConfigFlags) string {
 	return ns
 }
 
-// noCluster reports whether nothing names a cluster: no kubeconfig with a
-// cluster in it, no --server, and not inside a pod. (kubectl would then try
-// http://localhost:8080; the tool asks for input instead.)
-func noCluster(kube *genericclioptions.ConfigFlags) bool {
-	if kube.APIServer != nil && *kube.APIServer != "" {
-		return false
-	}
-	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" && os.Getenv("KUBERNETES_SERVICE_PORT") != "" {
-		return false
-	}
-	raw, err := kube.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return clientcmd.IsEmptyConfig(err)
-	}
-	return len(raw.Clusters) == 0
-}
-
 // readLive reads the cluster the kubeconfig flags point at. Progress goes to
 // stderr only when it is a terminal.
 func readLive(kube *genericclioptions.ConfigFlags, lim ReadLimits, streams genericiooptions.IOStreams) (*model.Snapshot, error) {
-	if noCluster(kube) {
+	if cmdutil.NoCluster(kube) {
 		return nil, usageError("no cluster given: use -f FILE|DIR|- or --lab, or a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config) for a live cluster")
 	}
 	cfg, err := kube.ToRESTConfig()

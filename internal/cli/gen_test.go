@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/gencmd"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -12,7 +13,7 @@ import (
 func runGen(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	cmd := NewCmdGen(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	cmd := gencmd.NewCmdGen(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/docscmd"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -22,11 +23,11 @@ func renderManPages(t *testing.T) map[string]string {
 	var buf bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &buf, ErrOut: &buf}
 	pages := map[string]string{}
-	for _, p := range manPages(NewRootCmd(streams), manTestVersion) {
-		if _, dup := pages[p.file]; dup {
-			t.Errorf("two pages are named %s", p.file)
+	for _, p := range docscmd.ManPages(NewRootCmd(streams), manTestVersion) {
+		if _, dup := pages[p.File]; dup {
+			t.Errorf("two pages are named %s", p.File)
 		}
-		pages[p.file] = p.text
+		pages[p.File] = p.Text
 	}
 	return pages
 }
@@ -64,11 +65,11 @@ func TestEveryCommandHasAManPageWithNameAndSynopsis(t *testing.T) {
 			}
 			delete(pages, file)
 			c.InheritedFlags() // as renderMan does before UseLine
-			name := roffEscape(strings.ReplaceAll(c.CommandPath(), " ", "-"))
+			name := docscmd.RoffEscape(strings.ReplaceAll(c.CommandPath(), " ", "-"))
 			for _, want := range []string{
 				".TH \"" + strings.ToUpper(strings.ReplaceAll(c.CommandPath(), " ", "-")) + "\" \"1\" ",
-				".SH NAME\n" + name + ` \- ` + roffEscape(c.Short) + "\n",
-				".SH SYNOPSIS\n.B " + roffEscape(c.UseLine()) + "\n",
+				".SH NAME\n" + name + ` \- ` + docscmd.RoffEscape(c.Short) + "\n",
+				".SH SYNOPSIS\n.B " + docscmd.RoffEscape(c.UseLine()) + "\n",
 				".SH DESCRIPTION\n",
 			} {
 				if !strings.Contains(page, want) {
@@ -79,7 +80,7 @@ func TestEveryCommandHasAManPageWithNameAndSynopsis(t *testing.T) {
 				t.Errorf("%s has no EXAMPLES though the command has examples", file)
 			}
 			c.NonInheritedFlags().VisitAll(func(f *pflag.Flag) {
-				if !f.Hidden && !strings.Contains(page, `\fB\-\-`+roffEscape(f.Name)+`\fR`) {
+				if !f.Hidden && !strings.Contains(page, `\fB\-\-`+docscmd.RoffEscape(f.Name)+`\fR`) {
 					t.Errorf("%s does not list --%s", file, f.Name)
 				}
 			})
@@ -97,7 +98,7 @@ func TestManPagesAreTheSameWhateverTheHomeDirectory(t *testing.T) {
 			t.Setenv("HOME", home)
 			pages := renderManPages(t)
 			for file, page := range pages {
-				if strings.Contains(page, roffEscape(home)+"/") {
+				if strings.Contains(page, docscmd.RoffEscape(home)+"/") {
 					t.Errorf("%s names the home directory %s", file, home)
 				}
 			}
@@ -143,23 +144,6 @@ func TestManPagesRenderWithoutGroffWarnings(t *testing.T) {
 			cmd.Stderr = &stderr
 			if err := cmd.Run(); err != nil || stderr.Len() > 0 {
 				t.Errorf("groff: %v\n%s", err, stderr.String())
-			}
-		})
-	}
-}
-
-func TestRoffEscapeKeepsTextLiteral(t *testing.T) {
-	for _, c := range []struct{ name, in, want string }{
-		{"a backslash", `C:\k`, `C:\ek`},
-		{"hyphens as minus signs", "--lab", `\-\-lab`},
-		{"a dash beyond ASCII", "a — b", `a \[u2014] b`},
-		{"a leading dot is not a request", ".kube", `\&.kube`},
-		{"a leading quote is not a request", "'x'", `\&'x'`},
-		{"plain text", "plain text", "plain text"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := roffLine(c.in); got != c.want {
-				t.Errorf("roffLine(%q) = %q, want %q", c.in, got, c.want)
 			}
 		})
 	}

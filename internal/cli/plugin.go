@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 )
 
 // asPlugin says whether argv[0] is kubectl starting the plugin: kubectl
@@ -17,9 +19,4 @@ func asPlugin(argv0 string) bool {
 
 // renameExamples makes every example start the tool by the name it was
 // started by (from is the name they use).
-func renameExamples(c *cobra.Command, from, to string) {
-	c.Example = strings.ReplaceAll(c.Example, from, to)
-	for _, sub := range c.Commands() {
-		renameExamples(sub, from, to)
-	}
-}
+func renameExamples(c *cobra.Command, from, to string) { cmdutil.RenameExamples(c, from, to) }

@@ -12,22 +12,28 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/collectcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/docscmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/gencmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/labcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/plancmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/reportcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/sandboxcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/verifycmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
-// Exit codes, documented in the README.
+// Exit codes, documented in the README (cmdutil says what each means).
 const (
-	ExitOK       = 0 // success
-	ExitNegative = 1 // the command's answer is "no": findings, not delivered
-	ExitBadInput = 2 // bad input or usage: the message names file, document and line
-	ExitInternal = 3 // the live cluster is unreachable or failing, or the tool itself failed
-	// ExitIncomplete: the command could not judge what it was asked to: the
-	// input holds no cluster, or a kind it needs could not be read from the
-	// live cluster (check).
-	ExitIncomplete = 4
+	ExitOK         = cmdutil.ExitOK
+	ExitNegative   = cmdutil.ExitNegative
+	ExitBadInput   = cmdutil.ExitBadInput
+	ExitInternal   = cmdutil.ExitInternal
+	ExitIncomplete = cmdutil.ExitIncomplete
 )
 
 // exitError carries an exit code chosen by a command.
@@ -78,20 +84,20 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdVersion(streams),
 		NewCmdGet(streams),
 		NewCmdDescribe(streams),
-		NewCmdLab(streams),
+		labcmd.NewCmdLab(streams, clock, labInput),
 		NewCmdDump(streams),
 		NewCmdExec(streams),
 		NewCmdCheck(streams),
 		NewCmdTrace(streams),
 		NewCmdReach(streams),
 		NewCmdDiff(streams),
-		NewCmdPlan(streams),
-		NewCmdGen(streams),
-		NewCmdReport(streams),
-		NewCmdSandbox(streams),
-		NewCmdVerify(streams),
-		NewCmdCollect(streams),
-		NewCmdDocs(streams, root),
+		plancmd.NewCmdPlan(streams, newPlanInput),
+		gencmd.NewCmdGen(streams),
+		reportcmd.NewCmdReport(streams, newInput()),
+		sandboxcmd.NewCmdSandbox(streams, newInput),
+		verifycmd.NewCmdVerify(streams, newInput()),
+		collectcmd.NewCmdCollect(streams),
+		docscmd.NewCmdDocs(streams, root, version()),
 	)
 	// Made now rather than when the tree first runs, so the reference
 	// lists it however it is rendered.
@@ -182,6 +188,10 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var ce *cmdutil.ExitError
+	if errors.As(err, &ce) {
+		return ce.Code
 	}
 	var le *load.Error
 	var be *engine.Error

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/verifycmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/verify"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkVerifyAThousandNodes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	twin := newTwinShell(c)
+	twin := verifycmd.NewTwinShell(c)
 	actual := b.TempDir()
 	for _, n := range c.Nodes {
 		_, win := twin.Node(n.Name)

@@ -77,9 +77,9 @@ func (e *Engine) EndpointACL(pod *corev1.Pod, dir policy.Direction, peer netip.A
 	var n int
 	if dir == policy.Egress {
 		d, group = "Out", "ACL_ENDPOINT_GROUP_IPV4_OUT"
-		acl, n = matchACL(ep, d, a, peer, proto, 0, port)
+		acl, n = nd.matchACL(ep, d, a, peer, proto, 0, port)
 	} else {
-		acl, n = matchACL(ep, d, a, peer, proto, port, 0)
+		acl, n = nd.matchACL(ep, d, a, peer, proto, port, 0)
 	}
 	v.Component = "VFP ACL_ENDPOINT_LAYER " + group
 	v.Allowed = acl == nil || acl.Action == "Allow"

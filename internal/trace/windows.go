@@ -231,7 +231,7 @@ func (w *walker) winACL(nd *node, ep *windows.Endpoint, pod *corev1.Pod, dir str
 		pdir = policy.Egress
 	}
 	comp := fmt.Sprintf("VFP ACL_ENDPOINT_LAYER %s (%s)", group, w.portName(ep))
-	acl, n := matchACL(ep, dir, local, remote, pkt.proto, localPort, remotePort)
+	acl, n := nd.matchACL(ep, dir, local, remote, pkt.proto, localPort, remotePort)
 	allowed := acl == nil || acl.Action == "Allow"
 	var why string
 	if acl == nil {
@@ -301,9 +301,15 @@ func (w *walker) winACL(nd *node, ep *windows.Endpoint, pod *corev1.Pod, dir str
 }
 
 // matchACL finds the first Switch ACL of the direction matching the
-// packet (windows.ACLMatcher) and counts the direction's Switch ACLs.
-func matchACL(ep *windows.Endpoint, dir string, local, remote netip.Addr, proto Proto, localPort, remotePort int) (*windows.ACL, int) {
-	m := windows.CompileACLs(ep, nil)
+// packet (windows.ACLMatcher, compiled once per endpoint and kept with the
+// node's HNS state) and counts the direction's Switch ACLs.
+func (nd *node) matchACL(ep *windows.Endpoint, dir string, local, remote netip.Addr, proto Proto, localPort, remotePort int) (*windows.ACL, int) {
+	var m *windows.ACLMatcher
+	if win := nd.w(); win != nil {
+		m = win.ACLs(ep)
+	} else {
+		m = windows.CompileACLs(ep, nil)
+	}
 	acl, _ := m.Match(dir, local, remote, proto.Number(), localPort, remotePort)
 	return acl, len(m.Rules(dir))
 }

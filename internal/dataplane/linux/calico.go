@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/nft"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
@@ -78,27 +79,27 @@ func (n *Node) PolicyDecide(pod *corev1.Pod, dir Direction, f felix.Flow) felix.
 // masquerade (felix/rules: cali-to-wl-dispatch, cali-wl-to-host,
 // cali-tw-<iface>, cali-fw-<iface>, cali-nat-outgoing; nftables table
 // "calico", chains named "<table>-<chain>").
-func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
+func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nft.Table, []string) {
 	calc := calcOf()
 	k := cn.cal
 	var notes []string
-	t := &nftTable{family: "ip", name: "calico", comment: "kubectl-hybrid: simplified view of Felix policy and NAT, not byte-exact"}
+	t := &nft.Table{Family: "ip", Name: "calico", Comment: "kubectl-hybrid: simplified view of Felix policy and NAT, not byte-exact"}
 	if calc.HasCalicoPolicies() {
-		t.comment += "; workload endpoints only, Calico HostEndpoints are not modeled"
+		t.Comment += "; workload endpoints only, Calico HostEndpoints are not modeled"
 	}
 	if len(k.allPools) > 0 {
-		all := &nftSet{name: "cali40all-ipam-pools", keyType: "ipv4_addr", flags: []string{"interval"}}
+		all := &nft.Set{Name: "cali40all-ipam-pools", KeyType: "ipv4_addr", Flags: []string{"interval"}}
 		for _, p := range k.allPools {
-			all.add(nftElem{key: p.String(), sortKey: skAddr(p.Addr())})
+			all.Add(nft.Elem{Key: p.String(), SortKey: nft.KeyAddr(p.Addr())})
 		}
-		t.sets = append(t.sets, all)
+		t.Sets = append(t.Sets, all)
 	}
 	if len(k.masq) > 0 {
-		m := &nftSet{name: "cali40masq-ipam-pools", keyType: "ipv4_addr", flags: []string{"interval"}}
+		m := &nft.Set{Name: "cali40masq-ipam-pools", KeyType: "ipv4_addr", Flags: []string{"interval"}}
 		for _, p := range k.masq {
-			m.add(nftElem{key: p.String(), sortKey: skAddr(p.Addr())})
+			m.Add(nft.Elem{Key: p.String(), SortKey: nft.KeyAddr(p.Addr())})
 		}
-		t.sets = append(t.sets, m)
+		t.Sets = append(t.Sets, m)
 	}
 	// Policy allows by setting the accept mark and returning, so that a
 	// packet between two pods of this node passes the source's egress
@@ -108,18 +109,18 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
 	// its egress policy from the input hook, then
 	// DefaultEndpointToHostAction, which the operator sets to Accept
 	// (felix/rules/static.go filterInputChain, filterWorkloadToHostChain).
-	fwd := &nftChain{name: "filter-FORWARD", typ: "filter", hook: "forward", priority: nftPriority("forward", 0)}
-	fwd.rules = []string{"jump filter-cali-FORWARD"}
-	calFwd := &nftChain{name: "filter-cali-FORWARD"}
-	in := &nftChain{name: "filter-INPUT", typ: "filter", hook: "input", priority: nftPriority("input", 0)}
-	in.rules = []string{"jump filter-cali-INPUT"}
-	calIn := &nftChain{name: "filter-cali-INPUT"}
-	t.chains = append(t.chains, fwd, calFwd, in, calIn)
+	fwd := &nft.Chain{Name: "filter-FORWARD", Type: "filter", Hook: "forward", Priority: nft.Priority("forward", 0)}
+	fwd.Rules = []string{"jump filter-cali-FORWARD"}
+	calFwd := &nft.Chain{Name: "filter-cali-FORWARD"}
+	in := &nft.Chain{Name: "filter-INPUT", Type: "filter", Hook: "input", Priority: nft.Priority("input", 0)}
+	in.Rules = []string{"jump filter-cali-INPUT"}
+	calIn := &nft.Chain{Name: "filter-cali-INPUT"}
+	t.Chains = append(t.Chains, fwd, calFwd, in, calIn)
 	pods := cn.node.pods
 	if len(pods) > 0 {
-		calFwd.rules = append(calFwd.rules, "iifname \"cali*\" jump filter-cali-from-wl-dispatch", "oifname \"cali*\" jump filter-cali-to-wl-dispatch")
-		calIn.rules = append(calIn.rules, "iifname \"cali*\" goto filter-cali-wl-to-host")
-		t.chains = append(t.chains, &nftChain{name: "filter-cali-wl-to-host", rules: []string{"jump filter-cali-from-wl-dispatch",
+		calFwd.Rules = append(calFwd.Rules, "iifname \"cali*\" jump filter-cali-from-wl-dispatch", "oifname \"cali*\" jump filter-cali-to-wl-dispatch")
+		calIn.Rules = append(calIn.Rules, "iifname \"cali*\" goto filter-cali-wl-to-host")
+		t.Chains = append(t.Chains, &nft.Chain{Name: "filter-cali-wl-to-host", Rules: []string{"jump filter-cali-from-wl-dispatch",
 			fmt.Sprintf("accept comment %q", "Configured DefaultEndpointToHostAction")}})
 		var from, to []string
 		names := make([]string, len(pods))
@@ -135,25 +136,25 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nftTable, []string) {
 			from = append(from, fmt.Sprintf("%q : goto filter-cali-fw-%s", names[i], names[i]))
 			to = append(to, fmt.Sprintf("%q : goto filter-cali-tw-%s", names[i], names[i]))
 		}
-		t.chains = append(t.chains,
-			&nftChain{name: "filter-cali-from-wl-dispatch", rules: []string{"iifname vmap { " + strings.Join(from, ", ") + " }"}},
-			&nftChain{name: "filter-cali-to-wl-dispatch", rules: []string{"oifname vmap { " + strings.Join(to, ", ") + " }"}})
+		t.Chains = append(t.Chains,
+			&nft.Chain{Name: "filter-cali-from-wl-dispatch", Rules: []string{"iifname vmap { " + strings.Join(from, ", ") + " }"}},
+			&nft.Chain{Name: "filter-cali-to-wl-dispatch", Rules: []string{"oifname vmap { " + strings.Join(to, ", ") + " }"}})
 		for i, p := range pods {
 			tw, n1 := cn.workloadChain("filter-cali-tw-"+names[i], p, Ingress, calc)
 			fw, n2 := cn.workloadChain("filter-cali-fw-"+names[i], p, Egress, calc)
 			notes = append(notes, n1...)
 			notes = append(notes, n2...)
-			t.chains = append(t.chains, tw...)
-			t.chains = append(t.chains, fw...)
+			t.Chains = append(t.Chains, tw...)
+			t.Chains = append(t.Chains, fw...)
 		}
 	}
-	calFwd.rules = append(calFwd.rules, nftMarkAccepted+" accept comment \"Policy explicitly accepted packet.\"")
-	post := &nftChain{name: "nat-POSTROUTING", typ: "nat", hook: "postrouting", priority: nftPriority("postrouting", 100)}
-	t.chains = append(t.chains, post)
+	calFwd.Rules = append(calFwd.Rules, nftMarkAccepted+" accept comment \"Policy explicitly accepted packet.\"")
+	post := &nft.Chain{Name: "nat-POSTROUTING", Type: "nat", Hook: "postrouting", Priority: nft.Priority("postrouting", 100)}
+	t.Chains = append(t.Chains, post)
 	if len(k.masq) > 0 {
-		post.rules = []string{"jump nat-cali-nat-outgoing"}
-		t.chains = append(t.chains, &nftChain{name: "nat-cali-nat-outgoing",
-			rules: []string{"ip saddr @cali40masq-ipam-pools ip daddr != @cali40all-ipam-pools masquerade fully-random"}})
+		post.Rules = []string{"jump nat-cali-nat-outgoing"}
+		t.Chains = append(t.Chains, &nft.Chain{Name: "nat-cali-nat-outgoing",
+			Rules: []string{"ip saddr @cali40masq-ipam-pools ip daddr != @cali40all-ipam-pools masquerade fully-random"}})
 	}
 	return t, notes
 }
@@ -172,25 +173,25 @@ const (
 // Kubernetes NetworkPolicies' rules as before when only they apply, else
 // one chain per tier (felix/rules/endpoints.go: start of tier, policies in
 // order, end of tier drop) and the profile after the tiers.
-func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction, calc *felix.Calc) ([]*nftChain, []string) {
-	c := &nftChain{name: name, rules: []string{"ct state established,related accept", "ct state invalid drop", nftClearAccept}}
+func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction, calc *felix.Calc) ([]*nft.Chain, []string) {
+	c := &nft.Chain{Name: name, Rules: []string{"ct state established,related accept", "ct state invalid drop", nftClearAccept}}
 	ep := calc.EndpointOf(pod)
 	tiers := calc.Active(ep, dir == Ingress)
 	profile := fmt.Sprintf("%s comment %q", nftAllow, "profile kns."+pod.Namespace+": no NetworkPolicy selects the pod")
 	if len(tiers) == 0 {
-		c.rules = append(c.rules, profile)
-		return []*nftChain{c}, nil
+		c.Rules = append(c.Rules, profile)
+		return []*nft.Chain{c}, nil
 	}
 	if len(tiers) == 1 && kubernetesOnly(tiers[0]) {
 		notes := cn.kubernetesRules(c, name, tiers[0].Policies, pod, dir, calc)
-		c.rules = append(c.rules, fmt.Sprintf("drop comment %q", "no NetworkPolicy rule allowed the packet"))
-		return []*nftChain{c}, notes
+		c.Rules = append(c.Rules, fmt.Sprintf("drop comment %q", "no NetworkPolicy rule allowed the packet"))
+		return []*nft.Chain{c}, notes
 	}
-	out := []*nftChain{c}
+	out := []*nft.Chain{c}
 	var notes []string
 	for _, t := range tiers {
-		tc := &nftChain{name: name + "-tier-" + t.Name}
-		c.rules = append(c.rules, fmt.Sprintf("jump %s comment %q", tc.name, "tier "+t.Name),
+		tc := &nft.Chain{Name: name + "-tier-" + t.Name}
+		c.Rules = append(c.Rules, fmt.Sprintf("jump %s comment %q", tc.Name, "tier "+t.Name),
 			fmt.Sprintf("%s return comment %q", nftMarkAccepted, "Return if policy accepted"))
 		for _, p := range t.Policies {
 			if p.Kind == felix.KindKubernetes {
@@ -207,13 +208,13 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 					notes = append(notes, fmt.Sprintf("%s: %s %s rule %d %s; not rendered", name, p.Display(), strings.ToLower(string(dir)), rules[i].Index, why))
 					continue
 				}
-				tc.rules = append(tc.rules, line)
+				tc.Rules = append(tc.Rules, line)
 			}
 		}
-		tc.rules = append(tc.rules, fmt.Sprintf("drop comment %q", "end of tier "+t.Name+": no policy allowed or passed the packet"))
+		tc.Rules = append(tc.Rules, fmt.Sprintf("drop comment %q", "end of tier "+t.Name+": no policy allowed or passed the packet"))
 		out = append(out, tc)
 	}
-	c.rules = append(c.rules, fmt.Sprintf("%s comment %q", nftAllow, "profile kns."+pod.Namespace+": every tier passed the packet"))
+	c.Rules = append(c.Rules, fmt.Sprintf("%s comment %q", nftAllow, "profile kns."+pod.Namespace+": every tier passed the packet"))
 	return out, notes
 }
 
@@ -228,7 +229,7 @@ func kubernetesOnly(t felix.Tier) bool {
 
 // kubernetesRules renders Kubernetes NetworkPolicies' rules (each peer and
 // port of a rule as a line, allowing by the accept mark) into c.
-func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Policy, pod *corev1.Pod, dir Direction, calc *felix.Calc) []string {
+func (cn *calicoNode) kubernetesRules(c *nft.Chain, name string, pols []*felix.Policy, pod *corev1.Pod, dir Direction, calc *felix.Calc) []string {
 	var notes []string
 	peerDir, portDir := "saddr", "dport"
 	if dir == Egress {
@@ -279,7 +280,7 @@ func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Po
 			if len(ports) > 0 {
 				for _, pm := range peers {
 					for _, po := range ports {
-						c.rules = append(c.rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" %s comment %q", nftAllow, comment)))
+						c.Rules = append(c.Rules, strings.TrimSpace(strings.Join(nonEmpty(pm, po), " ")+fmt.Sprintf(" %s comment %q", nftAllow, comment)))
 					}
 				}
 			}
@@ -289,7 +290,7 @@ func (cn *calicoNode) kubernetesRules(c *nftChain, name string, pols []*felix.Po
 					notes = append(notes, fmt.Sprintf("%s: %s: named port %s matches no address today; not rendered", name, comment, np.Port.StrVal))
 					continue
 				}
-				c.rules = append(c.rules, line+fmt.Sprintf(" %s comment %q", nftAllow, comment))
+				c.Rules = append(c.Rules, line+fmt.Sprintf(" %s comment %q", nftAllow, comment))
 			}
 		}
 	}
@@ -330,10 +331,10 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 			if len(nets) == 0 {
 				return "", "has only IPv6 nets"
 			}
-			m = append(m, fmt.Sprintf("ip %s %s", side.field, prefixList(nets)))
+			m = append(m, fmt.Sprintf("ip %s %s", side.field, nft.PrefixList(nets)))
 		}
 		if nets := v4Prefixes(e.NotNets); len(nets) > 0 {
-			m = append(m, fmt.Sprintf("ip %s != %s", side.field, prefixList(nets)))
+			m = append(m, fmt.Sprintf("ip %s != %s", side.field, nft.PrefixList(nets)))
 		}
 		if e.HasSelector() {
 			members, ok := cn.members(p, e, calc)
@@ -343,7 +344,7 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 			if len(members) == 0 {
 				return "", "matches no address today"
 			}
-			m = append(m, fmt.Sprintf("ip %s %s", side.field, prefixList(members)))
+			m = append(m, fmt.Sprintf("ip %s %s", side.field, nft.PrefixList(members)))
 		}
 		if e.NotSelector != "" {
 			members, ok := cn.members(p, felix.Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector}, calc)
@@ -351,7 +352,7 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 				return "", "has a notSelector that does not parse"
 			}
 			if len(members) > 0 {
-				m = append(m, fmt.Sprintf("ip %s != %s", side.field, prefixList(members)))
+				m = append(m, fmt.Sprintf("ip %s != %s", side.field, nft.PrefixList(members)))
 			}
 		}
 		proto := l4
@@ -482,7 +483,7 @@ func (cn *calicoNode) peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPe
 		if err != nil {
 			return "", false
 		}
-		s := fmt.Sprintf("ip %s %s", field, prefixList([]netip.Prefix{cidr.Masked()}))
+		s := fmt.Sprintf("ip %s %s", field, nft.PrefixList([]netip.Prefix{cidr.Masked()}))
 		var ex []netip.Prefix
 		for _, e := range pr.IPBlock.Except {
 			if p, err := netip.ParsePrefix(e); err == nil {
@@ -490,7 +491,7 @@ func (cn *calicoNode) peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPe
 			}
 		}
 		if len(ex) > 0 {
-			s += fmt.Sprintf(" ip %s != %s", field, prefixList(ex))
+			s += fmt.Sprintf(" ip %s != %s", field, nft.PrefixList(ex))
 		}
 		return s, true
 	}
@@ -498,7 +499,7 @@ func (cn *calicoNode) peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPe
 	if len(members) == 0 {
 		return "", false
 	}
-	return fmt.Sprintf("ip %s %s", field, prefixList(members)), true
+	return fmt.Sprintf("ip %s %s", field, nft.PrefixList(members)), true
 }
 
 // namedEgressPort renders a named port of an egress rule as Felix's

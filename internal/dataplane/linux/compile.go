@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/kubeproxy"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -189,7 +190,7 @@ type clusterCtx struct {
 	gateway  netip.Addr
 	network  netip.Prefix
 	anyVX    bool
-	kp       *kubeProxyCluster
+	kp       *kubeproxy.Cluster
 	cal      *calicoCluster
 	calc     func() *felix.Calc
 	// idx holds the lookups' indexes, built on first use.
@@ -295,7 +296,7 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 			}
 		}
 	}
-	cc.kp = newKubeProxyCluster(c)
+	cc.kp = kubeproxy.NewCluster(c)
 	cc.cal = newCalicoCluster(cc)
 	return cc
 }
@@ -557,8 +558,8 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 	// without building them (RouteTo, NeighborFor, FDBFor).
 	n.cc, n.ni, n.nic, n.hasVXLAN, n.fc = cc, ni, nicName, hasVXLAN, fc
 	n.notesAt = len(n.notes)
-	n.kp = cc.kp.forNode(ni)
-	n.kpNotes = cc.kp.notes
+	n.kp = cc.kp.ForNode(ni.name, ni.ip)
+	n.kpNotes = cc.kp.Notes
 	n.cal = cc.cal.forNode(ni, n)
 	return n
 }

@@ -3,82 +3,12 @@ package linux
 import (
 	"net/netip"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/kubeproxy"
 	corev1 "k8s.io/api/core/v1"
 )
-
-// Chain names published upstream: pkg/proxy/nftables/proxier_test.go
-// (TestOverallNFTablesRules, Test_servicePortChainNameBase,
-// Test_servicePortEndpointChainNameBase) and a live v1.36.2 ruleset.
-func TestHashAndTruncateGivesUpstreamsChainNames(t *testing.T) {
-	long := "very-long-namespace-name-abcdefghijklmnopqrstuvwxyz0123456789xx/very-long-service-name-why-would-you-even-do-this-i-mean-really/sctp/port-443-providing-the-hypertext-transmission-protocol-with-tls"
-	for _, tc := range []struct{ name, in, want string }{
-		{"the test suite's svc1", "ns1/svc1/tcp/p80", "ULMVA6XW-ns1/svc1/tcp/p80"},
-		{"a named http port", "testing/service/tcp/http", "P4ZYZVCF-testing/service/tcp/http"},
-		{"a different port name gives a different hash", "testing/service/tcp/https", "LZBRENCP-testing/service/tcp/https"},
-		{"an endpoint base", "testing/service/tcp/http__10.180.0.1/80", "JO2XBXZR-testing/service/tcp/http__10.180.0.1/80"},
-		{"the kubernetes service as a live node prints it", "default/kubernetes/tcp/https", "2QRHZV4L-default/kubernetes/tcp/https"},
-		{"a maximum-length service name is not truncated", long, "KR6NACJP-" + long},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := hashAndTruncate(tc.in); got != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestDNATRule(t *testing.T) {
-	e := func(s, node string) ServiceEndpoint {
-		return ServiceEndpoint{Addr: netip.MustParseAddrPort(s), Node: node}
-	}
-	for _, tc := range []struct {
-		name string
-		eps  []ServiceEndpoint
-		want string
-	}{
-		{"a single endpoint is a plain dnat (kubernetes#140723)", []ServiceEndpoint{e("192.168.10.23:6443", "")},
-			"meta l4proto tcp dnat to 192.168.10.23:6443"},
-		{"several endpoints are a numgen map in endpoint order", []ServiceEndpoint{e("172.21.172.4:8080", "b"), e("172.21.211.25:8080", "a")},
-			"meta l4proto tcp dnat ip to numgen random mod 2 map { 0 : 172.21.172.4 . 8080, 1 : 172.21.211.25 . 8080 }"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := dnatRule("tcp", tc.eps); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func kpFixture() *fixture {
-	f := newFixture()
-	f.node("a", "10.0.0.11", 0, 0)
-	f.node("b", "10.0.0.12", 1, 0)
-	return f
-}
-
-func table(t *testing.T, n *Node) string {
-	t.Helper()
-	return run(t, n, "nft list table ip kube-proxy")
-}
-
-func chainBody(t *testing.T, listing, chain string) []string {
-	t.Helper()
-	i := strings.Index(listing, "\tchain "+chain+" {\n")
-	if i < 0 {
-		t.Fatalf("chain %s not listed", chain)
-	}
-	body := listing[i+len("\tchain "+chain+" {\n"):]
-	body = body[:strings.Index(body, "\t}\n")]
-	var out []string
-	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
-		out = append(out, strings.TrimPrefix(l, "\t\t"))
-	}
-	return out
-}
 
 func TestKubeProxyServices(t *testing.T) {
 	t.Run("endpoints are ordered as IP:port strings and not-ready ones are left out", func(t *testing.T) {
@@ -114,7 +44,7 @@ func TestKubeProxyServices(t *testing.T) {
 		if eps, verdict, _ := ns["b"].ServiceDNAT(netip.MustParseAddrPort("10.96.0.70:80"), "tcp"); verdict != "dnat" || len(eps) != 1 {
 			t.Errorf("on b: %v %q, want the local endpoint", eps, verdict)
 		}
-		if body := chainBody(t, table(t, ns["b"]), "local-"+hashAndTruncate("ns/local/tcp/http")); body[0] != "meta l4proto tcp dnat to 10.244.0.70:8080" {
+		if body := chainBody(t, table(t, ns["b"]), "local-"+kubeproxy.HashAndTruncate("ns/local/tcp/http")); body[0] != "meta l4proto tcp dnat to 10.244.0.70:8080" {
 			t.Errorf("local chain %q", body)
 		}
 	})
@@ -124,7 +54,7 @@ func TestKubeProxyServices(t *testing.T) {
 		svc.Spec.Type = corev1.ServiceTypeNodePort
 		svc.Spec.Ports[0].NodePort = 30080
 		out := table(t, f.compile(t)["a"])
-		base := hashAndTruncate("ns/np/tcp/http")
+		base := kubeproxy.HashAndTruncate("ns/np/tcp/http")
 		if got := chainBody(t, out, "external-"+base); !reflect.DeepEqual(got, []string{"meta mark set meta mark | 0x00004000", "goto service-" + base}) {
 			t.Errorf("external chain %q", got)
 		}
@@ -144,7 +74,7 @@ func TestKubeProxyServices(t *testing.T) {
 		svc.Spec.LoadBalancerSourceRanges = []string{"203.0.113.0/25", "192.0.2.0/24"}
 		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "198.51.100.7"}}
 		out := table(t, f.compile(t)["a"])
-		base := hashAndTruncate("ns/lb/tcp/http")
+		base := kubeproxy.HashAndTruncate("ns/lb/tcp/http")
 		want := []string{
 			`ip saddr 10.244.0.0/16 goto service-` + base + ` comment "short-circuit pod traffic"`,
 			`fib saddr type local meta mark set meta mark | 0x00004000 comment "masquerade local traffic"`,
@@ -185,56 +115,29 @@ func TestKubeProxyInIptablesModeProgramsNoTable(t *testing.T) {
 	}
 }
 
-func TestNFTPriority(t *testing.T) {
-	for _, tc := range []struct {
-		name, hook string
-		prio       int
-		want       string
-	}{
-		{"dstnat-10 on prerouting is named", "prerouting", -110, "dstnat - 10"},
-		{"dstnat-10 on output is named since nft 1.0.9", "output", -110, "dstnat - 10"},
-		{"dstnat on output is named since nft 1.0.9", "output", -100, "dstnat"},
-		{"dstnat is not valid on forward, so the number prints", "forward", -100, "-100"},
-		{"0 is filter on every hook", "input", 0, "filter"},
-		{"100 on postrouting is srcnat", "postrouting", 100, "srcnat"},
-		{"a value far from every standard priority prints as a number", "input", -50, "-50"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := nftPriority(tc.hook, tc.prio); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
+func kpFixture() *fixture {
+	f := newFixture()
+	f.node("a", "10.0.0.11", 0, 0)
+	f.node("b", "10.0.0.12", 1, 0)
+	return f
 }
 
-func TestNFTSetListing(t *testing.T) {
-	a := func(s string) nftElem {
-		ip := netip.MustParseAddr(s)
-		return nftElem{key: s, sortKey: skAddr(ip)}
+func table(t *testing.T, n *Node) string {
+	t.Helper()
+	return run(t, n, "nft list table ip kube-proxy")
+}
+
+func chainBody(t *testing.T, listing, chain string) []string {
+	t.Helper()
+	i := strings.Index(listing, "\tchain "+chain+" {\n")
+	if i < 0 {
+		t.Fatalf("chain %s not listed", chain)
 	}
-	t.Run("addresses are sorted by value and printed two per line", func(t *testing.T) {
-		s := &nftSet{name: "cluster-ips", keyType: "ipv4_addr", comment: "Active ClusterIPs",
-			elems: []nftElem{a("10.102.98.171"), a("10.96.0.10"), a("10.97.141.163"), a("10.96.0.1"), a("10.99.144.34")}}
-		var b strings.Builder
-		s.print(&b)
-		want := "\tset cluster-ips {\n\t\ttype ipv4_addr\n\t\tcomment \"Active ClusterIPs\"\n" +
-			"\t\telements = { 10.96.0.1, 10.96.0.10,\n\t\t\t     10.97.141.163, 10.99.144.34,\n\t\t\t     10.102.98.171 }\n\t}\n"
-		if b.String() != want {
-			t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-		}
-	})
-	t.Run("concatenations are sorted field by field in network order, one per line", func(t *testing.T) {
-		k := func(ip, proto string, port int) nftElem {
-			x := netip.MustParseAddr(ip)
-			return nftElem{key: ip + " . " + proto + " . " + strconv.Itoa(port), sortKey: sk(skAddr(x), skU8(protoNum(proto)), skU16(port)), value: "drop"}
-		}
-		s := &nftSet{isMap: true, name: "m", keyType: "ipv4_addr . inet_proto . inet_service", valType: "verdict",
-			elems: []nftElem{k("10.96.0.10", "udp", 53), k("10.96.0.10", "tcp", 9153), k("10.96.0.10", "tcp", 53), k("10.96.0.1", "tcp", 443)}}
-		var b strings.Builder
-		s.print(&b)
-		want := "\t\telements = { 10.96.0.1 . tcp . 443 : drop,\n\t\t\t     10.96.0.10 . tcp . 53 : drop,\n\t\t\t     10.96.0.10 . tcp . 9153 : drop,\n\t\t\t     10.96.0.10 . udp . 53 : drop }\n"
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("got\n%s", b.String())
-		}
-	})
+	body := listing[i+len("\tchain "+chain+" {\n"):]
+	body = body[:strings.Index(body, "\t}\n")]
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		out = append(out, strings.TrimPrefix(l, "\t\t"))
+	}
+	return out
 }

@@ -1,5 +1,7 @@
 package linux
 
+import "github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/nft"
+
 // NFTItem is one piece of a node's nftables ruleset as a comparison reads
 // it: a set's or chain's declaration, a set or map element, or a rule. Two
 // rulesets hold the same items when nft list ruleset would print the same
@@ -30,7 +32,7 @@ func (n *Node) KubeProxyNFT() []NFTItem {
 	if n.kp == nil {
 		return nil
 	}
-	return nftItems(n.kp.table("ip"), n.kp.table("ip6"))
+	return nftItems(n.kp.Table("ip"), n.kp.Table("ip6"))
 }
 
 // KubeProxyNFTOf is KubeProxyNFT holding, of the Services, only the ports
@@ -43,7 +45,7 @@ func (n *Node) KubeProxyNFTOf(services map[string]bool) []NFTItem {
 	if n.kp == nil {
 		return nil
 	}
-	return nftItems(n.kp.tableOf("ip", services), n.kp.tableOf("ip6", services))
+	return nftItems(n.kp.TableOf("ip", services), n.kp.TableOf("ip6", services))
 }
 
 // FelixNFT lists Felix's table (ip calico) item by item; nil when
@@ -57,44 +59,44 @@ func (n *Node) FelixNFT() []NFTItem {
 	return nftItems(t)
 }
 
-func nftItems(tables ...*nftTable) []NFTItem {
+func nftItems(tables ...*nft.Table) []NFTItem {
 	var out []NFTItem
 	for _, t := range tables {
-		table := t.family + " " + t.name
-		out = append(out, NFTItem{Table: table, Kind: "table", Text: t.comment})
-		for _, s := range t.sets {
-			kind, typ := "set", s.keyType
-			if s.isMap {
-				kind, typ = "map", typ+" : "+s.valType
+		table := t.Family + " " + t.Name
+		out = append(out, NFTItem{Table: table, Kind: "table", Text: t.Comment})
+		for _, s := range t.Sets {
+			kind, typ := "set", s.KeyType
+			if s.IsMap {
+				kind, typ = "map", typ+" : "+s.ValType
 			}
-			in := kind + " " + s.name
+			in := kind + " " + s.Name
 			decl := "type " + typ
-			if len(s.flags) > 0 {
+			if len(s.Flags) > 0 {
 				decl += " flags"
-				for _, f := range s.flags {
+				for _, f := range s.Flags {
 					decl += " " + f
 				}
 			}
-			if s.timeout != "" {
-				decl += " timeout " + s.timeout
+			if s.Timeout != "" {
+				decl += " timeout " + s.Timeout
 			}
 			out = append(out, NFTItem{Table: table, In: in, Kind: kind, Text: decl})
-			for _, e := range s.elems {
-				text := e.key
-				if s.isMap {
-					text += " : " + e.value
+			for _, e := range s.Elems {
+				text := e.Key
+				if s.IsMap {
+					text += " : " + e.Value
 				}
 				out = append(out, NFTItem{Table: table, In: in, Kind: "element", Text: text})
 			}
 		}
-		for _, c := range t.chains {
-			in := "chain " + c.name
+		for _, c := range t.Chains {
+			in := "chain " + c.Name
 			decl := ""
-			if c.typ != "" {
-				decl = "type " + c.typ + " hook " + c.hook + " priority " + c.priority
+			if c.Type != "" {
+				decl = "type " + c.Type + " hook " + c.Hook + " priority " + c.Priority
 			}
 			out = append(out, NFTItem{Table: table, In: in, Kind: "chain", Text: decl})
-			for _, r := range c.rules {
+			for _, r := range c.Rules {
 				out = append(out, NFTItem{Table: table, In: in, Kind: "rule", Text: r})
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/kubeproxy"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
@@ -155,7 +156,7 @@ type Node struct {
 	podIdx  sync.Once
 	podByIP map[netip.Addr][]*corev1.Pod
 
-	kp      *kubeProxyNode
+	kp      *kubeproxy.Node
 	kpNotes []string
 	cal     *calicoNode
 	calc    func() *felix.Calc // made on first use

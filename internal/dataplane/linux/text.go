@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/kubeproxy"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/nft"
 )
 
 // The node's state as the Linux tools print it: iproute2's and nft's
@@ -23,7 +26,7 @@ type NFTTable struct {
 func (n *Node) NFTTables() []NFTTable {
 	var out []NFTTable
 	for _, t := range n.nftTables() {
-		out = append(out, NFTTable{Family: t.family, Name: t.name, Text: t.String()})
+		out = append(out, NFTTable{Family: t.Family, Name: t.Name, Text: t.String()})
 	}
 	return out
 }
@@ -31,17 +34,17 @@ func (n *Node) NFTTables() []NFTTable {
 // NFTTable renders one table, as `nft list table FAMILY NAME` prints it;
 // only that table is built (Felix's is the costly one on a large node).
 func (n *Node) NFTTable(family, name string) (NFTTable, bool) {
-	var t *nftTable
+	var t *nft.Table
 	switch {
-	case n.kp != nil && name == kpTable && (family == "ip" || family == "ip6"):
-		t = n.kp.table(family)
+	case n.kp != nil && name == kubeproxy.TableName && (family == "ip" || family == "ip6"):
+		t = n.kp.Table(family)
 	case n.cal != nil && family == "ip" && name == "calico":
 		t, _ = n.cal.table(n.calc)
 	}
 	if t == nil {
 		return NFTTable{}, false
 	}
-	return NFTTable{Family: t.family, Name: t.name, Text: t.String()}, true
+	return NFTTable{Family: t.Family, Name: t.Name, Text: t.String()}, true
 }
 
 // NFTRuleset is the node's whole ruleset as nft list ruleset prints it:
@@ -57,10 +60,10 @@ func (n *Node) NFTRuleset() string {
 // nftTables are the node's tables in creation order: kube-proxy's two
 // (its dual-stack proxier creates both families on an IPv6-capable kernel,
 // cmd/kube-proxy/app/server_linux.go), then Felix's.
-func (n *Node) nftTables() []*nftTable {
-	var ts []*nftTable
+func (n *Node) nftTables() []*nft.Table {
+	var ts []*nft.Table
 	if n.kp != nil {
-		ts = append(ts, n.kp.table("ip"), n.kp.table("ip6"))
+		ts = append(ts, n.kp.Table("ip"), n.kp.Table("ip6"))
 	}
 	if n.cal != nil {
 		t, _ := n.cal.table(n.calc)

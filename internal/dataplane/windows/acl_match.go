@@ -1,9 +1,12 @@
 package windows
 
 import (
+	"cmp"
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows/policysets"
 )
 
 // ACLMatcher is an endpoint's Switch ACLs (the VFP ACL_ENDPOINT_LAYER)
@@ -20,10 +23,16 @@ type ACLMatcher struct {
 }
 
 type compiledACL struct {
-	acl                     *ACL
-	local, remote           *aclAddrSet
-	localPorts, remotePorts aclPortSet
+	acl *ACL
+	// local and remote are the parsed address lists of more than
+	// smallList entries (IP set members) when compiled with a cache;
+	// other lists are read in place, which allocates nothing.
+	local, remote *aclAddrSet
 }
+
+// smallList is the longest address list read in place rather than parsed
+// into a set.
+const smallList = 8
 
 // ACLListCache shares parsed address lists between endpoints: Felix writes
 // the same IP set members into the ACLs of every endpoint a policy selects.
@@ -38,10 +47,11 @@ func NewACLListCache() *ACLListCache {
 	return &ACLListCache{addrs: map[string]*aclAddrSet{}}
 }
 
+// addrSet is the parsed list, or nil for a list read in place: a short
+// one, or any without a cache.
 func (c *ACLListCache) addrSet(list string) *aclAddrSet {
-	if c == nil {
-		s := parseACLAddrSet(list)
-		return &s
+	if c == nil || strings.Count(list, ",") < smallList {
+		return nil
 	}
 	if s, ok := c.addrs[list]; ok {
 		return s
@@ -51,28 +61,59 @@ func (c *ACLListCache) addrSet(list string) *aclAddrSet {
 	return &s
 }
 
-// CompileACLs parses the endpoint's Switch ACLs; cache may be nil.
+// CompileACLs orders the endpoint's Switch ACLs for matching. With a cache,
+// long address lists (IP set members) are parsed into shared sets, for a
+// reader that matches many connections; without one (nil) every list is
+// read in place, which allocates nothing but is linear in the list.
 func CompileACLs(ep *Endpoint, cache *ACLListCache) *ACLMatcher {
+	n := 0
+	for _, p := range ep.Policies {
+		if p.ACL != nil && p.ACL.RuleType == "Switch" {
+			n++
+		}
+	}
+	// One backing array each for both directions' rules.
+	acls := make([]*ACL, 0, n)
+	rules := make([]compiledACL, 0, n)
 	m := &ACLMatcher{}
-	for _, dir := range []string{"In", "Out"} {
-		var acls []*ACL
+	for _, dir := range [...]string{"In", "Out"} {
+		start := len(acls)
 		for _, p := range ep.Policies {
 			if p.ACL != nil && p.ACL.RuleType == "Switch" && p.ACL.Direction == dir {
 				acls = append(acls, p.ACL)
 			}
 		}
-		sort.SliceStable(acls, func(i, j int) bool { return acls[i].Priority < acls[j].Priority })
-		rules := make([]compiledACL, 0, len(acls))
-		for _, a := range acls {
-			rules = append(rules, compiledACL{acl: a, local: cache.addrSet(a.LocalAddresses), remote: cache.addrSet(a.RemoteAddresses),
-				localPorts: parseACLPortSet(a.LocalPorts), remotePorts: parseACLPortSet(a.RemotePorts)})
+		d := acls[start:len(acls):len(acls)]
+		slices.SortStableFunc(d, func(a, b *ACL) int { return cmp.Compare(a.Priority, b.Priority) })
+		for _, a := range d {
+			rules = append(rules, compiledACL{acl: a, local: cache.addrSet(a.LocalAddresses), remote: cache.addrSet(a.RemoteAddresses)})
 		}
+		r := rules[start:len(rules):len(rules)]
 		if dir == "In" {
-			m.in, m.inRules = rules, acls
+			m.in, m.inRules = r, d
 		} else {
-			m.out, m.outRules = rules, acls
+			m.out, m.outRules = r, d
 		}
 	}
+	return m
+}
+
+// ACLs is the endpoint's Switch ACLs ordered for matching (CompileACLs
+// without a cache: a trace matches a few packets, so parsing IP set lists
+// would cost more than reading them), compiled on first use and kept with
+// the node. It is safe for concurrent readers. ep is one of the node's
+// endpoints.
+func (n *Node) ACLs(ep *Endpoint) *ACLMatcher {
+	n.aclMu.Lock()
+	defer n.aclMu.Unlock()
+	if m, ok := n.acls[ep]; ok {
+		return m
+	}
+	if n.acls == nil {
+		n.acls = map[*Endpoint]*ACLMatcher{}
+	}
+	m := CompileACLs(ep, nil)
+	n.acls[ep] = m
 	return m
 }
 
@@ -100,10 +141,10 @@ func (m *ACLMatcher) Match(dir string, local, remote netip.Addr, proto, localPor
 		if r.acl.Protocol != 256 && r.acl.Protocol != proto {
 			continue
 		}
-		if !r.local.has(local) || !r.remote.has(remote) {
+		if !addrListHas(r.local, r.acl.LocalAddresses, local) || !addrListHas(r.remote, r.acl.RemoteAddresses, remote) {
 			continue
 		}
-		if !r.localPorts.has(localPort, proto) || !r.remotePorts.has(remotePort, proto) {
+		if !portListHas(r.acl.LocalPorts, localPort, proto) || !portListHas(r.acl.RemotePorts, remotePort, proto) {
 			continue
 		}
 		return r.acl, i
@@ -126,7 +167,7 @@ func parseACLAddrSet(list string) aclAddrSet {
 	}
 	s := aclAddrSet{addrs: map[netip.Addr]struct{}{}}
 	for _, x := range strings.Split(list, ",") {
-		p, ok := ACLAddress(x)
+		p, ok := policysets.ACLAddress(x)
 		switch {
 		case !ok:
 		case p.IsSingleIP():
@@ -136,6 +177,25 @@ func parseACLAddrSet(list string) aclAddrSet {
 		}
 	}
 	return s
+}
+
+// addrListHas reads the parsed set when there is one, else the list in
+// place: an empty list matches any address.
+func addrListHas(set *aclAddrSet, list string, a netip.Addr) bool {
+	if set != nil {
+		return set.has(a)
+	}
+	if list == "" {
+		return true
+	}
+	for rest := list; rest != ""; {
+		var x string
+		x, rest, _ = strings.Cut(rest, ",")
+		if p, ok := policysets.ACLAddress(x); ok && p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *aclAddrSet) has(a netip.Addr) bool {
@@ -153,31 +213,14 @@ func (s *aclAddrSet) has(a netip.Addr) bool {
 	return false
 }
 
-// aclPortSet is a parsed port list; entries that do not parse match
-// nothing.
-type aclPortSet struct {
-	any    bool
-	ranges [][2]int
-}
-
-func parseACLPortSet(list string) aclPortSet {
-	if list == "" {
-		return aclPortSet{any: true}
-	}
-	var s aclPortSet
-	for _, x := range strings.Split(list, ",") {
-		if l, h, ok := ACLPortRange(x); ok {
-			s.ranges = append(s.ranges, [2]int{l, h})
-		}
-	}
-	return s
-}
-
 // protoICMP is ICMP's IP protocol number: ICMP has no ports.
 const protoICMP = 1
 
-func (s *aclPortSet) has(port, proto int) bool {
-	if s.any {
+// portListHas reads a port list in place: an empty list matches, an
+// unknown port (0) any list, ICMP no list; entries that do not parse
+// match nothing.
+func portListHas(list string, port, proto int) bool {
+	if list == "" {
 		return true
 	}
 	if proto == protoICMP {
@@ -186,8 +229,10 @@ func (s *aclPortSet) has(port, proto int) bool {
 	if port == 0 {
 		return true
 	}
-	for _, r := range s.ranges {
-		if port >= r[0] && port <= r[1] {
+	for rest := list; rest != ""; {
+		var x string
+		x, rest, _ = strings.Cut(rest, ",")
+		if l, h, ok := policysets.ACLPortRange(x); ok && port >= l && port <= h {
 			return true
 		}
 	}

@@ -112,3 +112,31 @@ func TestTheACLMatcherListsEachDirectionsSwitchRulesInMatchOrder(t *testing.T) {
 		t.Errorf("Rules(Out) = %v; want the one outbound Switch rule", out)
 	}
 }
+
+func TestANodeCompilesEachEndpointsACLsOnceForConcurrentReaders(t *testing.T) {
+	acl := func(remote string) *ACL {
+		return &ACL{ID: "a", Action: "Allow", Direction: "In", Protocol: 256, RemoteAddresses: remote, RuleType: "Switch", Priority: 1000}
+	}
+	a := &Endpoint{IPAddress: "10.244.1.5", Policies: []EndpointPolicy{{Type: PolicyACL, ACL: acl("10.0.0.1")}}}
+	b := &Endpoint{IPAddress: "10.244.1.6", Policies: []EndpointPolicy{{Type: PolicyACL, ACL: acl("10.0.0.2")}}}
+	n := &Node{}
+	got := make(chan *ACLMatcher, 8)
+	for i := 0; i < cap(got); i++ {
+		go func() { got <- n.ACLs(a) }()
+	}
+	first := <-got
+	for i := 1; i < cap(got); i++ {
+		if m := <-got; m != first {
+			t.Fatal("two readers of one endpoint got different compiled ACLs")
+		}
+	}
+	if n.ACLs(b) == first {
+		t.Fatal("two endpoints share one compiled ACL set")
+	}
+	if r, _ := n.ACLs(b).Match("In", netip.MustParseAddr("10.244.1.6"), netip.MustParseAddr("10.0.0.1"), 6, 80, 0); r != nil {
+		t.Fatalf("endpoint b matched endpoint a's rule: %+v", r)
+	}
+	if r, _ := first.Match("In", netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("10.0.0.1"), 6, 80, 0); r == nil {
+		t.Fatal("endpoint a's own rule does not match")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows/policysets"
 	fc "github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -157,7 +158,7 @@ type compiler struct {
 	svcCIDRs   []string
 	vni        int
 	macPrefix  string
-	felix      *felix
+	felix      *policysets.Felix
 	namespaces map[string]*corev1.Namespace
 
 	// Indexes over the cluster, so that compiling one node does not scan
@@ -256,7 +257,7 @@ func newCompiler(c *model.Cluster, calc *fc.Calc) (*compiler, error) {
 	if calc == nil {
 		calc = fc.New(c)
 	}
-	cx.felix = newFelix(calc)
+	cx.felix = policysets.New(calc)
 	return cx, nil
 }
 
@@ -628,7 +629,7 @@ func (nb *nodeBuild) pod(p *corev1.Pod) {
 	}
 	ep.DNSServerList, ep.DNSSuffix = nb.dns(p)
 	ep.Policies = nb.cniPolicies(ip)
-	acls, report, warns := cx.felix.endpointACLs(p, nb.out.Address)
+	acls, report, warns := cx.felix.EndpointACLs(p, nb.out.Address)
 	for i := range acls {
 		ep.Policies = append(ep.Policies, EndpointPolicy{Type: PolicyACL, ACL: &acls[i]})
 	}

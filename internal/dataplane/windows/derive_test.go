@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	calicoapi "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows/policysets"
 	fc "github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
@@ -174,9 +175,9 @@ func TestWithoutNetworkPoliciesFelixProgramsSevenACLs(t *testing.T) {
 	}
 	want := []string{
 		"In Allow Switch allow-host-to-endpoint 900 192.168.1.10/32",
-		"In Allow Switch profile-kns.demo-" + profileRuleID("prof-in-kns.demo") + "-0 1000 ",
+		"In Allow Switch profile-kns.demo-" + policysets.ProfileRuleID("prof-in-kns.demo") + "-0 1000 ",
 		"In Block Switch  1001 ",
-		"Out Allow Switch profile-kns.demo-" + profileRuleID("prof-out-kns.demo") + "-0 1000 ",
+		"Out Allow Switch profile-kns.demo-" + policysets.ProfileRuleID("prof-out-kns.demo") + "-0 1000 ",
 		"Out Block Switch  1001 ",
 		"In Allow Host  0 ",
 		"Out Allow Host  0 ",
@@ -189,7 +190,7 @@ func TestWithoutNetworkPoliciesFelixProgramsSevenACLs(t *testing.T) {
 func TestProfileRuleIDsAreFelixsChainedSHA224(t *testing.T) {
 	// An RKE2 Windows node's vfpctrl listing shows the kns profile's inbound
 	// rule as "profile-kns.rke2-tcp-reset-test--atbkwj8tPVFG3P1-0".
-	if id := profileRuleID("prof-in-kns.rke2-tcp-reset-test"); id != "-atbkwj8tPVFG3P1" {
+	if id := policysets.ProfileRuleID("prof-in-kns.rke2-tcp-reset-test"); id != "-atbkwj8tPVFG3P1" {
 		t.Errorf("rule ID %s", id)
 	}
 }

@@ -1,6 +1,10 @@
 package windows
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows/policysets"
+)
 
 // Node is what HNS and VFP hold on one Windows node: the objects Calico's
 // node agent and CNI plugin, Felix and kube-proxy (winkernel) create, in the
@@ -45,6 +49,11 @@ type Node struct {
 	ports  []*VFPPort
 	once   sync.Once
 	render *nodeBuild
+
+	// acls are the endpoints' Switch ACLs ordered for matching (ACLs),
+	// made on first read and kept: a trace asks for them on every packet.
+	aclMu sync.Mutex
+	acls  map[*Endpoint]*ACLMatcher
 }
 
 // Networks are the node's HNS networks: External, then Calico.
@@ -189,33 +198,12 @@ type EndpointPolicy struct {
 	ACL *ACL
 }
 
-// ACL is an HNS ACL rule as Felix's policysets build it (V1 hns.ACLPolicy).
-type ACL struct {
-	ID              string
-	Action          string // Allow, Block
-	Direction       string // In, Out
-	Protocol        int    // 256 = any
-	LocalAddresses  string
-	RemoteAddresses string
-	LocalPorts      string
-	RemotePorts     string
-	RuleType        string // Switch (VFP), Host (WFP)
-	Priority        int
-}
-
-// ACLSource says where a run of an endpoint's ACL rules comes from.
-type ACLSource struct {
-	// Source is the policy or profile set ("policy-KubernetesNetworkPolicy/ns/name",
-	// "profile-kns.ns") or a fixed rule ("allow-host-to-endpoint",
-	// "end-of-tier", "host").
-	Source    string
-	Direction string
-	Rules     int
-	// Skipped counts the source's rules Felix skips on Windows (negative
-	// matches, ICMP, named ports, IPv6, empty IP sets).
-	Skipped int
-	Reasons []string `json:",omitempty"`
-}
+// ACL is an HNS ACL rule and ACLSource where a run of them comes from;
+// Felix's Windows policy renderer (policysets) makes them.
+type (
+	ACL       = policysets.ACL
+	ACLSource = policysets.ACLSource
+)
 
 // Namespace is an HNS namespace: a pod's network compartment.
 type Namespace struct {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows/policysets"
 )
 
 // The VFP model. What upstream material confirms:
@@ -92,7 +94,7 @@ func (nb *nodeBuild) aclLayer(ep *Endpoint) *VFPLayer {
 			src, dst, sp, dp = a.LocalAddresses, a.RemoteAddresses, a.LocalPorts, a.RemotePorts
 			g = out
 		}
-		if a.Protocol != protocolAny {
+		if a.Protocol != policysets.ProtocolAny {
 			r.Conditions = append(r.Conditions, VFPCondition{"Protocols", strconv.Itoa(a.Protocol)})
 		}
 		for _, c := range []VFPCondition{{"Source IP", trimHost(src)}, {"Destination IP", trimHost(dst)}, {"Source ports", sp}, {"Destination ports", dp}} {

@@ -1,4 +1,7 @@
-package cli
+// Package reportcmd is the `report` command: one drawing of the cluster —
+// topology, check findings, the reach matrix as a heat map and chosen
+// traces as hop diagrams.
+package reportcmd
 
 import (
 	"errors"
@@ -10,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/picture"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
@@ -19,7 +23,7 @@ import (
 // ReportOptions is `kubectl-hybrid report`: the twin drawn as one HTML
 // page, or one of its pictures as SVG or Graphviz DOT.
 type ReportOptions struct {
-	Input  InputOptions
+	Input  cmdutil.Input
 	Output string
 	View   string
 	Traces []string
@@ -37,8 +41,8 @@ type traceSpec struct {
 }
 
 // NewCmdReport builds the report command.
-func NewCmdReport(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &ReportOptions{streams: streams}
+func NewCmdReport(streams genericiooptions.IOStreams, in cmdutil.Input) *cobra.Command {
+	o := &ReportOptions{streams: streams, Input: in}
 	cmd := &cobra.Command{
 		Use:   "report [-f FILE|DIR|-] [--lab] [-o html|svg|dot] [--view topology|reach|trace] [--trace SPEC]...",
 		Short: "Draw the cluster: topology, check findings, the reach matrix as a heat map, traces as hop diagrams",
@@ -95,7 +99,7 @@ func (o *ReportOptions) Complete() error {
 	for _, s := range o.Traces {
 		spec, err := parseTraceSpec(s)
 		if err != nil {
-			return usageError("--trace %q: %v", s, err)
+			return cmdutil.UsageError("--trace %q: %v", s, err)
 		}
 		o.specs = append(o.specs, spec)
 	}
@@ -134,20 +138,20 @@ func (o *ReportOptions) Validate() error {
 	switch o.Output {
 	case "html":
 		if o.View != "" {
-			return usageError("--view %q: the HTML report holds every picture; --view goes with -o svg or -o dot", o.View)
+			return cmdutil.UsageError("--view %q: the HTML report holds every picture; --view goes with -o svg or -o dot", o.View)
 		}
 	case "svg", "dot":
 		switch o.view {
 		case picture.ViewTopology, picture.ViewReach:
 		case picture.ViewTrace:
 			if len(o.specs) == 0 {
-				return usageError("--view trace: give the trace to draw with --trace \"SRC DST\"")
+				return cmdutil.UsageError("--view trace: give the trace to draw with --trace \"SRC DST\"")
 			}
 		default:
-			return usageError("--view %q: use topology, reach or trace", o.View)
+			return cmdutil.UsageError("--view %q: use topology, reach or trace", o.View)
 		}
 	default:
-		return usageError("--output %q: use html, svg or dot", o.Output)
+		return cmdutil.UsageError("--output %q: use html, svg or dot", o.Output)
 	}
 	return o.Input.Validate()
 }
@@ -176,18 +180,18 @@ func (o *ReportOptions) Run() error {
 	if all || o.view == picture.ViewReach {
 		m, err = reach.Compute(e, reach.Options{AllNamespaces: true, Nodes: true})
 		if err != nil {
-			return &exitError{code: ExitBadInput, err: err}
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 		}
 	}
 	var traces []*trace.Result
 	for _, s := range o.specs {
 		src, err := e.ParseSource(s.src, s.ns)
 		if err != nil {
-			return &exitError{code: ExitBadInput, err: fmt.Errorf("--trace %q: %w", s.given, err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: fmt.Errorf("--trace %q: %w", s.given, err)}
 		}
 		dst, err := e.ParseTarget(s.dst, s.ns)
 		if err != nil {
-			return &exitError{code: ExitBadInput, err: fmt.Errorf("--trace %q: %w", s.given, err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: fmt.Errorf("--trace %q: %w", s.given, err)}
 		}
 		port := s.port
 		if port == 0 {
@@ -213,16 +217,4 @@ func (o *ReportOptions) Run() error {
 }
 
 // inputName says in the page what the twin was built from.
-func (o *ReportOptions) inputName() string {
-	var parts []string
-	if o.Input.Lab {
-		parts = append(parts, "--lab")
-	}
-	for _, f := range o.Input.Filenames {
-		parts = append(parts, "-f "+f)
-	}
-	if len(parts) == 0 {
-		return "the cluster of the current kubeconfig context"
-	}
-	return strings.Join(parts, " ")
-}
+func (o *ReportOptions) inputName() string { return o.Input.Source() }

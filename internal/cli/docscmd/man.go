@@ -1,4 +1,4 @@
-package cli
+package docscmd
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -16,6 +17,7 @@ import (
 type DocsManOptions struct {
 	Dir     string
 	root    *cobra.Command
+	version string
 	streams genericiooptions.IOStreams
 }
 
@@ -23,8 +25,8 @@ type DocsManOptions struct {
 // pages are roff written here rather than with cobra/doc, which would
 // bring go-md2man and blackfriday into the module for a few lines of
 // output.
-func NewCmdDocsMan(streams genericiooptions.IOStreams, root *cobra.Command) *cobra.Command {
-	o := &DocsManOptions{root: root, streams: streams}
+func NewCmdDocsMan(streams genericiooptions.IOStreams, root *cobra.Command, version string) *cobra.Command {
+	o := &DocsManOptions{root: root, streams: streams, version: version}
 	return &cobra.Command{
 		Use:   "man DIR",
 		Short: "Write a man page for every command into DIR",
@@ -42,7 +44,7 @@ func NewCmdDocsMan(streams genericiooptions.IOStreams, root *cobra.Command) *cob
 // Validate refuses an empty directory name.
 func (o *DocsManOptions) Validate() error {
 	if strings.TrimSpace(o.Dir) == "" {
-		return usageError("docs man needs a directory")
+		return cmdutil.UsageError("docs man needs a directory")
 	}
 	return nil
 }
@@ -52,10 +54,10 @@ func (o *DocsManOptions) Run() error {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return err
 	}
-	pages := manPages(o.root, version())
+	pages := ManPages(o.root, o.version)
 	for _, p := range pages {
-		path := filepath.Join(o.Dir, p.file)
-		if err := os.WriteFile(path, []byte(p.text), 0o644); err != nil {
+		path := filepath.Join(o.Dir, p.File)
+		if err := os.WriteFile(path, []byte(p.Text), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintln(o.streams.Out, path)
@@ -63,24 +65,24 @@ func (o *DocsManOptions) Run() error {
 	return nil
 }
 
-// manPage is one command's page.
-type manPage struct {
-	file string // kubectl-hybrid-plan-migrate.1
-	text string
+// ManPage is one command's page.
+type ManPage struct {
+	File string // kubectl-hybrid-plan-migrate.1
+	Text string
 }
 
-// manPages renders a page for the root and every visible command, the
+// ManPages renders a page for the root and every visible command, the
 // same on every machine (as writeDocs: $HOME, not this home directory).
-func manPages(root *cobra.Command, ver string) []manPage {
+func ManPages(root *cobra.Command, ver string) []ManPage {
 	restore := portableTree(root)
 	defer restore()
-	var pages []manPage
+	var pages []ManPage
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Hidden || (c.Name() == "help" && c.Parent() == root) {
 			return
 		}
-		pages = append(pages, manPage{file: manName(c) + ".1", text: renderMan(c, ver)})
+		pages = append(pages, ManPage{File: manName(c) + ".1", Text: renderMan(c, ver)})
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
@@ -104,7 +106,7 @@ func renderMan(c *cobra.Command, ver string) string {
 	name := manName(c)
 	// No date: the page is the same whenever it is generated.
 	fmt.Fprintf(&b, ".TH %q \"1\" \"\" %q \"kubectl-hybrid Manual\"\n", strings.ToUpper(name), "kubectl-hybrid "+ver)
-	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", roffEscape(name), roffEscape(c.Short))
+	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", RoffEscape(name), RoffEscape(c.Short))
 	fmt.Fprintf(&b, ".SH SYNOPSIS\n.B %s\n", roffLine(c.UseLine()))
 	b.WriteString(".SH DESCRIPTION\n")
 	desc := c.Long
@@ -115,7 +117,7 @@ func renderMan(c *cobra.Command, ver string) string {
 	if subs := visibleSubcommands(c); len(subs) > 0 {
 		b.WriteString(".SH COMMANDS\n")
 		for _, s := range subs {
-			fmt.Fprintf(&b, ".TP\n\\fB%s\\fR(1)\n%s\n", roffEscape(manName(s)), roffEscape(s.Short))
+			fmt.Fprintf(&b, ".TP\n\\fB%s\\fR(1)\n%s\n", RoffEscape(manName(s)), RoffEscape(s.Short))
 		}
 	}
 	roffFlags(&b, "OPTIONS", c.NonInheritedFlags())
@@ -129,10 +131,10 @@ func renderMan(c *cobra.Command, ver string) string {
 	}
 	var see []string
 	if p := c.Parent(); p != nil {
-		see = append(see, fmt.Sprintf("\\fB%s\\fR(1)", roffEscape(manName(p))))
+		see = append(see, fmt.Sprintf("\\fB%s\\fR(1)", RoffEscape(manName(p))))
 	}
 	for _, s := range visibleSubcommands(c) {
-		see = append(see, fmt.Sprintf("\\fB%s\\fR(1)", roffEscape(manName(s))))
+		see = append(see, fmt.Sprintf("\\fB%s\\fR(1)", RoffEscape(manName(s))))
 	}
 	if len(see) > 0 {
 		fmt.Fprintf(&b, ".SH SEE ALSO\n%s\n", strings.Join(see, ", "))
@@ -190,11 +192,11 @@ func roffFlags(w io.StringWriter, title string, fs *pflag.FlagSet) {
 		varname, usage := pflag.UnquoteUsage(f)
 		tag := ""
 		if f.Shorthand != "" && f.ShorthandDeprecated == "" {
-			tag = fmt.Sprintf("\\fB\\-%s\\fR, ", roffEscape(f.Shorthand))
+			tag = fmt.Sprintf("\\fB\\-%s\\fR, ", RoffEscape(f.Shorthand))
 		}
-		tag += fmt.Sprintf("\\fB\\-\\-%s\\fR", roffEscape(f.Name))
+		tag += fmt.Sprintf("\\fB\\-\\-%s\\fR", RoffEscape(f.Name))
 		if varname != "" {
-			tag += fmt.Sprintf(" \\fI%s\\fR", roffEscape(varname))
+			tag += fmt.Sprintf(" \\fI%s\\fR", RoffEscape(varname))
 		}
 		if !zeroDefault(f) {
 			usage += fmt.Sprintf(" (default %s)", flagDefault(f))
@@ -227,11 +229,11 @@ func flagDefault(f *pflag.Flag) string {
 	return f.DefValue
 }
 
-// roffEscape makes text literal in roff: backslashes, the hyphens that
+// RoffEscape makes text literal in roff: backslashes, the hyphens that
 // are minus signs in options (groff would set them as hyphens), and
 // characters beyond ASCII as \[uXXXX], which groff and mandoc read
 // whatever the input encoding (groff_char(7)).
-func roffEscape(s string) string {
+func RoffEscape(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -251,7 +253,7 @@ func roffEscape(s string) string {
 // roffLine escapes a line of text and keeps a leading . or ' from being
 // read as a request.
 func roffLine(s string) string {
-	s = roffEscape(s)
+	s = RoffEscape(s)
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
 		s = `\&` + s
 	}

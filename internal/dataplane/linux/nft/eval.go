@@ -1,4 +1,4 @@
-package linux
+package nft
 
 import (
 	"fmt"
@@ -6,137 +6,57 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 )
 
-// CalicoVerdict is the verdict of the rendered table ip calico.
-type CalicoVerdict struct {
+// Verdict is where a packet's walk through a table's chains ended.
+type Verdict struct {
 	Allowed bool
 	// Chain and Rule are where the verdict was reached (the rule as nft
 	// prints it).
 	Chain, Rule string
 }
 
-// EvalCalico evaluates the node's rendered table ip calico (what `nft list
-// table ip calico` prints) for a new connection of a local pod: the pod's
-// cali-tw chain for ingress from f.Peer, its cali-fw chain for egress to
-// it. The chain allows when it returns with Felix's accept mark set. It
-// reads the printed rules, not the calculation they were rendered from,
-// so that a test can hold trace's decisions to the ruleset shown.
-func (n *Node) EvalCalico(pod *corev1.Pod, dir Direction, f felix.Flow) (CalicoVerdict, error) {
-	ev, err := n.calicoEval()
-	if err != nil {
-		return CalicoVerdict{}, err
-	}
-	local, err := netip.ParseAddr(pod.Status.PodIP)
-	if err != nil {
-		return CalicoVerdict{}, fmt.Errorf("pod %s/%s has no address", pod.Namespace, pod.Name)
-	}
-	pk := nftPacket{saddr: f.Peer, daddr: local, proto: strings.ToLower(f.Proto), dport: f.DstPort, sport: f.SrcPort}
-	name := "filter-cali-tw-" + VethName(pod.Namespace, pod.Name)
-	if dir == Egress {
-		pk.saddr, pk.daddr = local, f.Peer
-		name = "filter-cali-fw-" + VethName(pod.Namespace, pod.Name)
-	}
-	ev.pk = pk
-	v, done, err := ev.chain(name, 0)
-	if err != nil || done {
-		return v, err
-	}
-	if ev.pk.mark&markAccept != 0 {
-		return CalicoVerdict{Allowed: true, Chain: ev.markChain, Rule: ev.markRule}, nil
-	}
-	return CalicoVerdict{Chain: name, Rule: "returned without the accept mark"}, nil
+// MarkAccept is Felix's accept mark bit (the linux package's nftAllow
+// sets it).
+const MarkAccept = 0x10000
+
+// Packet is the first packet of a connection as a chain sees it, with the
+// mark the rules set on it.
+type Packet struct {
+	Src, Dst     netip.Addr
+	Proto        string // tcp, udp, sctp, icmp
+	DPort, SPort int32
+	IIF, OIF     string
+	Mark         uint32
 }
 
-// CalicoPacket is the first packet of a new connection as a base chain
-// of table ip calico sees it: the hook ("forward" or "input") and the
-// interfaces it came in and goes out by.
-type CalicoPacket struct {
-	Hook     string
-	IIF, OIF string
-	Src, Dst netip.Addr
-	// Proto is tcp, udp, sctp or icmp.
-	Proto            string
-	DstPort, SrcPort int32
+// Eval walks a table's chains (Chains by name, Order as listed) for one
+// Packet; MarkChain and MarkRule are where the packet's mark was last set.
+type Eval struct {
+	Chains              map[string]*Chain
+	Order               []*Chain
+	Packet              Packet
+	MarkChain, MarkRule string
 }
 
-// EvalCalicoHook evaluates the node's rendered table ip calico for a
-// packet from the hook's base chain on, as the kernel does: a verdict
-// ends the hook, a base chain that runs out applies its policy (accept).
-func (n *Node) EvalCalicoHook(p CalicoPacket) (CalicoVerdict, error) {
-	ev, err := n.calicoEval()
-	if err != nil {
-		return CalicoVerdict{}, err
-	}
-	ev.pk = nftPacket{saddr: p.Src, daddr: p.Dst, proto: strings.ToLower(p.Proto), dport: p.DstPort, sport: p.SrcPort, iif: p.IIF, oif: p.OIF}
-	base := ""
-	for _, c := range ev.order {
-		if c.hook == p.Hook {
-			base = c.name
-			break
-		}
-	}
-	if base == "" {
-		return CalicoVerdict{Allowed: true, Rule: "no " + p.Hook + " hook in the table"}, nil
-	}
-	v, done, err := ev.chain(base, 0)
-	if err != nil || done {
-		return v, err
-	}
-	return CalicoVerdict{Allowed: true, Chain: base, Rule: "policy accept"}, nil
-}
-
-func (n *Node) calicoEval() (*nftEval, error) {
-	if n.cal == nil {
-		return nil, fmt.Errorf("node %s has no table ip calico (Felix programs iptables)", n.Name)
-	}
-	t, _ := n.cal.table(n.calc)
-	ev := &nftEval{chains: map[string]*nftChain{}, order: t.chains}
-	for _, c := range t.chains {
-		ev.chains[c.name] = c
-	}
-	return ev, nil
-}
-
-// markAccept is Felix's accept mark bit (see nftAllow).
-const markAccept = 0x10000
-
-type nftPacket struct {
-	saddr, daddr netip.Addr
-	proto        string // tcp, udp, sctp, icmp
-	dport, sport int32
-	iif, oif     string
-	mark         uint32
-}
-
-// nftEval walks a table's chains for one packet; markChain and markRule
-// are where the packet's mark was last set.
-type nftEval struct {
-	chains              map[string]*nftChain
-	order               []*nftChain
-	pk                  nftPacket
-	markChain, markRule string
-}
-
-// chain evaluates a chain; done is false when the chain returned (ran
+// Run evaluates a chain from jump depth depth; done is false when the chain returned (ran
 // out or hit a return).
-func (ev *nftEval) chain(name string, depth int) (CalicoVerdict, bool, error) {
-	c := ev.chains[name]
+func (ev *Eval) Run(name string, depth int) (Verdict, bool, error) {
+	c := ev.Chains[name]
 	if c == nil {
-		return CalicoVerdict{}, false, fmt.Errorf("no chain %s", name)
+		return Verdict{}, false, fmt.Errorf("no chain %s", name)
 	}
 	if depth > 8 {
-		return CalicoVerdict{}, false, fmt.Errorf("chain %s: jumps too deep", name)
+		return Verdict{}, false, fmt.Errorf("chain %s: jumps too deep", name)
 	}
-	for _, rule := range c.rules {
+	for _, rule := range c.Rules {
 		toks := nftTokens(rule)
-		ok, verdict, err := matchRule(toks, ev.pk)
+		ok, verdict, err := matchRule(toks, ev.Packet)
 		if err != nil {
-			return CalicoVerdict{}, false, fmt.Errorf("chain %s rule %q: %w", name, rule, err)
+			return Verdict{}, false, fmt.Errorf("chain %s rule %q: %w", name, rule, err)
 		}
 		if !ok {
 			continue
@@ -146,14 +66,14 @@ func (ev *nftEval) chain(name string, depth int) (CalicoVerdict, bool, error) {
 		if len(verdict) >= 7 && verdict[0] == "meta" && verdict[1] == "mark" && verdict[2] == "set" {
 			v, err := strconv.ParseUint(verdict[6], 0, 32)
 			if err != nil || verdict[3] != "meta" || verdict[4] != "mark" || (verdict[5] != "|" && verdict[5] != "&") {
-				return CalicoVerdict{}, false, fmt.Errorf("chain %s rule %q: a mark set the evaluator does not read", name, rule)
+				return Verdict{}, false, fmt.Errorf("chain %s rule %q: a mark set the evaluator does not read", name, rule)
 			}
 			if verdict[5] == "|" {
-				ev.pk.mark |= uint32(v)
+				ev.Packet.Mark |= uint32(v)
 			} else {
-				ev.pk.mark &= uint32(v)
+				ev.Packet.Mark &= uint32(v)
 			}
-			ev.markChain, ev.markRule = name, rule
+			ev.MarkChain, ev.MarkRule = name, rule
 			verdict = verdict[7:]
 		}
 		if len(verdict) == 0 {
@@ -162,9 +82,9 @@ func (ev *nftEval) chain(name string, depth int) (CalicoVerdict, bool, error) {
 		if (verdict[0] == "iifname" || verdict[0] == "oifname") && len(verdict) > 2 && verdict[1] == "vmap" {
 			// A verdict map on the interface name: the element's verdict,
 			// or on to the next rule.
-			ifname := ev.pk.iif
+			ifname := ev.Packet.IIF
 			if verdict[0] == "oifname" {
-				ifname = ev.pk.oif
+				ifname = ev.Packet.OIF
 			}
 			verdict = nil
 			for _, x := range setItems(verdict2set(rule)) {
@@ -180,13 +100,13 @@ func (ev *nftEval) chain(name string, depth int) (CalicoVerdict, bool, error) {
 		}
 		switch {
 		case verdict[0] == "accept":
-			return CalicoVerdict{Allowed: true, Chain: name, Rule: rule}, true, nil
+			return Verdict{Allowed: true, Chain: name, Rule: rule}, true, nil
 		case verdict[0] == "drop":
-			return CalicoVerdict{Chain: name, Rule: rule}, true, nil
+			return Verdict{Chain: name, Rule: rule}, true, nil
 		case verdict[0] == "return":
-			return CalicoVerdict{}, false, nil
+			return Verdict{}, false, nil
 		case (verdict[0] == "jump" || verdict[0] == "goto") && len(verdict) > 1:
-			v, done, err := ev.chain(verdict[1], depth+1)
+			v, done, err := ev.Run(verdict[1], depth+1)
 			if err != nil || done {
 				return v, done, err
 			}
@@ -197,10 +117,10 @@ func (ev *nftEval) chain(name string, depth int) (CalicoVerdict, bool, error) {
 		case verdict[0] == "log":
 			// Logs and goes on.
 		default:
-			return CalicoVerdict{}, false, fmt.Errorf("chain %s rule %q: unknown verdict %q", name, rule, verdict[0])
+			return Verdict{}, false, fmt.Errorf("chain %s rule %q: unknown verdict %q", name, rule, verdict[0])
 		}
 	}
-	return CalicoVerdict{}, false, nil
+	return Verdict{}, false, nil
 }
 
 // verdict2set is the "{ … }" of a verdict map rule.
@@ -261,7 +181,7 @@ func nftTokens(rule string) []string {
 }
 
 // matchRule evaluates a rule's matches; verdict is what follows them.
-func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
+func matchRule(toks []string, pk Packet) (bool, []string, error) {
 	match := true
 	i := 0
 	neg := func() bool {
@@ -288,17 +208,17 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 				return false, nil, fmt.Errorf("short ip match")
 			}
 			field := toks[i+1]
-			a := pk.saddr
+			a := pk.Src
 			if field == "daddr" {
-				a = pk.daddr
+				a = pk.Dst
 			}
 			if i+5 < len(toks) && toks[i+2] == "." {
 				// ip daddr . tcp dport { a . p, … }: a named-port set.
 				l4, pfield, set := toks[i+3], toks[i+4], toks[i+5]
 				i += 6
-				port := pk.dport
+				port := pk.DPort
 				if pfield == "sport" {
-					port = pk.sport
+					port = pk.SPort
 				}
 				in := false
 				for _, x := range setItems(set) {
@@ -307,7 +227,7 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 						in = true
 					}
 				}
-				if l4 != pk.proto || !in {
+				if l4 != pk.Proto || !in {
 					match = false
 				}
 				continue
@@ -340,7 +260,7 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 				if err1 != nil || err2 != nil {
 					return false, nil, fmt.Errorf("bad mark match")
 				}
-				if (uint64(pk.mark)&m == v) != (toks[i+4] == "==") {
+				if (uint64(pk.Mark)&m == v) != (toks[i+4] == "==") {
 					match = false
 				}
 				i += 6
@@ -351,7 +271,7 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 			if i >= len(toks) {
 				return false, nil, short
 			}
-			same := felix.ProtocolNumber(intstr.FromString(toks[i])) == felix.ProtocolNumber(intstr.FromString(pk.proto))
+			same := felix.ProtocolNumber(intstr.FromString(toks[i])) == felix.ProtocolNumber(intstr.FromString(pk.Proto))
 			if same == n {
 				match = false
 			}
@@ -361,9 +281,9 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 				// A verdict map: the chain walk looks the name up.
 				return match, toks[i:], nil
 			}
-			name := pk.iif
+			name := pk.IIF
 			if t == "oifname" {
-				name = pk.oif
+				name = pk.OIF
 			}
 			i++
 			n := neg()
@@ -390,7 +310,7 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 			}
 			v, _ := strconv.Atoi(toks[i])
 			i++
-			if pk.proto != "icmp" || (int32(v) == want) == n {
+			if pk.Proto != "icmp" || (int32(v) == want) == n {
 				match = false
 			}
 		case "tcp", "udp", "sctp", "th":
@@ -403,16 +323,16 @@ func matchRule(toks []string, pk nftPacket) (bool, []string, error) {
 			if i >= len(toks) {
 				return false, nil, short
 			}
-			port := pk.dport
+			port := pk.DPort
 			if field == "sport" {
-				port = pk.sport
+				port = pk.SPort
 			}
 			in, err := inPortSet(toks[i], port)
 			if err != nil {
 				return false, nil, err
 			}
 			i++
-			l4 := t == "th" && (pk.proto == "tcp" || pk.proto == "udp" || pk.proto == "sctp") || t == pk.proto
+			l4 := t == "th" && (pk.Proto == "tcp" || pk.Proto == "udp" || pk.Proto == "sctp") || t == pk.Proto
 			if !l4 || in == n {
 				match = false
 			}

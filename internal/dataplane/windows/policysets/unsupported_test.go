@@ -1,4 +1,4 @@
-package windows
+package policysets
 
 import (
 	"reflect"
@@ -85,32 +85,5 @@ func TestCalicoRulesFelixOnWindowsSkips(t *testing.T) {
 		Destination: calicoapi.EntityRule{Ports: []intstr.IntOrString{intstr.FromString("8000:8080"), intstr.FromInt32(443)}}}}}
 	if got := UnsupportedCalicoRules(ranges); got != nil {
 		t.Errorf("a port range is programmed, got %+v", got)
-	}
-}
-
-// TestTheCompilerSkipsWhatUnsupportedRulesReports: the compiler and the
-// policy check give the same reason for each rule.
-func TestTheCompilerSkipsWhatUnsupportedRulesReports(t *testing.T) {
-	for _, tc := range skippedCalicoRules {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(1)
-			f.pod("demo", "web", "win", "10.0.1.10", map[string]string{"app": "web"})
-			spec := calicoapi.PolicySpec{Selector: "app == 'web'", Types: []string{"Ingress"}, Ingress: []calicoapi.Rule{tc.rule}}
-			f.c.CalicoPolicies = append(f.c.CalicoPolicies, &calicoapi.NetworkPolicy{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "odd"}, Spec: spec})
-			ep := endpointByIP(f.compile(t), "10.0.1.10")
-			var reasons []string
-			for _, r := range ep.ACLReport {
-				if r.Source == "policy-NetworkPolicy/demo/odd" {
-					reasons = r.Reasons
-				}
-			}
-			if want := []string{"rule 0: " + tc.want}; !reflect.DeepEqual(reasons, want) {
-				t.Errorf("compiler reasons %q, want %q", reasons, want)
-			}
-			if got := UnsupportedCalicoRules(spec); len(got) != 1 || !reflect.DeepEqual(got[0].Reasons, []string{tc.want}) {
-				t.Errorf("UnsupportedCalicoRules %+v", got)
-			}
-		})
 	}
 }

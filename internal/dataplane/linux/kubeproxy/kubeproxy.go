@@ -1,4 +1,9 @@
-package linux
+// Package kubeproxy models kube-proxy's nftables proxier on each Linux
+// node (pkg/proxy/nftables/proxier.go): the service ports and endpoints it
+// reads once for the cluster, what each node programs for them, and the
+// "table ip kube-proxy" it leaves after a full sync. The Linux dataplane
+// (internal/dataplane/linux) holds one Node per Linux node.
+package kubeproxy
 
 import (
 	"crypto/sha256"
@@ -13,13 +18,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/nft"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // Chain name prefixes and limits of the nftables proxier
 // (pkg/proxy/nftables/proxier.go).
 const (
-	kpTable            = "kube-proxy"
+	TableName          = "kube-proxy"
 	kpChainNameBaseMax = 256 - 16 // knftables.NameLengthMax - chainNamePrefixLengthMax
 	defaultMasqBit     = 14       // KubeProxyNFTablesConfiguration.MasqueradeBit default
 	defaultServiceCIDR = "10.96.0.0/12"
@@ -54,8 +60,8 @@ type ServiceEndpoint struct {
 	Local bool   // on this node
 }
 
-// kubeProxyCluster is the cluster-wide input of every node's proxier.
-type kubeProxyCluster struct {
+// Cluster is the cluster-wide input of every node's proxier.
+type Cluster struct {
 	enabled      bool
 	mode         string
 	masqMark     uint32
@@ -64,7 +70,7 @@ type kubeProxyCluster struct {
 	localIfNFT   []string // ifLocal match
 	serviceCIDRs []netip.Prefix
 	ports        []*svcPort
-	notes        []string
+	Notes        []string
 	// byVIP and byNodePort list positions in ports by cluster IP, port and
 	// protocol, and by node port and protocol, so that a lookup is not a
 	// scan of every service port of the cluster; built on first use.
@@ -81,7 +87,7 @@ type vipKey struct {
 	proto string
 }
 
-func (k *kubeProxyCluster) index() {
+func (k *Cluster) index() {
 	k.portIdx.Do(func() {
 		k.byVIP, k.byNodePort = map[vipKey][]int{}, map[vipKey][]int{}
 		for i, p := range k.ports {
@@ -111,14 +117,16 @@ type kpEndpoint struct {
 	ready, serving, terminating bool
 }
 
-func newKubeProxyCluster(c *model.Cluster) *kubeProxyCluster {
-	k := &kubeProxyCluster{masqMark: 1 << defaultMasqBit}
+// NewCluster reads the proxier's configuration and the cluster's service
+// ports and endpoints once for every node.
+func NewCluster(c *model.Cluster) *Cluster {
+	k := &Cluster{masqMark: 1 << defaultMasqBit}
 	kp := c.Kubeadm.KubeProxy
 	if kp != nil {
 		k.mode = string(kp.Mode)
 	}
 	if k.mode != "nftables" {
-		k.notes = append(k.notes, fmt.Sprintf("kube-proxy runs in %q mode, not nftables: table ip kube-proxy is not programmed", orDefault(k.mode, "iptables")))
+		k.Notes = append(k.Notes, fmt.Sprintf("kube-proxy runs in %q mode, not nftables: table ip kube-proxy is not programmed", orDefault(k.mode, "iptables")))
 		return k
 	}
 	k.enabled = true
@@ -153,7 +161,7 @@ func newKubeProxyCluster(c *model.Cluster) *kubeProxyCluster {
 			k.localIfNFT = []string{"iifname", strconv.Quote(br)}
 		}
 	default:
-		k.notes = append(k.notes, fmt.Sprintf("detectLocalMode %s is not modelled: no local-traffic detector", kp.DetectLocalMode))
+		k.Notes = append(k.Notes, fmt.Sprintf("detectLocalMode %s is not modelled: no local-traffic detector", kp.DetectLocalMode))
 	}
 	// kube-proxy reads the ServiceCIDR objects; the apiserver's default one
 	// is --service-cluster-ip-range, kubeadm's networking.serviceSubnet.
@@ -196,7 +204,7 @@ func orDefault(s, d string) string {
 
 // addService turns a Service into service ports
 // (pkg/proxy/servicechangetracker.go, serviceport.go).
-func (k *kubeProxyCluster) addService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) {
+func (k *Cluster) addService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return
 	}
@@ -234,14 +242,14 @@ func (k *kubeProxyCluster) addService(svc *corev1.Service, slices []*discoveryv1
 		p.itpLocal = svc.Spec.InternalTrafficPolicy != nil && *svc.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
 		p.affinity = svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP
 		if p.affinity {
-			k.notes = append(k.notes, fmt.Sprintf("%s/%s has sessionAffinity ClientIP, which the twin renders without affinity", svc.Namespace, svc.Name))
+			k.Notes = append(k.Notes, fmt.Sprintf("%s/%s has sessionAffinity ClientIP, which the twin renders without affinity", svc.Namespace, svc.Name))
 		}
 		// proxy.ServicePortName.String(): "ns/name" and ":port" if named.
 		p.nameString = svc.Namespace + "/" + svc.Name
 		if sp.Name != "" {
 			p.nameString += ":" + sp.Name
 		}
-		p.chainBase = hashAndTruncate(fmt.Sprintf("%s/%s/%s/%s", svc.Namespace, svc.Name, p.proto, sp.Name))
+		p.chainBase = HashAndTruncate(fmt.Sprintf("%s/%s/%s/%s", svc.Namespace, svc.Name, p.proto, sp.Name))
 		p.eps = endpointsFor(slices, sp)
 		k.ports = append(k.ports, p)
 	}
@@ -308,9 +316,9 @@ func (p *svcPort) externallyAccessible() bool {
 	return p.nodePort != 0 || len(p.externalIPs) > 0 || len(p.lbIPs) > 0
 }
 
-// hashAndTruncate prefixes a name with 8 base32 characters of its SHA-256
+// HashAndTruncate prefixes a name with 8 base32 characters of its SHA-256
 // and cuts it to the chain-name budget (proxier.go hashAndTruncate).
-func hashAndTruncate(name string) string {
+func HashAndTruncate(name string) string {
 	h := sha256.Sum256([]byte(name))
 	name = base32.StdEncoding.EncodeToString(h[:])[:8] + "-" + name
 	if len(name) > kpChainNameBaseMax {
@@ -319,18 +327,20 @@ func hashAndTruncate(name string) string {
 	return name
 }
 
-// kubeProxyNode is one node's proxier state.
-type kubeProxyNode struct {
-	k      *kubeProxyCluster
+// Node is one node's proxier state.
+type Node struct {
+	k      *Cluster
 	node   string
 	nodeIP netip.Addr
 }
 
-func (k *kubeProxyCluster) forNode(ni *nodeInfo) *kubeProxyNode {
+// ForNode is the proxier of the node with the name and address, nil when
+// kube-proxy does not run in nftables mode.
+func (k *Cluster) ForNode(name string, ip netip.Addr) *Node {
 	if !k.enabled {
 		return nil
 	}
-	return &kubeProxyNode{k: k, node: ni.name, nodeIP: ni.ip}
+	return &Node{k: k, node: name, nodeIP: ip}
 }
 
 // portView is a service port seen from one node (proxy.CategorizeEndpoints
@@ -349,7 +359,7 @@ type portView struct {
 // view is CategorizeEndpoints (pkg/proxy/topology.go) without topology:
 // Ready endpoints, or, where there are none (for the cluster, then
 // separately for the node's own), the serving terminating ones.
-func (kn *kubeProxyNode) view(p *svcPort) portView {
+func (kn *Node) view(p *svcPort) portView {
 	v := portView{p: p}
 	usesClusterEps := !p.itpLocal || (p.externallyAccessible() && !p.etpLocal)
 	usesLocalEps := p.itpLocal || p.etpLocal
@@ -440,18 +450,18 @@ func (kn *kubeProxyNode) view(p *svcPort) portView {
 // ServicePorts returns the service ports kube-proxy programs on the node,
 // in the twin's ServicePortName order; nil when kube-proxy does not run in
 // nftables mode.
-func (n *Node) ServicePorts() []ServicePort {
-	if n.kp == nil {
+func (kn *Node) ServicePorts() []ServicePort {
+	if kn == nil {
 		return nil
 	}
 	var out []ServicePort
-	for _, p := range n.kp.k.ports {
-		out = append(out, n.kp.servicePort(p))
+	for _, p := range kn.k.ports {
+		out = append(out, kn.servicePort(p))
 	}
 	return out
 }
 
-func (kn *kubeProxyNode) servicePort(p *svcPort) ServicePort {
+func (kn *Node) servicePort(p *svcPort) ServicePort {
 	v := kn.view(p)
 	sp := ServicePort{Namespace: p.ns, Name: p.name, PortName: p.portName, Protocol: p.proto, ClusterIP: p.clusterIP,
 		Port: p.port, NodePort: p.nodePort, ExternalIPs: p.externalIPs, LoadBalancerIPs: p.lbIPs,
@@ -466,33 +476,33 @@ func (kn *kubeProxyNode) servicePort(p *svcPort) ServicePort {
 
 // HasServicePorts reports whether ServicePorts() is non-nil: kube-proxy
 // runs in nftables mode and programs at least one service port.
-func (n *Node) HasServicePorts() bool { return n.kp != nil && len(n.kp.k.ports) > 0 }
+func (kn *Node) HasServicePorts() bool { return kn != nil && len(kn.k.ports) > 0 }
 
 // ServicePortsFor returns the entries of ServicePorts() with the cluster
 // IP, port and protocol (lower case, as ServicePort spells it), in order,
 // without building the others.
-func (n *Node) ServicePortsFor(ip netip.Addr, port int, proto string) []ServicePort {
-	if n.kp == nil {
+func (kn *Node) ServicePortsFor(ip netip.Addr, port int, proto string) []ServicePort {
+	if kn == nil {
 		return nil
 	}
-	n.kp.k.index()
+	kn.k.index()
 	var out []ServicePort
-	for _, i := range n.kp.k.byVIP[vipKey{ip, port, proto}] {
-		out = append(out, n.kp.servicePort(n.kp.k.ports[i]))
+	for _, i := range kn.k.byVIP[vipKey{ip, port, proto}] {
+		out = append(out, kn.servicePort(kn.k.ports[i]))
 	}
 	return out
 }
 
 // ServicePortsByNodePort returns the entries of ServicePorts() with the
 // node port and protocol, in order, without building the others.
-func (n *Node) ServicePortsByNodePort(port int, proto string) []ServicePort {
-	if n.kp == nil {
+func (kn *Node) ServicePortsByNodePort(port int, proto string) []ServicePort {
+	if kn == nil {
 		return nil
 	}
-	n.kp.k.index()
+	kn.k.index()
 	var out []ServicePort
-	for _, i := range n.kp.k.byNodePort[vipKey{port: port, proto: proto}] {
-		out = append(out, n.kp.servicePort(n.kp.k.ports[i]))
+	for _, i := range kn.k.byNodePort[vipKey{port: port, proto: proto}] {
+		out = append(out, kn.servicePort(kn.k.ports[i]))
 	}
 	return out
 }
@@ -501,16 +511,16 @@ func (n *Node) ServicePortsByNodePort(port int, proto string) []ServicePort {
 // from a pod to dst over proto: the DNAT candidates (any one is chosen by
 // numgen random), or a verdict ("reject", "drop") when the service has no
 // usable endpoint; ok is false when dst is not a service address.
-func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPort, verdict string, ok bool) {
-	if n.kp == nil {
+func (kn *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPort, verdict string, ok bool) {
+	if kn == nil {
 		return nil, "", false
 	}
 	proto = strings.ToLower(proto)
-	n.kp.k.index()
+	kn.k.index()
 	// The first service port with the address (an index, not a scan).
-	for _, i := range n.kp.k.byVIP[vipKey{dst.Addr(), int(dst.Port()), proto}] {
-		p := n.kp.k.ports[i]
-		v := n.kp.view(p)
+	for _, i := range kn.k.byVIP[vipKey{dst.Addr(), int(dst.Port()), proto}] {
+		p := kn.k.ports[i]
+		v := kn.view(p)
 		if v.internalVerdict == "goto reject-chain" {
 			return nil, "reject", true
 		}
@@ -529,17 +539,17 @@ func (n *Node) ServiceDNAT(dst netip.AddrPort, proto string) (eps []netip.AddrPo
 	return nil, "", false
 }
 
-// table builds "table ip kube-proxy" (family "ip") or "table ip6
+// Table builds "table ip kube-proxy" (family "ip") or "table ip6
 // kube-proxy" (family "ip6", which holds no services in an IPv4 cluster)
 // as the 1.37 proxier leaves it after its first full sync: setupNFTables
 // creates the base chains, the jump chains and the sets and maps, then
 // syncProxyRules adds each service port's elements and chains.
-func (kn *kubeProxyNode) table(family string) *nftTable { return kn.tableOf(family, nil) }
+func (kn *Node) Table(family string) *nft.Table { return kn.TableOf(family, nil) }
 
-// tableOf is table holding only the ports of the Services keep names
+// TableOf is Table holding only the ports of the Services keep names
 // ("namespace/name"), and every chain and set the table always has; nil
 // keeps every Service.
-func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable {
+func (kn *Node) TableOf(family string, keep map[string]bool) *nft.Table {
 	k := kn.k
 	ipX, addrType := "ip", "ipv4_addr"
 	if family == "ip6" {
@@ -547,7 +557,7 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 	}
 	mark := fmt.Sprintf("0x%08x", k.masqMark)
 	masqRule := "meta mark set meta mark | " + mark
-	t := &nftTable{family: family, name: kpTable, comment: "rules for kube-proxy"}
+	t := &nft.Table{Family: family, Name: TableName, Comment: "rules for kube-proxy"}
 
 	// Base chains (proxier.go nftablesBaseChains): filter chains before DNAT
 	// at dstnat-10, filter chains after DNAT at filter priority, NAT chains.
@@ -564,14 +574,14 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 		{"nat-output", "nat", "output", -100},
 		{"nat-postrouting", "nat", "postrouting", 100},
 	} {
-		t.chains = append(t.chains, &nftChain{name: bc.name, typ: bc.typ, hook: bc.hook, priority: nftPriority(bc.hook, bc.prio)})
+		t.Chains = append(t.Chains, &nft.Chain{Name: bc.name, Type: bc.typ, Hook: bc.hook, Priority: nft.Priority(bc.hook, bc.prio)})
 	}
-	ensure := func(name string) *nftChain {
-		if c := t.chain(name); c != nil {
+	ensure := func(name string) *nft.Chain {
+		if c := t.Chain(name); c != nil {
 			return c
 		}
-		c := &nftChain{name: name}
-		t.chains = append(t.chains, c)
+		c := &nft.Chain{Name: name}
+		t.Chains = append(t.Chains, c)
 		return c
 	}
 	// nftablesJumpChains, in order: each target chain is created on first
@@ -590,60 +600,60 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 		{"cluster-ips-check", "filter-output", "ct state new "},
 	} {
 		ensure(j.dst)
-		src := t.chain(j.src)
-		src.rules = append(src.rules, j.extra+"jump "+j.dst)
+		src := t.Chain(j.src)
+		src.Rules = append(src.Rules, j.extra+"jump "+j.dst)
 	}
 	// Hairpin: a connection DNATed back to its own source is masqueraded
 	// (kubernetes#136499: the hairpin-connections set replaced the
 	// per-endpoint "ip saddr <ep> jump mark-for-masquerade" rules).
-	hairpin := &nftSet{name: "hairpin-connections", keyType: addrType + " . " + addrType + " . inet_proto . inet_service", comment: "service hairpin connections"}
-	t.sets = append(t.sets, hairpin)
-	masq := t.chain("masquerading")
-	masq.rules = append(masq.rules,
+	hairpin := &nft.Set{Name: "hairpin-connections", KeyType: addrType + " . " + addrType + " . inet_proto . inet_service", Comment: "service hairpin connections"}
+	t.Sets = append(t.Sets, hairpin)
+	masq := t.Chain("masquerading")
+	masq.Rules = append(masq.Rules,
 		fmt.Sprintf("meta mark & %s != 0x00000000 meta mark set meta mark ^ %s masquerade fully-random", mark, mark),
 		fmt.Sprintf("ct status dnat %s saddr . %s daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random", ipX, ipX))
 
-	clusterIPs := &nftSet{name: "cluster-ips", keyType: addrType, comment: "Active ClusterIPs"}
-	t.sets = append(t.sets, clusterIPs)
-	cic := t.chain("cluster-ips-check")
-	cic.rules = append(cic.rules, ipX+" daddr @cluster-ips reject comment \"Reject traffic to invalid ports of ClusterIPs\"")
+	clusterIPs := &nft.Set{Name: "cluster-ips", KeyType: addrType, Comment: "Active ClusterIPs"}
+	t.Sets = append(t.Sets, clusterIPs)
+	cic := t.Chain("cluster-ips-check")
+	cic.Rules = append(cic.Rules, ipX+" daddr @cluster-ips reject comment \"Reject traffic to invalid ports of ClusterIPs\"")
 	var cidrs []netip.Prefix
 	if family == "ip" {
 		cidrs = k.serviceCIDRs
 	}
 	if len(cidrs) > 0 {
-		cic.rules = append(cic.rules, fmt.Sprintf("%s daddr %s drop comment \"Drop traffic to unallocated ClusterIPs\"", ipX, prefixList(cidrs)))
+		cic.Rules = append(cic.Rules, fmt.Sprintf("%s daddr %s drop comment \"Drop traffic to unallocated ClusterIPs\"", ipX, nft.PrefixList(cidrs)))
 	}
 	// nodePortAddresses defaults to "primary" in nftables mode
 	// (cmd/kube-proxy/app/server.go): the node IP of this family.
-	nodePortIPs := &nftSet{name: "nodeport-ips", keyType: addrType, comment: "IPs that accept NodePort traffic"}
-	t.sets = append(t.sets, nodePortIPs)
+	nodePortIPs := &nft.Set{Name: "nodeport-ips", KeyType: addrType, Comment: "IPs that accept NodePort traffic"}
+	t.Sets = append(t.Sets, nodePortIPs)
 	if family == "ip" && kn.nodeIP.Is4() {
-		nodePortIPs.add(nftElem{key: kn.nodeIP.String(), sortKey: skAddr(kn.nodeIP)})
+		nodePortIPs.Add(nft.Elem{Key: kn.nodeIP.String(), SortKey: nft.KeyAddr(kn.nodeIP)})
 	}
-	noEPServices := &nftSet{isMap: true, name: "no-endpoint-services", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
-		comment: "vmap to drop or reject packets to services with no endpoints"}
-	noEPNodePorts := &nftSet{isMap: true, name: "no-endpoint-nodeports", keyType: "inet_proto . inet_service", valType: "verdict",
-		comment: "vmap to drop or reject packets to service nodeports with no endpoints"}
-	t.sets = append(t.sets, noEPServices, noEPNodePorts)
+	noEPServices := &nft.Set{IsMap: true, Name: "no-endpoint-services", KeyType: addrType + " . inet_proto . inet_service", ValType: "verdict",
+		Comment: "vmap to drop or reject packets to services with no endpoints"}
+	noEPNodePorts := &nft.Set{IsMap: true, Name: "no-endpoint-nodeports", KeyType: "inet_proto . inet_service", ValType: "verdict",
+		Comment: "vmap to drop or reject packets to service nodeports with no endpoints"}
+	t.Sets = append(t.Sets, noEPServices, noEPNodePorts)
 	reject := ensure("reject-chain")
-	reject.comment = "helper for @no-endpoint-services / @no-endpoint-nodeports"
-	reject.rules = append(reject.rules, "reject")
-	t.chain("service-endpoints-check").rules = append(t.chain("service-endpoints-check").rules,
+	reject.Comment = "helper for @no-endpoint-services / @no-endpoint-nodeports"
+	reject.Rules = append(reject.Rules, "reject")
+	t.Chain("service-endpoints-check").Rules = append(t.Chain("service-endpoints-check").Rules,
 		ipX+" daddr . meta l4proto . th dport vmap @no-endpoint-services")
-	t.chain("nodeport-endpoints-check").rules = append(t.chain("nodeport-endpoints-check").rules,
+	t.Chain("nodeport-endpoints-check").Rules = append(t.Chain("nodeport-endpoints-check").Rules,
 		ipX+" daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports")
-	firewallIPs := &nftSet{isMap: true, name: "firewall-ips", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
-		comment: "destinations that are subject to LoadBalancerSourceRanges"}
-	t.sets = append(t.sets, firewallIPs)
-	t.chain("firewall-check").rules = append(t.chain("firewall-check").rules,
+	firewallIPs := &nft.Set{IsMap: true, Name: "firewall-ips", KeyType: addrType + " . inet_proto . inet_service", ValType: "verdict",
+		Comment: "destinations that are subject to LoadBalancerSourceRanges"}
+	t.Sets = append(t.Sets, firewallIPs)
+	t.Chain("firewall-check").Rules = append(t.Chain("firewall-check").Rules,
 		ipX+" daddr . meta l4proto . th dport vmap @firewall-ips")
-	serviceIPs := &nftSet{isMap: true, name: "service-ips", keyType: addrType + " . inet_proto . inet_service", valType: "verdict",
-		comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic"}
-	serviceNodePorts := &nftSet{isMap: true, name: "service-nodeports", keyType: "inet_proto . inet_service", valType: "verdict",
-		comment: "NodePort traffic"}
-	t.sets = append(t.sets, serviceIPs, serviceNodePorts)
-	svcs := t.chain("services")
+	serviceIPs := &nft.Set{IsMap: true, Name: "service-ips", KeyType: addrType + " . inet_proto . inet_service", ValType: "verdict",
+		Comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic"}
+	serviceNodePorts := &nft.Set{IsMap: true, Name: "service-nodeports", KeyType: "inet_proto . inet_service", ValType: "verdict",
+		Comment: "NodePort traffic"}
+	t.Sets = append(t.Sets, serviceIPs, serviceNodePorts)
+	svcs := t.Chain("services")
 	// Traffic to a cluster IP from outside the cluster is marked for
 	// masquerade once, here (kubernetes#135800 moved it out of every
 	// service chain).
@@ -653,11 +663,11 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 	}
 	switch {
 	case k.masqAll:
-		svcs.rules = append(svcs.rules, fmt.Sprintf("%s daddr @cluster-ips %s", ipX, masqRule))
+		svcs.Rules = append(svcs.Rules, fmt.Sprintf("%s daddr @cluster-ips %s", ipX, masqRule))
 	case len(local) > 0:
-		svcs.rules = append(svcs.rules, fmt.Sprintf("%s daddr @cluster-ips %s %s comment \"masquerade clusterIP traffic from outside cluster\"", ipX, strings.Join(local, " "), masqRule))
+		svcs.Rules = append(svcs.Rules, fmt.Sprintf("%s daddr @cluster-ips %s %s comment \"masquerade clusterIP traffic from outside cluster\"", ipX, strings.Join(local, " "), masqRule))
 	}
-	svcs.rules = append(svcs.rules,
+	svcs.Rules = append(svcs.Rules,
 		ipX+" daddr . meta l4proto . th dport vmap @service-ips",
 		ipX+" daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports")
 
@@ -670,13 +680,13 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 		}
 		v := kn.view(p)
 		key := func(a netip.Addr) (string, []byte) {
-			return fmt.Sprintf("%s . %s . %d", a, p.proto, p.port), sk(skAddr(a), skU8(protoNum(p.proto)), skU16(p.port))
+			return fmt.Sprintf("%s . %s . %d", a, p.proto, p.port), nft.Key(nft.KeyAddr(a), nft.KeyU8(nft.ProtoNum(p.proto)), nft.KeyU16(p.port))
 		}
 		for _, e := range v.reachable {
 			if e.Local {
 				a, port := e.Addr.Addr(), int(e.Addr.Port())
-				hairpin.add(nftElem{key: fmt.Sprintf("%s . %s . %s . %d", a, a, p.proto, port),
-					sortKey: sk(skAddr(a), skAddr(a), skU8(protoNum(p.proto)), skU16(port))})
+				hairpin.Add(nft.Elem{Key: fmt.Sprintf("%s . %s . %s . %d", a, a, p.proto, port),
+					SortKey: nft.Key(nft.KeyAddr(a), nft.KeyAddr(a), nft.KeyU8(nft.ProtoNum(p.proto)), nft.KeyU16(port))})
 			}
 		}
 		if v.usesCluster {
@@ -692,52 +702,52 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 			ensure(v.fwChain)
 		}
 		ks, kb := key(p.clusterIP)
-		clusterIPs.add(nftElem{key: p.clusterIP.String(), sortKey: skAddr(p.clusterIP)})
+		clusterIPs.Add(nft.Elem{Key: p.clusterIP.String(), SortKey: nft.KeyAddr(p.clusterIP)})
 		if v.hasInternal {
-			serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.internalChain})
+			serviceIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.internalChain})
 		} else {
-			noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.internalVerdict, comment: p.nameString})
+			noEPServices.Add(nft.Elem{Key: ks, SortKey: kb, Value: v.internalVerdict, Comment: p.nameString})
 		}
 		for _, a := range p.externalIPs {
 			ks, kb := key(a)
 			if v.hasEndpoints {
-				serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.externalChain})
+				serviceIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.externalChain})
 			}
 			if !v.hasExternal {
-				noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.externalVerdict, comment: p.nameString})
+				noEPServices.Add(nft.Elem{Key: ks, SortKey: kb, Value: v.externalVerdict, Comment: p.nameString})
 			}
 		}
 		for _, a := range p.lbIPs {
 			ks, kb := key(a)
 			if v.hasEndpoints {
-				serviceIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.externalChain})
+				serviceIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.externalChain})
 			}
 			if v.usesFirewall {
-				firewallIPs.add(nftElem{key: ks, sortKey: kb, value: "goto " + v.fwChain})
+				firewallIPs.Add(nft.Elem{Key: ks, SortKey: kb, Value: "goto " + v.fwChain})
 			}
 			if !v.hasExternal {
-				noEPServices.add(nftElem{key: ks, sortKey: kb, value: v.externalVerdict, comment: p.nameString})
+				noEPServices.Add(nft.Elem{Key: ks, SortKey: kb, Value: v.externalVerdict, Comment: p.nameString})
 			}
 		}
 		if p.nodePort != 0 {
 			nk := fmt.Sprintf("%s . %d", p.proto, p.nodePort)
-			nb := sk(skU8(protoNum(p.proto)), skU16(p.nodePort))
+			nb := nft.Key(nft.KeyU8(nft.ProtoNum(p.proto)), nft.KeyU16(p.nodePort))
 			if v.hasEndpoints {
-				serviceNodePorts.add(nftElem{key: nk, sortKey: nb, value: "goto " + v.externalChain})
+				serviceNodePorts.Add(nft.Elem{Key: nk, SortKey: nb, Value: "goto " + v.externalChain})
 			}
 			if !v.hasExternal {
-				noEPNodePorts.add(nftElem{key: nk, sortKey: nb, value: v.externalVerdict, comment: p.nameString})
+				noEPNodePorts.Add(nft.Elem{Key: nk, SortKey: nb, Value: v.externalVerdict, Comment: p.nameString})
 			}
 		}
 		if v.usesExternal {
-			ext := t.chain(v.externalChain)
+			ext := t.Chain(v.externalChain)
 			if !p.etpLocal {
-				ext.rules = append(ext.rules, masqRule)
+				ext.Rules = append(ext.Rules, masqRule)
 			} else {
 				if len(k.localIfNFT) > 0 {
-					ext.rules = append(ext.rules, fmt.Sprintf("%s goto %s comment \"short-circuit pod traffic\"", strings.Join(k.localIfNFT, " "), v.clusterChain))
+					ext.Rules = append(ext.Rules, fmt.Sprintf("%s goto %s comment \"short-circuit pod traffic\"", strings.Join(k.localIfNFT, " "), v.clusterChain))
 				}
-				ext.rules = append(ext.rules,
+				ext.Rules = append(ext.Rules,
 					fmt.Sprintf("fib saddr type local %s comment \"masquerade local traffic\"", masqRule),
 					fmt.Sprintf("fib saddr type local goto %s comment \"short-circuit local traffic\"", v.clusterChain))
 			}
@@ -746,17 +756,17 @@ func (kn *kubeProxyNode) tableOf(family string, keep map[string]bool) *nftTable 
 				if p.etpLocal {
 					target = v.localChain
 				}
-				ext.rules = append(ext.rules, "goto "+target)
+				ext.Rules = append(ext.Rules, "goto "+target)
 			}
 		}
 		if v.usesFirewall {
-			t.chain(v.fwChain).rules = append(t.chain(v.fwChain).rules, fmt.Sprintf("ip saddr != %s drop", prefixList(p.sourceRanges)))
+			t.Chain(v.fwChain).Rules = append(t.Chain(v.fwChain).Rules, fmt.Sprintf("ip saddr != %s drop", nft.PrefixList(p.sourceRanges)))
 		}
 		if v.usesCluster {
-			t.chain(v.clusterChain).rules = append(t.chain(v.clusterChain).rules, dnatRule(p.proto, v.cluster))
+			t.Chain(v.clusterChain).Rules = append(t.Chain(v.clusterChain).Rules, dnatRule(p.proto, v.cluster))
 		}
 		if v.usesLocal {
-			t.chain(v.localChain).rules = append(t.chain(v.localChain).rules, dnatRule(p.proto, v.local))
+			t.Chain(v.localChain).Rules = append(t.Chain(v.localChain).Rules, dnatRule(p.proto, v.local))
 		}
 	}
 	return t

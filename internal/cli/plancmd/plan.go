@@ -1,4 +1,7 @@
-package cli
+// Package plancmd is the `plan` commands: join-windows (the files that
+// join Windows machines, proven on the predicted twin) and migrate (a
+// runbook of steps, each proven on its twin).
+package plancmd
 
 import (
 	"bufio"
@@ -12,25 +15,35 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
-// NewCmdPlan groups the plan commands.
-func NewCmdPlan(streams genericiooptions.IOStreams) *cobra.Command {
+// Input is the input flags of a plan command, which also read the twin's
+// snapshot for the plan to layer its files on.
+type Input interface {
+	cmdutil.Input
+	// PlanInput reads the input and builds its twin, keeping the
+	// snapshot; apiServer is the live cluster's address, if any.
+	PlanInput(streams genericiooptions.IOStreams) (in plan.Input, apiServer string, err error)
+}
+
+// NewCmdPlan groups the plan commands; newInput makes each one's input
+// flags.
+func NewCmdPlan(streams genericiooptions.IOStreams, newInput func() Input) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Plan a change to the cluster and prove it on the twin",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(NewCmdPlanJoinWindows(streams))
-	cmd.AddCommand(NewCmdPlanMigrate(streams))
+	cmd.AddCommand(NewCmdPlanJoinWindows(streams, newInput()))
+	cmd.AddCommand(NewCmdPlanMigrate(streams, newInput()))
 	return cmd
 }
 
 // PlanJoinWindowsOptions is `kubectl-hybrid plan join-windows`.
 type PlanJoinWindowsOptions struct {
-	Input        InputOptions
+	Input        Input
 	IPs          []string
 	WindowsBuild string
 	CPU          string
@@ -45,8 +58,8 @@ type PlanJoinWindowsOptions struct {
 }
 
 // NewCmdPlanJoinWindows builds the join-windows command.
-func NewCmdPlanJoinWindows(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PlanJoinWindowsOptions{streams: streams}
+func NewCmdPlanJoinWindows(streams genericiooptions.IOStreams, in Input) *cobra.Command {
+	o := &PlanJoinWindowsOptions{streams: streams, Input: in}
 	cmd := &cobra.Command{
 		Use:   "join-windows NODE --ip ADDRESS [NODE --ip ADDRESS …] [-f FILE|DIR|-] [--lab] [flags]",
 		Short: "Render every file and step that joins Windows nodes, and prove the result on the twin",
@@ -103,7 +116,7 @@ or a predicted cluster with errors, 2 for bad input or usage.`,
 // Complete pairs the NODE arguments with --ip and reads --nodes.
 func (o *PlanJoinWindowsOptions) Complete(args []string) error {
 	if len(args) != len(o.IPs) {
-		return usageError("give one --ip per NODE: %d node(s), %d --ip", len(args), len(o.IPs))
+		return cmdutil.UsageError("give one --ip per NODE: %d node(s), %d --ip", len(args), len(o.IPs))
 	}
 	for i, name := range args {
 		o.request.Nodes = append(o.request.Nodes, plan.NodeRequest{Name: name, Address: o.IPs[i]})
@@ -111,7 +124,7 @@ func (o *PlanJoinWindowsOptions) Complete(args []string) error {
 	if o.NodesFile != "" {
 		nodes, err := readNodesFile(o.NodesFile)
 		if err != nil {
-			return &exitError{code: ExitBadInput, err: err}
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 		}
 		o.request.Nodes = append(o.request.Nodes, nodes...)
 	}
@@ -167,10 +180,10 @@ func (o *PlanJoinWindowsOptions) Validate() error {
 	switch o.Output {
 	case "text", "markdown", "yaml", "json":
 	default:
-		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,markdown,text,yaml", o.Output)
+		return cmdutil.UsageError("unable to match a printer suitable for the output format %q, allowed formats are: json,markdown,text,yaml", o.Output)
 	}
 	if err := plan.ValidateRequest(o.request); err != nil {
-		return usageError("%v", err)
+		return cmdutil.UsageError("%v", err)
 	}
 	return o.Input.Validate()
 }
@@ -178,7 +191,7 @@ func (o *PlanJoinWindowsOptions) Validate() error {
 // Run loads the input, plans and prints; the snapshot is kept (Build, not
 // BuildOwned) because the proof layers the plan on it.
 func (o *PlanJoinWindowsOptions) Run() error {
-	in, apiServer, err := planInput(&o.Input, o.streams)
+	in, apiServer, err := o.Input.PlanInput(o.streams)
 	if err != nil {
 		return err
 	}
@@ -209,10 +222,10 @@ func (o *PlanJoinWindowsOptions) Run() error {
 		return err
 	}
 	if b.Refused {
-		return &exitError{code: ExitNegative, err: fmt.Errorf("the cluster cannot take the Windows node(s): %d blocking finding(s)", len(b.Findings))}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: fmt.Errorf("the cluster cannot take the Windows node(s): %d blocking finding(s)", len(b.Findings))}
 	}
 	if b.Proof != nil && !b.Proof.Clean {
-		return &exitError{code: ExitNegative, err: fmt.Errorf("the predicted cluster is not clean")}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: fmt.Errorf("the predicted cluster is not clean")}
 	}
 	return nil
 }
@@ -227,37 +240,11 @@ func writeDir(dir string, files map[string]string) error {
 	for _, n := range names {
 		p := filepath.Join(dir, filepath.FromSlash(n))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("--output-dir: %w", err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("--output-dir: %w", err)}
 		}
 		if err := os.WriteFile(p, []byte(files[n]), 0o644); err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("--output-dir: %w", err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("--output-dir: %w", err)}
 		}
 	}
 	return nil
-}
-
-// planInput reads the input for a plan command and builds its twin. The
-// snapshot is kept (Build, not BuildOwned): the plans layer their files on
-// the raw objects. apiServer is the live cluster's address, if any.
-func planInput(in *InputOptions, streams genericiooptions.IOStreams) (plan.Input, string, error) {
-	snap, err := in.Snapshot(streams, false)
-	if err != nil {
-		return plan.Input{}, "", err
-	}
-	for _, w := range snap.Warnings {
-		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
-	}
-	c, err := engine.Build(snap)
-	if err != nil {
-		return plan.Input{}, "", err
-	}
-	reportRejections(streams.ErrOut, c)
-	reportAssumptions(streams.ErrOut, c)
-	apiServer := ""
-	if in.Live() {
-		if cfg, err := in.Kube.ToRESTConfig(); err == nil {
-			apiServer = cfg.Host
-		}
-	}
-	return plan.Input{Cluster: c, Snapshot: snap}, apiServer, nil
 }

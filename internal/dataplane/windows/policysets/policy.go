@@ -1,4 +1,9 @@
-package windows
+// Package policysets renders the twin's Felix calculation into the HNS ACL
+// rules Felix programs on a Windows workload endpoint: policies and
+// profiles per tier, IP set members as address lists, and the rules Felix
+// on Windows skips (felix/dataplane/windows/policysets). The Windows
+// dataplane (internal/dataplane/windows) attaches them to endpoints.
+package policysets
 
 import (
 	"crypto/sha256"
@@ -23,16 +28,15 @@ const (
 	policyBasePriority     = 1000
 	policyMaxPriority      = 65000
 	ipPortsPerRule         = 4000 // policysets.go protoRulesToHnsRules
-	protocolAny            = 256
 	actionPass             = "pass"
 )
 
-// felix compiles the twin's Felix calculation (internal/felix: the
+// Felix compiles the twin's Felix calculation (internal/felix: the
 // endpoints, the policies per endpoint and tier, the IP set members) into
 // the HNS ACLs Felix programs on each local workload endpoint
 // (felix/dataplane/windows/endpoint_mgr.go CompleteDeferredWork and
 // policysets/policysets.go).
-type felix struct {
+type Felix struct {
 	calc *fc.Calc
 
 	mu sync.Mutex
@@ -63,15 +67,17 @@ type dirRules struct {
 	report []ACLSource
 }
 
-func newFelix(calc *fc.Calc) *felix {
-	return &felix{calc: calc, built: map[*fc.Policy]*builtPolicy{}, members: map[fc.MemberKey][]string{}}
+// New returns the renderer of the calculation's policies; it is safe for
+// concurrent use.
+func New(calc *fc.Calc) *Felix {
+	return &Felix{calc: calc, built: map[*fc.Policy]*builtPolicy{}, members: map[fc.MemberKey][]string{}}
 }
 
-// endpointACLs is the ACL list Felix applies to a local pod's HNS endpoint
+// EndpointACLs is the ACL list Felix applies to a local pod's HNS endpoint
 // (endpoint_mgr.go): allow-host-to-endpoint, the ingress rules (tiers of
 // policies, or the profiles when no default-tier policy applies), the egress
 // rules likewise, then one host-scope allow per direction.
-func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource, []string) {
+func (f *Felix) EndpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource, []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ep := f.calc.EndpointOf(p)
@@ -79,7 +85,7 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 	var warns []string
 	var acls []ACL
 	if hostAddr != "" {
-		acls = append(acls, ACL{ID: "allow-host-to-endpoint", Action: "Allow", Direction: "In", Protocol: protocolAny,
+		acls = append(acls, ACL{ID: "allow-host-to-endpoint", Action: "Allow", Direction: "In", Protocol: ProtocolAny,
 			RemoteAddresses: hostAddr + "/32", RuleType: "Switch", Priority: hostToEndpointPriority})
 		report = append(report, ACLSource{Source: "allow-host-to-endpoint", Direction: "In", Rules: 1})
 	}
@@ -93,7 +99,7 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 	// Host-scope allows (endpoint_mgr.go NewHostRule): priority 0 on HNS
 	// builds with AclNoHostRulePriority (1803 and later).
 	for _, d := range []string{"In", "Out"} {
-		acls = append(acls, ACL{Action: "Allow", Direction: d, Protocol: protocolAny, RuleType: "Host"})
+		acls = append(acls, ACL{Action: "Allow", Direction: d, Protocol: ProtocolAny, RuleType: "Host"})
 		report = append(report, ACLSource{Source: "host", Direction: d, Rules: 1})
 	}
 	for _, r := range report {
@@ -109,7 +115,7 @@ func (f *felix) endpointACLs(p *corev1.Pod, hostAddr string) ([]ACL, []ACLSource
 // does, flattened (flattener.go) with their priorities rewritten. What
 // decides them (the policies per tier, the profiles) is the key: they are
 // made once per key.
-func (f *felix) dirRules(ep *fc.Endpoint, cands []*fc.Policy, profiles []string, inbound bool) *dirRules {
+func (f *Felix) dirRules(ep *fc.Endpoint, cands []*fc.Policy, profiles []string, inbound bool) *dirRules {
 	dir := "Out"
 	if inbound {
 		dir = "In"
@@ -171,7 +177,7 @@ func (f *felix) dirRules(ep *fc.Endpoint, cands []*fc.Policy, profiles []string,
 // policySetRules is policysets.go GetPolicySetRules for policies: members in
 // set order, the priority stepping up whenever the action changes, then an
 // end-of-tier Block (or Pass).
-func (f *felix) policySetRules(sets []*fc.Policy, inbound, endOfTierDrop bool) ([]ACL, []ACLSource) {
+func (f *Felix) policySetRules(sets []*fc.Policy, inbound, endOfTierDrop bool) ([]ACL, []ACLSource) {
 	prio := policyBasePriority
 	var out []ACL
 	var rep []ACLSource
@@ -197,7 +203,7 @@ func (f *felix) policySetRules(sets []*fc.Policy, inbound, endOfTierDrop bool) (
 		rep = append(rep, ACLSource{Source: ps.ID, Direction: dir, Rules: len(members), Skipped: len(skipped), Reasons: skipped})
 	}
 	prio++
-	end := ACL{Action: "Block", Direction: dir, Protocol: protocolAny, RuleType: "Switch", Priority: prio}
+	end := ACL{Action: "Block", Direction: dir, Protocol: ProtocolAny, RuleType: "Switch", Priority: prio}
 	if !endOfTierDrop {
 		end.Action = actionPass
 	}
@@ -209,7 +215,7 @@ func (f *felix) policySetRules(sets []*fc.Policy, inbound, endOfTierDrop bool) (
 // profileRules is GetPolicySetRules over the workload's profiles: kns.<ns>
 // allows everything both ways (libcalico-go NamespaceToProfile), ksa.<ns>.<sa>
 // has no rules.
-func (f *felix) profileRules(profiles []string, inbound bool) ([]ACL, []ACLSource) {
+func (f *Felix) profileRules(profiles []string, inbound bool) ([]ACL, []ACLSource) {
 	dir := "Out"
 	seedDir := "prof-out-"
 	if inbound {
@@ -222,24 +228,24 @@ func (f *felix) profileRules(profiles []string, inbound bool) ([]ACL, []ACLSourc
 		setID := "profile-" + name
 		n := 0
 		if strings.HasPrefix(name, "kns.") {
-			id := setID + "-" + profileRuleID(seedDir+name) + "-0"
-			out = append(out, ACL{ID: id, Action: "Allow", Direction: dir, Protocol: protocolAny, RuleType: "Switch", Priority: prio})
+			id := setID + "-" + ProfileRuleID(seedDir+name) + "-0"
+			out = append(out, ACL{ID: id, Action: "Allow", Direction: dir, Protocol: ProtocolAny, RuleType: "Switch", Priority: prio})
 			n = 1
 		}
 		rep = append(rep, ACLSource{Source: setID, Direction: dir, Rules: n})
 	}
 	prio++
-	out = append(out, ACL{Action: "Block", Direction: dir, Protocol: protocolAny, RuleType: "Switch", Priority: prio})
+	out = append(out, ACL{Action: "Block", Direction: dir, Protocol: ProtocolAny, RuleType: "Switch", Priority: prio})
 	rep = append(rep, ACLSource{Source: "end-of-tier", Direction: dir, Rules: 1})
 	return out, rep
 }
 
-// profileRuleID is Felix's rule ID for a profile's single allow rule
+// ProfileRuleID is Felix's rule ID for a profile's single allow rule
 // (felix/calc/rule_convert.go fillInRuleIDs): SHA-224 of the seed
 // ("prof-in-kns.<ns>"), then SHA-224 of that hash followed by the rule's
 // protobuf encoding, base64url, 16 characters. The rule {action: "allow"}
 // encodes as field 1, length 5, "allow".
-func profileRuleID(seed string) string {
+func ProfileRuleID(seed string) string {
 	h := sha256.Sum224([]byte(seed))
 	data := append(h[:], 0x0a, 0x05)
 	data = append(data, "allow"...)
@@ -280,7 +286,7 @@ func entityText(e fc.Entity) string {
 }
 
 // build converts a policy's rules once (policysets.go AddOrReplacePolicySet).
-func (f *felix) build(ps *fc.Policy) *builtPolicy {
+func (f *Felix) build(ps *fc.Policy) *builtPolicy {
 	if b, ok := f.built[ps]; ok {
 		return b
 	}
@@ -316,11 +322,11 @@ func (f *felix) build(ps *fc.Policy) *builtPolicy {
 // of 4000 and one ACL is emitted per combination of local-address,
 // local-port, remote-address and remote-port chunk. The reason is "" when
 // the rule converts (a rule that is a no-op yields no ACL and no reason).
-func (f *felix) ruleACLs(ps *fc.Policy, r *fc.Rule, ruleID string, inbound bool) ([]ACL, string) {
+func (f *Felix) ruleACLs(ps *fc.Policy, r *fc.Rule, ruleID string, inbound bool) ([]ACL, string) {
 	if why := windowsSkip(r); why != "" {
 		return nil, why
 	}
-	acl := ACL{Action: "Block", Direction: "Out", Protocol: protocolAny, RuleType: "Switch", Priority: policyBasePriority}
+	acl := ACL{Action: "Block", Direction: "Out", Protocol: ProtocolAny, RuleType: "Switch", Priority: policyBasePriority}
 	if inbound {
 		acl.Direction = "In"
 	}
@@ -377,7 +383,7 @@ func (f *felix) ruleACLs(ps *fc.Policy, r *fc.Rule, ruleID string, inbound bool)
 // when the rule must be skipped: an IP set with no members is "missing" to
 // the Windows dataplane (ipsets.go GetIPSetMembers returns nil for it), and
 // policysets.go then skips the rule; an empty intersection is a no-op.
-func (f *felix) addresses(ps *fc.Policy, e fc.Entity) (addrs []string, ok bool, why string) {
+func (f *Felix) addresses(ps *fc.Policy, e fc.Entity) (addrs []string, ok bool, why string) {
 	nets := filterV4(e.Nets)
 	if len(e.Nets) > 0 && len(nets) == 0 {
 		return nil, false, "" // only IPv6 nets: a no-op on IPv4
@@ -415,7 +421,7 @@ func badSelector(e fc.Entity) string {
 // selectMembers is the rule side's IP set (fc.Calc.Members) as HNS
 // addresses, "ip/32" for each IPv4 address of each member, shared between
 // rules with the same set.
-func (f *felix) selectMembers(ps *fc.Policy, e fc.Entity) ([]string, bool) {
+func (f *Felix) selectMembers(ps *fc.Policy, e fc.Entity) ([]string, bool) {
 	k := fc.KeyOf(ps, e)
 	if m, ok := f.members[k]; ok {
 		return m, true
@@ -444,7 +450,7 @@ type joinKey struct {
 // join is strings.Join(s, ","), written once per list: the rules of many
 // policies share a selector's members (selectMembers), and those lists grow
 // with the cluster. The key holds the list, so its address is not reused.
-func (f *felix) join(s []string) string {
+func (f *Felix) join(s []string) string {
 	if len(s) < 16 {
 		return strings.Join(s, ",")
 	}
@@ -583,8 +589,8 @@ func flattenTiers(tiers [][]ACL) []ACL {
 // when the combination cannot match.
 func combineRules(r1, r2 ACL) (ACL, bool) {
 	c := r2
-	if r1.Protocol != protocolAny {
-		if r2.Protocol == protocolAny {
+	if r1.Protocol != ProtocolAny {
+		if r2.Protocol == ProtocolAny {
 			c.Protocol = r1.Protocol
 		} else if r1.Protocol != r2.Protocol {
 			return ACL{}, false
@@ -645,13 +651,9 @@ func combinePortList(a, b string) (string, bool) {
 func parsePortRanges(s string) [][2]int {
 	var out [][2]int
 	for _, p := range strings.Split(s, ",") {
-		lo, hi, ok := strings.Cut(p, "-")
-		l, _ := strconv.Atoi(lo)
-		h := l
-		if ok {
-			h, _ = strconv.Atoi(hi)
+		if lo, hi, ok := ACLPortRange(p); ok {
+			out = append(out, [2]int{lo, hi})
 		}
-		out = append(out, [2]int{l, h})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package cli
+package plancmd
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan/migrate"
@@ -15,7 +16,7 @@ import (
 
 // PlanMigrateOptions is `kubectl-hybrid plan migrate`.
 type PlanMigrateOptions struct {
-	Input     InputOptions
+	Input     Input
 	To        string
 	Output    string
 	OutputDir string
@@ -26,8 +27,8 @@ type PlanMigrateOptions struct {
 }
 
 // NewCmdPlanMigrate builds the migrate command.
-func NewCmdPlanMigrate(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PlanMigrateOptions{streams: streams}
+func NewCmdPlanMigrate(streams genericiooptions.IOStreams, in Input) *cobra.Command {
+	o := &PlanMigrateOptions{streams: streams, Input: in}
 	cmd := &cobra.Command{
 		Use:   "migrate [-f FILE|DIR|-] [--lab] [--to FILE] [flags]",
 		Short: "Plan the ordered steps that make a running cluster ready for Windows nodes, each proven on the twin",
@@ -87,7 +88,7 @@ bad input or usage.`,
 // Complete reads --to.
 func (o *PlanMigrateOptions) Complete(args []string) error {
 	if len(args) > 0 {
-		return usageError("plan migrate takes no arguments, got %q", args[0])
+		return cmdutil.UsageError("plan migrate takes no arguments, got %q", args[0])
 	}
 	o.request.Diff = diff.Options{NoReach: o.NoReach}
 	if o.To == "" {
@@ -95,7 +96,7 @@ func (o *PlanMigrateOptions) Complete(args []string) error {
 	}
 	t, err := readTarget(o.To)
 	if err != nil {
-		return &exitError{code: ExitBadInput, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 	}
 	o.request.To = t
 	return nil
@@ -130,14 +131,14 @@ func (o *PlanMigrateOptions) Validate() error {
 	switch o.Output {
 	case "text", "markdown", "json":
 	default:
-		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,markdown,text", o.Output)
+		return cmdutil.UsageError("unable to match a printer suitable for the output format %q, allowed formats are: json,markdown,text", o.Output)
 	}
 	return o.Input.Validate()
 }
 
 // Run loads the input, plans and prints.
 func (o *PlanMigrateOptions) Run() error {
-	in, apiServer, err := planInput(&o.Input, o.streams)
+	in, apiServer, err := o.Input.PlanInput(o.streams)
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func (o *PlanMigrateOptions) Run() error {
 	}
 	m, err := migrate.Compute(in, o.request)
 	if err != nil {
-		return &exitError{code: ExitNegative, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: err}
 	}
 	if o.OutputDir != "" {
 		if err := writeDir(o.OutputDir, migrate.Files(m)); err != nil {
@@ -172,7 +173,7 @@ func (o *PlanMigrateOptions) Run() error {
 		}
 	}
 	if blocking > 0 || len(m.After) > 0 {
-		return &exitError{code: ExitNegative, err: fmt.Errorf("%d blocking preflight finding(s); the migrated cluster has %d check error(s)", blocking, len(m.After))}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: fmt.Errorf("%d blocking preflight finding(s); the migrated cluster has %d check error(s)", blocking, len(m.After))}
 	}
 	return nil
 }

@@ -1,4 +1,6 @@
-package cli
+// Package verifycmd is the `verify` command: what real nodes printed,
+// compared line by line with what the twin answers to the same commands.
+package verifycmd
 
 import (
 	"encoding/json"
@@ -11,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/verify"
@@ -19,7 +22,7 @@ import (
 // VerifyOptions is `kubectl-hybrid verify`: compare real node outputs
 // with the twin's answers to the same commands.
 type VerifyOptions struct {
-	Input  InputOptions
+	Input  cmdutil.Input
 	Actual string
 	Output string
 
@@ -27,8 +30,8 @@ type VerifyOptions struct {
 }
 
 // NewCmdVerify builds the verify command.
-func NewCmdVerify(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &VerifyOptions{streams: streams}
+func NewCmdVerify(streams genericiooptions.IOStreams, in cmdutil.Input) *cobra.Command {
+	o := &VerifyOptions{streams: streams, Input: in}
 	cmd := &cobra.Command{
 		Use:   "verify --actual DIR (-f FILE... | --lab) [-o text|json]",
 		Short: "Compare real nodes' command outputs with what the twin says they should hold",
@@ -99,7 +102,7 @@ line that cannot be read).`,
 // Complete refuses positional arguments.
 func (o *VerifyOptions) Complete(args []string) error {
 	if len(args) > 0 {
-		return usageError("verify takes no arguments; give the folder with --actual DIR")
+		return cmdutil.UsageError("verify takes no arguments; give the folder with --actual DIR")
 	}
 	return nil
 }
@@ -107,12 +110,12 @@ func (o *VerifyOptions) Complete(args []string) error {
 // Validate checks the flags.
 func (o *VerifyOptions) Validate() error {
 	if o.Actual == "" {
-		return usageError("--actual DIR is required (kubectl-hybrid collect --output-dir DIR writes one)")
+		return cmdutil.UsageError("--actual DIR is required (kubectl-hybrid collect --output-dir DIR writes one)")
 	}
 	switch o.Output {
 	case "text", "json":
 	default:
-		return usageError("--output %q: use text or json", o.Output)
+		return cmdutil.UsageError("--output %q: use text or json", o.Output)
 	}
 	return o.Input.Validate()
 }
@@ -121,17 +124,17 @@ func (o *VerifyOptions) Validate() error {
 func (o *VerifyOptions) Run() error {
 	outs, err := verify.ReadDir(o.Actual)
 	if err != nil {
-		return &exitError{code: ExitBadInput, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 	}
 	c, err := o.Input.Build(o.streams)
 	if err != nil {
 		return err
 	}
-	res, err := verify.Verify(outs, newTwinShell(c))
+	res, err := verify.Verify(outs, NewTwinShell(c))
 	if err != nil {
 		var ie *verify.InputError
 		if errors.As(err, &ie) {
-			return &exitError{code: ExitBadInput, err: err}
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 		}
 		return err
 	}
@@ -145,7 +148,7 @@ func (o *VerifyOptions) Run() error {
 		printVerify(o.streams.Out, res)
 	}
 	if len(res.Discrepancies) > 0 {
-		return &exitError{code: ExitNegative}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative}
 	}
 	return nil
 }
@@ -174,22 +177,24 @@ func printVerify(w io.Writer, res *verify.Result) {
 	fmt.Fprintf(w, "discrepancies: %d (%d outputs of %d nodes, %d items read)\n", len(res.Discrepancies), res.Outputs, res.Nodes, res.Items)
 }
 
-// twinShell answers node commands from the twin through the console,
+// TwinShell answers node commands from the twin through the console,
 // which compiles each node on first use.
-type twinShell struct {
+type TwinShell struct {
 	tw    console.Twin
 	nodes map[string]*corev1.Node
 }
 
-func newTwinShell(c *model.Cluster) *twinShell {
-	s := &twinShell{tw: console.FromCluster(c), nodes: map[string]*corev1.Node{}}
+// NewTwinShell answers for the cluster's nodes.
+func NewTwinShell(c *model.Cluster) *TwinShell {
+	s := &TwinShell{tw: console.FromCluster(c), nodes: map[string]*corev1.Node{}}
 	for _, n := range c.Nodes {
 		s.nodes[n.Name] = n
 	}
 	return s
 }
 
-func (s *twinShell) Node(name string) (bool, bool) {
+// Node says whether the twin has the node and whether it runs Windows.
+func (s *TwinShell) Node(name string) (bool, bool) {
 	n, ok := s.nodes[name]
 	if !ok {
 		return false, false
@@ -200,7 +205,7 @@ func (s *twinShell) Node(name string) (bool, bool) {
 // Answer is the one place verify asks the emulation for a command's
 // output: a Windows command line goes whole (a PowerShell pipeline), a
 // Linux one as its words.
-func (s *twinShell) Answer(node, command string) (string, error) {
+func (s *TwinShell) Answer(node, command string) (string, error) {
 	known, win := s.Node(node)
 	if !known {
 		return "", fmt.Errorf("no node %s", node)

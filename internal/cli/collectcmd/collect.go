@@ -1,4 +1,6 @@
-package cli
+// Package collectcmd is the `collect` command: the outputs of the node
+// commands verify compares, read from real nodes through short-lived pods.
+package collectcmd
 
 import (
 	"bufio"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/collect"
 )
 
@@ -40,7 +43,7 @@ type CollectOptions struct {
 
 // NewCmdCollect builds the collect command.
 func NewCmdCollect(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &CollectOptions{streams: streams, Kube: newKubeFlags()}
+	o := &CollectOptions{streams: streams, Kube: cmdutil.NewKubeFlags()}
 	cmd := &cobra.Command{
 		Use:   "collect --output-dir DIR [--node NAME]... [--yes] [--timeout DURATION]",
 		Short: "Gather the node outputs verify reads from a live cluster, through short-lived pods",
@@ -98,7 +101,7 @@ the cluster cannot be reached or refuses the rights collect needs.`,
 // Complete refuses positional arguments.
 func (o *CollectOptions) Complete(args []string) error {
 	if len(args) > 0 {
-		return usageError("collect takes no arguments; name nodes with --node NAME")
+		return cmdutil.UsageError("collect takes no arguments; name nodes with --node NAME")
 	}
 	return nil
 }
@@ -106,13 +109,13 @@ func (o *CollectOptions) Complete(args []string) error {
 // Validate checks the flags.
 func (o *CollectOptions) Validate() error {
 	if o.OutputDir == "" {
-		return usageError("--output-dir DIR is required")
+		return cmdutil.UsageError("--output-dir DIR is required")
 	}
 	if o.WindowsImage == "" {
 		o.WindowsImage = collect.DefaultWindowsImage
 	}
 	if o.Timeout <= 0 {
-		return usageError("--timeout %s: give a positive duration such as 2m", o.Timeout)
+		return cmdutil.UsageError("--timeout %s: give a positive duration such as 2m", o.Timeout)
 	}
 	return nil
 }
@@ -124,16 +127,16 @@ func (o *CollectOptions) Run() error {
 	client := o.client
 	var ex collect.Executor
 	if client == nil {
-		if noCluster(o.Kube) {
-			return usageError("no cluster given: collect needs a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)")
+		if cmdutil.NoCluster(o.Kube) {
+			return cmdutil.UsageError("no cluster given: collect needs a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)")
 		}
 		cfg, err := o.Kube.ToRESTConfig()
 		if err != nil {
-			return &exitError{code: ExitBadInput, err: fmt.Errorf("kubeconfig: %w", err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: fmt.Errorf("kubeconfig: %w", err)}
 		}
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
-			return &exitError{code: ExitBadInput, err: fmt.Errorf("kubeconfig: %w", err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: fmt.Errorf("kubeconfig: %w", err)}
 		}
 		client, ex = cs, &collect.RemoteExec{Config: cfg, Client: cs}
 	}
@@ -144,7 +147,7 @@ func (o *CollectOptions) Run() error {
 		}
 	}
 	if err := os.MkdirAll(o.OutputDir, 0o755); err != nil {
-		return &exitError{code: ExitBadInput, err: fmt.Errorf("--output-dir: %w", err)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: fmt.Errorf("--output-dir: %w", err)}
 	}
 	results, err := collect.Run(ctx, collect.Options{
 		Client: client, Exec: ex, Namespace: o.Namespace, OutputDir: o.OutputDir, Nodes: o.Nodes,
@@ -155,17 +158,17 @@ func (o *CollectOptions) Run() error {
 	var nf *collect.NodeNotFoundError
 	switch {
 	case errors.Is(err, collect.ErrDeclined):
-		return &exitError{code: ExitBadInput, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 	case errors.As(err, &perm):
-		return &exitError{code: ExitInternal, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: err}
 	case errors.As(err, &nf):
-		return &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): nodes %q not found; nothing was created", nf.Name)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: fmt.Errorf("Error from server (NotFound): nodes %q not found; nothing was created", nf.Name)}
 	case err != nil:
-		var ee *exitError
+		var ee *cmdutil.ExitError
 		if errors.As(err, &ee) {
 			return err
 		}
-		return &exitError{code: ExitInternal, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: err}
 	}
 	failed := 0
 	for _, r := range results {
@@ -175,10 +178,10 @@ func (o *CollectOptions) Run() error {
 	}
 	fmt.Fprintf(o.streams.Out, "collected %d of %d nodes into %s\n", len(results)-failed, len(results), o.OutputDir)
 	if ctx.Err() != nil {
-		return &exitError{code: ExitInternal, err: errors.New("interrupted; the pods created were deleted")}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: errors.New("interrupted; the pods created were deleted")}
 	}
 	if failed > 0 {
-		return &exitError{code: ExitNegative, err: fmt.Errorf("%d of %d nodes were not collected (see above)", failed, len(results))}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: fmt.Errorf("%d of %d nodes were not collected (see above)", failed, len(results))}
 	}
 	return nil
 }
@@ -192,7 +195,7 @@ func (o *CollectOptions) confirm(plan string) (bool, error) {
 	f, ok := o.streams.In.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		fmt.Fprint(o.streams.ErrOut, plan)
-		return false, usageError("collect asks before it creates pods and stdin is not a terminal: nothing was created; pass --yes to create them")
+		return false, cmdutil.UsageError("collect asks before it creates pods and stdin is not a terminal: nothing was created; pass --yes to create them")
 	}
 	fmt.Fprint(o.streams.ErrOut, plan+"Create them? [y/N] ")
 	line, err := bufio.NewReader(f).ReadString('\n')

@@ -1,4 +1,6 @@
-package cli
+// Package labcmd is the `lab` command: the built-in lab cluster built and
+// walked through, with its verification commands.
+package labcmd
 
 import (
 	"fmt"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
@@ -28,12 +31,15 @@ type LabOptions struct {
 	// Verify makes a failed verification command exit 1.
 	Verify  bool
 	now     func() time.Time
+	input   func(filenames []string) cmdutil.Input
 	streams genericiooptions.IOStreams
 }
 
 // NewCmdLab builds the lab command.
-func NewCmdLab(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &LabOptions{streams: streams, now: clock}
+// now is the clock of the walkthrough's ages; input is the lab's input
+// with the what-if files.
+func NewCmdLab(streams genericiooptions.IOStreams, now func() time.Time, input func(filenames []string) cmdutil.Input) *cobra.Command {
+	o := &LabOptions{streams: streams, now: now, input: input}
 	cmd := &cobra.Command{
 		Use:   "lab [-f WHAT-IF.yaml]",
 		Short: "Build the built-in lab cluster and walk through it",
@@ -83,8 +89,7 @@ func (o *LabOptions) Validate() error { return nil }
 
 // Run builds the lab and prints the walkthrough.
 func (o *LabOptions) Run() error {
-	in := InputOptions{Lab: true, Filenames: o.Filenames}
-	c, err := in.Build(o.streams)
+	c, err := o.input(o.Filenames).Build(o.streams)
 	if err != nil {
 		return err
 	}
@@ -96,7 +101,7 @@ func (o *LabOptions) Run() error {
 		return err
 	}
 	if o.Verify && len(failed) > 0 {
-		return &exitError{code: ExitNegative}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative}
 	}
 	return nil
 }

@@ -1,4 +1,8 @@
-package cli
+// Package sandboxcmd is the `sandbox` command (up, test, down, and the
+// serve and probe helpers it runs): the twin's Linux dataplane run in
+// network namespaces and probed with real packets, to hold trace's
+// verdicts to the kernel's.
+package sandboxcmd
 
 import (
 	"context"
@@ -15,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/sandbox"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -23,7 +28,7 @@ import (
 // SandboxOptions is `kubectl-hybrid sandbox up|test|down`: the twin's Linux
 // dataplane in network namespaces of this machine.
 type SandboxOptions struct {
-	Input    InputOptions
+	Input    cmdutil.Input
 	Prefix   string
 	Pods     []string
 	StateDir string
@@ -37,7 +42,7 @@ type SandboxOptions struct {
 }
 
 // NewCmdSandbox builds the sandbox command and its subcommands.
-func NewCmdSandbox(streams genericiooptions.IOStreams) *cobra.Command {
+func NewCmdSandbox(streams genericiooptions.IOStreams, newInput func() cmdutil.Input) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sandbox up|test|down",
 		Short: "Run the twin's Linux dataplane in network namespaces and probe it with real packets",
@@ -68,7 +73,7 @@ Exit status: 0 done (test: every probe agrees), 1 test: a probe disagrees,
   kubectl-hybrid sandbox down --prefix kh-`,
 	}
 	for _, a := range []string{"up", "test", "down"} {
-		cmd.AddCommand(newCmdSandboxAction(streams, a))
+		cmd.AddCommand(newCmdSandboxAction(streams, newInput, a))
 	}
 	cmd.AddCommand(newCmdSandboxServe(streams), newCmdSandboxProbe(streams))
 	return cmd
@@ -80,8 +85,8 @@ var sandboxShort = map[string]string{
 	"down": "Remove everything sandbox up created",
 }
 
-func newCmdSandboxAction(streams genericiooptions.IOStreams, action string) *cobra.Command {
-	o := &SandboxOptions{streams: streams, action: action}
+func newCmdSandboxAction(streams genericiooptions.IOStreams, newInput func() cmdutil.Input, action string) *cobra.Command {
+	o := &SandboxOptions{streams: streams, action: action, Input: newInput()}
 	cmd := &cobra.Command{
 		Use:   action,
 		Short: sandboxShort[action],
@@ -111,13 +116,13 @@ func newCmdSandboxAction(streams genericiooptions.IOStreams, action string) *cob
 // Validate checks the prefix and the input flags.
 func (o *SandboxOptions) Validate() error {
 	if err := sandbox.ValidPrefix(o.Prefix); err != nil {
-		return usageError("--%v", err)
+		return cmdutil.UsageError("--%v", err)
 	}
 	if o.action == "down" {
 		return nil
 	}
 	if o.MaxProbes < 0 {
-		return usageError("--max-probes %d: give 0 (no bound) or more", o.MaxProbes)
+		return cmdutil.UsageError("--max-probes %d: give 0 (no bound) or more", o.MaxProbes)
 	}
 	return o.Input.Validate()
 }
@@ -136,7 +141,7 @@ func (o *SandboxOptions) Run() error {
 	if o.action == "down" {
 		removed, err := x.Down(o.Prefix)
 		if err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("sandbox down: %w", err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("sandbox down: %w", err)}
 		}
 		fmt.Fprintf(o.streams.Out, "sandbox down: removed %d namespaces with prefix %s\n", len(removed), o.Prefix)
 		return nil
@@ -151,10 +156,10 @@ func (o *SandboxOptions) Run() error {
 	}
 	plan, err := sandbox.Build(c, nodes, sandbox.Zone(c), sandbox.Options{Prefix: o.Prefix, Pods: o.Pods})
 	if err != nil {
-		return usageError("%v", err)
+		return cmdutil.UsageError("%v", err)
 	}
 	if err := sandbox.NamespacesAvailable(o.Prefix); err != nil {
-		return &exitError{code: ExitInternal, err: fmt.Errorf("sandbox: %w", err)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("sandbox: %w", err)}
 	}
 	// An interrupt during up or test stops it; what was created is then
 	// removed, once, on the way out.
@@ -167,7 +172,7 @@ func (o *SandboxOptions) Run() error {
 		if ctx.Err() != nil {
 			err = errors.New("interrupted; what was created is removed")
 		}
-		return &exitError{code: ExitInternal, err: fmt.Errorf("sandbox up: %w", err)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("sandbox up: %w", err)}
 	}
 	if o.action == "up" {
 		o.printUp(plan)
@@ -185,17 +190,17 @@ func (o *SandboxOptions) Run() error {
 	res := sandbox.RunProbesContext(ctx, probes, e, &sandbox.Runner{}, plan.StandIns())
 	if ctx.Err() != nil {
 		_, _ = x.Down(o.Prefix)
-		return &exitError{code: ExitInternal, err: errors.New("sandbox test: interrupted; what was created is removed")}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: errors.New("sandbox test: interrupted; what was created is removed")}
 	}
 	if err := sandbox.WriteResults(o.streams.Out, res, o.Verbose); err != nil {
 		return err
 	}
 	if _, err := x.Down(o.Prefix); err != nil {
-		return &exitError{code: ExitInternal, err: fmt.Errorf("sandbox down: %w", err)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("sandbox down: %w", err)}
 	}
 	for _, r := range res {
 		if !r.Agree {
-			return &exitError{code: ExitNegative}
+			return &cmdutil.ExitError{Code: cmdutil.ExitNegative}
 		}
 	}
 	return nil
@@ -233,14 +238,14 @@ func newCmdSandboxServe(streams genericiooptions.IOStreams) *cobra.Command {
 			o := sandbox.ServeOptions{Name: name}
 			var err error
 			if o.TCP, err = ports(tcp); err != nil {
-				return usageError("--tcp: %v", err)
+				return cmdutil.UsageError("--tcp: %v", err)
 			}
 			if o.UDP, err = ports(udp); err != nil {
-				return usageError("--udp: %v", err)
+				return cmdutil.UsageError("--udp: %v", err)
 			}
 			if zone != "" {
 				if o.Zone, err = sandbox.ReadZone(zone); err != nil {
-					return usageError("--dns-zone: %v", err)
+					return cmdutil.UsageError("--dns-zone: %v", err)
 				}
 				if o.Zone == nil {
 					o.Zone = []sandbox.ZoneEntry{}
@@ -298,7 +303,7 @@ func newCmdSandboxProbe(streams genericiooptions.IOStreams) *cobra.Command {
 			case args[0] == "dns" && len(args) == 3:
 				r = sandbox.ProbeDNS(args[1], args[2], timeout)
 			default:
-				return usageError("probe takes tcp|udp ADDR:PORT or dns SERVER:PORT NAME")
+				return cmdutil.UsageError("probe takes tcp|udp ADDR:PORT or dns SERVER:PORT NAME")
 			}
 			return json.NewEncoder(streams.Out).Encode(r)
 		},

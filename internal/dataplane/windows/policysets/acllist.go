@@ -1,4 +1,4 @@
-package windows
+package policysets
 
 import (
 	"net/netip"

@@ -1,4 +1,6 @@
-package cli
+// Package gencmd is the `gen` command: synthetic clusters of a given size
+// written as manifests, for benchmarks and tests.
+package gencmd
 
 import (
 	"bufio"
@@ -8,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
@@ -102,16 +105,16 @@ func (o *GenOptions) Complete() error {
 // Validate checks the flags and that the cluster asked for can exist.
 func (o *GenOptions) Validate() error {
 	if o.ClusterKind && o.PlainNodes {
-		return usageError("--cluster-kind and --plain-nodes are mutually exclusive")
+		return cmdutil.UsageError("--cluster-kind and --plain-nodes are mutually exclusive")
 	}
 	if o.Output != string(gen.FormatYAML) && o.Output != string(gen.FormatJSON) {
-		return usageError("unable to match a printer suitable for the output format %q, allowed formats are: json,yaml", o.Output)
+		return cmdutil.UsageError("unable to match a printer suitable for the output format %q, allowed formats are: json,yaml", o.Output)
 	}
 	if err := o.Gen.Validate(); err != nil {
-		return usageError("%v", err)
+		return cmdutil.UsageError("%v", err)
 	}
 	if o.OutputDir == "" && !o.Gen.PlainNodes && o.Gen.WindowsNodes > 0 {
-		return usageError("%v", gen.ErrPatchNeedsFile)
+		return cmdutil.UsageError("%v", gen.ErrPatchNeedsFile)
 	}
 	return nil
 }
@@ -134,7 +137,7 @@ func (o *GenOptions) Run() error {
 		}
 	}
 	if errors.Is(err, gen.ErrPatchNeedsFile) {
-		return usageError("%v", err)
+		return cmdutil.UsageError("%v", err)
 	}
 	if err != nil {
 		return err
