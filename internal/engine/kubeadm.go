@@ -223,11 +223,10 @@ func effectiveKubelet(base *kubeletv1beta1.KubeletConfiguration, patches map[str
 // major.minor.build part of the Windows version (kubelet
 // pkg/kubelet/winstats/version.go reports the full one as kernelVersion).
 func windowsBuild(kernel string) string {
-	parts := strings.Split(kernel, ".")
-	if len(parts) < 3 {
-		return kernel
+	if b := hybrid.ParseWindowsKernel(kernel).Build; b != "" {
+		return b
 	}
-	return strings.Join(parts[:3], ".")
+	return kernel
 }
 
 // deriveNode builds the Node object the kubelet registers at kubeadm

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -143,7 +142,7 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 			nd.controlPlane = true
 		}
 		if nd.windows {
-			nd.build = windowsBuild(n.Status.NodeInfo.KernelVersion)
+			nd.build = hybrid.ParseWindowsKernel(n.Status.NodeInfo.KernelVersion).Number
 		} else if a, ok := p.LinuxTunnel(n.Name); ok {
 			nd.vtep = a
 			e.byIP[nd.vtep] = nd
@@ -192,16 +191,6 @@ func (e *Engine) Plane() *plane.Plane { return e.p }
 
 // Cluster is the cluster the engine walks.
 func (e *Engine) Cluster() *model.Cluster { return e.c }
-
-// windowsBuild reads the build from "10.0.26100.33438".
-func windowsBuild(kernel string) int {
-	f := strings.Split(kernel, ".")
-	if len(f) < 3 {
-		return 0
-	}
-	b, _ := strconv.Atoi(f[2])
-	return b
-}
 
 func (e *Engine) inPools(a netip.Addr) bool {
 	for _, p := range e.pools {

@@ -163,17 +163,9 @@ func APIEndpoint(c *model.Cluster) (host, port string) {
 // WindowsVersion splits a node's Windows version into its build
 // ("10.0.26100") and update revision (33438, or -1 when unknown).
 func WindowsVersion(n *corev1.Node) (build string, rev int) {
-	rev = -1
 	kernel, _, _ := strings.Cut(strings.TrimSpace(n.Status.NodeInfo.KernelVersion), " ")
-	parts := strings.Split(kernel, ".")
-	if len(parts) >= 3 {
-		build = strings.Join(parts[:3], ".")
-	}
-	if len(parts) >= 4 {
-		if r, err := strconv.Atoi(parts[3]); err == nil {
-			rev = r
-		}
-	}
+	k := hybrid.ParseWindowsKernel(kernel)
+	build, rev = k.Build, k.Revision
 	if b := n.Labels[corev1.LabelWindowsBuild]; b != "" {
 		if b != build {
 			rev = -1

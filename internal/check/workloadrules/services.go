@@ -2,12 +2,12 @@ package workloadrules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/selector"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
@@ -113,12 +113,7 @@ endpoints through a node port or load balancer fails (kubernetes/kubernetes#1097
 
 // buildNumber is the third part of a Windows build ("10.0.17763" → 17763).
 func buildNumber(build string) int {
-	parts := strings.Split(build, ".")
-	if len(parts) < 3 {
-		return 0
-	}
-	n, _ := strconv.Atoi(parts[2])
-	return n
+	return hybrid.ParseWindowsKernel(build).Number
 }
 
 var ruleSessionAffinity = rule.Rule{

@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -694,16 +693,11 @@ func (nb *nodeBuild) loopbackDSR() bool {
 	if nb.h != nil && nb.h.KernelVersion != "" {
 		kv = nb.h.KernelVersion
 	}
-	f := strings.Split(kv, ".")
-	if len(f) < 3 {
+	k := hybrid.ParseWindowsKernel(kv)
+	if k.Build == "" {
 		return true // unknown build: assume a current one
 	}
-	build, _ := strconv.Atoi(f[2])
-	rev := 0
-	if len(f) > 3 {
-		rev, _ = strconv.Atoi(f[3])
-	}
-	return build >= 18317 || (build == 17763 && rev >= 1432)
+	return k.Number >= 18317 || (k.Number == 17763 && k.Revision >= 1432)
 }
 
 // dns is what the runtime gives the CNI plugin for the pod: the cluster DNS

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -63,8 +62,8 @@ func (an *Prep) LoadNodes() {
 			}
 		}
 		ni.LX = an.E.LinuxNode(n.Name)
-		if f := strings.Split(n.Status.NodeInfo.KernelVersion, "."); ni.Windows && len(f) >= 3 {
-			ni.Build, _ = strconv.Atoi(f[2])
+		if ni.Windows {
+			ni.Build = hybrid.ParseWindowsKernel(n.Status.NodeInfo.KernelVersion).Number
 		}
 		an.Nodes = append(an.Nodes, ni)
 		an.NodeByName[n.Name] = ni
