@@ -160,6 +160,7 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 	b := &builder{index: map[model.Key]int{}, dropRaw: opts.DropRaw}
 	lim := opts.Limits.withDefaults()
 	val := newValidator(opts.Validation)
+	val.dropRaw = opts.DropRaw
 	if opts.Base != nil {
 		if opts.Lab {
 			return nil, errors.New("load: a base snapshot and the lab cannot be combined")

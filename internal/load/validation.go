@@ -59,6 +59,9 @@ const maxRefusals = 20
 // the objects of one Load.
 type validator struct {
 	mode Validation
+	// dropRaw: the generic values of modeled kinds are not kept
+	// (Options.DropRaw), so such objects may be decoded directly.
+	dropRaw bool
 
 	mu      sync.Mutex
 	pending map[*model.Object][]finding // found while building, in parallel
@@ -320,10 +323,14 @@ func unknownFields(t reflect.Type, m map[string]any) []unknownField {
 	var out []unknownField
 	walkUnknown(t, m, make(rawdoc.FieldPath, 0, 16), &out, 0)
 	if len(out) > 1 {
-		// Maps are walked in no order.
-		sort.Slice(out, func(i, j int) bool { return out[i].path.Dotted() < out[j].path.Dotted() })
+		sortUnknown(out)
 	}
 	return out
+}
+
+// sortUnknown orders unknown fields by path: maps are walked in no order.
+func sortUnknown(out []unknownField) {
+	sort.Slice(out, func(i, j int) bool { return out[i].path.Dotted() < out[j].path.Dotted() })
 }
 
 var (

@@ -1,0 +1,310 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Decoding straight from the text. The general path (build) decodes an
+// object into generic values first: it reads the object's identity and
+// its unknown fields from them, keeps them as Object.Raw, and names the
+// field of any error from them. When Raw is dropped (Options.DropRaw) and
+// the object is an ordinary one of a known kind, none of that needs the
+// generic values: the identity and the unknown fields are read from the
+// JSON text, which encoding/json then decodes into the typed object. That
+// generic pass was a third of decoding a cluster's JSON and most of its
+// garbage.
+//
+// direct gives up (false) on anything the general path would treat
+// differently from what the text shows at a glance: a key given twice
+// (the generic value keeps the last one), a key with escapes, a key that
+// differs from a field only by case (dropped before decoding), a name to
+// generate or to take from elsewhere, a value that does not decode or an
+// address that does not parse. build then does it all as before, with its
+// exact errors; direct's result, when it has one, is build's
+// (TestDirectDecodingGivesWhatTheGenericPathGives, FuzzDirect).
+
+// directDecoding switches the direct path on; tests turn it off to compare.
+var directDecoding = true
+
+// direct builds the object of JSON text from the text alone; false when
+// build must.
+func (d *decoder) direct(c *candidate) (*model.Object, bool) {
+	if !directDecoding || d.val == nil || !d.val.dropRaw {
+		return nil, false
+	}
+	text := c.jsonText
+	if !utf8.Valid(text) {
+		return nil, false // the generic value has U+FFFD where the text has bad bytes
+	}
+	var apiVersion, kind, name, namespace string
+	mdStart, mdEnd := -1, -1
+	var seen [3]bool
+	ok := true
+	rawdoc.EachField(text, 0, func(k string, start, end int) bool {
+		v := text[start:end]
+		switch k {
+		case "apiVersion":
+			apiVersion, ok = directString(v, seen[0])
+			seen[0] = true
+		case "kind":
+			kind, ok = directString(v, seen[1])
+			seen[1] = true
+		case "metadata":
+			ok = !seen[2] && (v[0] == '{' || string(v) == "null")
+			seen[2] = true
+			if v[0] == '{' {
+				mdStart, mdEnd = start, end
+			}
+		}
+		return ok
+	})
+	if !ok {
+		return nil, false
+	}
+	if mdStart >= 0 {
+		md := text[mdStart:mdEnd]
+		var mseen [3]bool
+		rawdoc.EachField(md, 0, func(k string, start, end int) bool {
+			v := md[start:end]
+			switch k {
+			case "name":
+				name, ok = directString(v, mseen[0])
+				mseen[0] = true
+			case "namespace":
+				namespace, ok = directString(v, mseen[1])
+				mseen[1] = true
+			case "generateName":
+				ok = !mseen[2]
+				mseen[2] = true
+			}
+			return ok
+		})
+		if !ok {
+			return nil, false
+		}
+	}
+	// Inherited from a typed list when missing, as build does.
+	if listItemKind := strings.TrimSuffix(c.listKind, "List"); listItemKind != "" {
+		if apiVersion == "" && c.listAPIVersion != "" {
+			apiVersion = c.listAPIVersion
+		}
+		if kind == "" {
+			kind = listItemKind
+		}
+	}
+	if apiVersion == "" || kind == "" || name == "" || kind == "KubeletConfiguration" {
+		return nil, false
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, false
+	}
+	k, known := registry.Lookup(apiVersion, kind)
+	if !known {
+		return nil, false
+	}
+	if !k.Namespaced {
+		namespace = ""
+	} else if namespace == "" {
+		namespace = "default"
+	}
+	typed := k.New()
+	unknown, ok := unknownFieldsJSON(reflect.TypeOf(typed), text)
+	if !ok {
+		return nil, false
+	}
+	if err := json.Unmarshal(text, typed); err != nil {
+		return nil, false
+	}
+	obj := &model.Object{
+		GVK:    gv.WithKind(kind),
+		Origin: model.Origin{File: d.file, Doc: d.doc, Line: c.line},
+		Key:    model.Key{Group: k.Group, Kind: canonicalKind(k), Namespace: namespace, Name: name},
+	}
+	if t, ok := typed.(interface{ GetObjectKind() schema.ObjectKind }); ok {
+		t.GetObjectKind().SetGroupVersionKind(obj.GVK)
+	}
+	if t, ok := typed.(interface{ SetNamespace(string) }); ok && namespace != "" {
+		t.SetNamespace(namespace)
+	}
+	if checkFields(typed) != nil {
+		return nil, false
+	}
+	obj.Typed = typed
+	d.check(c, obj, k, objectLabel(kind, namespace, name), unknown)
+	return obj, true
+}
+
+// directString reads a string member as the generic value would give it:
+// "" for null; false for another type or a member given twice.
+func directString(v []byte, twice bool) (string, bool) {
+	switch {
+	case twice:
+		return "", false
+	case string(v) == "null":
+		return "", true
+	case v[0] != '"':
+		return "", false
+	}
+	return rawdoc.DecodeKey(v), true
+}
+
+// unknownFieldsJSON is unknownFields read from valid JSON text instead of
+// its generic value. false: the text has a key with escapes, a key given
+// twice whose first value the walk would enter (the generic value holds
+// only the last), or a key that differs from a declared field only by case.
+func unknownFieldsJSON(t reflect.Type, text []byte) ([]unknownField, bool) {
+	w := textWalk{b: text}
+	w.value(t, rawdoc.SkipSpace(text, 0), 0)
+	if w.bad {
+		return nil, false
+	}
+	if len(w.out) > 1 {
+		sortUnknown(w.out)
+	}
+	return w.out, true
+}
+
+// textWalk is walkUnknown over JSON text. path holds the offsets of the
+// keys (start and end of the literal; -1 start: an index in end) from the
+// root to the value being walked.
+type textWalk struct {
+	b    []byte
+	path [][2]int
+	out  []unknownField
+	bad  bool
+}
+
+// value walks the value at b[i] along t and returns the offset after it.
+func (w *textWalk) value(t reflect.Type, i, depth int) int {
+	b := w.b
+	if w.bad || i >= len(b) {
+		return len(b)
+	}
+	if depth > 64 || b[i] == 'n' {
+		return rawdoc.ValueEnd(b, i)
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	info := infoOf(t)
+	if depth > 0 && info.self {
+		return rawdoc.ValueEnd(b, i)
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if b[i] != '{' {
+			return rawdoc.ValueEnd(b, i)
+		}
+		fields := jsonFields(t)
+		return w.members(i, func(ks, ke, vs int) (reflect.Type, bool) {
+			key := b[ks+1 : ke-1]
+			if ft, ok := fields[string(key)]; ok {
+				return ft, true
+			}
+			for name := range fields {
+				if strings.EqualFold(name, string(key)) {
+					w.bad = true // dropped before decoding: build does that
+					return nil, false
+				}
+			}
+			if !info.partial {
+				w.out = append(w.out, unknownField{path: w.fieldPath(ks, ke)})
+			}
+			return nil, false
+		}, depth)
+	case reflect.Map:
+		if b[i] != '{' {
+			return rawdoc.ValueEnd(b, i)
+		}
+		elem := t.Elem()
+		return w.members(i, func(int, int, int) (reflect.Type, bool) { return elem, true }, depth)
+	case reflect.Slice, reflect.Array:
+		if b[i] != '[' {
+			return rawdoc.ValueEnd(b, i)
+		}
+		elem := t.Elem()
+		i = rawdoc.SkipSpace(b, i+1)
+		for n := 0; i < len(b) && b[i] != ']' && !w.bad; n++ {
+			w.path = append(w.path, [2]int{-1, n})
+			i = rawdoc.SkipSpace(b, w.value(elem, i, depth+1))
+			w.path = w.path[:len(w.path)-1]
+			if i < len(b) && b[i] == ',' {
+				i = rawdoc.SkipSpace(b, i+1)
+			}
+		}
+		return i + 1
+	}
+	return rawdoc.ValueEnd(b, i)
+}
+
+// members walks the members of the object at b[i]: field gives the type
+// to walk a member's value along (false: not walked). A key given twice
+// is bad when a value walked or reported came first, since the generic
+// value holds only the last.
+func (w *textWalk) members(i int, field func(ks, ke, vs int) (reflect.Type, bool), depth int) int {
+	b := w.b
+	var walked [][2]int // keys whose value was walked or reported
+	i = rawdoc.SkipSpace(b, i+1)
+	for i < len(b) && b[i] == '"' && !w.bad {
+		ks := i
+		ke := stringEndOf(b, i)
+		key := b[ks+1 : ke-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			w.bad = true
+			break
+		}
+		for _, k := range walked {
+			if bytes.Equal(b[k[0]+1:k[1]-1], key) {
+				w.bad = true
+			}
+		}
+		i = rawdoc.SkipSpace(b, ke)
+		if i < len(b) && b[i] == ':' {
+			i = rawdoc.SkipSpace(b, i+1)
+		}
+		n := len(w.out)
+		if ft, ok := field(ks, ke, i); ok && i < len(b) && (b[i] == '{' || b[i] == '[') {
+			w.path = append(w.path, [2]int{ks, ke})
+			i = w.value(ft, i, depth+1)
+			w.path = w.path[:len(w.path)-1]
+			walked = append(walked, [2]int{ks, ke})
+		} else {
+			if len(w.out) > n {
+				walked = append(walked, [2]int{ks, ke})
+			}
+			i = rawdoc.ValueEnd(b, i)
+		}
+		i = rawdoc.SkipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = rawdoc.SkipSpace(b, i+1)
+		}
+	}
+	return i + 1
+}
+
+// stringEndOf is the offset after the string literal at b[i].
+func stringEndOf(b []byte, i int) int { return rawdoc.ValueEnd(b, i) }
+
+// fieldPath is the path of the member whose key is at b[ks:ke].
+func (w *textWalk) fieldPath(ks, ke int) rawdoc.FieldPath {
+	p := make(rawdoc.FieldPath, 0, len(w.path)+1)
+	for _, e := range append(w.path, [2]int{ks, ke}) {
+		if e[0] < 0 {
+			p = append(p, rawdoc.IndexElem(e[1]))
+		} else {
+			p = append(p, rawdoc.KeyElem(string(w.b[e[0]+1:e[1]-1])))
+		}
+	}
+	return p
+}
