@@ -36,10 +36,11 @@ import (
 // directDecoding switches the direct path on; tests turn it off to compare.
 var directDecoding = true
 
-// direct builds the object of JSON text from the text alone; false when
-// build must.
+// direct builds the object of c.jsonText (the input's JSON, or the text a
+// YAML document was written as) from that text alone; false when build
+// must.
 func (d *decoder) direct(c *candidate) (*model.Object, bool) {
-	if !directDecoding || d.val == nil || !d.val.dropRaw {
+	if !d.directOn() {
 		return nil, false
 	}
 	text := c.jsonText
@@ -143,6 +144,13 @@ func (d *decoder) direct(c *candidate) (*model.Object, bool) {
 	obj.Typed = typed
 	d.check(c, obj, k, objectLabel(kind, namespace, name), unknown)
 	return obj, true
+}
+
+// directOn reports whether objects may be decoded directly: when they are
+// validated (the unknown fields are read on the way) and their generic
+// values dropped.
+func (d *decoder) directOn() bool {
+	return directDecoding && d.val != nil && d.val.dropRaw
 }
 
 // directString reads a string member as the generic value would give it:

@@ -115,6 +115,19 @@ func TestDirectDecodingGivesWhatTheGenericPathGives(t *testing.T) {
 		{"a refused object", `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "S_1"}, "spec": {"ports": [{"port": 80, "nodePort": 5}], "type": "NodePort"}}`},
 		{"a kubelet configuration keeps its generic value", `{"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", "metadata": {"name": "k"}, "maxPods": 20}`},
 		{"a what-if marker", `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "annotations": {"hybrid.kubectl.io/delete": "true"}}}`},
+		{"YAML: an ordinary pod", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  namespace: demo\nspec:\n  containers:\n  - name: c\n    image: b\n    ports:\n    - containerPort: 80\n"},
+		{"YAML: an alias", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n a\n  labels: {x: *n}\n"},
+		{"YAML: a merge key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  <<: {a: b}\n  c: d\n"},
+		{"YAML: a key given twice", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: b, a: c}\n"},
+		{"YAML: a key that is a list", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {[a]: b}\n"},
+		{"YAML: bools, numbers and tags", "apiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {a: !!str 1, b: \"yes\"}}\nspec:\n  hostNetwork: yes\n  priority: 0x10\n  terminationGracePeriodSeconds: 1_000\n  containers: [{name: c, image: b, ports: [{containerPort: 8_0}]}]\n"},
+		{"YAML: a float where an integer is declared", "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {priority: 1.5e3, containers: [{name: c, image: b}]}\n"},
+		{"YAML: a bool that is not one", "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {hostNetwork: !!bool maybe, containers: [{name: c, image: b}]}\n"},
+		{"YAML: an infinite float", "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {priority: .inf, containers: [{name: c, image: b}]}\n"},
+		{"YAML: block scalars and escapes", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  a: |\n    line \"one\"\n    \\two\n  b: \"\\t\\u0001\\xff\"\n"},
+		{"YAML: keys that differ by case only", "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata: {name: p}\nspec: {cidr: 10.60.0.0/16, blocksize: 24, blockSize: 26}\n"},
+		{"YAML: a typed list", "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: a}\n  spec: {containers: [{name: c, image: b}]}\n"},
+		{"YAML: an unknown field with a quoted key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, \"a\\\"b\": 1}\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,4 +195,34 @@ func TestDirectDecodingAllocatesLessThanTheGenericPass(t *testing.T) {
 	if d > 0.7*g {
 		t.Errorf("direct decoding made %.0f allocations, the generic pass %.0f: the direct path was not taken", d, g)
 	}
+}
+
+func TestDirectDecodingOfYAMLAllocatesLessThanTheGenericPass(t *testing.T) {
+	data := pods(200)
+	allocs := func(direct bool) float64 {
+		return testing.AllocsPerRun(3, func() {
+			s, err := loadEither(data, ValidateWarn, direct)
+			if err != nil || len(s.Objects) != 200 {
+				t.Fatalf("%v, %d objects", err, len(s.Objects))
+			}
+		})
+	}
+	d, g := allocs(true), allocs(false)
+	if d > 0.96*g { // the YAML parser's nodes are most of them
+		t.Errorf("direct decoding made %.0f allocations, the generic pass %.0f: the direct path was not taken", d, g)
+	}
+}
+
+// FuzzDirect checks that decoding directly gives what decoding through the
+// generic values gives: the same objects, warnings and errors.
+func FuzzDirect(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte(directPod))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, aerr := loadEither(data, ValidateWarn, true)
+		b, berr := loadEither(data, ValidateWarn, false)
+		if d := sameLoad(a, aerr, b, berr); d != "" {
+			t.Fatal(d)
+		}
+	})
 }
