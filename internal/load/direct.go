@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/declared"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -120,7 +120,7 @@ func (d *decoder) direct(c *candidate) (*model.Object, bool) {
 		namespace = "default"
 	}
 	typed := k.New()
-	unknown, ok := unknownFieldsJSON(reflect.TypeOf(typed), text)
+	unknown, ok := declared.UnknownJSON(reflect.TypeOf(typed), text)
 	if !ok {
 		return nil, false
 	}
@@ -165,154 +165,4 @@ func directString(v []byte, twice bool) (string, bool) {
 		return "", false
 	}
 	return rawdoc.DecodeKey(v), true
-}
-
-// unknownFieldsJSON is unknownFields read from valid JSON text instead of
-// its generic value. false: the text has a key with escapes, a key given
-// twice whose first value the walk would enter (the generic value holds
-// only the last), or a key that differs from a declared field only by case.
-func unknownFieldsJSON(t reflect.Type, text []byte) ([]unknownField, bool) {
-	w := textWalk{b: text}
-	w.value(t, rawdoc.SkipSpace(text, 0), 0)
-	if w.bad {
-		return nil, false
-	}
-	if len(w.out) > 1 {
-		sortUnknown(w.out)
-	}
-	return w.out, true
-}
-
-// textWalk is walkUnknown over JSON text. path holds the offsets of the
-// keys (start and end of the literal; -1 start: an index in end) from the
-// root to the value being walked.
-type textWalk struct {
-	b    []byte
-	path [][2]int
-	out  []unknownField
-	bad  bool
-}
-
-// value walks the value at b[i] along t and returns the offset after it.
-func (w *textWalk) value(t reflect.Type, i, depth int) int {
-	b := w.b
-	if w.bad || i >= len(b) {
-		return len(b)
-	}
-	if depth > 64 || b[i] == 'n' {
-		return rawdoc.ValueEnd(b, i)
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	info := infoOf(t)
-	if depth > 0 && info.self {
-		return rawdoc.ValueEnd(b, i)
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if b[i] != '{' {
-			return rawdoc.ValueEnd(b, i)
-		}
-		fields := jsonFields(t)
-		return w.members(i, func(ks, ke, vs int) (reflect.Type, bool) {
-			key := b[ks+1 : ke-1]
-			if ft, ok := fields[string(key)]; ok {
-				return ft, true
-			}
-			for name := range fields {
-				if strings.EqualFold(name, string(key)) {
-					w.bad = true // dropped before decoding: build does that
-					return nil, false
-				}
-			}
-			if !info.partial {
-				w.out = append(w.out, unknownField{path: w.fieldPath(ks, ke)})
-			}
-			return nil, false
-		}, depth)
-	case reflect.Map:
-		if b[i] != '{' {
-			return rawdoc.ValueEnd(b, i)
-		}
-		elem := t.Elem()
-		return w.members(i, func(int, int, int) (reflect.Type, bool) { return elem, true }, depth)
-	case reflect.Slice, reflect.Array:
-		if b[i] != '[' {
-			return rawdoc.ValueEnd(b, i)
-		}
-		elem := t.Elem()
-		i = rawdoc.SkipSpace(b, i+1)
-		for n := 0; i < len(b) && b[i] != ']' && !w.bad; n++ {
-			w.path = append(w.path, [2]int{-1, n})
-			i = rawdoc.SkipSpace(b, w.value(elem, i, depth+1))
-			w.path = w.path[:len(w.path)-1]
-			if i < len(b) && b[i] == ',' {
-				i = rawdoc.SkipSpace(b, i+1)
-			}
-		}
-		return i + 1
-	}
-	return rawdoc.ValueEnd(b, i)
-}
-
-// members walks the members of the object at b[i]: field gives the type
-// to walk a member's value along (false: not walked). A key given twice
-// is bad when a value walked or reported came first, since the generic
-// value holds only the last.
-func (w *textWalk) members(i int, field func(ks, ke, vs int) (reflect.Type, bool), depth int) int {
-	b := w.b
-	var walked [][2]int // keys whose value was walked or reported
-	i = rawdoc.SkipSpace(b, i+1)
-	for i < len(b) && b[i] == '"' && !w.bad {
-		ks := i
-		ke := stringEndOf(b, i)
-		key := b[ks+1 : ke-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			w.bad = true
-			break
-		}
-		for _, k := range walked {
-			if bytes.Equal(b[k[0]+1:k[1]-1], key) {
-				w.bad = true
-			}
-		}
-		i = rawdoc.SkipSpace(b, ke)
-		if i < len(b) && b[i] == ':' {
-			i = rawdoc.SkipSpace(b, i+1)
-		}
-		n := len(w.out)
-		if ft, ok := field(ks, ke, i); ok && i < len(b) && (b[i] == '{' || b[i] == '[') {
-			w.path = append(w.path, [2]int{ks, ke})
-			i = w.value(ft, i, depth+1)
-			w.path = w.path[:len(w.path)-1]
-			walked = append(walked, [2]int{ks, ke})
-		} else {
-			if len(w.out) > n {
-				walked = append(walked, [2]int{ks, ke})
-			}
-			i = rawdoc.ValueEnd(b, i)
-		}
-		i = rawdoc.SkipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = rawdoc.SkipSpace(b, i+1)
-		}
-	}
-	return i + 1
-}
-
-// stringEndOf is the offset after the string literal at b[i].
-func stringEndOf(b []byte, i int) int { return rawdoc.ValueEnd(b, i) }
-
-// fieldPath is the path of the member whose key is at b[ks:ke].
-func (w *textWalk) fieldPath(ks, ke int) rawdoc.FieldPath {
-	p := make(rawdoc.FieldPath, 0, len(w.path)+1)
-	for _, e := range append(w.path, [2]int{ks, ke}) {
-		if e[0] < 0 {
-			p = append(p, rawdoc.IndexElem(e[1]))
-		} else {
-			p = append(p, rawdoc.KeyElem(string(w.b[e[0]+1:e[1]-1])))
-		}
-	}
-	return p
 }
