@@ -38,6 +38,11 @@ for tool in python3 /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "check-floor: $tool is needed" >&2; exit 2; }
 done
 
+# The commit the binary is built from, before anything can move on.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if ! git diff --quiet HEAD 2>/dev/null; then
+	commit="$commit, with local changes"
+fi
 go build -o "$work/new" ./cmd/kubectl-hybrid
 bins=(new)
 if [ -n "$base" ]; then
@@ -81,10 +86,6 @@ for r in $(seq "$rounds"); do
 	done
 done
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if ! git diff --quiet HEAD 2>/dev/null; then
-	commit="$commit, with local changes"
-fi
 {
 	echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs, $(free -h | awk '/^Mem:/ {print $2}') RAM; $(go version | cut -d' ' -f3-); $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo "Command: scripts/check-floor.sh $nodes (rounds $rounds${base:+, base $base}); commit $commit; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
