@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/declared"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/names"
@@ -160,9 +161,9 @@ func (d *decoder) build(c candidate) (*model.Object, error) {
 
 	typed := k.New()
 	text := c.jsonText
-	var unknown []unknownField
+	var unknown []declared.Field
 	if d.val != nil {
-		unknown = unknownFields(reflect.TypeOf(typed), m)
+		unknown = declared.Unknown(reflect.TypeOf(typed), m)
 		if dropCaseVariants(m, unknown) {
 			// Items of a JSON list are built in parallel: not into jsonBuf.
 			if text, err = rawdoc.MarshalGeneric(nil, m); err != nil {

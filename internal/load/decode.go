@@ -640,6 +640,24 @@ func (d *decoder) describeNode(n *yaml.Node) string {
 }
 
 func (d *decoder) yamlObject(n *yaml.Node, lineOffset int, conv *rawdoc.YAMLConverter, listAPIVersion, listKind string) (*model.Object, error) {
+	if d.directOn() {
+		// Straight from the nodes to the JSON text the typed object is
+		// decoded from (see direct); the buffer is reused, as build's.
+		text, ok := rawdoc.AppendYAMLJSON(d.jsonBuf[:0], n)
+		d.jsonBuf = text[:0]
+		if ok {
+			c := candidate{
+				line:           n.Line + lineOffset,
+				loc:            rawdoc.YAMLLocator{Root: n, LineOffset: lineOffset},
+				jsonText:       text,
+				listAPIVersion: listAPIVersion,
+				listKind:       listKind,
+			}
+			if obj, ok := d.direct(&c); ok {
+				return obj, nil
+			}
+		}
+	}
 	conv.Reset(lineOffset)
 	raw := conv.Value(n)
 	c := candidate{

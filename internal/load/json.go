@@ -213,19 +213,22 @@ func (b *itemBatch) flush() error {
 }
 
 func (d *decoder) jsonObject(text []byte, line int, listAPIVersion, listKind string) (*model.Object, error) {
-	v, err := decodeJSON(text)
-	if err != nil {
-		return nil, d.errorAt(line, "", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	m, _ := v.(map[string]any)
-	return d.build(candidate{
-		raw:            m,
+	c := candidate{
 		line:           line,
 		loc:            rawdoc.JSONLocator{Text: text, First: line},
 		jsonText:       text,
 		listAPIVersion: listAPIVersion,
 		listKind:       listKind,
-	})
+	}
+	if obj, ok := d.direct(&c); ok {
+		return obj, nil
+	}
+	v, err := decodeJSON(text)
+	if err != nil {
+		return nil, d.errorAt(line, "", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	c.raw, _ = v.(map[string]any)
+	return d.build(c)
 }
 
 // decodeJSON decodes valid JSON into the generic values YAML gives: numbers

@@ -45,6 +45,8 @@ type Options struct {
 	// modeled, and KubeletConfiguration documents (kubeadm applies a patch
 	// file as written, see engine.patchDocument), keep theirs. For commands
 	// that only build the twin; dump and other re-emitters need Raw.
+	// Without Raw, an ordinary object is also decoded straight from its
+	// text into its type, with no generic value made at all (direct.go).
 	DropRaw bool
 	// Limits bound each file, stdin and each object's text.
 	Limits Limits
@@ -160,6 +162,7 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 	b := &builder{index: map[model.Key]int{}, dropRaw: opts.DropRaw}
 	lim := opts.Limits.withDefaults()
 	val := newValidator(opts.Validation)
+	val.dropRaw = opts.DropRaw
 	if opts.Base != nil {
 		if opts.Lab {
 			return nil, errors.New("load: a base snapshot and the lab cannot be combined")

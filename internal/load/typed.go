@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/declared"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 )
 
@@ -182,7 +183,7 @@ func findFailing(t reflect.Type, v any, p rawdoc.FieldPath, depth int) (rawdoc.F
 		if !ok {
 			return nil, nil, false
 		}
-		fields := jsonFields(t)
+		fields := declared.Fields(t)
 		for _, k := range rawdoc.SortedKeys(m) {
 			ft, ok := fields[k]
 			if !ok {
@@ -222,54 +223,4 @@ func findFailing(t reflect.Type, v any, p rawdoc.FieldPath, depth int) (rawdoc.F
 		}
 	}
 	return nil, nil, false
-}
-
-var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
-
-// jsonFields maps a struct's JSON member names to their types, with the
-// members of embedded structs promoted as encoding/json does.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	if f, ok := fieldCache.Load(t); ok {
-		return f.(map[string]reflect.Type)
-	}
-	out := map[string]reflect.Type{}
-	var add func(t reflect.Type, depth int)
-	add = func(t reflect.Type, depth int) {
-		var embedded []reflect.Type
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, _, _ := strings.Cut(tag, ",")
-			if f.Anonymous && name == "" {
-				ft := f.Type
-				if ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if ft.Kind() == reflect.Struct {
-					embedded = append(embedded, ft)
-					continue
-				}
-			}
-			if !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if _, dup := out[name]; !dup {
-				out[name] = f.Type
-			}
-		}
-		if depth < 5 {
-			for _, e := range embedded {
-				add(e, depth+1)
-			}
-		}
-	}
-	add(t, 0)
-	fieldCache.Store(t, out)
-	return out
 }

@@ -1,9 +1,6 @@
 package load
 
 import (
-	"encoding/json"
-	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +13,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/kubeadm"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/meta"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/declared"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load/rawdoc"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/validate"
@@ -59,6 +57,9 @@ const maxRefusals = 20
 // the objects of one Load.
 type validator struct {
 	mode Validation
+	// dropRaw: the generic values of modeled kinds are not kept
+	// (Options.DropRaw), so such objects may be decoded directly.
+	dropRaw bool
 
 	mu      sync.Mutex
 	pending map[*model.Object][]finding // found while building, in parallel
@@ -116,15 +117,15 @@ func calicoCheck(obj *model.Object, e *field.Error) bool {
 }
 
 // check runs the per-object checks on a built object; c locates its fields.
-func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label string, unknown []unknownField) {
+func (d *decoder) check(c *candidate, obj *model.Object, k meta.Kind, label string, unknown []declared.Field) {
 	v := d.val
 	var found []finding
 	for _, u := range unknown {
-		msg := "unknown field " + strconv.Quote(u.path.Dotted())
-		if u.caseOf != "" {
-			msg += " (field names are case-sensitive: " + strconv.Quote(u.caseOf) + " is declared; the value is dropped)"
+		msg := "unknown field " + strconv.Quote(u.Path.Dotted())
+		if u.CaseOf != "" {
+			msg += " (field names are case-sensitive: " + strconv.Quote(u.CaseOf) + " is declared; the value is dropped)"
 		}
-		found = append(found, finding{err: d.errorAt(c.lineOf(u.path), label, "%s", msg), unknown: true})
+		found = append(found, finding{err: d.errorAt(c.lineOf(u.Path), label, "%s", msg), unknown: true})
 	}
 	// A what-if marker is no object to create: only its name is read.
 	var errs field.ErrorList
@@ -299,131 +300,21 @@ func pathOfField(s string) rawdoc.FieldPath {
 	return p
 }
 
-// unknownField is a key of the document that its kind does not declare.
-type unknownField struct {
-	path rawdoc.FieldPath
-	// caseOf is the declared field it matches but for case: encoding/json
-	// would fill that field, the API server (which decodes case-sensitively,
-	// sigs.k8s.io/json) drops the key.
-	caseOf string
-}
-
-// unknownFields lists the keys of m that t does not declare, as
-// sigs.k8s.io/json's DisallowUnknownFields finds them on the API server.
-// The twin's own renderings of Calico, the operator and kubeadm hold only
-// the fields it models, so inside those only keys that differ from a
-// declared field by case are reported: the others may be real upstream
-// fields. That exception, and the cost of a second, strict decode of every
-// object, are why m is walked along t here rather than decoded with
-// sigs.k8s.io/json.UnmarshalStrict.
-func unknownFields(t reflect.Type, m map[string]any) []unknownField {
-	var out []unknownField
-	walkUnknown(t, m, make(rawdoc.FieldPath, 0, 16), &out, 0)
-	if len(out) > 1 {
-		// Maps are walked in no order.
-		sort.Slice(out, func(i, j int) bool { return out[i].path.Dotted() < out[j].path.Dotted() })
-	}
-	return out
-}
-
-var (
-	rawMessage = reflect.TypeFor[json.RawMessage]()
-	ownPrefix  = "github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/"
-	ownFull    = ownPrefix + "hybrid" // the twin's own Cluster kind: all its fields are declared
-)
-
-// walkInfo is what walkUnknown needs of a type, computed once.
-type walkInfo struct {
-	self    bool // decodes itself (quantities, times, int-or-string)
-	partial bool // one of the twin's renderings of another project's kind
-}
-
-var walkInfos sync.Map // reflect.Type → walkInfo
-
-func infoOf(t reflect.Type) walkInfo {
-	if w, ok := walkInfos.Load(t); ok {
-		return w.(walkInfo)
-	}
-	pt := reflect.PointerTo(t)
-	w := walkInfo{
-		self:    t == rawMessage || pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler),
-		partial: strings.HasPrefix(t.PkgPath(), ownPrefix) && t.PkgPath() != ownFull,
-	}
-	walkInfos.Store(t, w)
-	return w
-}
-
-// walkUnknown walks v along t; p is a stack the callee may append to and
-// that out's entries copy.
-func walkUnknown(t reflect.Type, v any, p rawdoc.FieldPath, out *[]unknownField, depth int) {
-	if depth > 64 || v == nil {
-		return
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	info := infoOf(t)
-	if depth > 0 && info.self {
-		return
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return
-		}
-		fields := jsonFields(t)
-		for k, val := range m {
-			if ft, ok := fields[k]; ok {
-				walkUnknown(ft, val, append(p, rawdoc.KeyElem(k)), out, depth+1)
-				continue
-			}
-			caseOf := ""
-			for name := range fields {
-				if strings.EqualFold(name, k) {
-					caseOf = name
-					break
-				}
-			}
-			if info.partial && caseOf == "" {
-				continue
-			}
-			*out = append(*out, unknownField{path: p.With(rawdoc.KeyElem(k)), caseOf: caseOf})
-		}
-	case reflect.Slice, reflect.Array:
-		s, ok := v.([]any)
-		if !ok {
-			return
-		}
-		for i, e := range s {
-			walkUnknown(t.Elem(), e, append(p, rawdoc.IndexElem(i)), out, depth+1)
-		}
-	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return
-		}
-		for k, val := range m {
-			walkUnknown(t.Elem(), val, append(p, rawdoc.KeyElem(k)), out, depth+1)
-		}
-	}
-}
-
 // dropCaseVariants removes from m the keys that encoding/json would read
 // into a field of another case, so that the typed object holds what the API
 // server would store. It reports whether it removed any.
-func dropCaseVariants(m map[string]any, unknown []unknownField) bool {
+func dropCaseVariants(m map[string]any, unknown []declared.Field) bool {
 	dropped := false
 	for _, u := range unknown {
-		if u.caseOf == "" || len(u.path) == 0 {
+		if u.CaseOf == "" || len(u.Path) == 0 {
 			continue
 		}
-		parent, ok := rawdoc.ValueAt(m, u.path[:len(u.path)-1])
+		parent, ok := rawdoc.ValueAt(m, u.Path[:len(u.Path)-1])
 		if !ok {
 			continue
 		}
 		if pm, ok := parent.(map[string]any); ok {
-			delete(pm, u.path[len(u.path)-1].Key)
+			delete(pm, u.Path[len(u.Path)-1].Key)
 			dropped = true
 		}
 	}
