@@ -48,6 +48,11 @@ type Cluster struct {
 	ConfigMaps      []*corev1.ConfigMap
 	ServiceAccounts []*corev1.ServiceAccount
 	CSRs            []*certv1.CertificateSigningRequest
+	// Events are the ones the twin's components would record for what it
+	// derives (a pod that cannot start, one that cannot be scheduled), in
+	// the order recorded; simulated: one occurrence each, at the build's
+	// reference time.
+	Events []*corev1.Event
 
 	Installation   *operator.Installation
 	APIServer      *operator.APIServer
