@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
@@ -22,21 +23,35 @@ const (
 // twin records one occurrence at its reference time; a real kubelet repeats
 // a failing sync's event and the count grows.
 func (b *builder) event(p *corev1.Pod, typ, reason, component, host, msg string) {
+	b.record(corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID, APIVersion: "v1"},
+		typ, reason, component, host, msg)
+}
+
+// nodeEvent records an event about a node as the kubelet does: its node
+// reference has the node's name as UID and no namespace, so the event goes
+// to "default" (pkg/kubelet/kubelet.go nodeRef; tools/record makeEvent).
+func (b *builder) nodeEvent(n *corev1.Node, typ, reason, msg string) {
+	b.record(corev1.ObjectReference{Kind: "Node", Name: n.Name, UID: types.UID(n.Name)},
+		typ, reason, componentKubelet, n.Name, msg)
+}
+
+func (b *builder) record(ref corev1.ObjectReference, typ, reason, component, host, msg string) {
 	t := b.ref
+	ns := ref.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
 	// Events recorded in one build get distinct names, as distinct
 	// nanoseconds would give them.
-	name := fmt.Sprintf("%s.%x", p.Name, t.UnixNano()+int64(len(b.c.Events)))
-	e := &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.Namespace, CreationTimestamp: t},
-		InvolvedObject: corev1.ObjectReference{
-			Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID, APIVersion: "v1",
-		},
-		Reason: reason, Message: msg, Type: typ, Count: 1,
+	name := fmt.Sprintf("%s.%x", ref.Name, t.UnixNano()+int64(len(b.c.Events)))
+	b.c.Events = append(b.c.Events, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: name, Namespace: ns, CreationTimestamp: t},
+		InvolvedObject: ref,
+		Reason:         reason, Message: msg, Type: typ, Count: 1,
 		Source:         corev1.EventSource{Component: component, Host: host},
 		FirstTimestamp: t, LastTimestamp: t,
 		ReportingController: component, ReportingInstance: host,
-	}
-	b.c.Events = append(b.c.Events, e)
+	})
 }
 
 // networkNotReady says whether the node's container runtime reports its
