@@ -201,18 +201,38 @@ func kubernetesServiceIP(c *model.Cluster) string {
 	return "<none>"
 }
 
-// ServingCertError is the API server's answer when it proxies logs or exec
-// to the kubelet of a pod's node and the kubelet has no serving certificate:
-// with serverTLSBootstrap the kubelet serves TLS only once its
-// kubelet-serving CSR is approved and signed, and until then its TLS
-// handshake fails (k8s.io/client-go/util/certificate manager: no
-// certificate; crypto/tls sends an internal_error alert). nil when the
-// node's kubelet has a certificate, or does not bootstrap one.
+// ServingCertError is the API server's answer to kubectl logs when it
+// proxies to the kubelet of a pod's node and the kubelet has no serving
+// certificate (see servingCertMissing); nil when it has one.
 func ServingCertError(c *model.Cluster, p *corev1.Pod, container string) error {
-	node := p.Spec.NodeName
+	hostport, missing := servingCertMissing(c, p.Spec.NodeName)
+	if !missing {
+		return nil
+	}
+	return &Error{fmt.Sprintf("Error from server: Get \"https://%s/containerLogs/%s/%s/%s\": remote error: tls: internal error",
+		hostport, p.Namespace, p.Name, container)}
+}
+
+// ExecServingCertError is the same answer to kubectl exec: the API server
+// fails to dial the kubelet for the stream (its "error dialing backend").
+func ExecServingCertError(c *model.Cluster, p *corev1.Pod) error {
+	if _, missing := servingCertMissing(c, p.Spec.NodeName); !missing {
+		return nil
+	}
+	return &Error{"Error from server: error dialing backend: remote error: tls: internal error"}
+}
+
+// servingCertMissing says whether the node's kubelet has no serving
+// certificate, and the address the API server dials: with
+// serverTLSBootstrap the kubelet serves TLS only once its kubelet-serving
+// CSR is approved and signed (k8s.io/client-go/util/certificate's manager
+// has no certificate until then), and its TLS handshake fails with an
+// internal_error alert. A kubelet that does not bootstrap one serves a
+// self-signed certificate.
+func servingCertMissing(c *model.Cluster, node string) (hostport string, missing bool) {
 	kc := c.Kubeadm.NodeKubelet[node]
 	if node == "" || kc == nil || !kc.ServerTLSBootstrap {
-		return nil
+		return "", false
 	}
 	for _, r := range c.CSRs {
 		if r.Spec.SignerName != "kubernetes.io/kubelet-serving" || r.Spec.Username != "system:node:"+node {
@@ -228,24 +248,24 @@ func ServingCertError(c *model.Cluster, p *corev1.Pod, container string) error {
 			}
 		}
 		if approved && !denied {
-			return nil
+			return "", false
 		}
 	}
 	addr := ""
 	for _, n := range c.Nodes {
-		if n.Name == node {
-			for _, a := range n.Status.Addresses {
-				if a.Type == corev1.NodeInternalIP {
-					addr = a.Address
-					break
-				}
+		if n.Name != node {
+			continue
+		}
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP {
+				addr = a.Address
+				break
 			}
 		}
 	}
-	port := int32(10250)
+	port := int32(10250) // the kubelet's default port
 	if kc.Port != 0 {
 		port = kc.Port
 	}
-	return &Error{fmt.Sprintf("Error from server: Get \"https://%s/containerLogs/%s/%s/%s\": remote error: tls: internal error",
-		net.JoinHostPort(addr, fmt.Sprint(port)), p.Namespace, p.Name, container)}
+	return net.JoinHostPort(addr, fmt.Sprint(port)), true
 }
