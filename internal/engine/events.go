@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -110,8 +112,11 @@ func (b *builder) podsWithoutNetwork() {
 func (b *builder) containerFailed(p *corev1.Pod, n *corev1.Node, c corev1.Container, reason string) {
 	msg := reason
 	if isWindows(n) && reason == scheduler.MsgOSMismatch {
+		// HCS names the compute system after the container's ID, random in
+		// containerd: a stand-in.
+		sum := sha256.Sum256([]byte(p.Namespace + "/" + p.Name + "/" + string(p.UID) + "/" + c.Name))
 		msg = fmt.Sprintf("Error: failed to create containerd task: failed to create shim task: hcs::CreateComputeSystem %s: %s: unknown",
-			containerID(p)[:12], reason)
+			hex.EncodeToString(sum[:]), reason)
 	} else if !strings.HasPrefix(reason, "Failed to pull image") {
 		msg = "Error: " + reason
 	}
