@@ -76,6 +76,11 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 			}
 			in.cluster = keepJSON(own, t)
 			in.clusterOrigin = o.Origin
+		case *hybrid.HostState:
+			if c.HostStates == nil {
+				c.HostStates = map[string]*hybrid.HostState{}
+			}
+			c.HostStates[t.Name] = keepJSON(own, t)
 		case *corev1.Node:
 			c.Nodes = append(c.Nodes, keep(own, t))
 		case *corev1.Namespace:

@@ -85,6 +85,8 @@ func checkFields(typed any) *rawdoc.Problem {
 		for i, h := range t.Spec.Hosts {
 			c.check(rawdoc.ParsePath("spec.hosts").With(rawdoc.IndexElem(i), rawdoc.KeyElem("address")), h.Address, anAddress)
 		}
+	case *hybrid.HostState:
+		c.prob = checkHostState(t)
 	case *calico.IPPool:
 		c.check(rawdoc.ParsePath("spec.cidr"), t.Spec.CIDR, aCIDR)
 	case *calico.IPAMBlock:

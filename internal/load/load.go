@@ -196,6 +196,9 @@ func loadWith(opts Options, labFS fs.FS) (*model.Snapshot, error) {
 		}
 	}
 	b.compact()
+	if err := checkHostStates(&b.snap); err != nil {
+		return nil, err
+	}
 	for _, o := range b.snap.Objects {
 		if o.Typed == nil {
 			b.snap.Warnings = append(b.snap.Warnings, fmt.Sprintf("%s: kind %s (%s) is not modeled; kept as-is",

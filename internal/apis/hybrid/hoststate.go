@@ -46,3 +46,30 @@ const (
 	ServiceRunning = "Running"
 	ServiceStopped = "Stopped"
 )
+
+// Start types, as Get-Service prints them (systemd's enabled is Automatic,
+// disabled is Disabled).
+const (
+	StartAutomatic = "Automatic"
+	StartManual    = "Manual"
+	StartDisabled  = "Disabled"
+)
+
+// Services a joined host runs, by the service manager's name.
+const (
+	ServiceContainerd = "containerd"
+	ServiceKubelet    = "kubelet"
+	ServiceHNS        = "hns"
+	ServiceVMCompute  = "vmcompute"
+)
+
+// HostServices are the services a joined host of os runs: the container
+// runtime and the kubelet everywhere, and on Windows the Host Network
+// Service and the Host Compute Service (vmcompute) that containerd's
+// runhcs shim and the CNI call.
+func HostServices(os string) []string {
+	if os == "windows" {
+		return []string{ServiceContainerd, ServiceKubelet, ServiceHNS, ServiceVMCompute}
+	}
+	return []string{ServiceContainerd, ServiceKubelet}
+}

@@ -68,7 +68,8 @@ var (
 func build() {
 	all = append(builtin(), calico.Kinds()...)
 	all = append(all, operator.Kinds()...)
-	files = calico.FileKinds()
+	// A HostState states what no API server stores (see hybrid.HostState).
+	files = append(calico.FileKinds(), kind(hybrid.Group, []string{hybrid.Version}, hybrid.HostStateKind, false, func() any { return &hybrid.HostState{} }))
 	index = make(map[schema.GroupKind]meta.Kind, len(all)+len(files))
 	for _, list := range [][]meta.Kind{all, files} {
 		for i := range list {
