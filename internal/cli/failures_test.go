@@ -19,6 +19,9 @@ func TestFailureWhatIfsMatchTheirGoldenFiles(t *testing.T) {
 	csr := dir + "kubelet-serving-csr-pending.yaml"
 	newer := dir + "image-newer-than-host.yaml"
 	noEndpoint := dir + "no-services-endpoint.yaml"
+	containerd := dir + "containerd-stopped.yaml"
+	clockSkew := dir + "clock-skew.yaml"
+	stuck := dir + "kubelet-stuck.yaml"
 	cases := []struct {
 		name string
 		args []string
@@ -49,6 +52,15 @@ func TestFailureWhatIfsMatchTheirGoldenFiles(t *testing.T) {
 		{"with the windows block full check", []string{"check", "--lab", "-f", dir + "windows-block-full/"}},
 		{"with 60 aspnetapp replicas events", []string{"get", "events", "-n", "win-demo", "--sort-by", ".metadata.name", "--lab", "-f", dir + "aspnetapp-60.yaml", "--now", failureNow}},
 		{"with 60 aspnetapp replicas check", []string{"check", "--lab", "-f", dir + "aspnetapp-60.yaml"}},
+		{"with containerd stopped nodes pods and endpoints", []string{"get", "nodes,pods,endpointslices", "-n", "win-demo", "-o", "wide", "--lab", "-f", containerd, "--now", failureNow}},
+		{"with containerd stopped describe node", []string{"describe", "node", "k8s-lab-win-1", "--lab", "-f", containerd, "--now", failureNow}},
+		{"with containerd stopped a request to aspnetapp", []string{"trace", "-n", "demo", "deploy/hello", "svc/win-demo/aspnetapp", "--lab", "-f", containerd}},
+		{"with containerd stopped check", []string{"check", "--lab", "-f", containerd}},
+		{"with the clock skewed nodes and events", []string{"get", "nodes,events", "-A", "--lab", "-f", clockSkew, "--now", failureNow}},
+		{"with the clock skewed check", []string{"check", "--lab", "-f", clockSkew}},
+		{"with the kubelet stuck nodes", []string{"get", "nodes", "-o", "wide", "--lab", "-f", stuck, "--now", failureNow}},
+		{"with the kubelet stuck pods", []string{"get", "pods", "-n", "win-demo", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}", "--lab", "-f", stuck}},
+		{"with the kubelet stuck check", []string{"check", "--lab", "-f", stuck}},
 		{"kube-proxy-windows logs of the lab", []string{"logs", "-n", "kube-system", "-l", "k8s-app=kube-proxy-windows", "--lab"}},
 		{"calico-node-windows node logs of the lab", []string{"logs", "-n", "calico-system", "-l", "k8s-app=calico-node-windows", "-c", "node", "--lab"}},
 		{"calico-node logs of the lab", []string{"logs", "-n", "calico-system", "-l", "k8s-app=calico-node", "--tail", "2", "--lab"}},

@@ -144,3 +144,74 @@ func TestAnImageNewerThanTheHostFailsInHCS(t *testing.T) {
 		}
 	}
 }
+
+// A HostState's departures leave the node as the kubelet and the node
+// lifecycle controller would: NotReady with the runtime down, or Unknown
+// when nothing posts its status; the node's pods are marked not Ready and
+// leave their Services' endpoints.
+func TestAHostStateLeavesTheNodeAndItsPodsNotReady(t *testing.T) {
+	cases := []struct {
+		name    string
+		file    string
+		status  corev1.ConditionStatus
+		message string
+		taint   string
+		note    string
+	}{
+		{"containerd stopped", "../../examples/what-if/containerd-stopped.yaml", corev1.ConditionFalse, "container runtime is down", corev1.TaintNodeNotReady, ""},
+		{"the kubelet stuck", "../../examples/what-if/kubelet-stuck.yaml", corev1.ConditionUnknown, "Kubelet stopped posting node status.", corev1.TaintNodeUnreachable, "stuck"},
+		{"the clock a day behind", "../../examples/what-if/clock-skew.yaml", corev1.ConditionUnknown, "Kubelet stopped posting node status.", corev1.TaintNodeUnreachable,
+			`Get "https://k8s-lab-api.example.com:6443/api/v1/nodes/k8s-lab-win-1?timeout=10s": tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-11-05T18:16:48Z is before 2026-11-06T18:42:40Z`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := buildLab(t, tc.file)
+			n := findNode(t, c, "k8s-lab-win-1")
+			if len(n.Status.Conditions) != 1 || n.Status.Conditions[0].Status != tc.status || n.Status.Conditions[0].Message != tc.message {
+				t.Errorf("conditions %+v, want Ready %s %q", n.Status.Conditions, tc.status, tc.message)
+			}
+			tainted := 0
+			for _, taint := range n.Spec.Taints {
+				if taint.Key == tc.taint {
+					tainted++
+				}
+			}
+			if tainted != 2 {
+				t.Errorf("taints %v, want %s NoSchedule and NoExecute", n.Spec.Taints, tc.taint)
+			}
+			for _, p := range podsWithPrefix(c, "win-demo", "aspnetapp-") {
+				if cond := condition(p, corev1.PodReady); cond == nil || cond.Status != corev1.ConditionFalse || p.Status.Phase != corev1.PodRunning {
+					t.Errorf("%s is %s with Ready %+v, want Running and not Ready", p.Name, p.Status.Phase, cond)
+				}
+			}
+			for _, s := range slicesFor(c, "win-demo", "aspnetapp") {
+				for _, e := range s.Endpoints {
+					if e.Conditions.Ready == nil || *e.Conditions.Ready {
+						t.Errorf("endpoint %v is ready, want not", e.Addresses)
+					}
+				}
+			}
+			if tc.note != "" {
+				found := false
+				for _, nt := range c.Notes {
+					found = found || (nt.Object.Name == "k8s-lab-win-1" && strings.Contains(nt.Message, tc.note))
+				}
+				if !found {
+					t.Errorf("no note on k8s-lab-win-1 holding %q", tc.note)
+				}
+			}
+			if got := eventsAbout(c, "Node", "", "k8s-lab-win-1"); len(got) != 1 || got[0] != "Normal NodeNotReady node-controller: Node k8s-lab-win-1 status is now: NodeNotReady" {
+				t.Errorf("node events %q", got)
+			}
+		})
+	}
+}
+
+// A clock off by less than the certificates allow changes nothing.
+func TestAClockWithinTheCertificatesValidityChangesNothing(t *testing.T) {
+	c := buildLab(t, "testdata/hoststate/clock-ahead.yaml")
+	n := findNode(t, c, "k8s-lab-win-1")
+	if len(n.Status.Conditions) != 1 || n.Status.Conditions[0].Status != corev1.ConditionTrue {
+		t.Errorf("conditions %+v, want Ready", n.Status.Conditions)
+	}
+}

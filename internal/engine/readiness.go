@@ -39,6 +39,9 @@ func (b *builder) readiness(daemonPods []*corev1.Pod) {
 		if n == nil {
 			continue
 		}
+		if b.hostFailure(n) {
+			continue
+		}
 		if agentOn[n.Name] {
 			n.Status.Conditions = []corev1.NodeCondition{{
 				Type: corev1.NodeReady, Status: corev1.ConditionTrue,
