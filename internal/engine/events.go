@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
@@ -79,6 +80,16 @@ func networkNotReady(n *corev1.Node) bool {
 // modelled.
 func (b *builder) podsWithoutNetwork() {
 	c := b.c
+	if coreDegraded(c) {
+		// The operator stopped before rendering its core (no enabled pool,
+		// an invalid Installation): on a running cluster the DaemonSets it
+		// rendered before stay and the pods keep running. The twin shows
+		// the nodes NotReady (it models a fresh install) but leaves the
+		// pods as given; the cascade is for agents the operator's
+		// configuration leaves out (no Windows dataplane, no services
+		// endpoint for Windows).
+		return
+	}
 	for _, p := range c.Pods {
 		if p.Spec.HostNetwork || p.Spec.NodeName == "" ||
 			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
@@ -121,4 +132,20 @@ func (b *builder) containerFailed(p *corev1.Pod, n *corev1.Node, c corev1.Contai
 		msg = "Error: " + reason
 	}
 	b.event(p, corev1.EventTypeWarning, "Failed", componentKubelet, n.Name, msg)
+}
+
+// coreDegraded says whether the operator reports its calico component
+// Degraded.
+func coreDegraded(c *model.Cluster) bool {
+	for _, ts := range c.TigeraStatuses {
+		if ts.Name != "calico" {
+			continue
+		}
+		for _, cond := range ts.Status.Conditions {
+			if cond.Type == "Degraded" && cond.Status == "True" {
+				return true
+			}
+		}
+	}
+	return false
 }
