@@ -291,6 +291,9 @@ func (d *describers) init() {
 	}
 	for _, o := range c.Events {
 		e := o.DeepCopy()
+		if e.InvolvedObject.Kind == "Node" && e.InvolvedObject.UID == "" {
+			e.InvolvedObject.UID = types.UID("node-" + e.InvolvedObject.Name) // the node's stand-in UID
+		}
 		e.FirstTimestamp, e.LastTimestamp = shift(e.FirstTimestamp, lead), shift(e.LastTimestamp, lead)
 		objs = append(objs, e)
 	}
