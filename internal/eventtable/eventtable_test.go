@@ -28,7 +28,7 @@ func TestAnEventRowHasKubectlsCells(t *testing.T) {
 			[]any{"30s", "Warning", "NetworkNotReady", "pod/p", "", "kubelet, n", "network is not ready", "5m", int64(7), "p.1"}},
 		{"a singleton of the events API",
 			corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "x"}, Type: "Normal", Reason: "Scheduled",
-				InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "q", FieldPath: "spec.containers{c}"},
+				InvolvedObject:      corev1.ObjectReference{Kind: "Pod", Name: "q", FieldPath: "spec.containers{c}"},
 				ReportingController: "default-scheduler", EventTime: micro(2 * time.Hour)},
 			[]any{"120m", "Normal", "Scheduled", "pod/q", "spec.containers{c}", "default-scheduler", "", "120m", int64(1), "x"}},
 		{"a series",
