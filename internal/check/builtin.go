@@ -25,6 +25,7 @@ func builtinRules() []rule.Rule {
 		workloadrules.ServiceRules(),
 		noderules.FirewallRules(),
 		noderules.WindowsPeerRules(),
+		noderules.HostRules(),
 		kubeconfigrules.KubeconfigRules(),
 	} {
 		all = append(all, area...)

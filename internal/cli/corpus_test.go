@@ -198,7 +198,8 @@ func normalize(s, dir string) string {
 }
 
 // caseCommands is the standard set — every command that reads a cluster:
-// get of Kubernetes, Calico and dataplane kinds, describe, exec on a Linux
+// get of Kubernetes, Calico and dataplane kinds and events, describe, the
+// kube-proxy-windows logs, exec on a Linux
 // and a Windows node, check, plan migrate, trace between two pods, reach,
 // report (with that trace), lab and diff — then the
 // case's own lines from its `commands` file. Nodes and pods to exec on and
@@ -216,6 +217,8 @@ func caseCommands(t *testing.T, run runner, dir string, in []string) [][]string 
 		with("get", "hnsendpoints"),
 		with("get", "loadbalancers"),
 		with("describe", "nodes,pods,ippools", "-A"),
+		with("get", "events", "-A"),
+		with("logs", "-n", "kube-system", "-l", "k8s-app=kube-proxy-windows"),
 	}
 	linux, win := pickNodes(t, run, in)
 	if linux != "" {

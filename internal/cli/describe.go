@@ -7,17 +7,22 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/kubectl/pkg/describe"
@@ -33,6 +38,7 @@ type DescribeOptions struct {
 	AllNamespaces bool
 	LabelSelector string
 	Node          string
+	Now           nowFlag
 
 	args    []string
 	streams genericiooptions.IOStreams
@@ -49,7 +55,10 @@ func NewCmdDescribe(streams genericiooptions.IOStreams) *cobra.Command {
 (a node's pods, a Service's endpoints, a Deployment's ReplicaSets) from the
 twin; Calico, operator and dataplane kinds — and Deployments, StatefulSets
 and CertificateSigningRequests, whose kubectl describers build their own
-API client — print as kubectl prints a custom resource. The twin records no events, so Events is always <none>.
+API client — print as kubectl prints a custom resource. Events are the
+ones the twin's components would record for what it derives (simulated:
+one occurrence each, at the twin's time); their ages, and the pods' on a
+node, are measured from --now (default: the current time).
 
 As with kubectl, a NAME that names no object describes every object whose
 name starts with it.`,
@@ -78,6 +87,7 @@ name starts with it.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Describe objects across all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector, as kubectl's -l")
 	f.StringVar(&o.Node, "node", "", "For hnsnetworks, hnsendpoints, loadbalancers and routes: the node whose dataplane to describe")
+	addNowFlag(f, &o.Now)
 	return cmd
 }
 
@@ -144,7 +154,8 @@ func (o *DescribeOptions) Run() error {
 	if o.Namespace == "" {
 		o.Namespace = report.DefaultNamespace
 	}
-	targets, err := o.targets(dataplaneKinds(func() *model.Cluster { return c }, o.Node))
+	now := o.Now.or(clock)
+	targets, err := o.targets(extraKinds(func() *model.Cluster { return c }, o.Node, now))
 	if err != nil {
 		return err
 	}
@@ -152,7 +163,7 @@ func (o *DescribeOptions) Run() error {
 	if o.LabelSelector != "" {
 		sel, _ = labels.Parse(o.LabelSelector)
 	}
-	d := newDescribers(c)
+	d := newDescribers(c, now)
 	var errs []error
 	first := true
 	for _, t := range targets {
@@ -239,11 +250,12 @@ func byName(objs []any, name string, exact bool) []any {
 // a fake clientset holding the twin's Kubernetes objects.
 type describers struct {
 	cluster *model.Cluster
+	now     time.Time
 	typed   map[schema.GroupKind]describe.ResourceDescriber
 }
 
-func newDescribers(c *model.Cluster) *describers {
-	return &describers{cluster: c}
+func newDescribers(c *model.Cluster, now time.Time) *describers {
+	return &describers{cluster: c, now: now}
 }
 
 func (d *describers) init() {
@@ -254,14 +266,36 @@ func (d *describers) init() {
 	var objs []runtime.Object
 	add := func(o runtime.Object) { objs = append(objs, o.DeepCopyObject()) }
 	for _, o := range c.Nodes {
-		add(o)
+		n := o.DeepCopy()
+		if n.UID == "" {
+			// The node describer searches events by the node's UID, then by
+			// its name as UID (the kubelet's); without a UID the first
+			// search would match every event about any node. A stand-in.
+			n.UID = types.UID("node-" + n.Name)
+		}
+		objs = append(objs, n)
 		add(nodeLease(o))
 	}
 	for _, o := range c.Namespaces {
 		add(o)
 	}
+	// kubectl's describers measure ages from the wall clock (time.Since):
+	// the copies they read have the timestamps they print as ages — pods'
+	// creation (a node's pod list) and events' — moved by the wall clock's
+	// lead over now, so that the ages are measured from now.
+	lead := time.Since(d.now)
 	for _, o := range c.Pods {
-		add(o)
+		p := o.DeepCopy()
+		p.CreationTimestamp = shift(p.CreationTimestamp, lead)
+		objs = append(objs, p)
+	}
+	for _, o := range c.Events {
+		e := o.DeepCopy()
+		if e.InvolvedObject.Kind == "Node" && e.InvolvedObject.UID == "" {
+			e.InvolvedObject.UID = types.UID("node-" + e.InvolvedObject.Name) // the node's stand-in UID
+		}
+		e.FirstTimestamp, e.LastTimestamp = shift(e.FirstTimestamp, lead), shift(e.LastTimestamp, lead)
+		objs = append(objs, e)
 	}
 	for _, o := range c.Services {
 		add(o)
@@ -321,17 +355,42 @@ func (d *describers) init() {
 		}
 		return true, ret, nil
 	})
+	// Events are searched by field (involvedObject.*), which the fake
+	// ignores too.
+	cs.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		la, ok := a.(clienttesting.ListActionImpl)
+		if !ok || la.GetListRestrictions().Fields == nil || la.GetListRestrictions().Fields.Empty() {
+			return false, nil, nil
+		}
+		ret, err := cs.Tracker().List(la.GetResource(), la.GetKind(), la.GetNamespace())
+		if err != nil {
+			return true, nil, err
+		}
+		list, ok := ret.(*corev1.EventList)
+		if !ok {
+			return false, nil, nil
+		}
+		var keep []corev1.Event
+		for _, e := range list.Items {
+			if la.GetListRestrictions().Fields.Matches(eventFields(&e)) {
+				keep = append(keep, e)
+			}
+		}
+		list.Items = keep
+		return true, list, nil
+	})
+	var client kubernetes.Interface = eventSearching{cs}
 	d.typed = map[schema.GroupKind]describe.ResourceDescriber{
-		report.KindPod.GroupKind():            &describe.PodDescriber{Interface: cs},
-		report.KindNode.GroupKind():           &describe.NodeDescriber{Interface: cs},
-		report.KindNamespace.GroupKind():      &describe.NamespaceDescriber{Interface: cs},
-		report.KindService.GroupKind():        &describe.ServiceDescriber{Interface: cs},
-		report.KindEndpointSlice.GroupKind():  &describe.EndpointSliceDescriber{Interface: cs},
-		report.KindConfigMap.GroupKind():      &describe.ConfigMapDescriber{Interface: cs},
-		report.KindServiceAccount.GroupKind(): &describe.ServiceAccountDescriber{Interface: cs},
-		report.KindDaemonSet.GroupKind():      &describe.DaemonSetDescriber{Interface: cs},
-		report.KindReplicaSet.GroupKind():     &describe.ReplicaSetDescriber{Interface: cs},
-		report.KindNetworkPolicy.GroupKind():  &describe.NetworkPolicyDescriber{Interface: cs},
+		report.KindPod.GroupKind():            &describe.PodDescriber{Interface: client},
+		report.KindNode.GroupKind():           &describe.NodeDescriber{Interface: client},
+		report.KindNamespace.GroupKind():      &describe.NamespaceDescriber{Interface: client},
+		report.KindService.GroupKind():        &describe.ServiceDescriber{Interface: client},
+		report.KindEndpointSlice.GroupKind():  &describe.EndpointSliceDescriber{Interface: client},
+		report.KindConfigMap.GroupKind():      &describe.ConfigMapDescriber{Interface: client},
+		report.KindServiceAccount.GroupKind(): &describe.ServiceAccountDescriber{Interface: client},
+		report.KindDaemonSet.GroupKind():      &describe.DaemonSetDescriber{Interface: client},
+		report.KindReplicaSet.GroupKind():     &describe.ReplicaSetDescriber{Interface: client},
+		report.KindNetworkPolicy.GroupKind():  &describe.NetworkPolicyDescriber{Interface: client},
 	}
 }
 
@@ -353,6 +412,63 @@ func nodeLease(n *corev1.Node) *coordinationv1.Lease {
 		}
 	}
 	return l
+}
+
+// eventSearching is the fake clientset with the event search's field
+// selector the real client builds: the fake's GetFieldSelector selects
+// everything, which would give every object its namespace's events.
+type eventSearching struct{ *fake.Clientset }
+
+func (c eventSearching) CoreV1() corev1client.CoreV1Interface {
+	return eventSearchingCore{c.Clientset.CoreV1()}
+}
+
+type eventSearchingCore struct{ corev1client.CoreV1Interface }
+
+func (c eventSearchingCore) Events(namespace string) corev1client.EventInterface {
+	return eventSearchingEvents{c.CoreV1Interface.Events(namespace)}
+}
+
+type eventSearchingEvents struct{ corev1client.EventInterface }
+
+// GetFieldSelector is client-go's (typed/core/v1/event_expansion.go).
+func (eventSearchingEvents) GetFieldSelector(name, namespace, kind, uid *string) fields.Selector {
+	set := fields.Set{}
+	for k, v := range map[string]*string{"involvedObject.name": name, "involvedObject.namespace": namespace,
+		"involvedObject.kind": kind, "involvedObject.uid": uid} {
+		if v != nil {
+			set[k] = *v
+		}
+	}
+	return set.AsSelector()
+}
+
+// shift moves a timestamp (a zero one stays zero).
+func shift(t metav1.Time, d time.Duration) metav1.Time {
+	if t.IsZero() {
+		return t
+	}
+	return metav1.NewTime(t.Add(d))
+}
+
+// eventFields are an Event's field labels (pkg/registry/core/event
+// strategy.go ToSelectableFields).
+func eventFields(e *corev1.Event) fields.Set {
+	return fields.Set{
+		"metadata.name":                  e.Name,
+		"metadata.namespace":             e.Namespace,
+		"involvedObject.kind":            e.InvolvedObject.Kind,
+		"involvedObject.namespace":       e.InvolvedObject.Namespace,
+		"involvedObject.name":            e.InvolvedObject.Name,
+		"involvedObject.uid":             string(e.InvolvedObject.UID),
+		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
+		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                         e.Reason,
+		"reportingComponent":             e.ReportingController,
+		"source":                         e.Source.Component,
+		"type":                           e.Type,
+	}
 }
 
 var describeSettings = describe.DescriberSettings{ShowEvents: true, ChunkSize: 500}

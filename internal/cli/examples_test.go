@@ -118,7 +118,7 @@ func commandOf(line string) string {
 
 // readsCluster are the commands that read the current kubeconfig
 // context's cluster unless given -f or --lab.
-var readsCluster = []string{"get", "describe", "exec", "trace", "reach", "check", "dump", "plan join-windows", "plan migrate", "diff", "report", "sandbox up", "sandbox test", "verify", "collect"}
+var readsCluster = []string{"get", "describe", "exec", "logs", "trace", "reach", "check", "dump", "plan join-windows", "plan migrate", "diff", "report", "sandbox up", "sandbox test", "verify", "collect"}
 
 // needsLive says whether a line needs a live cluster.
 func needsLive(line string) bool {

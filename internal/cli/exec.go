@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/podlogs"
 )
 
 // ExecOptions is `kubectl-hybrid exec`: run an emulated command on a node
@@ -112,6 +113,15 @@ func (o *ExecOptions) Run() error {
 	c, err := o.Input.Build(o.streams)
 	if err != nil {
 		return err
+	}
+	if o.parsed.Kind == console.KindPod {
+		for _, p := range c.Pods {
+			if p.Namespace == o.parsed.Namespace && p.Name == o.parsed.Name {
+				if err := podlogs.ExecServingCertError(c, p); err != nil {
+					return &exitError{code: ExitNegative, err: err}
+				}
+			}
+		}
 	}
 	out, err := console.Exec(console.FromCluster(c), o.parsed, o.command)
 	if err != nil {

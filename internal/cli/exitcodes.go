@@ -25,6 +25,7 @@ var exitTable = []commandExit{
 	{Command: "get", Negative: "a named object (or --node) does not exist"},
 	{Command: "describe", Negative: "a named object does not exist"},
 	{Command: "exec", Negative: "the node, pod or deployment does not exist", Passthrough: true},
+	{Command: "logs", Negative: "the pod does not exist, its container has not started or has no logs the twin models, or its node's kubelet has no serving certificate"},
 	{Command: "trace", Negative: "the connection is not delivered, or the source or destination does not exist"},
 	{Command: "reach", Negative: "--expect: the matrix differs from the expected one"},
 	{Command: "check", Negative: "a finding reaches --fail-on", Incomplete: "no finding reaches --fail-on, but the input holds no cluster or a kind a selected rule examines could not be read"},

@@ -24,6 +24,7 @@ type GetOptions struct {
 	LabelSelector string
 	FieldSelector string
 	Node          string
+	Now           nowFlag
 
 	args    []string
 	now     func() time.Time
@@ -41,7 +42,9 @@ kubectl get prints them. Besides the Kubernetes kinds it shows Calico's
 ippools, ipamblocks (CIDR, node, allocated/free/reserved addresses) and
 blockaffinities, and the operator's tigerastatus; and, from the compiled node
 dataplanes, hnsnetworks (hnsnet), hnsendpoints (hnsep), loadbalancers (lb)
-(Windows nodes) and routes (every node), optionally for one --node. Kinds
+(Windows nodes) and routes (every node), optionally for one --node; and
+the events the twin's components would record for what it derives
+(simulated: one occurrence each, at the twin's time). Kinds
 are comma-joined as kubectl's (pods,svc); "all" is pods, services,
 daemonsets, deployments, replicasets and statefulsets.
 
@@ -51,7 +54,8 @@ jsonpath-file, custom-columns, custom-columns-file, go-template and
 go-template-file, with --sort-by, --no-headers, --show-labels and -L. The
 dataplane kinds are printed under the API group dataplane.kubectl-hybrid.io
 with their node as the kubernetes.io/hostname label (not Kubernetes
-objects: HNS and the kernel hold them).`,
+objects: HNS and the kernel hold them). AGE and LAST SEEN are measured
+from --now (default: the current time).`,
 		Example: `  # The IPAM blocks each lab node claimed
   kubectl-hybrid get ipamblocks --lab
 
@@ -66,6 +70,9 @@ objects: HNS and the kernel hold them).`,
 
   # The addresses of the Windows node's HNS endpoints
   kubectl-hybrid get hnsep --node k8s-lab-win-1 -o jsonpath='{.items[*].spec.ipAddress}' --lab
+
+  # What-if: the events of the lab without the Windows dataplane, ages from a fixed moment
+  kubectl-hybrid get events -A --lab -f examples/what-if/no-windows-dataplane.yaml --now 2026-11-06T21:20:40Z
 
   # What-if: the lab without strictAffinity
   kubectl-hybrid get tigerastatus --lab -f examples/what-if/no-strict-affinity.yaml`,
@@ -88,6 +95,7 @@ objects: HNS and the kernel hold them).`,
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector, as kubectl's -l")
 	f.StringVar(&o.FieldSelector, "field-selector", "", "Field selector, as kubectl's --field-selector")
 	f.StringVar(&o.Node, "node", "", "For hnsnetworks, hnsendpoints, loadbalancers and routes: the node whose dataplane to show")
+	addNowFlag(f, &o.Now)
 	return cmd
 }
 
@@ -158,13 +166,13 @@ func (o *GetOptions) Run() error {
 	opts.ShowKind = *human.ShowKind
 	opts.LabelColumns = *human.ColumnLabels
 	opts.SortBy = *human.SortBy
-	opts.Now = o.now()
+	opts.Now = o.Now.or(o.now)
 	req := report.Request{
 		Args:          o.args,
 		Namespace:     o.Namespace,
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
-		Extra:         dataplaneKinds(func() *model.Cluster { return c }, o.Node),
+		Extra:         extraKinds(func() *model.Cluster { return c }, o.Node, opts.Now),
 		Options:       opts,
 	}
 	var notice string
@@ -204,7 +212,7 @@ func (o *GetOptions) firstArg() string {
 
 func joinKnown() string {
 	s := ""
-	for i, r := range report.KnownResources(dataplaneKinds(nil, "")...) {
+	for i, r := range report.KnownResources(extraKinds(nil, "", time.Time{})...) {
 		if i > 0 {
 			s += ", "
 		}
@@ -220,7 +228,7 @@ func completeResourceTypes(_ *cobra.Command, args []string, toComplete string) (
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	for _, k := range append(report.Kinds(), dataplaneKinds(nil, "")...) {
+	for _, k := range append(report.Kinds(), extraKinds(nil, "", time.Time{})...) {
 		if strings.HasPrefix(k.Resource, toComplete) {
 			out = append(out, k.Resource)
 		}

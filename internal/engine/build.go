@@ -35,6 +35,9 @@ type builder struct {
 	// ref is the reference time: the newest creationTimestamp in the input.
 	// Derived objects are stamped with it so that ages stay meaningful.
 	ref metav1.Time
+	// podsNotReady are the nodes whose pods the node lifecycle controller
+	// marks not Ready (hostFailure).
+	podsNotReady map[string]bool
 
 	// Indexes, built once the lists they cover stop changing; the twin must
 	// stay near-linear at Kubernetes' scale limits.
@@ -100,6 +103,7 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 		b.workloads,
 		b.network,
 		b.podStatus,
+		func() error { b.markPodsNotReady(); return nil },
 		b.services,
 		b.controllerStatus,
 	}

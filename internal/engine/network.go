@@ -33,6 +33,7 @@ func containerID(p *corev1.Pod) string {
 // plugin asks for it (cni-plugin/pkg/ipamplugin/ipam_plugin.go).
 func (b *builder) network() error {
 	c := b.c
+	b.podsWithoutNetwork()
 	nodeAddr := map[string]string{}
 	for _, n := range c.Nodes {
 		nodeAddr[n.Name] = addrOf(n)
@@ -468,6 +469,12 @@ func (b *builder) calicoRuns(n *corev1.Node) bool {
 func (b *builder) sandboxFailed(p *corev1.Pod, msg string) {
 	p.Status.Phase = corev1.PodPending
 	b.note(model.Warning, keyOf(p), "Failed to create pod sandbox: %s", msg)
+	// The kubelet's event carries the CRI error: containerd wraps the CNI
+	// plugin's (internal/cri/server/sandbox_run.go "failed to setup network
+	// for sandbox"), gRPC adds its status (pkg/kubelet/kuberuntime
+	// kuberuntime_manager.go createPodSandbox → FailedCreatePodSandBox).
+	b.event(p, corev1.EventTypeWarning, "FailedCreatePodSandBox", componentKubelet, p.Spec.NodeName,
+		fmt.Sprintf("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox %q: %s", containerID(p), msg))
 }
 
 func (b *builder) podsOnPodNetwork() int {

@@ -188,6 +188,8 @@ func (b *builder) workloads() error {
 					// node (victims are not evicted in the twin).
 					NominatedNodeName: ferr.NominatedNode,
 				}
+				// The scheduler's FailedScheduling event (pkg/scheduler/schedule_one.go handleSchedulingFailure).
+				b.event(p, corev1.EventTypeWarning, "FailedScheduling", componentScheduler, "", ferr.Error())
 				admitted = append(admitted, p)
 				return
 			}

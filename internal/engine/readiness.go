@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
@@ -37,6 +39,9 @@ func (b *builder) readiness(daemonPods []*corev1.Pod) {
 		if n == nil {
 			continue
 		}
+		if b.hostFailure(n) {
+			continue
+		}
 		if agentOn[n.Name] {
 			n.Status.Conditions = []corev1.NodeCondition{{
 				Type: corev1.NodeReady, Status: corev1.ConditionTrue,
@@ -50,6 +55,9 @@ func (b *builder) readiness(daemonPods []*corev1.Pod) {
 			Reason: "KubeletNotReady", Message: notReadyMessage,
 			LastHeartbeatTime: b.ref, LastTransitionTime: b.ref,
 		}}
+		// The kubelet's first Ready condition differs from none: it records
+		// the transition (pkg/kubelet/nodestatus/setters.go ReadyCondition).
+		b.nodeEvent(n, corev1.EventTypeNormal, "NodeNotReady", fmt.Sprintf("Node %s status is now: NodeNotReady", n.Name))
 		n.Spec.Taints = append(n.Spec.Taints,
 			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
 			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &b.ref},

@@ -43,6 +43,7 @@ func (b *builder) podStatus() error {
 		for _, c := range p.Spec.Containers {
 			if ok, reason := scheduler.ImageFitsNode(c.Image, n); !ok {
 				waiting, msg = "CreateContainerError", reason
+				b.containerFailed(p, n, c, reason)
 				b.note(model.Warning, keyOf(p), "container %s: image %s cannot run on %s: %s", c.Name, c.Image, n.Name, reason)
 				break
 			}

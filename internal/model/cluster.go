@@ -51,6 +51,11 @@ type Cluster struct {
 	// HostStates are the hosts that depart from a healthy join (a what-if's
 	// HostState), by node name; a node without one runs as its join left it.
 	HostStates map[string]*hybrid.HostState
+	// Events are the ones the twin's components would record for what it
+	// derives (a pod that cannot start, one that cannot be scheduled), in
+	// the order recorded; simulated: one occurrence each, at the build's
+	// reference time.
+	Events []*corev1.Event
 
 	Installation   *operator.Installation
 	APIServer      *operator.APIServer

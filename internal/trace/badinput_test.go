@@ -31,7 +31,8 @@ func TestAWindowsPodWithoutAnHNSEndpointIsDroppedAtItsVNICWithTheNodesReason(t *
 			if r.Outcome != Dropped || r.AtNode != "k8s-lab-win-1" || !strings.HasSuffix(r.AtComp, " vNIC") {
 				t.Fatalf("outcome %q at %s %s: %s", r.Outcome, r.AtNode, r.AtComp, r.Reason)
 			}
-			want := "has no HNS endpoint on k8s-lab-win-1: no IPAM block is affine to the node"
+			// No calico-node-windows ran there: HNS holds no network at all.
+			want := "has no HNS endpoint on k8s-lab-win-1: the node's network is not ready (NetworkPluginNotReady: cni plugin not initialized)"
 			if !strings.Contains(r.Reason, want) {
 				t.Errorf("reason %q does not say %q", r.Reason, want)
 			}

@@ -317,6 +317,17 @@ func (nb *nodeBuild) build() error {
 	out := nb.out
 	nb.byIP = map[string]*Endpoint{}
 	nb.podOf = map[*Endpoint]*corev1.Pod{}
+	if cniNotInitialized(nb.n) {
+		// calico-node-windows makes both networks (node-service.ps1, then
+		// startup_windows.go); the kubelet reports no CNI configuration
+		// until it has run, so neither exists yet.
+		out.Warnings = append(out.Warnings, "the node's network is not ready (NetworkPluginNotReady: cni plugin not initialized): calico-node-windows has not run, so HNS holds neither the External network (the vSwitch) nor the Calico network")
+		nb.adapters()
+		out.Adapters = out.Adapters[:1] // the host NIC: no vSwitch, no vEthernet adapter
+		nb.firewall()
+		out.render = nb
+		return nil
+	}
 	out.nets = append(out.nets, nb.externalNetwork())
 	out.FirewallRules = append(out.FirewallRules, overlayFirewallRule())
 	if !nb.calicoNetwork() {
@@ -337,6 +348,18 @@ func (nb *nodeBuild) build() error {
 	// (render).
 	out.render = nb
 	return nil
+}
+
+// cniNotInitialized says whether the node's Ready condition carries the
+// kubelet's "cni plugin not initialized" (pkg/kubelet/kubelet_node_status.go
+// takes it from the runtime's NetworkReady condition).
+func cniNotInitialized(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status != corev1.ConditionTrue && strings.Contains(c.Message, "reason:NetworkPluginNotReady")
+		}
+	}
+	return false
 }
 
 // render makes the objects build left to reading: the Calico network's

@@ -120,9 +120,19 @@ func KubernetesService(ip string, apiAddr string, port int32) (*corev1.Service, 
 }
 
 // PodReady: the twin assumes a Running pod with an address passes its
-// readiness probe.
+// readiness probe, unless its Ready condition says otherwise (the node
+// lifecycle controller marks the pods of a node it finds not ready; the
+// controllers read the condition, pkg/api/v1/pod IsPodReady).
 func PodReady(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && p.DeletionTimestamp == nil
+	if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || p.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionFalse {
+			return false
+		}
+	}
+	return true
 }
 
 // resolvePort turns a Service targetPort into the pod's port number; a named
