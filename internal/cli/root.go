@@ -91,6 +91,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		NewCmdSandbox(streams),
 		NewCmdVerify(streams),
 		NewCmdCollect(streams),
+		NewCmdServe(streams),
 		NewCmdDocs(streams, root),
 	)
 	// Made now rather than when the tree first runs, so the reference

@@ -75,7 +75,9 @@ const (
 	promType = "text/plain; version=0.0.4"
 )
 
-func q(name, typ, desc string) Param { return Param{Name: name, In: "query", Type: typ, Description: desc} }
+func q(name, typ, desc string) Param {
+	return Param{Name: name, In: "query", Type: typ, Description: desc}
+}
 
 func qs(name, desc string) Param {
 	return Param{Name: name, In: "query", Type: "string", Repeated: true, Description: desc}
