@@ -134,16 +134,16 @@ func (o *ServeOptions) Server() (*serve.Server, error) {
 	}
 	switch {
 	case o.Input.Live():
-		opts.Watch = func(ctx context.Context, changed func()) error {
+		opts.Watch = func(ctx context.Context, changed, ready func()) error {
 			cfg, err := o.Input.Kube.ToRESTConfig()
 			if err != nil {
 				return &exitError{code: ExitBadInput, err: fmt.Errorf("kubeconfig: %w", err)}
 			}
-			return live.Watch(ctx, cfg, func(string) { changed() })
+			return live.Watch(ctx, cfg, func(string) { changed() }, ready)
 		}
 	case len(o.Input.Filenames) > 0:
-		opts.Watch = func(ctx context.Context, changed func()) error {
-			return serve.PollFiles(ctx, o.Input.Filenames, o.Poll, changed)
+		opts.Watch = func(ctx context.Context, changed, ready func()) error {
+			return serve.PollFiles(ctx, o.Input.Filenames, o.Poll, changed, ready)
 		}
 	}
 	return serve.New(opts), nil
@@ -166,16 +166,19 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	fmt.Fprintf(o.streams.ErrOut, "Serving the twin on http://%s (/openapi.json lists the API)\n", l.Addr())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errc := make(chan error, 2)
-	go func() { errc <- s.Watch(ctx) }()
+	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ctx, l) }()
-	for range 2 {
-		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			cancel()
-			return err
+	select {
+	case err := <-s.WatchErr():
+		cancel()
+		<-errc
+		if err != nil {
+			return &exitError{code: ExitInternal, err: fmt.Errorf("watching the input: %w", err)}
 		}
+		return nil
+	case err := <-errc:
+		return err
 	}
-	return nil
 }
 
 // serveStatus gives the errors of the commands' own code paths (get's

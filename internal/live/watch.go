@@ -17,15 +17,15 @@ import (
 
 // Watch calls changed after any object of a kind Read lists is added,
 // changed or deleted, until ctx ends; changed gets the kind's resource.
-// Once the watches run it calls changed once more, for what changed
-// between the caller's Read and their start.
+// It calls ready once every watch has listed its kind: a Read after that
+// misses no change.
 //
 // It watches metadata only (client-go's metadata informers): it holds
 // each object's name and resource version, not the object, so watching
 // costs little memory; a watch needs the watch verb on each kind, which
 // deploy/rbac.yaml grants beside get and list. The kinds are those Read
 // would read now: a kind the server starts to serve later is not watched.
-func Watch(ctx context.Context, cfg *rest.Config, changed func(resource string)) error {
+func Watch(ctx context.Context, cfg *rest.Config, changed func(resource string), ready func()) error {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "kubectl-hybrid"
@@ -67,7 +67,7 @@ func Watch(ctx context.Context, cfg *rest.Config, changed func(resource string))
 	defer f.Shutdown()
 	f.WaitForCacheSync(ctx.Done())
 	if ctx.Err() == nil {
-		changed("")
+		ready()
 	}
 	<-ctx.Done()
 	return nil

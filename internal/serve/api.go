@@ -26,6 +26,9 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
+// stdinName is what the loader calls stdin, where the what-if comes from.
+const stdinName = "<stdin>"
+
 // MaxBodyBytes bounds a request's body (a what-if, an exec).
 const MaxBodyBytes = 8 << 20
 
@@ -38,6 +41,12 @@ func (s *Server) Handler() http.Handler {
 	}
 	// Anything else: one JSON message rather than the mux's text.
 	mux.Handle("/", s.guard(func(w http.ResponseWriter, r *http.Request) error {
+		for _, rt := range Routes() {
+			if rt.matches(r.URL.Path) {
+				w.Header().Set("Allow", rt.Method)
+				return &httpError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("%s takes %s, not %s", rt.Pattern, rt.Method, r.Method)}
+			}
+		}
 		return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no such path: %s %s (see /openapi.json)", r.Method, r.URL.Path)}
 	}))
 	return mux
@@ -120,15 +129,17 @@ func (s *Server) classify(err error, fallback int) error {
 	case errors.As(err, &pe):
 		return &httpError{status: http.StatusBadRequest, msg: pe.Param + " " + pe.Msg}
 	case errors.As(err, &tnf), errors.As(err, &cnf), errors.As(err, &rnf), errors.As(err, &uk):
-		return &httpError{status: http.StatusNotFound, msg: err.Error()}
+		return &httpError{status: http.StatusNotFound, msg: oneLine(err.Error())}
 	case errors.As(err, &le), errors.As(err, &be), errors.As(err, &lr), errors.As(err, &ur):
 		return &httpError{status: http.StatusBadRequest, msg: oneLine(err.Error())}
 	}
 	return &httpError{status: fallback, msg: oneLine(err.Error())}
 }
 
-// oneLine joins a message of several lines (a loader's refusals) with "; ".
+// oneLine joins a message of several lines (a loader's refusals) with
+// "; ", without the "error: " the command line's messages start with.
 func oneLine(s string) string {
+	s = strings.TrimPrefix(s, "error: ")
 	return strings.Join(strings.Split(strings.TrimRight(s, "\n"), "\n"), "; ")
 }
 
@@ -489,9 +500,18 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.heavy.Lock()
 	defer s.heavy.Unlock()
-	after, err := WhatIf(t.snap, body, s.opts.Validation, s.opts.Limits)
+	after, warnings, err := WhatIf(t.snap, body, s.opts.Validation, s.opts.Limits)
 	if err != nil {
-		return s.classify(err, http.StatusBadRequest)
+		err = s.classify(err, http.StatusBadRequest)
+		if he, ok := err.(*httpError); ok {
+			he.msg = strings.ReplaceAll(he.msg, stdinName, "what-if")
+		}
+		return err
+	}
+	// What the command prints on stderr, as the API server's warnings:
+	// RFC 7234 warn-code 299 (https://kubernetes.io/blog/2020/09/03/warnings/).
+	for _, m := range warnings {
+		w.Header().Add("Warning", "299 - "+strconv.Quote(strings.ReplaceAll(m, stdinName, "what-if")))
 	}
 	res, err := diff.Compare(t.c, after, diff.Options{NoReach: noReach, Reach: &reach.Options{AllNamespaces: true, Nodes: nodes}})
 	if err != nil {
@@ -502,13 +522,25 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 
 // WhatIf builds the twin of base with a what-if document stream layered
 // on it, as diff --what-if layers a file: objects replace, delete or act
-// on base's, which it leaves unchanged.
-func WhatIf(base *model.Snapshot, whatIf []byte, v load.Validation, lim load.Limits) (*model.Cluster, error) {
+// on base's, which it leaves unchanged. The warnings are the what-if's
+// and the objects the API server would warn about or refuse.
+func WhatIf(base *model.Snapshot, whatIf []byte, v load.Validation, lim load.Limits) (*model.Cluster, []string, error) {
 	next, err := load.Load(load.Options{Base: base, Filenames: []string{"-"}, Stdin: bytes.NewReader(whatIf), DropRaw: true,
 		Validation: v, Limits: lim})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Build, not BuildOwned: next shares base's objects.
-	return engine.Build(next)
+	c, err := engine.Build(next)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings := next.Warnings[len(base.Warnings):]
+	for _, r := range c.Warned {
+		warnings = append(warnings, r.Message)
+	}
+	for _, r := range c.Rejected {
+		warnings = append(warnings, r.Message)
+	}
+	return c, warnings, nil
 }

@@ -14,11 +14,12 @@ import (
 // directories walked recursively) change: a file added, removed, or with
 // a new size or modification time. Polling needs no inotify and sees a
 // ConfigMap volume's symlink swap as well as an editor's rename.
-func PollFiles(ctx context.Context, paths []string, every time.Duration, changed func()) error {
+func PollFiles(ctx context.Context, paths []string, every time.Duration, changed, ready func()) error {
 	if every <= 0 {
 		every = time.Second
 	}
 	last := fingerprint(paths)
+	ready()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {

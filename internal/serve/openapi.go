@@ -60,6 +60,24 @@ func (r Route) queryNames() string {
 	return strings.Join(names, ", ")
 }
 
+// matches says whether path is the route's pattern, a {wildcard} taking
+// one non-empty segment.
+func (r Route) matches(path string) bool {
+	want, got := strings.Split(r.Pattern, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i, w := range want {
+		if strings.HasPrefix(w, "{") && got[i] != "" {
+			continue
+		}
+		if w != got[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func routeByID(id string) Route {
 	for _, r := range Routes() {
 		if r.ID == id {

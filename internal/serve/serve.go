@@ -33,8 +33,10 @@ type Options struct {
 	// cluster, as the commands read it.
 	Read func(ctx context.Context) (*model.Snapshot, error)
 	// Watch, when set, calls changed each time the input may have
-	// changed, until ctx ends; its error ends the server.
-	Watch func(ctx context.Context, changed func()) error
+	// changed, until ctx ends; it calls ready once it sees every change
+	// from then on, and the first read waits for that. Its error ends the
+	// server (Server.WatchErr).
+	Watch func(ctx context.Context, changed func(), ready func()) error
 	// Debounce is how long a rebuild waits for more changes after one
 	// (default 500ms): a rollout changes many pods at once.
 	Debounce time.Duration
@@ -70,6 +72,7 @@ type Server struct {
 	rebuilds, failures atomic.Int64
 	lastErr            atomic.Pointer[string]
 	kick               chan struct{}
+	watchErr           chan error
 }
 
 // twin is one build and everything made from it; it is never changed
@@ -99,7 +102,7 @@ func New(opts Options) *Server {
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
-	return &Server{opts: opts, kick: make(chan struct{}, 1)}
+	return &Server{opts: opts, kick: make(chan struct{}, 1), watchErr: make(chan error, 1)}
 }
 
 // Rebuild reads the input, builds the twin and swaps it in. On failure
@@ -153,10 +156,31 @@ func (s *Server) Changed() {
 	}
 }
 
-// Start builds the first twin and starts following the input. It
-// returns the first build's error; a later failure keeps the previous
-// twin and is logged, counted and shown by /readyz.
+// Start starts following the input, builds the first twin once the
+// watch is ready (so that no change after the read is missed), and
+// rebuilds on every change from then on. It returns the first build's
+// error; a later failure keeps the previous twin and is logged, counted
+// and shown by /readyz.
 func (s *Server) Start(ctx context.Context) error {
+	if s.opts.Watch != nil {
+		ready := make(chan struct{})
+		var once sync.Once
+		go func() {
+			err := s.opts.Watch(ctx, s.Changed, func() { once.Do(func() { close(ready) }) })
+			if err == nil && ctx.Err() == nil {
+				err = errors.New("the watch of the input stopped")
+			}
+			s.watchErr <- err
+		}()
+		select {
+		case <-ready:
+		case err := <-s.watchErr:
+			if err == nil {
+				err = ctx.Err()
+			}
+			return err
+		}
+	}
 	if err := s.Rebuild(ctx); err != nil {
 		return err
 	}
@@ -164,13 +188,9 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-// Watch runs Options.Watch until ctx ends (nil without one).
-func (s *Server) Watch(ctx context.Context) error {
-	if s.opts.Watch == nil {
-		return nil
-	}
-	return s.opts.Watch(ctx, s.Changed)
-}
+// WatchErr delivers the watch's error (nil when ctx ended) once it
+// stops; never without Options.Watch.
+func (s *Server) WatchErr() <-chan error { return s.watchErr }
 
 func (s *Server) loop(ctx context.Context) {
 	for {
