@@ -198,8 +198,12 @@ func TestServeFollowsTheLiveCluster(t *testing.T) {
 			}
 		}},
 		{"the node is cordoned", func(t *testing.T) {
-			update(t, func() (*unstructured.Unstructured, error) { return nodes.Get(ctx, "k8s-lab-node-9", metav1.GetOptions{}) },
-				func(u *unstructured.Unstructured) { _ = unstructured.SetNestedField(u.Object, true, "spec", "unschedulable") },
+			update(t, func() (*unstructured.Unstructured, error) {
+				return nodes.Get(ctx, "k8s-lab-node-9", metav1.GetOptions{})
+			},
+				func(u *unstructured.Unstructured) {
+					_ = unstructured.SetNestedField(u.Object, true, "spec", "unschedulable")
+				},
 				func(u *unstructured.Unstructured) error { _, err := nodes.Update(ctx, u, opts); return err })
 		}},
 		{"the node is deleted", func(t *testing.T) {
@@ -215,7 +219,9 @@ func TestServeFollowsTheLiveCluster(t *testing.T) {
 			}
 		}},
 		{"the policy also denies egress", func(t *testing.T) {
-			update(t, func() (*unstructured.Unstructured, error) { return policies.Get(ctx, "serve-deny", metav1.GetOptions{}) },
+			update(t, func() (*unstructured.Unstructured, error) {
+				return policies.Get(ctx, "serve-deny", metav1.GetOptions{})
+			},
 				func(u *unstructured.Unstructured) {
 					_ = unstructured.SetNestedStringSlice(u.Object, []string{"Ingress", "Egress"}, "spec", "policyTypes")
 				},
@@ -237,7 +243,9 @@ func TestServeFollowsTheLiveCluster(t *testing.T) {
 			name string
 			do   func(t *testing.T)
 		}{"the Installation turns BGP on", func(t *testing.T) {
-			update(t, func() (*unstructured.Unstructured, error) { return installations.Get(ctx, "default", metav1.GetOptions{}) },
+			update(t, func() (*unstructured.Unstructured, error) {
+				return installations.Get(ctx, "default", metav1.GetOptions{})
+			},
 				func(u *unstructured.Unstructured) {
 					_ = unstructured.SetNestedField(u.Object, "Enabled", "spec", "calicoNetwork", "bgp")
 				},
