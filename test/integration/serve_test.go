@@ -175,7 +175,8 @@ func TestServeFollowsTheLiveCluster(t *testing.T) {
 	}{
 		{"a pod is created", func(t *testing.T) {
 			_, err := pods.Create(ctx, obj(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"serve-probe","namespace":"demo","labels":{"app":"probe"}},
-				"spec":{"nodeName":"k8s-lab-node-1","containers":[{"name":"c","image":"busybox:1.36","ports":[{"containerPort":8080}]}]}}`), metav1.CreateOptions{})
+				"spec":{"nodeName":"k8s-lab-node-1","containers":[{"name":"c","image":"busybox:1.36","ports":[{"containerPort":8080}],
+				"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"}}}]}}`), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
