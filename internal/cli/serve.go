@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/live"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/serve"
 )
@@ -125,8 +126,11 @@ func (o *ServeOptions) Server() (*serve.Server, error) {
 		Namespace:  ns,
 		Validation: o.Input.validation,
 		Limits:     o.Input.Limits.load(),
-		ExtraKinds: func(c *model.Cluster, node string) []report.Kind {
-			return dataplaneKinds(func() *model.Cluster { return c }, node)
+		ExtraKinds: func(p *plane.Plane, node string) []report.Kind {
+			// The warm plane: its nodes stay compiled between requests.
+			dp := &dataplane{cluster: p.Cluster, node: node}
+			dp.planeOnce.Do(func() { dp.pl = p })
+			return dataplaneKindsOf(dp)
 		},
 		Status: serveStatus,
 		Log:    o.streams.ErrOut,

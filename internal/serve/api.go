@@ -388,7 +388,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) error {
 	node := p.str("node")
 	var extra []report.Kind
 	if s.opts.ExtraKinds != nil {
-		extra = s.opts.ExtraKinds(t.c, node)
+		extra = s.opts.ExtraKinds(t.p, node)
 	}
 	k, err := report.ResolveKind(kind, extra...)
 	if err != nil {

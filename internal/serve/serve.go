@@ -48,8 +48,9 @@ type Options struct {
 	Validation load.Validation
 	Limits     load.Limits
 	// ExtraKinds are the kinds get serves besides report.Kinds() (the
-	// compiled dataplane's), for one node or all when node is empty.
-	ExtraKinds func(c *model.Cluster, node string) []report.Kind
+	// compiled dataplane's, from the warm plane), for one node or all
+	// when node is empty.
+	ExtraKinds func(p *plane.Plane, node string) []report.Kind
 	// Status maps an error of a code path shared with the commands to an
 	// HTTP status; ok false leaves it to the handler.
 	Status func(err error) (status int, ok bool)

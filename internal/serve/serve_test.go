@@ -373,3 +373,64 @@ func FuzzQueriesNeverFailTheServer(f *testing.F) {
 		}
 	})
 }
+
+// Requests answered while the twin is rebuilt and swapped get the same
+// answers as before: each comes from one whole twin (run with -race).
+func TestAnswersDuringRebuildsAreWhole(t *testing.T) {
+	s := New(Options{Read: readLab, Now: fixedNow})
+	if err := s.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	targets := []struct{ method, target, body string }{
+		{"GET", "/api/v1/trace?src=deploy/aspnetapp&dst=hello.demo&namespace=win-demo&port=80", ""},
+		{"GET", "/api/v1/get/pods?allNamespaces=true", ""},
+		{"POST", "/api/v1/exec", `{"target": "node/k8s-lab-win-1", "command": ["hnsdiag", "list", "loadbalancers"]}`},
+		{"GET", "/metrics", ""},
+	}
+	want := make([]string, len(targets))
+	for i, tg := range targets {
+		_, _, want[i] = do(h, tg.method, tg.target, tg.body)
+	}
+	want[3] = rebuildTimes.ReplaceAllString(want[3], "$1 X")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 3 {
+			if err := s.Rebuild(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for i, tg := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				_, _, got := do(h, tg.method, tg.target, tg.body)
+				if i == 3 {
+					// The rebuild counter and time move on; the rest must not.
+					got = rebuildTimes.ReplaceAllString(got, "$1 X")
+					got = regexp.MustCompile(`(?m)^kubectl_hybrid_(rebuilds_total|last_rebuild_timestamp_seconds) .*$`).ReplaceAllString(got, "")
+					w := regexp.MustCompile(`(?m)^kubectl_hybrid_(rebuilds_total|last_rebuild_timestamp_seconds) .*$`).ReplaceAllString(want[3], "")
+					if got != w {
+						t.Errorf("/metrics changed during a rebuild:\n%s", golden.Diff(w, got))
+						return
+					}
+					continue
+				}
+				if got != want[i] {
+					t.Errorf("%s changed during a rebuild:\n%s", tg.target, golden.Diff(want[i], got))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
