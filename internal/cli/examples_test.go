@@ -118,7 +118,7 @@ func commandOf(line string) string {
 
 // readsCluster are the commands that read the current kubeconfig
 // context's cluster unless given -f or --lab.
-var readsCluster = []string{"get", "describe", "exec", "logs", "trace", "reach", "check", "dump", "plan join-windows", "plan migrate", "diff", "report", "sandbox up", "sandbox test", "verify", "collect"}
+var readsCluster = []string{"get", "describe", "exec", "logs", "trace", "reach", "check", "dump", "plan join-windows", "plan migrate", "diff", "report", "sandbox up", "sandbox test", "verify", "collect", "serve"}
 
 // needsLive says whether a line needs a live cluster.
 func needsLive(line string) bool {
@@ -181,6 +181,9 @@ func TestEveryExampleExitsWithADocumentedCode(t *testing.T) {
 		name := ex.source + ": " + ex.block[0]
 		t.Run(name, func(t *testing.T) {
 			for _, line := range ex.block {
+				if commandOf(line) == "serve" {
+					t.Skipf("serves until stopped (TestServeAnswersAsTheCommandsDo runs it): %s", line)
+				}
 				if strings.HasPrefix(commandOf(line), "sandbox ") {
 					t.Skipf("creates network namespaces as root (internal/sandbox's tests run up, test and down): %s", line)
 				}

@@ -40,6 +40,7 @@ var exitTable = []commandExit{
 	{Command: "sandbox test", Negative: "a real probe in the sandbox disagrees with trace"},
 	{Command: "sandbox down"},
 	{Command: "dump"},
+	{Command: "serve"},
 	{Command: "gen"},
 	{Command: "version"},
 	{Command: "completion"},

@@ -42,7 +42,13 @@ var (
 // objects of node (every node when "") compiled from c once, when first
 // asked for.
 func dataplaneKinds(c func() *model.Cluster, node string) []report.Kind {
-	dp := &dataplane{cluster: c, node: node}
+	return dataplaneKindsOf(&dataplane{cluster: c, node: node})
+}
+
+// dataplaneKindsOf is dataplaneKinds over dp, whose plane may be made
+// already (serve's warm one).
+func dataplaneKindsOf(dp *dataplane) []report.Kind {
+	node := dp.node
 	columns := func(names ...string) []metav1.TableColumnDefinition {
 		cols := []metav1.TableColumnDefinition{{Name: "Node", Type: "string"}}
 		if node != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/query"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/aggregate"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/expect"
@@ -167,31 +168,12 @@ func (o *ReachOptions) Complete(args []string) error {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
-	o.opt = reach.Options{Namespace: o.Namespace, AllNamespaces: o.AllNamespaces, Port: o.Port, Nodes: o.Nodes}
-	if o.Proto != "" {
-		p, ok := trace.ParseProto(o.Proto)
-		if !ok {
-			return usageError("--proto %q: use tcp, udp or icmp", o.Proto)
-		}
-		o.opt.Proto = p
+	opt, err := query.ReachOptions(query.Reach{Namespace: o.Namespace, AllNamespaces: o.AllNamespaces,
+		From: o.From, To: o.To, Port: o.Port, Proto: o.Proto, Nodes: o.Nodes})
+	if err != nil {
+		return usageError("%v", err)
 	}
-	for _, s := range o.From {
-		f, err := reach.ParseFilter(s, o.Namespace)
-		if err != nil {
-			return usageError("--from %v", err)
-		}
-		o.opt.From = append(o.opt.From, f)
-	}
-	for _, s := range o.To {
-		f, err := reach.ParseFilter(s, o.Namespace)
-		if err != nil {
-			return usageError("--to %v", err)
-		}
-		if f.IsNode() {
-			return usageError("--to %s: nodes are sources only (--nodes, --from node/NAME)", s)
-		}
-		o.opt.To = append(o.opt.To, f)
-	}
+	o.opt = opt
 	return nil
 }
 
@@ -223,12 +205,6 @@ func (o *ReachOptions) Validate() error {
 		if o.expect, err = expect.Parse(o.Expect, data); err != nil {
 			return &exitError{code: ExitBadInput, err: err}
 		}
-	}
-	if o.Port < 0 || o.Port > 65535 {
-		return usageError("--port %d: out of range", o.Port)
-	}
-	if o.Port > 0 && o.opt.Proto == trace.ICMP {
-		return usageError("--port %d with --proto icmp: ICMP has no ports", o.Port)
 	}
 	return o.Input.Validate()
 }

@@ -98,6 +98,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		sandboxcmd.NewCmdSandbox(streams, newInput),
 		verifycmd.NewCmdVerify(streams, newInput()),
 		collectcmd.NewCmdCollect(streams),
+		NewCmdServe(streams),
 		docscmd.NewCmdDocs(streams, root, version()),
 	)
 	// Made now rather than when the tree first runs, so the reference

@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/query"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -99,19 +100,10 @@ func (o *TraceOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	src, err := e.ParseSource(o.src, o.Namespace)
+	res, err := query.RunTrace(e, query.Trace{Src: o.src, Dst: o.dst, Namespace: o.Namespace, Proto: o.proto, Port: o.Port})
 	if err != nil {
 		return traceInputError(err)
 	}
-	dst, err := e.ParseTarget(o.dst, o.Namespace)
-	if err != nil {
-		return traceInputError(err)
-	}
-	port := o.Port
-	if port == 0 {
-		port = e.DefaultPort(dst, o.proto)
-	}
-	res := e.Trace(src, dst, o.proto, port)
 	if o.Output == "json" {
 		err = res.WriteJSON(textsafe.Raw(o.streams.Out))
 	} else {

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// deploy/rbac.yaml grants exactly what Read lists: get and list on every
+// deploy/rbac.yaml grants exactly what Read lists: get, list and watch (serve) on every
 // kind of every Target choice, nothing else, no Secrets.
 func TestRBACGrantsExactlyWhatIsRead(t *testing.T) {
 	data, err := os.ReadFile("../../deploy/rbac.yaml")
@@ -40,8 +40,8 @@ func TestRBACGrantsExactlyWhatIsRead(t *testing.T) {
 			continue
 		}
 		for _, r := range obj.Rules {
-			if !reflect.DeepEqual(r.Verbs, []string{"get", "list"}) {
-				t.Errorf("rule %v grants %v, want [get list]", r.Resources, r.Verbs)
+			if !reflect.DeepEqual(r.Verbs, []string{"get", "list", "watch"}) {
+				t.Errorf("rule %v grants %v, want [get list watch]", r.Resources, r.Verbs)
 			}
 			for _, g := range r.APIGroups {
 				for _, res := range r.Resources {

@@ -13,6 +13,9 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/util/homedir"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/serve"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // NewCmdDocs prints the command reference in Markdown; the README's
@@ -29,6 +32,14 @@ func NewCmdDocs(streams genericiooptions.IOStreams, root *cobra.Command, version
 		},
 	}
 	cmd.AddCommand(NewCmdDocsMan(streams, root, version))
+	cmd.AddCommand(&cobra.Command{
+		Use:   "openapi",
+		Short: "Print the OpenAPI document of serve's HTTP API (docs/openapi.json)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return serve.OpenAPI(textsafe.Raw(streams.Out), "v1")
+		},
+	})
 	return cmd
 }
 
