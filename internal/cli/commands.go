@@ -37,6 +37,14 @@ func (o *InputOptions) Source() string {
 	return strings.Join(parts, " ")
 }
 
+// DefaultNamespace is the kubeconfig context's namespace when live, else "".
+func (o *InputOptions) DefaultNamespace() string {
+	if o.Live() {
+		return kubeNamespace(o.Kube)
+	}
+	return ""
+}
+
 // PlanInput reads the input for a plan command and builds its twin. The
 // snapshot is kept (Build, not BuildOwned): the plans layer their files on
 // the raw objects. apiServer is the live cluster's address, if any.

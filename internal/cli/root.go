@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/docscmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/gencmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/labcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/logscmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/plancmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/reportcmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/sandboxcmd"
@@ -87,7 +88,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		labcmd.NewCmdLab(streams, clock, labInput),
 		NewCmdDump(streams),
 		NewCmdExec(streams),
-		NewCmdLogs(streams),
+		logscmd.NewCmdLogs(streams, newInput()),
 		NewCmdCheck(streams),
 		NewCmdTrace(streams),
 		NewCmdReach(streams),

@@ -59,6 +59,9 @@ type Input interface {
 	Build(streams genericiooptions.IOStreams) (*model.Cluster, error)
 	// Source says what the twin is built from ("--lab -f a.yaml").
 	Source() string
+	// DefaultNamespace is -n's default: the kubeconfig context's namespace
+	// on a live cluster, "" for files and the lab.
+	DefaultNamespace() string
 }
 
 // RenameExamples makes every example start the tool by the name it was
