@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/plancmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/reportcmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/sandboxcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/servecmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/verifycmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
@@ -99,7 +100,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		sandboxcmd.NewCmdSandbox(streams, newInput),
 		verifycmd.NewCmdVerify(streams, newInput()),
 		collectcmd.NewCmdCollect(streams),
-		NewCmdServe(streams),
+		servecmd.NewCmdServe(streams, newServeInput(), serveBase()),
 		docscmd.NewCmdDocs(streams, root, version()),
 	)
 	// Made now rather than when the tree first runs, so the reference
