@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/describecmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/plancmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/servecmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
@@ -25,6 +26,17 @@ func newInput() cmdutil.Input { return &InputOptions{} }
 
 // newPlanInput is the input options of a plan command.
 func newPlanInput() plancmd.Input { return &InputOptions{} }
+
+// describeKinds is what describe shares with get: the kinds besides
+// report's, their completion and the clock.
+func describeKinds() describecmd.Kinds {
+	return describecmd.Kinds{
+		Extra:    extraKinds,
+		Known:    joinKnown,
+		Complete: completeResourceTypes,
+		Clock:    func() time.Time { return clock() },
+	}
+}
 
 // newServeInput is the input options of serve.
 func newServeInput() servecmd.Input { return &InputOptions{} }

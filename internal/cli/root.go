@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/collectcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/describecmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/docscmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/gencmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/labcmd"
@@ -52,6 +53,9 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
+// ExitCode is the carried exit code (cmdutil.HasExitCode).
+func (e *exitError) ExitCode() int { return e.code }
+
 // usageError marks a wrong flag or argument.
 func usageError(format string, args ...any) error {
 	return &exitError{code: ExitBadInput, err: fmt.Errorf(format, args...)}
@@ -85,7 +89,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdGet(streams),
-		NewCmdDescribe(streams),
+		describecmd.NewCmdDescribe(streams, newInput(), describeKinds()),
 		labcmd.NewCmdLab(streams, clock, labInput),
 		NewCmdDump(streams),
 		NewCmdExec(streams),

@@ -6,6 +6,7 @@
 package cmdutil
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -45,6 +46,15 @@ func (e *ExitError) Error() string {
 
 // Unwrap is the carried error.
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode is the carried exit code.
+func (e *ExitError) ExitCode() int { return e.Code }
+
+// HasExitCode reports whether err carries an exit code a command chose.
+func HasExitCode(err error) bool {
+	var ec interface{ ExitCode() int }
+	return errors.As(err, &ec)
+}
 
 // UsageError marks a wrong flag or argument.
 func UsageError(format string, args ...any) error {
