@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/cmd/get"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 )
@@ -24,7 +25,7 @@ type GetOptions struct {
 	LabelSelector string
 	FieldSelector string
 	Node          string
-	Now           nowFlag
+	Now           cmdutil.NowFlag
 
 	args    []string
 	now     func() time.Time
@@ -95,7 +96,7 @@ from --now (default: the current time).`,
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector, as kubectl's -l")
 	f.StringVar(&o.FieldSelector, "field-selector", "", "Field selector, as kubectl's --field-selector")
 	f.StringVar(&o.Node, "node", "", "For hnsnetworks, hnsendpoints, loadbalancers and routes: the node whose dataplane to show")
-	addNowFlag(f, &o.Now)
+	cmdutil.AddNowFlag(f, &o.Now)
 	return cmd
 }
 
@@ -166,7 +167,7 @@ func (o *GetOptions) Run() error {
 	opts.ShowKind = *human.ShowKind
 	opts.LabelColumns = *human.ColumnLabels
 	opts.SortBy = *human.SortBy
-	opts.Now = o.Now.or(o.now)
+	opts.Now = o.Now.Or(o.now)
 	req := report.Request{
 		Args:          o.args,
 		Namespace:     o.Namespace,

@@ -14,12 +14,15 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/collectcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/describecmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/docscmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/gencmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/labcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/logscmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/plancmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/reportcmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/sandboxcmd"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/servecmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/verifycmd"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
@@ -49,6 +52,9 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 func (e *exitError) Unwrap() error { return e.err }
+
+// ExitCode is the carried exit code (cmdutil.HasExitCode).
+func (e *exitError) ExitCode() int { return e.code }
 
 // usageError marks a wrong flag or argument.
 func usageError(format string, args ...any) error {
@@ -83,11 +89,11 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdGet(streams),
-		NewCmdDescribe(streams),
+		describecmd.NewCmdDescribe(streams, newInput(), describeKinds()),
 		labcmd.NewCmdLab(streams, clock, labInput),
 		NewCmdDump(streams),
 		NewCmdExec(streams),
-		NewCmdLogs(streams),
+		logscmd.NewCmdLogs(streams, newInput()),
 		NewCmdCheck(streams),
 		NewCmdTrace(streams),
 		NewCmdReach(streams),
@@ -98,7 +104,7 @@ admission — from manifests (-f) or the built-in lab (--lab), and shows it.`,
 		sandboxcmd.NewCmdSandbox(streams, newInput),
 		verifycmd.NewCmdVerify(streams, newInput()),
 		collectcmd.NewCmdCollect(streams),
-		NewCmdServe(streams),
+		servecmd.NewCmdServe(streams, newServeInput(), serveBase()),
 		docscmd.NewCmdDocs(streams, root, version()),
 	)
 	// Made now rather than when the tree first runs, so the reference

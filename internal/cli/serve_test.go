@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/servecmd"
 )
 
 // serveLab builds serve's server of the lab as the command does.
@@ -22,8 +24,9 @@ func serveLab(t *testing.T, files ...string) http.Handler {
 	clock = func() time.Time { return seedNow }
 	t.Cleanup(func() { clock = saved })
 	var errOut bytes.Buffer
-	o := &ServeOptions{Input: InputOptions{Lab: true, Filenames: files, Validation: "warn"}, Listen: "127.0.0.1:0", Poll: time.Second,
-		streams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}}
+	o := servecmd.NewServeOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut},
+		&InputOptions{Lab: true, Filenames: files, Validation: "warn"}, serveBase())
+	o.Listen, o.Poll = "127.0.0.1:0", time.Second
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}

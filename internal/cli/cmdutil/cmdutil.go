@@ -6,6 +6,7 @@
 package cmdutil
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -46,6 +47,15 @@ func (e *ExitError) Error() string {
 // Unwrap is the carried error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// ExitCode is the carried exit code.
+func (e *ExitError) ExitCode() int { return e.Code }
+
+// HasExitCode reports whether err carries an exit code a command chose.
+func HasExitCode(err error) bool {
+	var ec interface{ ExitCode() int }
+	return errors.As(err, &ec)
+}
+
 // UsageError marks a wrong flag or argument.
 func UsageError(format string, args ...any) error {
 	return &ExitError{Code: ExitBadInput, Err: fmt.Errorf(format, args...)}
@@ -59,6 +69,9 @@ type Input interface {
 	Build(streams genericiooptions.IOStreams) (*model.Cluster, error)
 	// Source says what the twin is built from ("--lab -f a.yaml").
 	Source() string
+	// DefaultNamespace is -n's default: the kubeconfig context's namespace
+	// on a live cluster, "" for files and the lab.
+	DefaultNamespace() string
 }
 
 // RenameExamples makes every example start the tool by the name it was

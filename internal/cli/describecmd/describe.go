@@ -1,4 +1,6 @@
-package cli
+// Package describecmd is `kubectl-hybrid describe`: kubectl's describers
+// over the twin.
+package describecmd
 
 import (
 	"bytes"
@@ -27,26 +29,41 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/kubectl/pkg/describe"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 )
 
 // DescribeOptions is `kubectl-hybrid describe`.
 type DescribeOptions struct {
-	Input         InputOptions
+	Input         cmdutil.Input
 	Namespace     string
 	AllNamespaces bool
 	LabelSelector string
 	Node          string
-	Now           nowFlag
+	Now           cmdutil.NowFlag
 
 	args    []string
+	kinds   Kinds
 	streams genericiooptions.IOStreams
 }
 
+// Kinds is what describe shares with get, which the root gives it.
+type Kinds struct {
+	// Extra are the kinds besides report's (the dataplane's, Events),
+	// ages measured from now.
+	Extra func(c func() *model.Cluster, node string, now time.Time) []report.Kind
+	// Known lists every kind, for the usage error.
+	Known func() string
+	// Complete completes the first argument with the kinds.
+	Complete func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective)
+	// Clock is the time without --now.
+	Clock func() time.Time
+}
+
 // NewCmdDescribe builds the describe command.
-func NewCmdDescribe(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &DescribeOptions{streams: streams}
+func NewCmdDescribe(streams genericiooptions.IOStreams, in cmdutil.Input, kinds Kinds) *cobra.Command {
+	o := &DescribeOptions{Input: in, kinds: kinds, streams: streams}
 	cmd := &cobra.Command{
 		Use:   "describe TYPE [NAME_PREFIX] | TYPE/NAME [flags]",
 		Short: "Describe the twin's objects as kubectl describe does",
@@ -70,7 +87,7 @@ name starts with it.`,
 
   # The IP pools as Calico holds them
   kubectl-hybrid describe ippools --lab`,
-		ValidArgsFunction: completeResourceTypes,
+		ValidArgsFunction: kinds.Complete,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -87,7 +104,7 @@ name starts with it.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Describe objects across all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector, as kubectl's -l")
 	f.StringVar(&o.Node, "node", "", "For hnsnetworks, hnsendpoints, loadbalancers and routes: the node whose dataplane to describe")
-	addNowFlag(f, &o.Now)
+	cmdutil.AddNowFlag(f, &o.Now)
 	return cmd
 }
 
@@ -100,11 +117,11 @@ func (o *DescribeOptions) Complete(args []string) error {
 // Validate checks the arguments.
 func (o *DescribeOptions) Validate() error {
 	if len(o.args) == 0 {
-		return usageError("you must specify the type of resource to describe; known types: %s", joinKnown())
+		return cmdutil.UsageError("you must specify the type of resource to describe; known types: %s", o.kinds.Known())
 	}
 	if o.LabelSelector != "" {
 		if _, err := labels.Parse(o.LabelSelector); err != nil {
-			return usageError("%v", err)
+			return cmdutil.UsageError("%v", err)
 		}
 	}
 	return o.Input.Validate()
@@ -122,11 +139,11 @@ func (o *DescribeOptions) targets(extra []report.Kind) ([]describeTarget, error)
 		for _, a := range o.args {
 			typ, name, ok := strings.Cut(a, "/")
 			if !ok || name == "" {
-				return nil, usageError("arguments in resource/name form must have a single resource and name")
+				return nil, cmdutil.UsageError("arguments in resource/name form must have a single resource and name")
 			}
 			k, err := report.ResolveKind(typ, extra...)
 			if err != nil {
-				return nil, &exitError{code: ExitBadInput, err: err}
+				return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 			}
 			out = append(out, describeTarget{kind: k, names: []string{name}})
 		}
@@ -134,7 +151,7 @@ func (o *DescribeOptions) targets(extra []report.Kind) ([]describeTarget, error)
 	}
 	kinds, err := report.ResolveKinds(o.args[0], extra...)
 	if err != nil {
-		return nil, &exitError{code: ExitBadInput, err: err}
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 	}
 	for _, k := range kinds {
 		out = append(out, describeTarget{kind: k, names: o.args[1:]})
@@ -148,14 +165,14 @@ func (o *DescribeOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	if o.Namespace == "" && o.Input.Live() {
-		o.Namespace = kubeNamespace(o.Input.Kube)
+	if o.Namespace == "" {
+		o.Namespace = o.Input.DefaultNamespace()
 	}
 	if o.Namespace == "" {
 		o.Namespace = report.DefaultNamespace
 	}
-	now := o.Now.or(clock)
-	targets, err := o.targets(extraKinds(func() *model.Cluster { return c }, o.Node, now))
+	now := o.Now.Or(o.kinds.Clock)
+	targets, err := o.targets(o.kinds.Extra(func() *model.Cluster { return c }, o.Node, now))
 	if err != nil {
 		return err
 	}
@@ -206,21 +223,20 @@ func (o *DescribeOptions) Run() error {
 		fmt.Fprintln(o.streams.ErrOut, report.NoResourcesMessage(kindsOf(targets), o.Namespace, o.AllNamespaces))
 	}
 	if len(errs) > 0 {
-		return &exitError{code: ExitNegative, err: errors.Join(errs...)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: errors.Join(errs...)}
 	}
 	return nil
 }
 
 func describeError(err error) error {
-	var ee *exitError
 	var nf *report.NotFoundError
 	switch {
-	case errors.As(err, &ee):
+	case cmdutil.HasExitCode(err):
 		return err
 	case errors.As(err, &nf):
-		return &exitError{code: ExitNegative, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: err}
 	}
-	return &exitError{code: ExitBadInput, err: err}
+	return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: err}
 }
 
 func kindsOf(ts []describeTarget) []report.Kind {

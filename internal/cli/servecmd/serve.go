@@ -1,11 +1,10 @@
-package cli
+// Package servecmd is `kubectl-hybrid serve`: the warm twin over HTTP.
+package servecmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os/signal"
 	"syscall"
 	"time"
@@ -13,27 +12,52 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/live"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/report"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/serve"
 )
+
+// Input is the input flags serve builds its twin from, read again on
+// every change; the root command's input options implement it.
+type Input interface {
+	cmdutil.Input
+	Live() bool
+	// Files are the -f arguments.
+	Files() []string
+	// Snapshot reads the input; dropRaw drops the raw objects.
+	Snapshot(streams genericiooptions.IOStreams, dropRaw bool) (*model.Snapshot, error)
+	// ReadOptions are --validate and the read limits, after Validate.
+	ReadOptions() (load.Validation, load.Limits)
+	// RESTConfig is the live cluster's client configuration.
+	RESTConfig() (*rest.Config, error)
+}
 
 // ServeOptions is `kubectl-hybrid serve`: build the twin once, keep it
 // warm and answer over HTTP.
 type ServeOptions struct {
-	Input    InputOptions
+	Input    Input
 	Listen   string
 	Debounce time.Duration
 	Poll     time.Duration
 
+	// base holds what the root gives the server from the other commands'
+	// code paths: get's dataplane kinds, their errors' status, the clock.
+	base    serve.Options
 	streams genericiooptions.IOStreams
 }
 
+// NewServeOptions is serve's options before its flags are parsed.
+func NewServeOptions(streams genericiooptions.IOStreams, in Input, base serve.Options) *ServeOptions {
+	return &ServeOptions{Input: in, base: base, streams: streams}
+}
+
 // NewCmdServe builds the serve command.
-func NewCmdServe(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &ServeOptions{streams: streams}
+func NewCmdServe(streams genericiooptions.IOStreams, in Input, base serve.Options) *cobra.Command {
+	o := NewServeOptions(streams, in, base)
 	cmd := &cobra.Command{
 		Use:   "serve [-f FILE|DIR | --lab] [--listen 127.0.0.1:8080]",
 		Short: "Keep the twin built and answer trace, reach, check, get, exec and diff over HTTP",
@@ -92,14 +116,14 @@ read or the address cannot be listened on.`,
 // Validate checks the flags.
 func (o *ServeOptions) Validate() error {
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
-		return usageError("--listen %q: give HOST:PORT, e.g. 127.0.0.1:8080", o.Listen)
+		return cmdutil.UsageError("--listen %q: give HOST:PORT, e.g. 127.0.0.1:8080", o.Listen)
 	}
 	if o.Debounce < 0 || o.Poll <= 0 {
-		return usageError("--debounce and --poll: give positive durations")
+		return cmdutil.UsageError("--debounce and --poll: give positive durations")
 	}
-	for _, f := range o.Input.Filenames {
+	for _, f := range o.Input.Files() {
 		if f == "-" {
-			return usageError("-f -: serve reads its input again on every change, and stdin cannot be read twice; give files")
+			return cmdutil.UsageError("-f -: serve reads its input again on every change, and stdin cannot be read twice; give files")
 		}
 	}
 	return o.Input.Validate()
@@ -107,47 +131,39 @@ func (o *ServeOptions) Validate() error {
 
 // Server makes the server of the input, not built yet.
 func (o *ServeOptions) Server() (*serve.Server, error) {
-	ns := "default"
-	if o.Input.Live() {
-		ns = kubeNamespace(o.Input.Kube)
+	ns := o.Input.DefaultNamespace()
+	if ns == "" {
+		ns = "default"
 	}
-	opts := serve.Options{
-		Read: func(context.Context) (*model.Snapshot, error) {
-			snap, err := o.Input.Snapshot(o.streams, true)
-			if err != nil {
-				return nil, err
-			}
-			for _, w := range snap.Warnings {
-				fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
-			}
-			return snap, nil
-		},
-		Debounce:   o.Debounce,
-		Namespace:  ns,
-		Validation: o.Input.validation,
-		Limits:     o.Input.Limits.load(),
-		ExtraKinds: func(p *plane.Plane, node string) []report.Kind {
-			// The warm plane: its nodes stay compiled between requests.
-			dp := &dataplane{cluster: p.Cluster, node: node}
-			dp.planeOnce.Do(func() { dp.pl = p })
-			return dataplaneKindsOf(dp)
-		},
-		Status: serveStatus,
-		Log:    o.streams.ErrOut,
-		Now:    clock,
+	validation, limits := o.Input.ReadOptions()
+	opts := o.base
+	opts.Read = func(context.Context) (*model.Snapshot, error) {
+		snap, err := o.Input.Snapshot(o.streams, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range snap.Warnings {
+			fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+		}
+		return snap, nil
 	}
+	opts.Debounce = o.Debounce
+	opts.Namespace = ns
+	opts.Validation = validation
+	opts.Limits = limits
+	opts.Log = o.streams.ErrOut
 	switch {
 	case o.Input.Live():
 		opts.Watch = func(ctx context.Context, changed, ready func()) error {
-			cfg, err := o.Input.Kube.ToRESTConfig()
+			cfg, err := o.Input.RESTConfig()
 			if err != nil {
-				return &exitError{code: ExitBadInput, err: fmt.Errorf("kubeconfig: %w", err)}
+				return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: fmt.Errorf("kubeconfig: %w", err)}
 			}
 			return live.Watch(ctx, cfg, func(string) { changed() }, ready)
 		}
-	case len(o.Input.Filenames) > 0:
+	case len(o.Input.Files()) > 0:
 		opts.Watch = func(ctx context.Context, changed, ready func()) error {
-			return serve.PollFiles(ctx, o.Input.Filenames, o.Poll, changed, ready)
+			return serve.PollFiles(ctx, o.Input.Files(), o.Poll, changed, ready)
 		}
 	}
 	return serve.New(opts), nil
@@ -161,7 +177,7 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	}
 	l, err := net.Listen("tcp", o.Listen)
 	if err != nil {
-		return &exitError{code: ExitInternal, err: fmt.Errorf("--listen: %w", err)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("--listen: %w", err)}
 	}
 	defer l.Close()
 	if err := s.Start(ctx); err != nil {
@@ -177,26 +193,10 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 		cancel()
 		<-errc
 		if err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("watching the input: %w", err)}
+			return &cmdutil.ExitError{Code: cmdutil.ExitInternal, Err: fmt.Errorf("watching the input: %w", err)}
 		}
 		return nil
 	case err := <-errc:
 		return err
 	}
-}
-
-// serveStatus gives the errors of the commands' own code paths (get's
-// dataplane kinds) the status their exit code means.
-func serveStatus(err error) (int, bool) {
-	var ee *exitError
-	if !errors.As(err, &ee) {
-		return 0, false
-	}
-	switch ee.code {
-	case ExitNegative:
-		return http.StatusNotFound, true
-	case ExitBadInput:
-		return http.StatusBadRequest, true
-	}
-	return http.StatusInternalServerError, true
 }

@@ -1,4 +1,5 @@
-package cli
+// Package logscmd is `kubectl-hybrid logs`.
+package logscmd
 
 import (
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/podlogs"
@@ -18,7 +20,7 @@ import (
 // LogsOptions is `kubectl-hybrid logs`: what kubectl logs would print for
 // the network agents' pods, simulated from the twin.
 type LogsOptions struct {
-	Input         InputOptions
+	Input         cmdutil.Input
 	Namespace     string
 	Container     string
 	LabelSelector string
@@ -29,8 +31,8 @@ type LogsOptions struct {
 }
 
 // NewCmdLogs builds the logs command.
-func NewCmdLogs(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &LogsOptions{streams: streams}
+func NewCmdLogs(streams genericiooptions.IOStreams, in cmdutil.Input) *cobra.Command {
+	o := &LogsOptions{Input: in, streams: streams}
 	cmd := &cobra.Command{
 		Use:   "logs (POD | pod/POD | -l SELECTOR) [-c CONTAINER] [-n NS] [flags]",
 		Short: "Print the log lines the twin derives for a Calico or kube-proxy pod (simulated)",
@@ -73,7 +75,7 @@ With -l, each matching pod's last 10 lines are printed, as kubectl does.`,
 // Complete records the pod and the default tail.
 func (o *LogsOptions) Complete(cmd *cobra.Command, args []string) error {
 	if len(args) > 1 {
-		return usageError("expected at most one pod name, got %d arguments", len(args))
+		return cmdutil.UsageError("expected at most one pod name, got %d arguments", len(args))
 	}
 	if len(args) == 1 {
 		o.pod = strings.TrimPrefix(strings.TrimPrefix(args[0], "pods/"), "pod/")
@@ -88,13 +90,13 @@ func (o *LogsOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *LogsOptions) Validate() error {
 	switch {
 	case o.pod == "" && o.LabelSelector == "":
-		return usageError("expected POD or -l SELECTOR")
+		return cmdutil.UsageError("expected POD or -l SELECTOR")
 	case o.pod != "" && o.LabelSelector != "":
-		return usageError("only one of POD or -l SELECTOR can be given")
+		return cmdutil.UsageError("only one of POD or -l SELECTOR can be given")
 	}
 	if o.LabelSelector != "" {
 		if _, err := labels.Parse(o.LabelSelector); err != nil {
-			return usageError("%v", err)
+			return cmdutil.UsageError("%v", err)
 		}
 	}
 	return o.Input.Validate()
@@ -106,8 +108,8 @@ func (o *LogsOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	if o.Namespace == "" && o.Input.Live() {
-		o.Namespace = kubeNamespace(o.Input.Kube)
+	if o.Namespace == "" {
+		o.Namespace = o.Input.DefaultNamespace()
 	}
 	if o.Namespace == "" {
 		o.Namespace = "default"
@@ -157,7 +159,7 @@ func (o *LogsOptions) pods(c *model.Cluster) ([]*corev1.Pod, error) {
 				return []*corev1.Pod{p}, nil
 			}
 		}
-		return nil, &exitError{code: ExitNegative, err: fmt.Errorf("Error from server (NotFound): pods %q not found", o.pod)}
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: fmt.Errorf("Error from server (NotFound): pods %q not found", o.pod)}
 	}
 	sel, _ := labels.Parse(o.LabelSelector)
 	var out []*corev1.Pod
@@ -175,7 +177,7 @@ func (o *LogsOptions) pods(c *model.Cluster) ([]*corev1.Pod, error) {
 func logsError(err error) error {
 	var le *podlogs.Error
 	if errors.As(err, &le) {
-		return &exitError{code: ExitNegative, err: err}
+		return &cmdutil.ExitError{Code: cmdutil.ExitNegative, Err: err}
 	}
 	return err
 }
