@@ -68,6 +68,10 @@ func TestHostCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"linux-journalctl-kubelet", nil, "node/k8s-lab-node-1", "", []string{"journalctl", "-u", "kubelet"}},
 		{"linux-crictl-version-grep", nil, "node/k8s-lab-node-1", "", []string{"crictl version | grep Runtime"}},
 		{"linux-containerd-config-dump", nil, "node/k8s-lab-node-1", "", []string{"containerd", "config", "dump"}},
+		{"windows-test-netconnection-api-port", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection k8s-lab-api.example.com -Port 6443"}},
+		{"windows-test-netconnection-closed-port", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection", "k8s-lab-api.example.com", "-Port", "6444"}},
+		{"windows-test-netconnection-ping", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection k8s-lab-api.example.com"}},
+		{"windows-test-netconnection-bad-port", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection k8s-lab-api.example.com -Port 70000"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			tw := console.FromCluster(lab(t, tc.files...))
