@@ -50,7 +50,7 @@ func Node(c *model.Cluster, node string, argv []string, o Options) (Result, bool
 	name := strings.ToLower(words[0])
 	name = strings.TrimSuffix(name, ".exe")
 	switch name {
-	case "crictl", "containerd", "systemctl", "journalctl", "ipconfig":
+	case "crictl", "containerd", "systemctl", "journalctl", "ipconfig", "w32tm":
 	default:
 		return Result{}, false, nil
 	}
@@ -70,6 +70,11 @@ func Node(c *model.Cluster, node string, argv []string, o Options) (Result, bool
 		r = journalctl(h, words[1:])
 	case "ipconfig":
 		r = ipconfig(c, h, words[1:], o.VSwitch)
+	case "w32tm":
+		if h.OS != hybrid.OSWindows {
+			return Result{}, false, nil
+		}
+		r = w32tm(c, h, words[1:], o.Now)
 	}
 	if filter != "" {
 		if h.OS != hybrid.OSWindows {

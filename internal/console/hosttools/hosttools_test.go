@@ -108,6 +108,30 @@ func TestCrictlListingsMatchTheirGoldenFiles(t *testing.T) {
 	}
 }
 
+// w32tm's times are the node's clock at a pinned time.
+func TestW32tmMatchesItsGoldenFiles(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		file  string
+		files []string
+		line  string
+	}{
+		{"windows-w32tm-query-status", nil, "w32tm /query /status"},
+		{"windows-w32tm-stratum-and-source", nil, "w32tm /query /status | Select-String 'Stratum|Source'"},
+		{"windows-w32tm-query-source", nil, "w32tm /query /source"},
+		{"windows-w32tm-clock-behind", []string{"testdata/clock-behind.yaml"}, "w32tm /query /status"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			argv := []string{tc.line}
+			r, ok, err := hosttools.Node(lab(t, tc.files...), "k8s-lab-win-1", argv, hosttools.Options{Now: now})
+			if err != nil || !ok {
+				t.Fatalf("handled %v, %v", ok, err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", tc.file+".txt"), render("node/k8s-lab-win-1", argv, r.Stdout, r.Stderr, r.Code))
+		})
+	}
+}
+
 // The transcript of Get-Service on the joined Windows node, as printed.
 const seedGetService = `
  Status Name       StartType
