@@ -51,6 +51,8 @@ func Node(c *model.Cluster, node string, argv []string, o Options) (Result, bool
 	name = strings.TrimSuffix(name, ".exe")
 	switch name {
 	case "crictl", "containerd", "systemctl", "journalctl", "ipconfig", "w32tm":
+	case "get-content", "gc", "type", "cat":
+		name = "get-content"
 	default:
 		return Result{}, false, nil
 	}
@@ -75,6 +77,11 @@ func Node(c *model.Cluster, node string, argv []string, o Options) (Result, bool
 			return Result{}, false, nil
 		}
 		r = w32tm(c, h, words[1:], o.Now)
+	case "get-content":
+		if h.OS != hybrid.OSWindows {
+			return Result{}, false, nil
+		}
+		r = getContent(c, h, words[1:], o.Now)
 	}
 	if filter != "" {
 		if h.OS != hybrid.OSWindows {

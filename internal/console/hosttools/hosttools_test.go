@@ -132,6 +132,31 @@ func TestW32tmMatchesItsGoldenFiles(t *testing.T) {
 	}
 }
 
+// The kubelet's log at a pinned time.
+func TestKubeletLogMatchesItsGoldenFiles(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		file  string
+		files []string
+		line  string
+	}{
+		{"windows-kubelet-err-log-healthy", nil, `Get-Content C:\var\log\kubelet\kubelet.err.log -Tail 30`},
+		{"windows-kubelet-err-log-clock-before-certificates", []string{"testdata/clock-before-certificates.yaml"}, `Get-Content C:\var\log\kubelet\kubelet.err.log -Tail 8`},
+		{"windows-kubelet-err-log-kubelet-stopped", []string{"testdata/kubelet-stopped.yaml"}, `Get-Content C:\var\log\kubelet\kubelet.err.log -Tail 30`},
+		{"windows-kubelet-err-log-without-tail", nil, `Get-Content C:\var\log\kubelet\kubelet.err.log`},
+		{"windows-get-content-other-file", nil, `Get-Content C:\k\config`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			argv := []string{tc.line}
+			r, ok, err := hosttools.Node(lab(t, tc.files...), "k8s-lab-win-1", argv, hosttools.Options{Now: now})
+			if err != nil || !ok {
+				t.Fatalf("handled %v, %v", ok, err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", tc.file+".txt"), render("node/k8s-lab-win-1", argv, r.Stdout, r.Stderr, r.Code))
+		})
+	}
+}
+
 // The transcript of Get-Service on the joined Windows node, as printed.
 const seedGetService = `
  Status Name       StartType
