@@ -2,7 +2,9 @@
 // than its dataplane: the service manager (Get-Service, systemctl), the
 // container runtime (crictl, containerd.exe config dump), the host's
 // addresses and version (Get-NetIPAddress, ipconfig, Get-ItemProperty for
-// the build and UBR) and, inside Windows pods, cmd's whoami, ver and echo.
+// the build and UBR), the time service (w32tm), the kubelet's log
+// (Get-Content -Tail), Test-NetConnection (with the console's resolver and
+// trace) and, inside Windows pods, cmd's whoami, ver and echo.
 // Answers come from the host model (internal/host) and the built twin.
 // Values no model derives — sandbox and container IDs the runtime makes
 // at random, image IDs and sizes, process IDs — are the observed ones
