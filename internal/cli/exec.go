@@ -42,7 +42,9 @@ The host under the node answers from the host model (services, containerd's
 configuration, the kubelet's flags, a what-if's HostState): on Windows nodes
 Get-Service, Get-Process, Get-NetIPAddress, Get-ItemProperty of
 HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion, ipconfig, crictl version,
-pods, ps and images, and containerd.exe config dump (each may be piped into
+pods, ps and images, containerd.exe config dump, w32tm /query /status
+(the time server the node preparation configures, the node's clock) and
+Get-Content of the kubelet's log with -Tail N (each may be piped into
 Select-String); on Linux nodes systemctl status kubelet|containerd, crictl and
 containerd config dump. In Windows pods cmd /c runs echo (with %USERNAME%),
 ver and, where the image has it, whoami. IDs the runtime makes at random are
@@ -52,7 +54,7 @@ which.
 In pods and on nodes the client tools walk the twin: ping, curl, wget,
 busybox nslookup (-type=a, aaaa, cname, txt, srv, ptr), nslookup.exe
 (-type=a, ptr, srv; -debug with TTLs for answers of the cluster DNS), and
-Resolve-DnsName (with TTLs) on Windows nodes or under powershell.exe in images
+Resolve-DnsName (with TTLs) and Test-NetConnection HOST [-Port N] on Windows nodes or under powershell.exe in images
 that have PowerShell. A program a Windows image lacks fails in the container
 runtime ("The system cannot find the file specified", exit 1) unless cmd /c
 runs it.
@@ -63,7 +65,8 @@ code N" on stderr and kubectl-hybrid exits with N.`,
   kubectl-hybrid exec node/k8s-lab-win-1 --lab -- hnsdiag list loadbalancers
   kubectl-hybrid exec node/k8s-lab-win-1 --lab -- "Get-HnsNetwork | ConvertTo-Json -Depth 10"
   kubectl-hybrid exec node/k8s-lab-win-1 --lab -- "Get-Service kubelet, containerd, vmcompute, hns | Format-Table -AutoSize Status, Name, StartType"
-  kubectl-hybrid exec node/k8s-lab-win-1 --lab -- crictl pods`,
+  kubectl-hybrid exec node/k8s-lab-win-1 --lab -- crictl pods
+  kubectl-hybrid exec node/k8s-lab-win-1 --lab -- "Test-NetConnection k8s-lab-api.example.com -Port 6443"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err

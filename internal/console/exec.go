@@ -194,6 +194,9 @@ func execNode(tw Twin, name string, argv []string) (Output, error) {
 		// The host's own commands (crictl, containerd.exe, ipconfig) and
 		// cmdlets (Get-Service, …) read the host model.
 		opts := hosttools.Options{Now: time.Now(), VSwitch: len(n.Networks()) > 0}
+		if hosttools.IsTestNetConnection(argv) {
+			return testNetConnection(tw, name, opts.VSwitch, argv)
+		}
 		if r, ok, err := hosttools.Node(c, name, argv, opts); ok || err != nil {
 			return Output{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}, err
 		}

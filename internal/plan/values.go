@@ -309,13 +309,23 @@ func (r *Reader) domain() string {
 // ntpServer is the node network gateway's DNS name, the time source the
 // Linux hosts use when it is named in the node network's DNS.
 func (r *Reader) ntpServer() string {
-	gw := r.c.Network.Gateway
-	for _, d := range r.c.Network.DNS {
-		if gw != "" && d.Address == gw {
-			return r.record("timeServer", d.Name, "Cluster spec.network: the gateway's DNS name", "")
-		}
+	if name, _, ok := TimeServer(r.c); ok {
+		return r.record("timeServer", name, "Cluster spec.network: the gateway's DNS name", "")
 	}
 	return r.record("timeServer", "<NTP_SERVER>", "not in the input", "w32tm /query /source (on a host that keeps time)")
+}
+
+// TimeServer is the NTP peer the node preparation configures (the node
+// network gateway's DNS name) and its address; ok is false when the
+// node network's DNS does not name the gateway.
+func TimeServer(c *model.Cluster) (name, addr string, ok bool) {
+	gw := c.Network.Gateway
+	for _, d := range c.Network.DNS {
+		if gw != "" && d.Address == gw {
+			return d.Name, d.Address, true
+		}
+	}
+	return "", "", false
 }
 
 // apiHost is the endpoint's host name and the address the node network's

@@ -2,7 +2,9 @@
 // than its dataplane: the service manager (Get-Service, systemctl), the
 // container runtime (crictl, containerd.exe config dump), the host's
 // addresses and version (Get-NetIPAddress, ipconfig, Get-ItemProperty for
-// the build and UBR) and, inside Windows pods, cmd's whoami, ver and echo.
+// the build and UBR), the time service (w32tm), the kubelet's log
+// (Get-Content -Tail), Test-NetConnection (with the console's resolver and
+// trace) and, inside Windows pods, cmd's whoami, ver and echo.
 // Answers come from the host model (internal/host) and the built twin.
 // Values no model derives — sandbox and container IDs the runtime makes
 // at random, image IDs and sizes, process IDs — are the observed ones
@@ -50,7 +52,9 @@ func Node(c *model.Cluster, node string, argv []string, o Options) (Result, bool
 	name := strings.ToLower(words[0])
 	name = strings.TrimSuffix(name, ".exe")
 	switch name {
-	case "crictl", "containerd", "systemctl", "journalctl", "ipconfig":
+	case "crictl", "containerd", "systemctl", "journalctl", "ipconfig", "w32tm":
+	case "get-content", "gc", "type", "cat":
+		name = "get-content"
 	default:
 		return Result{}, false, nil
 	}
@@ -70,6 +74,16 @@ func Node(c *model.Cluster, node string, argv []string, o Options) (Result, bool
 		r = journalctl(h, words[1:])
 	case "ipconfig":
 		r = ipconfig(c, h, words[1:], o.VSwitch)
+	case "w32tm":
+		if h.OS != hybrid.OSWindows {
+			return Result{}, false, nil
+		}
+		r = w32tm(c, h, words[1:], o.Now)
+	case "get-content":
+		if h.OS != hybrid.OSWindows {
+			return Result{}, false, nil
+		}
+		r = getContent(c, h, words[1:], o.Now)
 	}
 	if filter != "" {
 		if h.OS != hybrid.OSWindows {

@@ -68,6 +68,10 @@ func TestHostCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"linux-journalctl-kubelet", nil, "node/k8s-lab-node-1", "", []string{"journalctl", "-u", "kubelet"}},
 		{"linux-crictl-version-grep", nil, "node/k8s-lab-node-1", "", []string{"crictl version | grep Runtime"}},
 		{"linux-containerd-config-dump", nil, "node/k8s-lab-node-1", "", []string{"containerd", "config", "dump"}},
+		{"windows-test-netconnection-api-port", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection k8s-lab-api.example.com -Port 6443"}},
+		{"windows-test-netconnection-closed-port", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection", "k8s-lab-api.example.com", "-Port", "6444"}},
+		{"windows-test-netconnection-ping", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection k8s-lab-api.example.com"}},
+		{"windows-test-netconnection-bad-port", nil, "node/k8s-lab-win-1", "", []string{"Test-NetConnection k8s-lab-api.example.com -Port 70000"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			tw := console.FromCluster(lab(t, tc.files...))
@@ -100,6 +104,55 @@ func TestCrictlListingsMatchTheirGoldenFiles(t *testing.T) {
 				t.Fatalf("crictl %s: handled %v, %v", tc.cmd, ok, err)
 			}
 			golden.Check(t, filepath.Join("testdata", "golden", tc.file+".txt"), render("node/"+tc.node, argv, r.Stdout, r.Stderr, r.Code))
+		})
+	}
+}
+
+// w32tm's times are the node's clock at a pinned time.
+func TestW32tmMatchesItsGoldenFiles(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		file  string
+		files []string
+		line  string
+	}{
+		{"windows-w32tm-query-status", nil, "w32tm /query /status"},
+		{"windows-w32tm-stratum-and-source", nil, "w32tm /query /status | Select-String 'Stratum|Source'"},
+		{"windows-w32tm-query-source", nil, "w32tm /query /source"},
+		{"windows-w32tm-clock-behind", []string{"testdata/clock-behind.yaml"}, "w32tm /query /status"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			argv := []string{tc.line}
+			r, ok, err := hosttools.Node(lab(t, tc.files...), "k8s-lab-win-1", argv, hosttools.Options{Now: now})
+			if err != nil || !ok {
+				t.Fatalf("handled %v, %v", ok, err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", tc.file+".txt"), render("node/k8s-lab-win-1", argv, r.Stdout, r.Stderr, r.Code))
+		})
+	}
+}
+
+// The kubelet's log at a pinned time.
+func TestKubeletLogMatchesItsGoldenFiles(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		file  string
+		files []string
+		line  string
+	}{
+		{"windows-kubelet-err-log-healthy", nil, `Get-Content C:\var\log\kubelet\kubelet.err.log -Tail 30`},
+		{"windows-kubelet-err-log-clock-before-certificates", []string{"testdata/clock-before-certificates.yaml"}, `Get-Content C:\var\log\kubelet\kubelet.err.log -Tail 8`},
+		{"windows-kubelet-err-log-kubelet-stopped", []string{"testdata/kubelet-stopped.yaml"}, `Get-Content C:\var\log\kubelet\kubelet.err.log -Tail 30`},
+		{"windows-kubelet-err-log-without-tail", nil, `Get-Content C:\var\log\kubelet\kubelet.err.log`},
+		{"windows-get-content-other-file", nil, `Get-Content C:\k\config`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			argv := []string{tc.line}
+			r, ok, err := hosttools.Node(lab(t, tc.files...), "k8s-lab-win-1", argv, hosttools.Options{Now: now})
+			if err != nil || !ok {
+				t.Fatalf("handled %v, %v", ok, err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", tc.file+".txt"), render("node/k8s-lab-win-1", argv, r.Stdout, r.Stderr, r.Code))
 		})
 	}
 }
