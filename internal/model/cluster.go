@@ -1,6 +1,8 @@
 package model
 
 import (
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	certv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -173,4 +175,20 @@ func Holds[T interface {
 		}
 	}
 	return false
+}
+
+// KubeletRequestError is the error the engine found a node's kubelet
+// getting from the API server (a clock outside the API server
+// certificate's validity, internal/engine/hostfailures.go), as its note on
+// the Node carries it, or "".
+func (c *Cluster) KubeletRequestError(node string) string {
+	for _, n := range c.Notes {
+		if n.Object.Kind != "Node" || n.Object.Name != node {
+			continue
+		}
+		if i := strings.Index(n.Message, "Get \""); i >= 0 && strings.Contains(n.Message, "x509:") {
+			return n.Message[i:]
+		}
+	}
+	return ""
 }

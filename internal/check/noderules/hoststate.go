@@ -3,7 +3,6 @@ package noderules
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check/rule"
@@ -71,14 +70,12 @@ marks the node's pods not Ready, so they leave their Services' endpoints.`,
 				add("spec.kubeletStuck", fmt.Sprintf("the kubelet on %s is stuck after the vSwitch was created (the host's address moved to vEthernet and its connection to the API server died): the node turns Unknown (\"Kubelet stopped posting node status.\") and its pods are marked not Ready", name),
 					"Restart-Service kubelet")
 			}
-			for _, note := range x.Cluster.Notes {
-				if i := strings.Index(note.Message, "Get \""); note.Object.Kind == "Node" && note.Object.Name == name && i >= 0 && strings.Contains(note.Message, "x509:") {
-					fix := "timedatectl; sudo chronyc makestep"
-					if windows {
-						fix = "w32tm /query /status; Restart-Service w32time; w32tm /resync"
-					}
-					add("spec.clockOffset", fmt.Sprintf("the clock of %s is %s off the control plane's, outside the API server certificate's validity; its kubelet's requests fail: %s", name, st.Spec.ClockOffset, note.Message[i:]), fix)
+			if msg := x.Cluster.KubeletRequestError(name); msg != "" {
+				fix := "timedatectl; sudo chronyc makestep"
+				if windows {
+					fix = "w32tm /query /status; Restart-Service w32time; w32tm /resync"
 				}
+				add("spec.clockOffset", fmt.Sprintf("the clock of %s is %s off the control plane's, outside the API server certificate's validity; its kubelet's requests fail: %s", name, st.Spec.ClockOffset, msg), fix)
 			}
 		}
 		return out

@@ -100,7 +100,7 @@ func kubeletLog(c *model.Cluster, h *host.Host, now time.Time, want int) ([]stri
 		klog('I', start.Add(2*time.Second), "kubelet_node_status.go:75", `"Attempting to register node" node=`+node),
 		klog('I', start.Add(2*time.Second+40*time.Millisecond), "kubelet_node_status.go:78", `"Successfully registered node" node=`+node),
 	}
-	failure := kubeletRequestError(c, h.Node)
+	failure := c.KubeletRequestError(h.Node)
 	if failure == "" {
 		return lines, notes
 	}
@@ -120,19 +120,4 @@ func kubeletLog(c *model.Cluster, h *host.Host, now time.Time, want int) ([]stri
 	}
 	notes = append(notes, "the node status errors are the engine's: the kubelet's requests to the API server fail")
 	return lines, notes
-}
-
-// kubeletRequestError is the error the engine found the node's kubelet
-// getting from the API server (its note on the Node, from
-// internal/engine/hostfailures.go), or "".
-func kubeletRequestError(c *model.Cluster, node string) string {
-	for _, n := range c.Notes {
-		if n.Object.Kind != "Node" || n.Object.Name != node {
-			continue
-		}
-		if i := strings.Index(n.Message, "Get \""); i >= 0 && strings.Contains(n.Message, "x509:") {
-			return n.Message[i:]
-		}
-	}
-	return ""
 }
