@@ -60,7 +60,8 @@ func (s *Server) WriteMetrics(w io.Writer) error {
 			family{name: "kubectl_hybrid_last_rebuild_duration_seconds", help: "How long reading the input and building the twin in service took.", typ: "gauge",
 				samples: []sample{{value: t.took.Seconds()}}},
 		)
-		fams = append(fams, nodeFamily(t), blockFamilies(t)[0], blockFamilies(t)[1])
+		blocks := blockFamilies(t)
+		fams = append(fams, nodeFamily(t), blocks[0], blocks[1])
 		rep, err := t.report()
 		if err != nil {
 			return err
