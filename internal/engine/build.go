@@ -57,11 +57,13 @@ type builder struct {
 	hostIdx map[string]int
 	// calicoNodes are the Calico Node resources by Kubernetes node name.
 	calicoNodes map[string]*calico.Node
+	// d is what a Derive reuses of the previous twin; nil in Build.
+	d *derivation
 }
 
 // Build derives the cluster from the snapshot, which it leaves as it was.
 func Build(s *model.Snapshot) (*model.Cluster, error) {
-	return build(s, false)
+	return build(s, false, nil)
 }
 
 // BuildOwned is Build for a caller that hands the snapshot over: its typed
@@ -70,15 +72,15 @@ func Build(s *model.Snapshot) (*model.Cluster, error) {
 // load, build and drop the snapshot: copying every pod and controller only
 // to drop the originals cost Build time and held the objects twice.
 func BuildOwned(s *model.Snapshot) (*model.Cluster, error) {
-	return build(s, true)
+	return build(s, true, nil)
 }
 
-func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
-	in, err := collect(s, own)
+func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
+	in, err := collect(s, own, d)
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{in: in, c: in.c, version: defaultVersion}
+	b := &builder{in: in, c: in.c, version: defaultVersion, d: d}
 	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
 		b.version = cc.KubernetesVersion
 	}
@@ -110,6 +112,9 @@ func build(s *model.Snapshot, own bool) (*model.Cluster, error) {
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err
+		}
+		if d != nil && d.broken {
+			return nil, errUnsettled
 		}
 	}
 	b.stamp()

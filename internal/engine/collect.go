@@ -47,8 +47,9 @@ type input struct {
 
 // collect sorts the snapshot's typed objects into a Cluster of observed
 // objects. Kinds the twin does not model are kept in NotModeled. With own
-// the objects are taken as they are, else copied.
-func collect(s *model.Snapshot, own bool) (*input, error) {
+// the objects are taken as they are, else copied; a pod a derivation
+// reuses is the previous twin's.
+func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 	in := &input{
 		c: &model.Cluster{
 			Origins: map[model.Key]model.Origin{},
@@ -86,6 +87,10 @@ func collect(s *model.Snapshot, own bool) (*input, error) {
 		case *corev1.Namespace:
 			c.Namespaces = append(c.Namespaces, keep(own, t))
 		case *corev1.Pod:
+			if d != nil && d.reuse[t] != nil {
+				c.Pods = append(c.Pods, d.reuse[t])
+				continue
+			}
 			c.Pods = append(c.Pods, keep(own, t))
 		case *model.Undecodable:
 			c.Rejected = append(c.Rejected, model.Rejection{Key: o.Key, Origin: o.Origin, Message: strings.TrimRight(admission.FormatError(t.Err), "\n")})

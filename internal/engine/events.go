@@ -99,6 +99,10 @@ func (b *builder) podsWithoutNetwork() {
 		if n == nil || !networkNotReady(n) {
 			continue
 		}
+		if b.d.reused(p) {
+			b.d.broken = true
+			return
+		}
 		if p.Status.PodIP != "" {
 			p.Status.PodIP, p.Status.PodIPs = "", nil
 			if c.Observed(keyOf(p)) {

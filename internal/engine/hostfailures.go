@@ -175,6 +175,10 @@ func (b *builder) markPodsNotReady() {
 		if !b.podsNotReady[p.Spec.NodeName] {
 			continue
 		}
+		if b.d.reused(p) {
+			b.d.broken = true
+			return
+		}
 		for i := range p.Status.Conditions {
 			if p.Status.Conditions[i].Type == corev1.PodReady {
 				p.Status.Conditions[i].Status = corev1.ConditionFalse

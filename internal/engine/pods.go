@@ -47,12 +47,13 @@ func (b *builder) workloads() error {
 	claimed := map[*corev1.Pod]bool{}
 	stubs := map[*corev1.Pod]bool{}
 	for _, p := range c.Pods {
-		stubs[p] = controllers.IsStub(p)
+		// A reused pod is judged by its input: the stub it was, its phase.
+		stubs[p] = controllers.IsStub(b.d.inputOf(p))
 	}
 	daemon := false
 	add := func(p *corev1.Pod, creator string) {
 		claimed[p] = true
-		cands = append(cands, candidate{pod: p, creator: creator, running: isRunning(p), stub: stubs[p], daemon: daemon})
+		cands = append(cands, candidate{pod: p, creator: creator, running: isRunning(b.d.inputOf(p)), stub: stubs[p], daemon: daemon})
 	}
 
 	// DaemonSets: one pod per eligible node.
@@ -118,7 +119,7 @@ func (b *builder) workloads() error {
 	// Pods given on their own (and observed pods whose controller is absent).
 	for _, p := range c.Pods {
 		if !claimed[p] {
-			if controllers.IsStub(p) {
+			if stubs[p] {
 				kind, name := controllers.ControllerOf(p)
 				b.note(model.Warning, keyOf(p), "pod stub owned by %s %s, which the input does not contain; dropped", kind, name)
 				claimed[p] = true
@@ -156,7 +157,10 @@ func (b *builder) workloads() error {
 		if cd.stub {
 			b.c.MarkDerived(keyOf(p), "spec")
 		}
-		if !cd.running || cd.stub {
+		// A reused pod was admitted by the previous build, which said
+		// nothing about it, and admission reads nothing a derivation's
+		// step changes.
+		if (!cd.running || cd.stub) && !b.d.reused(p) {
 			if msg := b.admit(p, cd.creator); msg != "" {
 				if cd.running {
 					b.note(model.Warning, keyOf(p), "observed running, but the API server would refuse it now: %s", msg)

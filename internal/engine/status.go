@@ -22,6 +22,11 @@ func (b *builder) podStatus() error {
 		if len(p.Status.ContainerStatuses) > 0 || p.Spec.NodeName == "" {
 			continue // observed status, or unschedulable (set by the scheduler step)
 		}
+		if b.d.reused(p) {
+			// The previous build's status: derive.holds compares what
+			// it read of the node.
+			continue
+		}
 		n := b.nodeByName(p.Spec.NodeName)
 		if n == nil {
 			continue

@@ -105,8 +105,9 @@ const (
 )
 
 // Compute plans the migration of the input cluster to the target.
-// The base twin is in.Cluster; each step's twin is built once on the
-// previous step's snapshot with that step's objects layered on it.
+// The base twin is in.Cluster (Build of in.Snapshot); each step's twin is
+// derived from the previous one on the previous step's snapshot with that
+// step's objects layered on it (engine.Derive, equal to a Build).
 func Compute(in plan.Input, req Request) (*Plan, error) {
 	c := in.Cluster
 	inst := inputInstallation(c, in.Snapshot)
@@ -138,8 +139,11 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		before := snap
 		snap = plan.Layer(snap, objs...)
-		next, err := engine.Build(snap)
+		// The step changes only Calico's configuration: its twin is the
+		// previous one's, with what reads that configuration built again.
+		next, err := engine.Derive(prev.Cluster(), before, snap)
 		if err != nil {
 			return nil, fmt.Errorf("step %s applied to the twin: %w", st.ID, err)
 		}

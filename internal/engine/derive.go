@@ -1,0 +1,263 @@
+package engine
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Derive is Build(next) for a snapshot that differs from prevSnap, whose
+// twin prev is, only in the Calico configuration a migration step changes
+// (the operator's Installation, the IPAMConfiguration, the operator's
+// kubernetes-services-endpoint ConfigMap). The result equals Build(next);
+// it costs less because the pods of the input's own workloads that the
+// previous build settled (bound and addressed in the input, no note or
+// event about them) are taken from prev as they are, and skip the stub's
+// completion, admission and the kubelet's status: those read nothing the
+// configuration changes. Every other stage runs as in Build, over every
+// pod (IPAM's order, the scheduler's state, the Services' endpoints).
+// Where the reuse's conditions fail (other objects changed, a node's
+// readiness or a namespace differs, a stage would change a reused pod) it
+// is a full Build. prev and its pods are never changed: the derived twin
+// shares those pods with it.
+func Derive(prev *model.Cluster, prevSnap, next *model.Snapshot) (*model.Cluster, error) {
+	d := settle(prev, prevSnap, next)
+	if d == nil {
+		return Build(next)
+	}
+	c, err := build(next, false, d)
+	if err != nil || !d.holds(prev, c) {
+		// errUnsettled, or an error Build words from its own pods.
+		return Build(next)
+	}
+	return c, nil
+}
+
+// errUnsettled stops a derivation whose reuse turned out not to hold.
+var errUnsettled = errors.New("a reused pod would change")
+
+// derivation is what a Derive reuses of the previous twin.
+type derivation struct {
+	// reuse maps an input pod (the snapshot's object) to the previous
+	// twin's pod built from it; input is the reverse.
+	reuse map[*corev1.Pod]*corev1.Pod
+	input map[*corev1.Pod]*corev1.Pod
+	// broken is set by a stage that would change a reused pod.
+	broken bool
+}
+
+// reused reports whether p is a pod taken from the previous twin.
+func (d *derivation) reused(p *corev1.Pod) bool {
+	if d == nil {
+		return false
+	}
+	_, ok := d.input[p]
+	return ok
+}
+
+// inputOf is the input pod p was built from: the snapshot's object for a
+// reused pod (its stub, its phase), else p itself.
+func (d *derivation) inputOf(p *corev1.Pod) *corev1.Pod {
+	if d != nil {
+		if in, ok := d.input[p]; ok {
+			return in
+		}
+	}
+	return p
+}
+
+// derivable are the kinds a step may change for a derivation: what the
+// operator renders from and Calico IPAM reads. Nothing else in the engine
+// reads them (ConfigMaps are read by name: the operator's only).
+func derivable(o *model.Object) bool {
+	switch {
+	case o.Key.Group == "operator.tigera.io" && o.Key.Kind == "Installation":
+		return true
+	case strings.HasSuffix(o.Key.Group, "projectcalico.org") && o.Key.Kind == "IPAMConfiguration":
+		return true
+	case o.Key.Group == "" && o.Key.Kind == "ConfigMap" && o.Key.Namespace == "tigera-operator" && o.Key.Name == "kubernetes-services-endpoint":
+		return true
+	}
+	return false
+}
+
+// settle finds the pods the derivation reuses, nil when it cannot derive.
+// plan.Layer keeps every unchanged object as the same pointer, so an
+// object that is not the same pointer changed.
+func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
+	if prev == nil || prevSnap == nil || next == nil || len(prevSnap.Actions) > 0 || len(next.Actions) > 0 ||
+		!reflect.DeepEqual(prevSnap.Network, next.Network) {
+		return nil
+	}
+	before := make(map[model.Key]*model.Object, len(prevSnap.Objects))
+	for _, o := range prevSnap.Objects {
+		if _, dup := before[o.Key]; dup {
+			return nil
+		}
+		before[o.Key] = o
+	}
+	seen := 0
+	for _, o := range next.Objects {
+		was, ok := before[o.Key]
+		if ok {
+			seen++
+		}
+		if (!ok || was != o) && !derivable(o) {
+			return nil
+		}
+	}
+	if seen != len(before) {
+		return nil // an object was removed
+	}
+	// What the previous build said about each pod: a pod it noted, warned
+	// about, refused or recorded an event for is built again.
+	spoken := map[model.Key]bool{}
+	for _, n := range prev.Notes {
+		spoken[n.Object] = true
+	}
+	for _, r := range prev.Rejected {
+		spoken[r.Key] = true
+	}
+	for _, r := range prev.Warned {
+		spoken[r.Key] = true
+	}
+	for _, e := range prev.Events {
+		if e.InvolvedObject.Kind == "Pod" {
+			spoken[model.Key{Kind: "Pod", Namespace: e.InvolvedObject.Namespace, Name: e.InvolvedObject.Name}] = true
+		}
+	}
+	built := make(map[model.Key]*corev1.Pod, len(prev.Pods))
+	for _, p := range prev.Pods {
+		k := keyOf(p)
+		if _, dup := built[k]; dup {
+			built[k] = nil
+			continue
+		}
+		built[k] = p
+	}
+	inputs := map[model.Key]bool{}
+	for _, o := range next.Objects {
+		inputs[o.Key] = true
+	}
+	d := &derivation{reuse: map[*corev1.Pod]*corev1.Pod{}, input: map[*corev1.Pod]*corev1.Pod{}}
+	for _, o := range next.Objects {
+		in, ok := o.Typed.(*corev1.Pod)
+		if !ok {
+			continue
+		}
+		k := o.Key
+		p := built[k]
+		if p == in {
+			return nil // prev took the snapshot's objects (BuildOwned): its input is gone
+		}
+		if p == nil || spoken[k] || keyOf(in) != k || !settled(in, p) || !ownedByInput(in, inputs) {
+			continue
+		}
+		d.reuse[in], d.input[p] = p, in
+	}
+	if len(d.reuse) == 0 {
+		return nil
+	}
+	return d
+}
+
+// settled: the input pod in is bound and addressed, so the build neither
+// schedules it nor asks IPAM for its address, and p (its previous build)
+// records nothing admission adds that the scheduler's state reads of a
+// running pod before admission (priority, overhead, preemption policy).
+func settled(in, p *corev1.Pod) bool {
+	if in.Spec.NodeName == "" || in.Status.PodIP == "" || in.Spec.HostNetwork || p.Spec.HostNetwork ||
+		in.DeletionTimestamp != nil {
+		return false
+	}
+	switch in.Status.Phase {
+	case "", corev1.PodRunning:
+	default:
+		return false
+	}
+	if p.Spec.NodeName != in.Spec.NodeName || p.Status.PodIP != in.Status.PodIP || p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	if p.Spec.PriorityClassName != "" || (p.Spec.Priority != nil && *p.Spec.Priority != 0) || p.Spec.Overhead != nil ||
+		(p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy != corev1.PreemptLowerPriority) {
+		return false
+	}
+	return true
+}
+
+// ownedByInput: the pod's controller (and a ReplicaSet's Deployment) is an
+// object of the input, which the derivation's step did not change; the
+// operator's and kubeadm's workloads are rendered again.
+func ownedByInput(p *corev1.Pod, inputs map[model.Key]bool) bool {
+	kind, name := controllers.ControllerOf(p)
+	switch kind {
+	case "":
+		return true
+	case "DaemonSet", "StatefulSet":
+		return inputs[model.Key{Group: "apps", Kind: kind, Namespace: p.Namespace, Name: name}]
+	case "ReplicaSet":
+		if inputs[model.Key{Group: "apps", Kind: kind, Namespace: p.Namespace, Name: name}] {
+			return true
+		}
+		i := strings.LastIndex(name, "-")
+		return i > 0 && inputs[model.Key{Group: "apps", Kind: "Deployment", Namespace: p.Namespace, Name: name[:i]}]
+	}
+	return false
+}
+
+// holds checks, on the derived twin, what the reused pods read of their
+// nodes and namespaces: equal to what the previous build read, else the
+// kubelet's status or admission could differ.
+func (d *derivation) holds(prev, c *model.Cluster) bool {
+	if d.broken {
+		return false
+	}
+	index := func(nodes []*corev1.Node) map[string]*corev1.Node {
+		m := make(map[string]*corev1.Node, len(nodes))
+		for _, n := range nodes {
+			m[n.Name] = n
+		}
+		return m
+	}
+	was, now := index(prev.Nodes), index(c.Nodes)
+	nsWas := map[string]*corev1.Namespace{}
+	for _, ns := range prev.Namespaces {
+		nsWas[ns.Name] = ns
+	}
+	nsNow := map[string]*corev1.Namespace{}
+	for _, ns := range c.Namespaces {
+		nsNow[ns.Name] = ns
+	}
+	nodeOK, nsOK := map[string]bool{}, map[string]bool{}
+	for p := range d.input {
+		if name := p.Spec.NodeName; !nodeOK[name] {
+			a, b := was[name], now[name]
+			if (a == nil) != (b == nil) || (a != nil && !sameNodeView(a, b)) {
+				return false
+			}
+			nodeOK[name] = true
+		}
+		if name := p.Namespace; !nsOK[name] {
+			a, b := nsWas[name], nsNow[name]
+			if (a == nil) != (b == nil) || (a != nil && !reflect.DeepEqual(a, b)) {
+				return false
+			}
+			nsOK[name] = true
+		}
+	}
+	return true
+}
+
+// sameNodeView compares what a pod's build reads of its node: the address
+// (status.hostIP), the OS and build (whether its images run), readiness
+// and taints (the node lifecycle controller, the network's readiness).
+func sameNodeView(a, b *corev1.Node) bool {
+	return reflect.DeepEqual(a.Labels, b.Labels) && reflect.DeepEqual(a.Status.Addresses, b.Status.Addresses) &&
+		reflect.DeepEqual(a.Status.NodeInfo, b.Status.NodeInfo) && reflect.DeepEqual(a.Status.Conditions, b.Status.Conditions) &&
+		reflect.DeepEqual(a.Spec.Taints, b.Spec.Taints)
+}
