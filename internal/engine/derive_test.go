@@ -1,0 +1,185 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
+)
+
+// generated loads a small generated cluster whose workload pods are
+// observed stubs with their node and address (what Derive reuses).
+func generated(t *testing.T, plainNodes bool) *model.Snapshot {
+	t.Helper()
+	dir := t.TempDir()
+	o := gen.Options{Nodes: 8, Namespaces: 2, Pods: 120, Services: 10, Policies: 2, Seed: 1, ObservedIPs: true, PlainNodes: plainNodes}
+	if _, err := gen.WriteDir(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	return snapshot(t, false, dir)
+}
+
+// edited is s with the first object of kind edited by f, on a copy, the
+// way a what-if file replaces it.
+func edited(t *testing.T, s *model.Snapshot, kind string, f func(o *model.Object)) *model.Snapshot {
+	t.Helper()
+	for _, o := range s.Objects {
+		if o.Key.Kind == kind {
+			cp := *o
+			f(&cp)
+			return plan.Layer(s, &cp)
+		}
+	}
+	t.Fatalf("no %s in the snapshot", kind)
+	return nil
+}
+
+// whatIf is s with the objects of file layered on it.
+func whatIf(t *testing.T, s *model.Snapshot, file string) *model.Snapshot {
+	t.Helper()
+	w, err := load.Load(load.Options{Filenames: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan.Layer(s, w.Objects...)
+}
+
+// Derive must give exactly Build's twin, whether it reuses the previous
+// twin's pods (only Calico's configuration changed) or falls back to a
+// full build (anything else changed, or what the reused pods read did).
+func TestADerivedTwinEqualsTheFullBuild(t *testing.T) {
+	// bgpOff turns BGP off in the snapshot's own Installation.
+	bgpOff := func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+		return edited(t, s, "Installation", func(o *model.Object) {
+			in := copyInstallation(t, o.Typed.(*operator.Installation))
+			off := "Disabled"
+			in.Spec.CalicoNetwork.BGP = &off
+			o.Typed, o.Raw = in, nil
+		})
+	}
+	noWindowsDataplane := func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+		return whatIf(t, s, "../../examples/what-if/no-windows-dataplane.yaml")
+	}
+	tests := []struct {
+		name  string
+		base  func(t *testing.T) *model.Snapshot
+		next  func(t *testing.T, s *model.Snapshot) *model.Snapshot
+		reuse bool
+	}{
+		{
+			name:  "an Installation change on a generated cluster reuses its observed workload pods",
+			base:  func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next:  bgpOff,
+			reuse: true,
+		},
+		{
+			name: "an IPAMConfiguration change on a generated cluster reuses its observed workload pods",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				return whatIf(t, s, "../../examples/what-if/no-strict-affinity.yaml")
+			},
+			reuse: true,
+		},
+		{
+			name: "a changed user pod is a full build",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				return edited(t, bgpOff(t, s), "Pod", func(o *model.Object) {
+					p := o.Typed.(*corev1.Pod).DeepCopy()
+					p.Annotations = map[string]string{"changed": "yes"}
+					o.Typed, o.Raw = p, nil
+				})
+			},
+		},
+		{
+			name: "a changed Node is a full build",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, true) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				return edited(t, bgpOff(t, s), "Node", func(o *model.Object) {
+					n := o.Typed.(*corev1.Node).DeepCopy()
+					n.Labels["changed"] = "yes"
+					o.Typed, o.Raw = n, nil
+				})
+			},
+		},
+		{
+			name: "a Windows node that loses its network (no Windows dataplane) is a full build",
+			base: func(t *testing.T) *model.Snapshot { return snapshot(t, true) },
+			next: noWindowsDataplane,
+		},
+		{
+			name: "a what-if action (drain a node) is a full build",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				node := build(t, s).Nodes[1].Name
+				file := filepath.Join(t.TempDir(), "drain.yaml")
+				doc := "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + node + "\n  annotations:\n    " + hybrid.ActionAnnotation + ": " + hybrid.ActionDrain + "\n"
+				if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				n := bgpOff(t, s)
+				n.Actions = append(n.Actions, snapshot(t, false, file).Actions...)
+				return n
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := tt.base(t)
+			prev := build(t, base)
+			next := tt.next(t, base)
+			want := build(t, next)
+			got, err := engine.Derive(prev, base, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
+			}
+			if shared := sharedPods(prev, got); (shared > 0) != tt.reuse {
+				t.Errorf("%d pods shared with the previous twin; reuse expected: %v", shared, tt.reuse)
+			}
+			if again := build(t, base); !reflect.DeepEqual(again, prev) {
+				t.Errorf("Derive changed the previous twin:\n%s", firstDifference(t, again, prev))
+			}
+		})
+	}
+}
+
+func copyInstallation(t *testing.T, in *operator.Installation) *operator.Installation {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &operator.Installation{}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sharedPods(a, b *model.Cluster) int {
+	in := make(map[*corev1.Pod]bool, len(a.Pods))
+	for _, p := range a.Pods {
+		in[p] = true
+	}
+	n := 0
+	for _, p := range b.Pods {
+		if in[p] {
+			n++
+		}
+	}
+	return n
+}
