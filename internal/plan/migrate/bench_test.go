@@ -112,6 +112,48 @@ func BenchmarkMigratePlan(b *testing.B) {
 	}
 }
 
+// BenchmarkMigrateStepTwin: one step's twin (the first, strictAffinity)
+// built from scratch against derived from the base twin (engine.Derive);
+// HYBRID_BENCH_MIGRATE_NODES sets the size (1,000 by default).
+func BenchmarkMigrateStepTwin(b *testing.B) {
+	nodes := 1000
+	if s := os.Getenv("HYBRID_BENCH_MIGRATE_NODES"); s != "" {
+		if _, err := fmt.Sscan(s, &nodes); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap := beforeMigration(b, nodes)
+	base, err := engine.Build(snap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := Compute(plan.Input{Cluster: base, Snapshot: snap}, Request{Diff: diff.Options{NoReach: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	objs, err := plan.Decode(m.Steps[0].File, m.Steps[0].Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	next := plan.Layer(snap, objs...)
+	for _, tc := range []struct {
+		name string
+		twin func() (*model.Cluster, error)
+	}{
+		{"build", func() (*model.Cluster, error) { return engine.Build(next) }},
+		{"derive", func() (*model.Cluster, error) { return engine.Derive(base, snap, next) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			defer cpuMetric(b)()
+			for b.Loop() {
+				if _, err := tc.twin(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // cpuMetric reports cpu-ms/op, the process's user and system time per op
 // (getrusage), which other work on a shared machine does not inflate.
 func cpuMetric(b *testing.B) func() {
