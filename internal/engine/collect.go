@@ -101,6 +101,10 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *corev1.ServiceAccount:
 			c.ServiceAccounts = append(c.ServiceAccounts, keep(own, t))
 		case *appsv1.Deployment:
+			if was := d.reusedDeployments(t); was != nil {
+				c.Deployments = append(c.Deployments, was)
+				continue
+			}
 			c.Deployments = append(c.Deployments, keep(own, t))
 		case *appsv1.ReplicaSet:
 			c.ReplicaSets = append(c.ReplicaSets, keep(own, t))
@@ -109,8 +113,16 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *appsv1.StatefulSet:
 			c.StatefulSets = append(c.StatefulSets, keep(own, t))
 		case *discoveryv1.EndpointSlice:
+			if was := d.reusedEndpointSlices(t); was != nil {
+				c.EndpointSlices = append(c.EndpointSlices, was)
+				continue
+			}
 			c.EndpointSlices = append(c.EndpointSlices, keep(own, t))
 		case *networkingv1.NetworkPolicy:
+			if was := d.reusedNetworkPolicies(t); was != nil {
+				c.NetworkPolicies = append(c.NetworkPolicies, was)
+				continue
+			}
 			c.NetworkPolicies = append(c.NetworkPolicies, keep(own, t))
 		case *nodev1.RuntimeClass:
 			c.RuntimeClasses = append(c.RuntimeClasses, keep(own, t))

@@ -5,7 +5,11 @@ import (
 	"reflect"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -47,8 +51,46 @@ type derivation struct {
 	// twin's pod built from it; input is the reverse.
 	reuse map[*corev1.Pod]*corev1.Pod
 	input map[*corev1.Pod]*corev1.Pod
+	// deployments maps an input Deployment whose pods are all reused to
+	// the previous twin's (status filled), rs that one to its ReplicaSet;
+	// slices and policies map input objects the engine only stamps to the
+	// previous twin's.
+	deployments map[*appsv1.Deployment]*appsv1.Deployment
+	rs          map[*appsv1.Deployment]*appsv1.ReplicaSet
+	slices      map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice
+	policies    map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy
 	// broken is set by a stage that would change a reused pod.
 	broken bool
+}
+
+func (d *derivation) reusedDeployments(t *appsv1.Deployment) *appsv1.Deployment {
+	if d == nil {
+		return nil
+	}
+	return d.deployments[t]
+}
+
+func (d *derivation) reusedEndpointSlices(t *discoveryv1.EndpointSlice) *discoveryv1.EndpointSlice {
+	if d == nil {
+		return nil
+	}
+	return d.slices[t]
+}
+
+func (d *derivation) reusedNetworkPolicies(t *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy {
+	if d == nil {
+		return nil
+	}
+	return d.policies[t]
+}
+
+// replicaSetOf is the previous twin's ReplicaSet of a reused Deployment,
+// nil when d is built again.
+func (d *derivation) replicaSetOf(dep *appsv1.Deployment) *appsv1.ReplicaSet {
+	if d == nil {
+		return nil
+	}
+	return d.rs[dep]
 }
 
 // reused reports whether p is a pod taken from the previous twin.
@@ -94,25 +136,8 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		!reflect.DeepEqual(prevSnap.Network, next.Network) {
 		return nil
 	}
-	before := make(map[model.Key]*model.Object, len(prevSnap.Objects))
-	for _, o := range prevSnap.Objects {
-		if _, dup := before[o.Key]; dup {
-			return nil
-		}
-		before[o.Key] = o
-	}
-	seen := 0
-	for _, o := range next.Objects {
-		was, ok := before[o.Key]
-		if ok {
-			seen++
-		}
-		if (!ok || was != o) && !derivable(o) {
-			return nil
-		}
-	}
-	if seen != len(before) {
-		return nil // an object was removed
+	if !onlyDerivableChanged(prevSnap.Objects, next.Objects) {
+		return nil
 	}
 	// What the previous build said about each pod: a pod it noted, warned
 	// about, refused or recorded an event for is built again.
@@ -140,9 +165,12 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		}
 		built[k] = p
 	}
+	// The input's workload controllers, which own the pods it reuses.
 	inputs := map[model.Key]bool{}
 	for _, o := range next.Objects {
-		inputs[o.Key] = true
+		if o.Key.Group == "apps" {
+			inputs[o.Key] = true
+		}
 	}
 	d := &derivation{reuse: map[*corev1.Pod]*corev1.Pod{}, input: map[*corev1.Pod]*corev1.Pod{}}
 	for _, o := range next.Objects {
@@ -163,7 +191,160 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 	if len(d.reuse) == 0 {
 		return nil
 	}
+	d.reuseObjects(prev, next, spoken, inputs)
 	return d
+}
+
+// reuseObjects finds the objects besides pods the derivation takes from
+// the previous twin: the input's Deployments whose ReplicaSet (named by
+// their observed pods) has only reused pods, at least as many as the
+// Deployment's replicas, with that ReplicaSet (their statuses read only
+// those pods); and the input's EndpointSlices and NetworkPolicies, which
+// the engine only stamps with the reference time (the same: it is the
+// newest creation time of nodes, pods and CSRs, none of which changed).
+func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spoken, inputs map[model.Key]bool) {
+	d.deployments = map[*appsv1.Deployment]*appsv1.Deployment{}
+	d.rs = map[*appsv1.Deployment]*appsv1.ReplicaSet{}
+	d.slices = map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice{}
+	d.policies = map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy{}
+	deps := byName(prev.Deployments)
+	sets := byName(prev.ReplicaSets)
+	slices := byName(prev.EndpointSlices)
+	policies := byName(prev.NetworkPolicies)
+	var pods []*corev1.Pod
+	for _, o := range next.Objects {
+		if p, ok := o.Typed.(*corev1.Pod); ok {
+			pods = append(pods, p)
+		}
+	}
+	observedRS := controllers.ObservedReplicaSets(pods)
+	// A Deployment's status counts the pods of every ReplicaSet it owns,
+	// the input's older ones too: one with any is built again.
+	olderRS := map[string]bool{}
+	for _, o := range next.Objects {
+		if rs, ok := o.Typed.(*appsv1.ReplicaSet); ok {
+			if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
+				olderRS[rs.Namespace+"/"+name] = true
+			}
+		}
+	}
+	owned := map[string][]*corev1.Pod{}
+	for _, p := range pods {
+		if kind, name := controllers.ControllerOf(p); kind == "ReplicaSet" {
+			owned[p.Namespace+"/"+name] = append(owned[p.Namespace+"/"+name], p)
+		}
+	}
+	for _, o := range next.Objects {
+		if !prev.Observed(o.Key) || spoken[o.Key] {
+			continue
+		}
+		switch t := o.Typed.(type) {
+		case *discoveryv1.EndpointSlice:
+			if was := slices[t.Namespace+"/"+t.Name]; was != nil {
+				d.slices[t] = was
+			}
+		case *networkingv1.NetworkPolicy:
+			if was := policies[t.Namespace+"/"+t.Name]; was != nil {
+				d.policies[t] = was
+			}
+		case *appsv1.Deployment:
+			hash := observedRS[t.Namespace+"/"+t.Name]
+			rsName := t.Name + "-" + hash
+			dep, rs := deps[t.Namespace+"/"+t.Name], sets[t.Namespace+"/"+rsName]
+			if hash == "" || dep == nil || rs == nil || olderRS[t.Namespace+"/"+t.Name] || inputs[model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: t.Namespace, Name: rsName}] {
+				continue
+			}
+			if kind, name := controllers.ControllerOf(rs); kind != "Deployment" || name != t.Name {
+				continue
+			}
+			replicas := 1
+			if t.Spec.Replicas != nil {
+				replicas = int(*t.Spec.Replicas)
+			}
+			mine := owned[t.Namespace+"/"+rsName]
+			all := len(mine) > 0 && len(mine) >= replicas
+			for _, p := range mine {
+				all = all && d.reuse[p] != nil
+			}
+			if all {
+				d.deployments[t], d.rs[dep] = dep, rs
+			}
+		}
+	}
+}
+
+// byName indexes objects by namespace/name, leaving out names held twice.
+func byName[T metav1.Object](objs []T) map[string]T {
+	m := make(map[string]T, len(objs))
+	twice := map[string]bool{}
+	for _, o := range objs {
+		k := o.GetNamespace() + "/" + o.GetName()
+		if _, ok := m[k]; ok {
+			twice[k] = true
+		}
+		m[k] = o
+	}
+	for k := range twice {
+		delete(m, k)
+	}
+	return m
+}
+
+// onlyDerivableChanged reports whether next holds every object of prev,
+// the same pointer unless derivable, plus derivable ones. plan.Layer keeps
+// each object's position and appends new ones, which is checked first;
+// other snapshots are compared by key.
+func onlyDerivableChanged(prev, next []*model.Object) bool {
+	if len(next) >= len(prev) {
+		inPlace := true
+		for i, o := range prev {
+			if n := next[i]; n != o && (n.Key != o.Key || !derivable(n)) {
+				inPlace = false
+				break
+			}
+		}
+		if inPlace {
+			keys := make(map[model.Key]bool, len(next)-len(prev))
+			for _, o := range next[len(prev):] {
+				if !derivable(o) || keys[o.Key] {
+					return false
+				}
+				keys[o.Key] = true
+			}
+			if len(keys) > 0 {
+				for _, o := range prev {
+					if keys[o.Key] {
+						return false // a key twice: not a layering
+					}
+				}
+			}
+			return true
+		}
+	}
+	before := make(map[model.Key]*model.Object, len(prev))
+	for _, o := range prev {
+		if _, dup := before[o.Key]; dup {
+			return false
+		}
+		before[o.Key] = o
+	}
+	seen := map[model.Key]bool{}
+	for _, o := range next {
+		was, ok := before[o.Key]
+		if seen[o.Key] {
+			return false
+		}
+		seen[o.Key] = true
+		if (!ok || was != o) && !derivable(o) {
+			return false
+		}
+	}
+	for k := range before {
+		if !seen[k] {
+			return false // an object was removed
+		}
+	}
+	return true
 }
 
 // settled: the input pod in is bound and addressed, so the build neither

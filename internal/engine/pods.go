@@ -91,6 +91,17 @@ func (b *builder) workloads() error {
 	}
 	observedRS := controllers.ObservedReplicaSets(c.Pods)
 	for _, d := range c.Deployments {
+		if rs := b.d.replicaSetOf(d); rs != nil {
+			// Reused: ExpandDeployment would give this ReplicaSet and
+			// its observed pods, every one reused, in the index's order.
+			if !haveRS[rs.Namespace+"/"+rs.Name] {
+				c.ReplicaSets = append(c.ReplicaSets, rs)
+			}
+			for _, p := range idx.Owned(d.Namespace, "ReplicaSet", rs.Name) {
+				add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
+			}
+			continue
+		}
 		rs, pods, notes := controllers.ExpandDeployment(d, idx, observedRS)
 		for _, n := range notes {
 			b.note(model.Warning, keyOf(d), "%s", n)

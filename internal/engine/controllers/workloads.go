@@ -227,6 +227,9 @@ func ExpandStatefulSet(s *appsv1.StatefulSet, idx PodIndex) []*corev1.Pod {
 // pins it with a required node affinity on metadata.name
 // (pkg/controller/daemon/util/daemonset_util.go ReplaceDaemonSetPodNodeNameNodeAffinity).
 func DaemonPod(ds *appsv1.DaemonSet, node string, observed *corev1.Pod) *corev1.Pod {
+	if observed != nil && !IsStub(observed) {
+		return observed // nothing of the template is read
+	}
 	extra := map[string]string{"pod-template-generation": "1"}
 	// The controller adds its tolerations (not-ready, unreachable, the
 	// pressure conditions, ...) to the template before creating the pod.

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
@@ -59,6 +58,9 @@ func TestEachStepsDerivedTwinEqualsTheFullBuildOfItsSnapshot(t *testing.T) {
 					t.Errorf("step %s: the derived twin differs from the full build in %s", st.ID, d)
 				}
 				mostShared = max(mostShared, sharedPods(prev, st.Cluster))
+				if tc.minShared > 0 && (shared(prev.Deployments, st.Cluster.Deployments) == 0 || shared(prev.ReplicaSets, st.Cluster.ReplicaSets) == 0 || shared(prev.EndpointSlices, st.Cluster.EndpointSlices) == 0) {
+					t.Errorf("step %s: no Deployment, ReplicaSet or EndpointSlice shared with the previous twin", st.ID)
+				}
 				prev = st.Cluster
 				compared++
 			}
@@ -76,13 +78,16 @@ func TestEachStepsDerivedTwinEqualsTheFullBuildOfItsSnapshot(t *testing.T) {
 }
 
 // sharedPods counts the pods two twins hold as the same object.
-func sharedPods(a, b *model.Cluster) int {
-	in := make(map[*corev1.Pod]bool, len(a.Pods))
-	for _, p := range a.Pods {
+func sharedPods(a, b *model.Cluster) int { return shared(a.Pods, b.Pods) }
+
+// shared counts the objects two lists hold as the same pointer.
+func shared[T comparable](a, b []T) int {
+	in := make(map[T]bool, len(a))
+	for _, p := range a {
 		in[p] = true
 	}
 	n := 0
-	for _, p := range b.Pods {
+	for _, p := range b {
 		if in[p] {
 			n++
 		}
