@@ -6,29 +6,34 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	certv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // Derive is Build(next) for a snapshot that differs from prevSnap, whose
-// twin prev is, only in the Calico configuration a migration step changes
-// (the operator's Installation, the IPAMConfiguration, the operator's
-// kubernetes-services-endpoint ConfigMap). The result equals Build(next);
-// it costs less because the pods of the input's own workloads that the
-// previous build settled (bound and addressed in the input, no note or
-// event about them) are taken from prev as they are, and skip the stub's
-// completion, admission and the kubelet's status: those read nothing the
-// configuration changes. Every other stage runs as in Build, over every
+// twin prev is (Build's or Derive's, not BuildOwned's), only in the Calico
+// configuration a migration step changes (the operator's Installation, the
+// IPAMConfiguration, the operator's kubernetes-services-endpoint
+// ConfigMap) and in pods that came, went or changed. The result equals
+// Build(next); it costs less because the input's workload pods that the
+// previous build settled (bound and addressed in the input, unchanged, no
+// note or event about them) are taken from prev as they are, and skip the
+// copy, the stub's completion, admission and the kubelet's status: those
+// read nothing such a change touches. So are the input's Deployments whose
+// pods are all reused (with their ReplicaSets) and the input's
+// EndpointSlices and NetworkPolicies. Every stage still runs over every
 // pod (IPAM's order, the scheduler's state, the Services' endpoints).
-// Where the reuse's conditions fail (other objects changed, a node's
-// readiness or a namespace differs, a stage would change a reused pod) it
-// is a full Build. prev and its pods are never changed: the derived twin
-// shares those pods with it.
+// Where the reuse's conditions fail (other objects changed, the reference
+// time moved, a node's readiness or a namespace differs, a stage would
+// change a reused pod) it is a full Build. prev is never changed: the
+// derived twin shares those objects with it.
 func Derive(prev *model.Cluster, prevSnap, next *model.Snapshot) (*model.Cluster, error) {
 	d := settle(prev, prevSnap, next)
 	if d == nil {
@@ -113,11 +118,15 @@ func (d *derivation) inputOf(p *corev1.Pod) *corev1.Pod {
 	return p
 }
 
-// derivable are the kinds a step may change for a derivation: what the
-// operator renders from and Calico IPAM reads. Nothing else in the engine
-// reads them (ConfigMaps are read by name: the operator's only).
+// derivable are the kinds that may change, come or go for a derivation:
+// what the operator renders from and Calico IPAM reads (nothing else in the
+// engine reads them; ConfigMaps are read by name, the operator's only), and
+// pods: a changed pod is built again, and what the others read of it (the
+// reference time) is compared.
 func derivable(o *model.Object) bool {
 	switch {
+	case o.Key.Group == "" && o.Key.Kind == "Pod":
+		return true
 	case o.Key.Group == "operator.tigera.io" && o.Key.Kind == "Installation":
 		return true
 	case strings.HasSuffix(o.Key.Group, "projectcalico.org") && o.Key.Kind == "IPAMConfiguration":
@@ -138,6 +147,18 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 	}
 	if !onlyDerivableChanged(prevSnap.Objects, next.Objects) {
 		return nil
+	}
+	// Reused objects were stamped with the previous build's reference time
+	// (the newest creation time of the input's nodes, pods and CSRs): a pod
+	// that came, went or changed must leave it as it was.
+	if was, now := snapshotRef(prevSnap), snapshotRef(next); !was.Equal(&now) {
+		return nil
+	}
+	unchanged := make(map[*corev1.Pod]bool, len(prevSnap.Objects))
+	for _, o := range prevSnap.Objects {
+		if p, ok := o.Typed.(*corev1.Pod); ok {
+			unchanged[p] = true
+		}
 	}
 	// What the previous build said about each pod: a pod it noted, warned
 	// about, refused or recorded an event for is built again.
@@ -183,7 +204,7 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		if p == in {
 			return nil // prev took the snapshot's objects (BuildOwned): its input is gone
 		}
-		if p == nil || spoken[k] || keyOf(in) != k || !settled(in, p) || !ownedByInput(in, inputs) {
+		if p == nil || !unchanged[in] || spoken[k] || keyOf(in) != k || !settled(in, p) || !ownedByInput(in, inputs) {
 			continue
 		}
 		d.reuse[in], d.input[p] = p, in
@@ -339,12 +360,45 @@ func onlyDerivableChanged(prev, next []*model.Object) bool {
 			return false
 		}
 	}
-	for k := range before {
-		if !seen[k] {
+	for k, o := range before {
+		if !seen[k] && !derivable(o) {
 			return false // an object was removed
 		}
 	}
 	return true
+}
+
+// snapshotRef is the reference time Build takes from the snapshot
+// (newestTimestamp over what collect gives it).
+func snapshotRef(s *model.Snapshot) metav1.Time {
+	var t metav1.Time
+	see := func(x metav1.Time) {
+		if t.Before(&x) {
+			t = x
+		}
+	}
+	hosts := false
+	for _, o := range s.Objects {
+		switch v := o.Typed.(type) {
+		case *hybrid.Cluster:
+			if hosts {
+				continue // collect refuses a second one
+			}
+			hosts = true
+			for _, h := range v.Spec.Hosts {
+				if h.Observed.CreationTimestamp != nil {
+					see(*h.Observed.CreationTimestamp)
+				}
+			}
+		case *corev1.Node:
+			see(v.CreationTimestamp)
+		case *corev1.Pod:
+			see(v.CreationTimestamp)
+		case *certv1.CertificateSigningRequest:
+			see(v.CreationTimestamp)
+		}
+	}
+	return t
 }
 
 // settled: the input pod in is bound and addressed, so the build neither

@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
@@ -92,7 +95,49 @@ func TestADerivedTwinEqualsTheFullBuild(t *testing.T) {
 			reuse: true,
 		},
 		{
-			name: "a changed user pod is a full build",
+			name: "a changed observed pod is built again, the others reused",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				return edited(t, s, "Pod", func(o *model.Object) {
+					p := o.Typed.(*corev1.Pod).DeepCopy()
+					p.Labels = map[string]string{"changed": "yes"}
+					o.Typed, o.Raw = p, nil
+				})
+			},
+			reuse: true,
+		},
+		{
+			name:  "a new pod the twin schedules and addresses is built, the others reused",
+			base:  func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next:  func(t *testing.T, s *model.Snapshot) *model.Snapshot { return withPod(t, s, metav1.Time{}) },
+			reuse: true,
+		},
+		{
+			name: "a removed pod leaves the others reused",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				out := &model.Snapshot{Network: s.Network}
+				removed := false
+				for _, o := range s.Objects {
+					if o.Key.Kind == "Pod" && !removed {
+						removed = true
+						continue
+					}
+					out.Objects = append(out.Objects, o)
+				}
+				return out
+			},
+			reuse: true,
+		},
+		{
+			name: "a new pod newer than every object (the reference time moves) is a full build",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, true) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				return withPod(t, s, metav1.NewTime(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)))
+			},
+		},
+		{
+			name: "a changed user pod with a changed Installation is built again, the others reused",
 			base: func(t *testing.T) *model.Snapshot { return generated(t, false) },
 			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
 				return edited(t, bgpOff(t, s), "Pod", func(o *model.Object) {
@@ -101,6 +146,7 @@ func TestADerivedTwinEqualsTheFullBuild(t *testing.T) {
 					o.Typed, o.Raw = p, nil
 				})
 			},
+			reuse: true,
 		},
 		{
 			name: "a changed Node is a full build",
@@ -155,6 +201,27 @@ func TestADerivedTwinEqualsTheFullBuild(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withPod is s with a new pod given whole (the spec of the first built
+// workload pod), unbound and without an address, created at created.
+func withPod(t *testing.T, s *model.Snapshot, created metav1.Time) *model.Snapshot {
+	t.Helper()
+	var spec corev1.PodSpec
+	for _, p := range build(t, s).Pods {
+		if len(p.OwnerReferences) > 0 && p.OwnerReferences[0].Kind == "ReplicaSet" {
+			spec = *p.Spec.DeepCopy()
+			break
+		}
+	}
+	spec.NodeName = ""
+	p := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "added", Namespace: "default", CreationTimestamp: created},
+		Spec:       spec,
+	}
+	o := &model.Object{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Key: model.Key{Kind: "Pod", Namespace: "default", Name: "added"}, Typed: p}
+	return plan.Layer(s, o)
 }
 
 func copyInstallation(t *testing.T, in *operator.Installation) *operator.Installation {

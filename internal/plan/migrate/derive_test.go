@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
