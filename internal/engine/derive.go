@@ -145,19 +145,24 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		!reflect.DeepEqual(prevSnap.Network, next.Network) {
 		return nil
 	}
-	if !onlyDerivableChanged(prevSnap.Objects, next.Objects) {
+	ok, podsChanged := onlyDerivableChanged(prevSnap.Objects, next.Objects)
+	if !ok {
 		return nil
 	}
-	// Reused objects were stamped with the previous build's reference time
-	// (the newest creation time of the input's nodes, pods and CSRs): a pod
-	// that came, went or changed must leave it as it was.
-	if was, now := snapshotRef(prevSnap), snapshotRef(next); !was.Equal(&now) {
-		return nil
-	}
-	unchanged := make(map[*corev1.Pod]bool, len(prevSnap.Objects))
-	for _, o := range prevSnap.Objects {
-		if p, ok := o.Typed.(*corev1.Pod); ok {
-			unchanged[p] = true
+	// unchanged are the input pods prevSnap holds too (nil: all of them).
+	var unchanged map[*corev1.Pod]bool
+	if podsChanged {
+		// Reused objects were stamped with the previous build's reference
+		// time (the newest creation time of the input's nodes, pods and
+		// CSRs): a pod that came, went or changed must leave it as it was.
+		if was, now := snapshotRef(prevSnap), snapshotRef(next); !was.Equal(&now) {
+			return nil
+		}
+		unchanged = make(map[*corev1.Pod]bool, len(prevSnap.Objects))
+		for _, o := range prevSnap.Objects {
+			if p, ok := o.Typed.(*corev1.Pod); ok {
+				unchanged[p] = true
+			}
 		}
 	}
 	// What the previous build said about each pod: a pod it noted, warned
@@ -204,7 +209,7 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		if p == in {
 			return nil // prev took the snapshot's objects (BuildOwned): its input is gone
 		}
-		if p == nil || !unchanged[in] || spoken[k] || keyOf(in) != k || !settled(in, p) || !ownedByInput(in, inputs) {
+		if p == nil || (unchanged != nil && !unchanged[in]) || spoken[k] || keyOf(in) != k || !settled(in, p) || !ownedByInput(in, inputs) {
 			continue
 		}
 		d.reuse[in], d.input[p] = p, in
@@ -312,40 +317,46 @@ func byName[T metav1.Object](objs []T) map[string]T {
 }
 
 // onlyDerivableChanged reports whether next holds every object of prev,
-// the same pointer unless derivable, plus derivable ones. plan.Layer keeps
-// each object's position and appends new ones, which is checked first;
-// other snapshots are compared by key.
-func onlyDerivableChanged(prev, next []*model.Object) bool {
+// the same pointer unless derivable, plus derivable ones, and whether a pod
+// is among those that came, went or changed. plan.Layer keeps each
+// object's position and appends new ones, which is checked first; other
+// snapshots are compared by key.
+func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
+	isPod := func(o *model.Object) bool { return o.Key.Group == "" && o.Key.Kind == "Pod" }
 	if len(next) >= len(prev) {
 		inPlace := true
 		for i, o := range prev {
-			if n := next[i]; n != o && (n.Key != o.Key || !derivable(n)) {
-				inPlace = false
-				break
+			if n := next[i]; n != o {
+				if n.Key != o.Key || !derivable(n) {
+					inPlace = false
+					break
+				}
+				podsChanged = podsChanged || isPod(n)
 			}
 		}
 		if inPlace {
 			keys := make(map[model.Key]bool, len(next)-len(prev))
 			for _, o := range next[len(prev):] {
 				if !derivable(o) || keys[o.Key] {
-					return false
+					return false, false
 				}
 				keys[o.Key] = true
+				podsChanged = podsChanged || isPod(o)
 			}
 			if len(keys) > 0 {
 				for _, o := range prev {
 					if keys[o.Key] {
-						return false // a key twice: not a layering
+						return false, false // a key twice: not a layering
 					}
 				}
 			}
-			return true
+			return true, podsChanged
 		}
 	}
 	before := make(map[model.Key]*model.Object, len(prev))
 	for _, o := range prev {
 		if _, dup := before[o.Key]; dup {
-			return false
+			return false, false
 		}
 		before[o.Key] = o
 	}
@@ -353,19 +364,19 @@ func onlyDerivableChanged(prev, next []*model.Object) bool {
 	for _, o := range next {
 		was, ok := before[o.Key]
 		if seen[o.Key] {
-			return false
+			return false, false
 		}
 		seen[o.Key] = true
 		if (!ok || was != o) && !derivable(o) {
-			return false
+			return false, false
 		}
 	}
 	for k, o := range before {
 		if !seen[k] && !derivable(o) {
-			return false // an object was removed
+			return false, false // an object was removed
 		}
 	}
-	return true
+	return true, true // pods may have moved or gone: compared one by one
 }
 
 // snapshotRef is the reference time Build takes from the snapshot

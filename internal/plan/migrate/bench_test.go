@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
@@ -113,7 +115,8 @@ func BenchmarkMigratePlan(b *testing.B) {
 }
 
 // BenchmarkMigrateStepTwin: one step's twin (the first, strictAffinity)
-// built from scratch against derived from the base twin (engine.Derive);
+// built from scratch against derived from the base twin (engine.Derive),
+// and the twin with one observed pod changed derived from the base twin;
 // HYBRID_BENCH_MIGRATE_NODES sets the size (1,000 by default).
 func BenchmarkMigrateStepTwin(b *testing.B) {
 	nodes := 1000
@@ -136,12 +139,25 @@ func BenchmarkMigrateStepTwin(b *testing.B) {
 		b.Fatal(err)
 	}
 	next := plan.Layer(snap, objs...)
+	// One observed pod changed (a label), as serve sees a watched pod.
+	var onePod *model.Snapshot
+	for _, o := range snap.Objects {
+		if p, ok := o.Typed.(*corev1.Pod); ok {
+			cp := *o
+			q := p.DeepCopy()
+			q.Labels = map[string]string{"changed": "yes"}
+			cp.Typed, cp.Raw = q, nil
+			onePod = plan.Layer(snap, &cp)
+			break
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		twin func() (*model.Cluster, error)
 	}{
 		{"build", func() (*model.Cluster, error) { return engine.Build(next) }},
 		{"derive", func() (*model.Cluster, error) { return engine.Derive(base, snap, next) }},
+		{"derive-one-pod-changed", func() (*model.Cluster, error) { return engine.Derive(base, snap, onePod) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			defer cpuMetric(b)()
