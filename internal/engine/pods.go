@@ -169,8 +169,8 @@ func (b *builder) workloads() error {
 			b.c.MarkDerived(keyOf(p), "spec")
 		}
 		// A reused pod was admitted by the previous build, which said
-		// nothing about it, and admission reads nothing a derivation's
-		// step changes.
+		// nothing about it, and admission reads nothing a derivation
+		// lets change (derive.go).
 		if (!cd.running || cd.stub) && !b.d.reused(p) {
 			if msg := b.admit(p, cd.creator); msg != "" {
 				if cd.running {
