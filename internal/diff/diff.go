@@ -113,7 +113,10 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("diff: nil twin")
 	}
 	r := &Result{}
-	da, db := before.digest(), after.digest()
+	// The after twin's digest reuses the before twin's hashes of the
+	// objects both hold (a plan's step twin shares those it leaves alone).
+	da := before.digest()
+	db := after.digestAfter(da)
 	r.Objects = compareObjects(da, db)
 	r.Deferred = deferredChanges(r.Objects, after.c)
 	r.Workloads = compareWorkloads(before.c, after.c, da, db)
