@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -43,6 +44,14 @@ type Options struct {
 // A Twin is safe for use by one comparison at a time.
 type Twin struct {
 	c *model.Cluster
+
+	// pl is the twin's compiled dataplanes, each node compiled when first
+	// read: a comparison reads only the nodes and parts whose inputs
+	// differ, and the trace engine (reach, the console) reads the same
+	// plane.
+	plOnce sync.Once
+	pl     *plane.Plane
+	plErr  error
 
 	engOnce sync.Once
 	eng     *trace.Engine
@@ -73,9 +82,24 @@ func NewTwin(c *model.Cluster) *Twin { return &Twin{c: c} }
 // Cluster is the twin's cluster.
 func (t *Twin) Cluster() *model.Cluster { return t.c }
 
-// Engine is the twin's trace engine, made on first use.
+// plane is the twin's plane, made on first use; it compiles no node yet.
+func (t *Twin) plane() (*plane.Plane, error) {
+	t.plOnce.Do(func() { t.pl, t.plErr = plane.New(t.c) })
+	return t.pl, t.plErr
+}
+
+// Engine is the twin's trace engine, made on first use over the twin's
+// plane: the nodes the comparison compiled are not compiled again, and a
+// walk compiles the others it crosses.
 func (t *Twin) Engine() (*trace.Engine, error) {
-	t.engOnce.Do(func() { t.eng, t.engErr = trace.New(t.c) })
+	t.engOnce.Do(func() {
+		p, err := t.plane()
+		if err != nil {
+			t.engErr = err
+			return
+		}
+		t.eng, t.engErr = trace.FromPlane(p)
+	})
 	return t.eng, t.engErr
 }
 

@@ -28,8 +28,8 @@ type nodeInputs struct {
 	// address (a pod outside its node's blocks is routed on every node).
 	routing uint64
 	// policyObjects: Settings.Policy and the policy, namespace and
-	// service account objects; with linux.PeerInputs (made from the trace
-	// engine's Felix calculation on first use) the shared Felix inputs.
+	// service account objects; with linux.PeerInputs (made from the
+	// twin's plane's Felix calculation on first use) the shared Felix inputs.
 	policyObjects uint64
 
 	peerOnce sync.Once
@@ -170,10 +170,10 @@ func routingFacts(p *corev1.Pod) uint64 {
 
 // policy is the shared Felix inputs: the objects and the peers' members.
 func (in *nodeInputs) policy(t *Twin) (uint64, error) {
-	e, err := t.Engine()
+	p, err := t.plane()
 	if err != nil {
 		return 0, err
 	}
-	in.peerOnce.Do(func() { in.peer = mix(in.policyObjects, linux.PeerInputs(e.Felix()), "peers") })
+	in.peerOnce.Do(func() { in.peer = mix(in.policyObjects, linux.PeerInputs(p.Felix()), "peers") })
 	return in.peer, nil
 }
