@@ -46,22 +46,26 @@ func pruneStruct(x, y reflect.Value) {
 	t := x.Type()
 	for i := 0; i < t.NumField(); i++ {
 		fx, fy := x.Field(i), y.Field(i)
+		ft := t.Field(i).Type
+		// The converter leaves a zero value out of an omitzero field:
+		// pruned to zero on one side only, it would vanish there.
+		omitzero := strings.Contains(t.Field(i).Tag.Get("json"), "omitzero")
+		if ft.Kind() == reflect.Struct && !omitzero && prunable(ft) {
+			// Pruned field by field: comparing it whole first would
+			// compare the fields twice when it differs.
+			pruneStruct(fx, fy)
+			continue
+		}
 		// Compared through their addresses: no copy of a large field.
 		if reflect.DeepEqual(fx.Addr().Interface(), fy.Addr().Interface()) {
 			fx.SetZero()
 			fy.SetZero()
 			continue
 		}
-		ft := t.Field(i).Type
-		if strings.Contains(t.Field(i).Tag.Get("json"), "omitzero") {
-			// The converter leaves a zero value out: pruned to zero on
-			// one side it would vanish there.
+		if omitzero {
 			continue
 		}
-		switch {
-		case ft.Kind() == reflect.Struct && prunable(ft):
-			pruneStruct(fx, fy)
-		case ft.Kind() == reflect.Pointer && !fx.IsNil() && !fy.IsNil() && prunable(ft.Elem()):
+		if ft.Kind() == reflect.Pointer && !fx.IsNil() && !fy.IsNil() && prunable(ft.Elem()) {
 			na, nb := reflect.New(ft.Elem()), reflect.New(ft.Elem())
 			na.Elem().Set(fx.Elem())
 			nb.Elem().Set(fy.Elem())
