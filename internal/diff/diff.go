@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
@@ -101,6 +102,17 @@ func (t *Twin) Engine() (*trace.Engine, error) {
 		t.eng, t.engErr = trace.FromPlane(p)
 	})
 	return t.eng, t.engErr
+}
+
+// LinuxNode is the compiled dataplane of the twin's Linux node named, nil
+// when it has none: compiled on first use, once for the comparison, the
+// trace engine and the caller.
+func (t *Twin) LinuxNode(name string) (*linux.Node, error) {
+	p, err := t.plane()
+	if err != nil {
+		return nil, err
+	}
+	return p.Linux(name), nil
 }
 
 // reachMatrix is the twin's reach matrix for opt, made once per options.
