@@ -39,9 +39,12 @@ type Options struct {
 	EveryPart bool
 }
 
-// Twin is one built cluster prepared for comparison: its trace engine (the
-// compiled dataplanes) and its reach matrix are made on first use and kept,
-// so a caller comparing a chain of twins (a plan's steps) makes each once.
+// Twin is one built cluster prepared for comparison: its digest (the
+// objects' hashes), its plane (the nodes' compiled dataplanes, each node
+// compiled when first read), its trace engine and its reach matrix are
+// made on first use and kept, so a caller comparing a chain of twins (a
+// plan's steps) makes each once; a twin's digest reuses the hashes of the
+// objects it shares with the twin compared before it.
 // A Twin is safe for use by one comparison at a time.
 type Twin struct {
 	c *model.Cluster
