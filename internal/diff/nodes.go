@@ -254,7 +254,7 @@ func nodeState(t *Twin, e *plane.Plane, n *corev1.Node, p parts, only map[string
 // mayDiffer says whether any node's state may differ: a node only one
 // twin has, a Linux part whose inputs differ, or the Windows part where a
 // Windows node is. Else no node is compiled at all (a change to the
-// operator's or the IPAM settings alone, an agent's rollout).
+// operator's or the IPAM settings alone, or to an agent's spec).
 func mayDiffer(before, after *Twin, p parts) bool {
 	if p.routing || p.proxy || p.policy {
 		return true
