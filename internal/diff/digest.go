@@ -61,11 +61,11 @@ func (t *Twin) digestAfter(prev *digest) *digest {
 // newDigest hashes the cluster's objects. An object prev's twin holds too
 // (the same pointer: a twin derived from another shares the objects it
 // leaves unchanged) takes prev's hashes instead of being encoded again.
-// That is sound because a built twin's objects are never changed (NewTwin
-// requires it: the engine builds, the comparison and every command only
-// read), and prev holds its objects, so no other object can take a
-// shared one's address while prev exists. TestADigestReusingAnEarlier
-// TwinsHashesEqualsOneMadeFromScratch holds it to hashing every object.
+// That is sound because a built twin's objects are never changed after
+// the build (NewTwin requires it; the comparison and the commands only
+// read them), and prev holds its objects, so no other object can take a
+// shared one's address while prev exists. Held to hashing every object by
+// TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigest(c *model.Cluster, prev *digest) *digest {
 	objs := objectsOf(c)
 	d := &digest{objects: objs, hashes: make(map[model.Key]uint64, len(objs)),
