@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -37,12 +39,23 @@ type Options struct {
 	EveryPart bool
 }
 
-// Twin is one built cluster prepared for comparison: its trace engine (the
-// compiled dataplanes) and its reach matrix are made on first use and kept,
-// so a caller comparing a chain of twins (a plan's steps) makes each once.
+// Twin is one built cluster prepared for comparison: its digest (the
+// objects' hashes), its plane (the nodes' compiled dataplanes, each node
+// compiled when first read), its trace engine and its reach matrix are
+// made on first use and kept, so a caller comparing a chain of twins (a
+// plan's steps) makes each once; a twin's digest reuses the hashes of the
+// objects it shares with the twin compared before it.
 // A Twin is safe for use by one comparison at a time.
 type Twin struct {
 	c *model.Cluster
+
+	// pl is the twin's compiled dataplanes, each node compiled when first
+	// read: a comparison reads only the nodes and parts whose inputs
+	// differ, and the trace engine (reach, the console) reads the same
+	// plane.
+	plOnce sync.Once
+	pl     *plane.Plane
+	plErr  error
 
 	engOnce sync.Once
 	eng     *trace.Engine
@@ -73,10 +86,36 @@ func NewTwin(c *model.Cluster) *Twin { return &Twin{c: c} }
 // Cluster is the twin's cluster.
 func (t *Twin) Cluster() *model.Cluster { return t.c }
 
-// Engine is the twin's trace engine, made on first use.
+// plane is the twin's plane, made on first use; it compiles no node yet.
+func (t *Twin) plane() (*plane.Plane, error) {
+	t.plOnce.Do(func() { t.pl, t.plErr = plane.New(t.c) })
+	return t.pl, t.plErr
+}
+
+// Engine is the twin's trace engine, made on first use over the twin's
+// plane: the nodes the comparison compiled are not compiled again, and a
+// walk compiles the others it crosses.
 func (t *Twin) Engine() (*trace.Engine, error) {
-	t.engOnce.Do(func() { t.eng, t.engErr = trace.New(t.c) })
+	t.engOnce.Do(func() {
+		p, err := t.plane()
+		if err != nil {
+			t.engErr = err
+			return
+		}
+		t.eng, t.engErr = trace.FromPlane(p)
+	})
 	return t.eng, t.engErr
+}
+
+// LinuxNode is the compiled dataplane of the twin's Linux node named, nil
+// when it has none: compiled on first use, once for the comparison, the
+// trace engine and the caller.
+func (t *Twin) LinuxNode(name string) (*linux.Node, error) {
+	p, err := t.plane()
+	if err != nil {
+		return nil, err
+	}
+	return p.Linux(name), nil
 }
 
 // reachMatrix is the twin's reach matrix for opt, made once per options.
@@ -113,7 +152,10 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("diff: nil twin")
 	}
 	r := &Result{}
-	da, db := before.digest(), after.digest()
+	// The after twin's digest reuses the before twin's hashes of the
+	// objects both hold (a plan's step twin shares those it leaves alone).
+	da := before.digest()
+	db := after.digestAfter(da)
 	r.Objects = compareObjects(da, db)
 	r.Deferred = deferredChanges(r.Objects, after.c)
 	r.Workloads = compareWorkloads(before.c, after.c, da, db)

@@ -37,33 +37,73 @@ type digest struct {
 	// extra is what no API object holds (kubeadm's configuration, which
 	// holds kube-proxy's, the hosts, the node network).
 	extra uint64
-	// agents are the host-network pods' hashes as the parts count them.
-	agents map[model.Key]uint64
+	// byObject is each object's hashes by the object itself (its pointer),
+	// for the digest of a later twin that shares it (see newDigest).
+	byObject map[any]objectSums
 }
 
-func (t *Twin) digest() *digest {
-	t.digOnce.Do(func() { t.dig = newDigest(t.c) })
+// objectSums are the hashes of one object: of its encoding, and of a
+// host-network pod as the parts count it.
+type objectSums struct {
+	sum, agent uint64
+	isAgent    bool
+}
+
+func (t *Twin) digest() *digest { return t.digestAfter(nil) }
+
+// digestAfter is the twin's digest, made on first use reusing prev's
+// hashes of the objects the two twins share (see newDigest).
+func (t *Twin) digestAfter(prev *digest) *digest {
+	t.digOnce.Do(func() { t.dig = newDigest(t.c, prev) })
 	return t.dig
 }
 
-func newDigest(c *model.Cluster) *digest {
-	d := &digest{objects: objectsOf(c), hashes: map[model.Key]uint64{}, agents: map[model.Key]uint64{}}
-	sums := make([]uint64, len(d.objects))
+// newDigest hashes the cluster's objects. An object prev's twin holds too
+// (the same pointer: a twin derived from another shares the objects it
+// leaves unchanged) takes prev's hashes instead of being encoded again.
+// That is sound because a built twin's objects are never changed after
+// the build (NewTwin requires it; the comparison and the commands only
+// read them), and prev holds its objects, so no other object can take a
+// shared one's address while prev exists. Held to hashing every object by
+// TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
+func newDigest(c *model.Cluster, prev *digest) *digest {
+	objs := objectsOf(c)
+	d := &digest{objects: objs, hashes: make(map[model.Key]uint64, len(objs)),
+		byObject: make(map[any]objectSums, len(objs))}
+	sums := make([]objectSums, len(objs))
+	var todo []int
+	for i, o := range objs {
+		if s, ok := prev.lookup(o.obj); ok {
+			sums[i] = s
+		} else {
+			todo = append(todo, i)
+		}
+	}
 	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(todo)))
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte // one encoding buffer per worker, not per object
-			for i := w; i < len(d.objects); i += workers {
-				sums[i] = objectHashBuf(d.objects[i].obj, &buf)
+			for j := w; j < len(todo); j += workers {
+				o := objs[todo[j]].obj
+				s := objectSums{sum: objectHashBuf(o, &buf)}
+				// A pod on the pod network is routed to and policed by all
+				// it holds; a host-network pod (an agent: calico-node,
+				// kube-proxy) counts by where and whether it runs, not by
+				// its spec, which a rollout of the agent changes.
+				if p, ok := o.(*corev1.Pod); ok && p.Spec.HostNetwork {
+					s.agent, s.isAgent = agentHash(p), true
+				}
+				sums[todo[j]] = s
 			}
 		}()
 	}
 	wg.Wait()
-	for i, o := range d.objects {
-		d.hashes[o.key] = sums[i]
+	for i, o := range objs {
+		d.hashes[o.key] = sums[i].sum
+		d.byObject[o.obj] = sums[i]
 	}
 	// What no API object holds: hosts, the node network, kubeadm's files,
 	// Calico Node resources.
@@ -110,49 +150,113 @@ func newDigest(c *model.Cluster) *digest {
 	d.routing = mix(d.routing, hashJSON(ls.Routing), "linux routing settings")
 	d.policy = mix(d.policy, hashJSON(ls.Policy), "linux policy settings")
 	d.routingShared, d.policyShared = d.routing, d.policy
-	for i, o := range d.objects {
-		targets := parts[o.key.Kind]
-		if p, ok := o.obj.(*corev1.Pod); ok {
-			// A pod on the pod network is routed to and policed by all
-			// it holds; a host-network pod (an agent: calico-node,
-			// kube-proxy) counts by where and whether it runs, not by its
-			// spec, which a rollout of the agent changes.
-			if p.Spec.HostNetwork {
-				sums[i] = hashJSON([]any{p.Namespace, p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.PodIP, metav1.GetControllerOf(p)})
-				d.agents[o.key] = sums[i]
+	podParts := []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
+	var targets []*uint64
+	for i, o := range objs {
+		targets = append(targets[:0], parts[o.key.Kind]...)
+		sum := sums[i].sum
+		if o.key.Kind == "Pod" {
+			if sums[i].isAgent {
+				sum = sums[i].agent
 			}
-			targets = []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
+			targets = append(targets[:0], podParts...)
 		}
 		if !notCompiled[o.key.Kind] {
 			targets = append(targets, &d.all)
 		}
+		kh := keyHash(o.key)
 		for _, t := range targets {
-			*t = mix(*t, sums[i], o.key.String())
+			*t = mixKey(*t, sum, kh)
 			if o.key.Kind == "Pod" {
 				continue
 			}
 			switch t {
 			case &d.routing:
-				d.routingShared = mix(d.routingShared, sums[i], o.key.String())
+				d.routingShared = mixKey(d.routingShared, sum, kh)
 			case &d.policy:
-				d.policyShared = mix(d.policyShared, sums[i], o.key.String())
+				d.policyShared = mixKey(d.policyShared, sum, kh)
 			}
 		}
 	}
 	return d
 }
 
-// mix folds an object's hash and key into a part's hash.
-func mix(part, sum uint64, key string) uint64 {
-	h := fnv.New64a()
-	var b [16]byte
-	for j := 0; j < 8; j++ {
-		b[j] = byte(part >> (8 * j))
-		b[8+j] = byte(sum >> (8 * j))
+// lookup is the hashes d made of the object o, if d's twin holds it.
+func (d *digest) lookup(o any) (objectSums, bool) {
+	if d == nil {
+		return objectSums{}, false
 	}
-	h.Write(b[:])
-	h.Write([]byte(key))
-	return h.Sum64()
+	s, ok := d.byObject[o]
+	return s, ok
+}
+
+// agentHash is a host-network pod as the parts count it: by where and
+// whether it runs (its name, node, phase, address and controller).
+func agentHash(p *corev1.Pod) uint64 {
+	h := uint64(fnvOffset64)
+	for _, s := range []string{p.Namespace, p.Name, p.Spec.NodeName, string(p.Status.Phase), p.Status.PodIP} {
+		h = fnvString(h, s)
+	}
+	if ref := metav1.GetControllerOf(p); ref != nil {
+		for _, s := range []string{ref.APIVersion, ref.Kind, ref.Name, string(ref.UID)} {
+			h = fnvString(h, s)
+		}
+		h = fnvBool(fnvBool(h, ref.Controller), ref.BlockOwnerDeletion)
+	}
+	return h
+}
+
+// mix folds an object's hash and key into a part's hash (FNV-1a over
+// the three, without allocating).
+func mix(part, sum uint64, key string) uint64 {
+	return fnvString(fnvUint64(fnvUint64(fnvOffset64, part), sum), key)
+}
+
+// mixKey is mix with the key given by its hash (keyHash).
+func mixKey(part, sum, kh uint64) uint64 {
+	return fnvUint64(fnvUint64(fnvUint64(fnvOffset64, part), sum), kh)
+}
+
+// keyHash is an object key's FNV-1a hash.
+func keyHash(k model.Key) uint64 {
+	h := uint64(fnvOffset64)
+	for _, s := range []string{k.Group, k.Kind, k.Namespace, k.Name} {
+		h = fnvString(h, s)
+	}
+	return h
+}
+
+const fnvPrime64 = 1099511628211
+
+func fnvUint64(h, v uint64) uint64 {
+	for j := 0; j < 8; j++ {
+		h ^= uint64(byte(v >> (8 * j)))
+		h *= fnvPrime64
+	}
+	return h
+}
+
+// fnvString adds s and a separator (no string is a prefix of another's
+// hashing then).
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
+	}
+	h ^= 0
+	h *= fnvPrime64
+	return h
+}
+
+func fnvBool(h uint64, b *bool) uint64 {
+	v := uint64(0)
+	if b != nil {
+		v = 1
+		if *b {
+			v = 2
+		}
+	}
+	return fnvUint64(h, v)
 }
 
 // objectHash is the hash of the object's protobuf encoding and its kind

@@ -20,16 +20,16 @@ import (
 // node's whole table whenever anything the part reads changed somewhere.
 // A part shared by all nodes is thereby compared once, not per node.
 type nodeInputs struct {
-	// own is, per node, its Node object and its pods, as hashed in the
-	// digest (a host-network pod, an agent, by where and whether it runs).
+	// own is, per node, its Node object and the pods its Linux state reads
+	// (linux.ReadsPod), as hashed in the digest.
 	own map[string]uint64
 	// routing: the Node objects, Settings.Routing, the FelixConfiguration
 	// and BGP objects, what no API object holds, and each pod's node and
 	// address (a pod outside its node's blocks is routed on every node).
 	routing uint64
 	// policyObjects: Settings.Policy and the policy, namespace and
-	// service account objects; with linux.PeerInputs (made from the trace
-	// engine's Felix calculation on first use) the shared Felix inputs.
+	// service account objects; with linux.PeerInputs (made from the
+	// twin's plane's Felix calculation on first use) the shared Felix inputs.
 	policyObjects uint64
 
 	peerOnce sync.Once
@@ -58,13 +58,12 @@ func newNodeInputs(t *Twin) *nodeInputs {
 	// twin's pod list, which a replaced pod's new name reorders.
 	var podFacts uint64
 	for _, p := range t.c.Pods {
-		if p.Spec.NodeName != "" {
+		// Of a node's pods, its Linux state reads only its workload
+		// endpoints, whole (linux.ReadsPod): an agent's rollout (a
+		// host-network pod) renders none of the node's parts again.
+		if linux.ReadsPod(p) {
 			k := keyOf("", "Pod", p)
-			sum, agent := d.agents[k]
-			if !agent {
-				sum = d.hashes[k]
-			}
-			in.own[p.Spec.NodeName] = mix(in.own[p.Spec.NodeName], sum, k.String())
+			in.own[p.Spec.NodeName] = mixKey(in.own[p.Spec.NodeName], d.hashes[k], keyHash(k))
 		}
 		podFacts += routingFacts(p)
 	}
@@ -171,10 +170,10 @@ func routingFacts(p *corev1.Pod) uint64 {
 
 // policy is the shared Felix inputs: the objects and the peers' members.
 func (in *nodeInputs) policy(t *Twin) (uint64, error) {
-	e, err := t.Engine()
+	p, err := t.plane()
 	if err != nil {
 		return 0, err
 	}
-	in.peerOnce.Do(func() { in.peer = mix(in.policyObjects, linux.PeerInputs(e.Felix()), "peers") })
+	in.peerOnce.Do(func() { in.peer = mix(in.policyObjects, linux.PeerInputs(p.Felix()), "peers") })
 	return in.peer, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 )
 
 // state is one node's dataplane as sets of entries, each in the form the
@@ -54,13 +54,31 @@ var everything = parts{true, true, true, true}
 // for it differ (see nodeInputs), and kube-proxy's table only for the
 // Services that differ; without it every part in p is rendered whole.
 func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff, error) {
-	ea, err := before.Engine()
+	if !mayDiffer(before, after, p) {
+		return nil, nil
+	}
+	// The twins' planes compile a node's dataplane only when a part of it
+	// is read below.
+	ea, err := before.plane()
 	if err != nil {
 		return nil, fmt.Errorf("the before twin: %w", err)
 	}
-	eb, err := after.Engine()
+	eb, err := after.plane()
 	if err != nil {
 		return nil, fmt.Errorf("the after twin: %w", err)
+	}
+	// A twin with Windows nodes fails here as its trace engine would (its
+	// Windows compiler cannot read a pool or block CIDR).
+	for _, tw := range []struct {
+		name string
+		t    *Twin
+		p    *plane.Plane
+	}{{"before", before, ea}, {"after", after, eb}} {
+		if hasWindowsNode(tw.t) {
+			if _, err := tw.p.WindowsCompiler(); err != nil {
+				return nil, fmt.Errorf("the %s twin: compiling the Windows dataplane: %w", tw.name, err)
+			}
+		}
 	}
 	type pair struct{ a, b *corev1.Node }
 	byName := map[string]*pair{}
@@ -131,7 +149,7 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 				// through the lines all nodes share (routing.go).
 				var pre *routingDiff
 				if want.routing && gate && pr.a != nil && pr.b != nil && nodeOS(pr.a) == hybrid.OSLinux && nodeOS(pr.b) == hybrid.OSLinux {
-					if la, lb := ea.LinuxNode(names[i]), eb.LinuxNode(names[i]); la != nil && lb != nil {
+					if la, lb := ea.Linux(names[i]), eb.Linux(names[i]); la != nil && lb != nil {
 						pre = &routingDiff{}
 						pre.routes, pre.neigh, pre.fdb = routingLines(before, after, pairs, names[i], la, lb)
 						want.routing = false
@@ -172,23 +190,28 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 //
 // With only non-nil, kube-proxy's table holds only those Services' items
 // (see changedServices), made for this comparison and not kept.
-func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts, only map[string]bool) *state {
+func nodeState(t *Twin, e *plane.Plane, n *corev1.Node, p parts, only map[string]bool) *state {
 	s := &state{os: nodeOS(n), chains: map[string][]string{}}
 	if s.os == hybrid.OSWindows {
-		// WindowsNode compiles the node: only when its inputs differ.
+		// Windows compiles the node: only when its inputs differ.
 		if !p.windows {
 			return s
 		}
 		c := t.nodeCache(n.Name)
 		if c.win == nil {
 			c.win = &state{os: s.os, chains: s.chains}
-			if w := e.WindowsNode(n.Name); w != nil {
+			// An error is the compiler's, returned by compareNodes.
+			if w, err := e.Windows(n.Name); err == nil && w != nil {
 				windowsState(c.win, w)
 			}
 		}
 		return c.win
 	}
-	lx := e.LinuxNode(n.Name)
+	// Linux compiles the node: only when a part of it is read.
+	if !p.routing && !p.proxy && !p.policy {
+		return s
+	}
+	lx := e.Linux(n.Name)
 	if lx == nil {
 		return s
 	}
@@ -226,6 +249,42 @@ func nodeState(t *Twin, e *trace.Engine, n *corev1.Node, p parts, only map[strin
 		s.felix = c.felix.add(s.chains)
 	}
 	return s
+}
+
+// mayDiffer says whether any node's state may differ: a node only one
+// twin has, a Linux part whose inputs differ, or the Windows part where a
+// Windows node is. Else no node is compiled at all (a change to the
+// operator's or the IPAM settings alone, or to an agent's spec).
+func mayDiffer(before, after *Twin, p parts) bool {
+	if p.routing || p.proxy || p.policy {
+		return true
+	}
+	if p.windows && (hasWindowsNode(before) || hasWindowsNode(after)) {
+		return true
+	}
+	in := map[string]int{} // 1: before, 2: after, 3: both
+	for _, n := range before.c.Nodes {
+		in[n.Name] |= 1
+	}
+	for _, n := range after.c.Nodes {
+		in[n.Name] |= 2
+	}
+	for _, v := range in {
+		if v != 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWindowsNode says whether the twin has a node labelled Windows.
+func hasWindowsNode(t *Twin) bool {
+	for _, n := range t.c.Nodes {
+		if nodeOS(n) == hybrid.OSWindows {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeParts are the parts of one node's state read so far from a twin.

@@ -86,6 +86,7 @@ func compareObjects(a, b *digest) []ObjectChange {
 		before[o.key] = o.obj
 	}
 	var out []ObjectChange
+	memo := fieldMemo{}
 	for _, o := range b.objects {
 		old, ok := before[o.key]
 		switch {
@@ -94,7 +95,7 @@ func compareObjects(a, b *digest) []ObjectChange {
 		case old == o.obj || a.hashes[o.key] == b.hashes[o.key]:
 			// The same object, or the same JSON.
 		default:
-			if f := fieldChanges(old, o.obj); len(f) > 0 {
+			if f := memo.changes(old, o.obj); len(f) > 0 {
 				out = append(out, ObjectChange{Object: objectRef(o.key), Change: Changed, Fields: f})
 			}
 		}
@@ -129,6 +130,11 @@ func lessRef(a, b ObjectRef) bool {
 // one type, by JSON path (spec.template.spec.containers[0].image), in path
 // order, with both values.
 func fieldChanges(a, b any) []FieldChange {
+	return fieldChangesOf(prune(a, b))
+}
+
+// fieldChangesOf is fieldChanges without pruning.
+func fieldChangesOf(a, b any) []FieldChange {
 	ua, ub := toMap(a), toMap(b)
 	var out []FieldChange
 	walk("", ua, ub, &out)

@@ -54,7 +54,7 @@ func TestAnInstallationChangeRecompilesOnlyTheDataplanePartsThatReadTheField(t *
 			tc.change(in)
 			after := *base
 			after.Installation = in
-			if got := changedParts(newDigest(base), newDigest(&after)); got != tc.want {
+			if got := changedParts(newDigest(base, nil), newDigest(&after, nil)); got != tc.want {
 				t.Errorf("changed parts %+v, want %+v", got, tc.want)
 			}
 		})
@@ -102,7 +102,7 @@ func TestAPoolOrConfigMapChangeRecompilesOnlyTheDataplanePartsThatReadIt(t *test
 		t.Run(tc.name, func(t *testing.T) {
 			after := *base
 			tc.change(&after)
-			if got := changedParts(newDigest(base), newDigest(&after)); got != tc.want {
+			if got := changedParts(newDigest(base, nil), newDigest(&after, nil)); got != tc.want {
 				t.Errorf("changed parts %+v, want %+v", got, tc.want)
 			}
 		})
@@ -124,7 +124,7 @@ func TestBGPReachesTheLinuxRoutesOfAPoolWithoutVXLAN(t *testing.T) {
 		c.Installation = &in
 		return &c
 	}
-	if got, want := changedParts(newDigest(withBGP("Enabled")), newDigest(withBGP("Disabled"))), (parts{routing: true, windows: true}); got != want {
+	if got, want := changedParts(newDigest(withBGP("Enabled"), nil), newDigest(withBGP("Disabled"), nil)), (parts{routing: true, windows: true}); got != want {
 		t.Errorf("changed parts %+v, want %+v", got, want)
 	}
 }

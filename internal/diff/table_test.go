@@ -118,7 +118,7 @@ func TestAWorkloadsRolloutRestartsItsPodsUnlessItsStrategyIsOnDelete(t *testing.
 		t.Run(tt.name, func(t *testing.T) {
 			a := &model.Cluster{DaemonSets: []*appsv1.DaemonSet{tt.before}, Pods: pods}
 			b := &model.Cluster{DaemonSets: []*appsv1.DaemonSet{tt.after}, Pods: pods}
-			got := compareWorkloads(a, b, newDigest(a), newDigest(b))
+			got := compareWorkloads(a, b, newDigest(a, nil), newDigest(b, nil))
 			if !tt.wantChange {
 				if len(got) != 0 {
 					t.Fatalf("got %+v, want no change", got)

@@ -275,16 +275,11 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 		}
 	}
 	for _, p := range c.Pods {
-		if p.Spec.HostNetwork || p.Spec.NodeName == "" || p.Status.PodIP == "" {
-			continue
-		}
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if !ReadsPod(p) {
 			continue
 		}
 		if ni := cc.byName[p.Spec.NodeName]; ni != nil {
-			if _, err := netip.ParseAddr(p.Status.PodIP); err == nil {
-				ni.pods = append(ni.pods, p)
-			}
+			ni.pods = append(ni.pods, p)
 		}
 	}
 	for _, ni := range cc.nodes {
@@ -299,6 +294,24 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 	cc.kp = kubeproxy.NewCluster(c)
 	cc.cal = newCalicoCluster(cc)
 	return cc
+}
+
+// ReadsPod reports whether the state of the node a pod is bound to reads
+// it: a pod on the pod network, scheduled, with an address, not finished
+// (a workload endpoint: its veth and route, Felix's chains for it). A
+// host-network pod (an agent: calico-node, kube-proxy) is read by no part
+// of a Linux node's state, whatever its spec or name: rolling an agent out
+// changes none of the node's routes or tables. A caller comparing two
+// twins (internal/diff) counts only these pods among a node's own inputs.
+func ReadsPod(p *corev1.Pod) bool {
+	if p.Spec.HostNetwork || p.Spec.NodeName == "" || p.Status.PodIP == "" {
+		return false
+	}
+	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return false
+	}
+	_, err := netip.ParseAddr(p.Status.PodIP)
+	return err == nil
 }
 
 // readPools are the IPv4 pools as the Linux dataplane reads them.

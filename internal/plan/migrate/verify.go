@@ -99,11 +99,10 @@ func sampleLinuxNode(c *model.Cluster) string {
 
 // routesGrep is `ip route | grep PATTERN` on a Linux node of the twin.
 func routesGrep(t *diff.Twin, node, pattern string) string {
-	e, err := t.Engine()
+	n, err := t.LinuxNode(node)
 	if err != nil {
 		return "(the twin cannot compile the dataplane: " + err.Error() + ")"
 	}
-	n := e.LinuxNode(node)
 	if n == nil {
 		return "(no Linux dataplane for " + node + ")"
 	}

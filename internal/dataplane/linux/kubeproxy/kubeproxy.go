@@ -109,6 +109,9 @@ type svcPort struct {
 	affinity                  bool
 	eps                       []kpEndpoint
 	nameString, chainBase     string
+	// service is "namespace/name", made once: TableOf looks every port's
+	// up for every node it renders.
+	service string
 }
 
 // kpEndpoint is an endpoint with the conditions CategorizeEndpoints reads.
@@ -245,7 +248,8 @@ func (k *Cluster) addService(svc *corev1.Service, slices []*discoveryv1.Endpoint
 			k.Notes = append(k.Notes, fmt.Sprintf("%s/%s has sessionAffinity ClientIP, which the twin renders without affinity", svc.Namespace, svc.Name))
 		}
 		// proxy.ServicePortName.String(): "ns/name" and ":port" if named.
-		p.nameString = svc.Namespace + "/" + svc.Name
+		p.service = svc.Namespace + "/" + svc.Name
+		p.nameString = p.service
 		if sp.Name != "" {
 			p.nameString += ":" + sp.Name
 		}
@@ -675,7 +679,7 @@ func (kn *Node) TableOf(family string, keep map[string]bool) *nft.Table {
 		return t
 	}
 	for _, p := range k.ports {
-		if keep != nil && !keep[p.ns+"/"+p.name] {
+		if keep != nil && !keep[p.service] {
 			continue
 		}
 		v := kn.view(p)

@@ -1,0 +1,141 @@
+package diff
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// sharing is a twin made from c as a derived twin is: every list copied,
+// every object shared, so that change can replace some of them (with
+// changed copies), drop or add some, and leave the rest the same pointers.
+func sharing(c *model.Cluster, change func(t *testing.T, c *model.Cluster), t *testing.T) *model.Cluster {
+	d := *c
+	d.Nodes = append([]*corev1.Node(nil), c.Nodes...)
+	d.Pods = append([]*corev1.Pod(nil), c.Pods...)
+	d.Services = append([]*corev1.Service(nil), c.Services...)
+	change(t, &d)
+	return &d
+}
+
+func hostNetworkPod(t *testing.T, c *model.Cluster) int {
+	t.Helper()
+	for i, p := range c.Pods {
+		if p.Spec.HostNetwork && p.Spec.NodeName != "" {
+			return i
+		}
+	}
+	t.Fatal("the lab has no host-network pod")
+	return -1
+}
+
+func workloadPod(t *testing.T, c *model.Cluster) int {
+	t.Helper()
+	for i, p := range c.Pods {
+		if !p.Spec.HostNetwork && p.Status.PodIP != "" {
+			return i
+		}
+	}
+	t.Fatal("the lab has no pod on the pod network")
+	return -1
+}
+
+// A twin's digest takes an earlier twin's hashes of the objects both hold
+// (the same pointers) instead of encoding them again: it must be exactly
+// the digest made by hashing every object of the twin from scratch, and
+// the comparison through it exactly the one without reuse.
+func TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch(t *testing.T) {
+	base := build(t, true)
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, c *model.Cluster)
+	}{
+		{"nothing changes", func(*testing.T, *model.Cluster) {}},
+		{"a pod's labels change", func(t *testing.T, c *model.Cluster) {
+			i := workloadPod(t, c)
+			p := c.Pods[i].DeepCopy()
+			p.Labels = map[string]string{"app": "changed"}
+			c.Pods[i] = p
+		}},
+		{"an agent's spec changes, as a rollout does", func(t *testing.T, c *model.Cluster) {
+			i := hostNetworkPod(t, c)
+			p := c.Pods[i].DeepCopy()
+			p.Spec.Containers[0].Env = append(p.Spec.Containers[0].Env, corev1.EnvVar{Name: "CALICO_NETWORKING_BACKEND", Value: "vxlan"})
+			c.Pods[i] = p
+		}},
+		{"an agent moves to another node", func(t *testing.T, c *model.Cluster) {
+			i := hostNetworkPod(t, c)
+			p := c.Pods[i].DeepCopy()
+			p.Spec.NodeName = c.Nodes[len(c.Nodes)-1].Name
+			c.Pods[i] = p
+		}},
+		{"a node's annotation changes", func(t *testing.T, c *model.Cluster) {
+			n := c.Nodes[0].DeepCopy()
+			n.Annotations = map[string]string{"example.com/x": "y"}
+			c.Nodes[0] = n
+		}},
+		{"a pod is removed and another added", func(t *testing.T, c *model.Cluster) {
+			i := workloadPod(t, c)
+			p := c.Pods[i].DeepCopy()
+			p.Name += "-new"
+			c.Pods = append(append(c.Pods[:i:i], c.Pods[i+1:]...), p)
+		}},
+		{"the same pods come in another order", func(_ *testing.T, c *model.Cluster) {
+			for i, j := 0, len(c.Pods)-1; i < j; i, j = i+1, j-1 {
+				c.Pods[i], c.Pods[j] = c.Pods[j], c.Pods[i]
+			}
+		}},
+		{"the Installation changes", func(t *testing.T, c *model.Cluster) {
+			raw, err := json.Marshal(c.Installation)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := &operator.Installation{}
+			if err := json.Unmarshal(raw, in); err != nil {
+				t.Fatal(err)
+			}
+			off := "Disabled"
+			in.Spec.CalicoNetwork.BGP = &off
+			c.Installation = in
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after := sharing(base, tc.change, t)
+			prev := newDigest(base, nil)
+			reused := newDigest(after, prev)
+			fresh := newDigest(after, nil)
+			shared := 0
+			for _, o := range fresh.objects {
+				if _, ok := prev.byObject[o.obj]; ok {
+					shared++
+				}
+			}
+			if shared == 0 {
+				t.Fatal("the twins share no object: nothing was reused")
+			}
+			if !reflect.DeepEqual(reused, fresh) {
+				t.Errorf("the digest reusing the earlier twin's hashes differs from the one made from scratch")
+			}
+			// Through the comparison: the after twin's digest made first
+			// (from scratch) or from the before twin's.
+			ta, tb := NewTwin(base), NewTwin(after)
+			tb.digest()
+			want, err := CompareTwins(ta, tb, Options{NoReach: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := CompareTwins(NewTwin(base), NewTwin(after), Options{NoReach: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("comparison with reused hashes %+v\nfrom scratch %+v", got, want)
+			}
+		})
+	}
+}
