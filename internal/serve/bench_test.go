@@ -100,7 +100,7 @@ func BenchmarkWarmTrace(b *testing.B) {
 
 // benchPairs are pod-to-Service, pod-to-pod and pod-to-name pairs spread
 // over the cluster.
-func benchPairs(b *testing.B, c *model.Cluster) [][2]string {
+func benchPairs(b testing.TB, c *model.Cluster) [][2]string {
 	var pods []*corev1.Pod
 	for _, p := range c.Pods {
 		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !p.Spec.HostNetwork && workloadNS(p.Namespace) {

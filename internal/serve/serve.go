@@ -180,14 +180,16 @@ func (s *Server) build(ctx context.Context, reread bool) (*twin, error) {
 	}
 	var prev *model.Cluster
 	var prevSnap *model.Snapshot
+	var prevPlane *plane.Plane
 	if cur := s.cur.Load(); cur != nil {
-		prev, prevSnap = cur.c, cur.snap
+		prev, prevSnap, prevPlane = cur.c, cur.snap, cur.p
 	}
 	c, err := derive(prev, prevSnap, snap)
 	if err != nil {
 		return nil, err
 	}
-	p, err := plane.New(c)
+	// The nodes whose inputs did not change keep their dataplanes.
+	p, err := plane.Reuse(prevPlane, c)
 	if err != nil {
 		return nil, err
 	}
