@@ -84,6 +84,9 @@ type Server struct {
 	lastErr            atomic.Pointer[string]
 	kick               chan struct{}
 	watchErr           chan error
+	// reread says a change came without its object (Changed): the next
+	// build reads the input again.
+	reread atomic.Bool
 
 	// building serializes the builds; read is the input as read and
 	// patched since (Follow only), nil until the first read.
@@ -221,12 +224,17 @@ func (s *Server) Follow(ch Change) {
 	for _, w := range ch.Warnings {
 		s.logf("Warning: %s", w)
 	}
-	s.Changed()
+	s.kickLoop()
 }
 
-// Changed asks for a rebuild; changes that come within the debounce
-// interval of each other make one.
+// Changed asks for a rebuild that reads the input again; changes that
+// come within the debounce interval of each other make one.
 func (s *Server) Changed() {
+	s.reread.Store(true)
+	s.kickLoop()
+}
+
+func (s *Server) kickLoop() {
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -296,8 +304,9 @@ func (s *Server) loop(ctx context.Context) {
 				break wait
 			}
 		}
-		// A followed input is patched; any other is read again.
-		_ = s.rebuild(ctx, s.opts.Follow == nil)
+		// Changes that came as objects patch the snapshot; any other
+		// reads the input again.
+		_ = s.rebuild(ctx, s.reread.Swap(false))
 	}
 }
 
