@@ -62,7 +62,11 @@ func Watch(ctx context.Context, cfg *rest.Config, changed func(Update), ready fu
 	if err != nil {
 		return fmt.Errorf("watching the cluster at %s: %w", cfg.Host, err)
 	}
-	kinds, err := watched(cfg.Host, disc)
+	return watch(ctx, cfg.Host, disc, dyn, changed, ready)
+}
+
+func watch(ctx context.Context, host string, disc discoverer, dyn dynamic.Interface, changed func(Update), ready func()) error {
+	kinds, err := watched(host, disc)
 	if err != nil {
 		return err
 	}
