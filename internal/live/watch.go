@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,10 +44,11 @@ type Update struct {
 // give then.
 //
 // It uses client-go's informers on the dynamic client with a transform
-// that decodes each object as it arrives (decodeItem, Read's code) and
-// keeps the decoded objects in place of the server's: the informer's
-// cache holds the twin's objects, which the snapshot patched from the
-// updates shares. A watch needs the watch verb on each kind, which
+// that keeps of each object only its identity and, once the watch is
+// ready, what decodeItem (Read's code) decodes from it, until the handler
+// hands that on: the informers' cache holds identities, as metadata
+// informers would, and nothing is decoded twice (what the informers list
+// first, before ready, the Read after ready reads). A watch needs the watch verb on each kind, which
 // deploy/rbac.yaml grants beside get and list. The kinds are those Read
 // would read now: a kind the server starts to serve later is not watched.
 func Watch(ctx context.Context, cfg *rest.Config, changed func(Update), ready func()) error {
@@ -72,30 +74,37 @@ func watch(ctx context.Context, host string, disc discoverer, dyn dynamic.Interf
 	}
 	// No resync: an update is a change of the object, not a timer.
 	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	// decoding is set once the watch is ready: from then on each object
+	// is decoded as it arrives.
+	var decoding atomic.Bool
 	// The handlers of all kinds run on goroutines of their own; changed
 	// is called by one at a time.
 	var mu sync.Mutex
-	deliver := func(u Update) {
+	deliver := func(obj any) {
+		d, ok := obj.(*decoded)
+		if !ok {
+			return
+		}
+		// Taken once: the cache keeps the identity only.
+		u := d.update.Swap(nil)
+		if u == nil {
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		changed(u)
+		changed(*u)
 	}
 	for _, k := range kinds {
 		inf := f.ForResource(k.gvr).Informer()
-		if err := inf.SetTransform(transform(k.gvr, k.kind)); err != nil {
+		if err := inf.SetTransform(transform(k.gvr, k.kind, &decoding)); err != nil {
 			return fmt.Errorf("watching %s: %w", k.gvr.Resource, err)
 		}
 		prefix := originPrefix(k.gvr.GroupVersion().WithKind(k.kind))
 		_, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-			AddFunc: func(obj any, initial bool) {
-				if d, ok := obj.(*decoded); ok && !initial {
-					deliver(d.update)
-				}
-			},
+			AddFunc: func(obj any, _ bool) { deliver(obj) },
 			UpdateFunc: func(before, after any) {
-				d, ok := after.(*decoded)
-				if ok && resourceVersion(before) != d.ResourceVersion {
-					deliver(d.update)
+				if resourceVersion(before) != resourceVersion(after) {
+					deliver(after)
 				}
 			},
 			DeleteFunc: func(obj any) {
@@ -103,7 +112,9 @@ func watch(ctx context.Context, host string, disc discoverer, dyn dynamic.Interf
 				// whatever the last state the informer saw.
 				key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 				if err == nil {
-					deliver(Update{Unit: prefix + key})
+					mu.Lock()
+					defer mu.Unlock()
+					changed(Update{Unit: prefix + key})
 				}
 			},
 		})
@@ -115,46 +126,45 @@ func watch(ctx context.Context, host string, disc discoverer, dyn dynamic.Interf
 	defer f.Shutdown()
 	f.WaitForCacheSync(ctx.Done())
 	if ctx.Err() == nil {
+		decoding.Store(true)
 		ready()
 	}
 	<-ctx.Done()
 	return nil
 }
 
-// decoded is what the informers keep of an object: its identity and what
-// Read decodes from it, not the server's unstructured form.
+// decoded is what the informers keep of an object: its identity, and
+// what Read decodes from it until the handler takes it (nil for what was
+// listed before the watch was ready).
 type decoded struct {
 	metav1.TypeMeta
 	metav1.ObjectMeta
-	update Update
+	update atomic.Pointer[Update]
 }
 
-// DeepCopyObject copies the identity; the decoded objects are never
-// changed, and are shared.
+// DeepCopyObject copies the identity and shares the update, whose
+// objects are never changed.
 func (d *decoded) DeepCopyObject() runtime.Object {
-	c := *d
-	c.ObjectMeta = *d.ObjectMeta.DeepCopy()
-	return &c
+	c := &decoded{TypeMeta: d.TypeMeta, ObjectMeta: *d.ObjectMeta.DeepCopy()}
+	c.update.Store(d.update.Load())
+	return c
 }
 
-// transform decodes an object of the server into a *decoded.
-func transform(gvr schema.GroupVersionResource, kind string) cache.TransformFunc {
+// transform makes an object of the server a *decoded, decoding it when
+// decoding is set.
+func transform(gvr schema.GroupVersionResource, kind string, decoding *atomic.Bool) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
-			// Already decoded, or a tombstone the informer makes itself.
+			// Already made, or a tombstone the informer makes itself.
 			return obj, nil
 		}
 		d := &decoded{ObjectMeta: metav1.ObjectMeta{Namespace: u.GetNamespace(), Name: u.GetName(),
 			ResourceVersion: u.GetResourceVersion(), UID: u.GetUID()}}
 		d.APIVersion, d.Kind = u.GetAPIVersion(), u.GetKind()
-		var warnings []string
-		var objs []*model.Object
-		unit, err := decodeItem(u, gvr, kind, func(o *model.Object) { objs = append(objs, o) },
-			func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) })
-		d.update = Update{Unit: unit, Objects: objs, Warnings: warnings, Err: err}
-		if err != nil {
-			d.update.Objects = nil
+		if decoding.Load() {
+			up := DecodeUpdate(u, gvr, kind)
+			d.update.Store(&up)
 		}
 		return d, nil
 	}
@@ -163,8 +173,14 @@ func transform(gvr schema.GroupVersionResource, kind string) cache.TransformFunc
 // DecodeUpdate is the Update of one object of the server as the watch
 // delivers it; it drops u's managedFields.
 func DecodeUpdate(u *unstructured.Unstructured, gvr schema.GroupVersionResource, kind string) Update {
-	d, _ := transform(gvr, kind)(u)
-	return d.(*decoded).update
+	var warnings []string
+	var objs []*model.Object
+	unit, err := decodeItem(u, gvr, kind, func(o *model.Object) { objs = append(objs, o) },
+		func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) })
+	if err != nil {
+		objs = nil
+	}
+	return Update{Unit: unit, Objects: objs, Warnings: warnings, Err: err}
 }
 
 func resourceVersion(o any) string {
