@@ -554,6 +554,16 @@ func originPrefix(gvk schema.GroupVersionKind) string {
 // by the configuration documents it embeds when it is one of kubeadm's
 // ConfigMaps.
 func (r *reader) add(u *unstructured.Unstructured, gvr schema.GroupVersionResource, kind string) error {
+	_, err := decodeItem(u, gvr, kind, r.append, r.warnf)
+	return err
+}
+
+// decodeItem decodes one object the server gave (a listed item or a
+// watch's) with the file loader: emit gets the object, then the
+// configuration documents it embeds when it is one of kubeadm's
+// ConfigMaps, each with the Origin "live:TYPE/NAMESPACE/NAME" it returns.
+// It drops u's managedFields.
+func decodeItem(u *unstructured.Unstructured, gvr schema.GroupVersionResource, kind string, emit func(*model.Object), warnf func(string, ...any)) (string, error) {
 	obj := u.Object
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		delete(md, "managedFields")
@@ -564,29 +574,29 @@ func (r *reader) add(u *unstructured.Unstructured, gvr schema.GroupVersionResour
 	if u.GetKind() == "" {
 		u.SetKind(kind)
 	}
-	text, err := json.Marshal(obj)
-	if err != nil {
-		return fmt.Errorf("encoding %s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
-	}
 	origin := originPrefix(gvr.GroupVersion().WithKind(kind))
 	if ns := u.GetNamespace(); ns != "" {
 		origin += ns + "/"
 	}
 	origin += u.GetName()
+	text, err := json.Marshal(obj)
+	if err != nil {
+		return origin, fmt.Errorf("encoding %s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
+	}
 	objs, err := decode(text, origin)
 	if err != nil {
-		return err
+		return origin, err
 	}
 	for _, o := range objs {
 		o.Origin = model.Origin{File: origin}
-		r.append(o)
+		emit(o)
 		if cm, ok := o.Typed.(*corev1.ConfigMap); ok {
-			if err := r.embedded(cm); err != nil {
-				return err
+			if err := embedded(cm, emit, warnf); err != nil {
+				return origin, err
 			}
 		}
 	}
-	return nil
+	return origin, nil
 }
 
 func decode(text []byte, origin string) ([]*model.Object, error) {
@@ -623,16 +633,16 @@ var EmbeddedConfig = []Embedded{
 }
 
 // embedded turns the documents a kubeadm ConfigMap holds into objects of
-// their own, right after the ConfigMap, with the Origin
+// their own, emitted right after the ConfigMap, with the Origin
 // "live:configmap/NAMESPACE/NAME".
-func (r *reader) embedded(cm *corev1.ConfigMap) error {
+func embedded(cm *corev1.ConfigMap, emit func(*model.Object), warnf func(string, ...any)) error {
 	for _, e := range EmbeddedConfig {
 		if cm.Namespace != e.Namespace || cm.Name != e.Name {
 			continue
 		}
 		text, ok := cm.Data[e.Key]
 		if !ok || strings.TrimSpace(text) == "" {
-			r.warnf("%sconfigmap/%s/%s has no %s; not read", OriginPrefix, e.Namespace, e.Name, e.Key)
+			warnf("%sconfigmap/%s/%s has no %s; not read", OriginPrefix, e.Namespace, e.Name, e.Key)
 			continue
 		}
 		origin := OriginPrefix + "configmap/" + e.Namespace + "/" + e.Name
@@ -642,9 +652,9 @@ func (r *reader) embedded(cm *corev1.ConfigMap) error {
 		}
 		for _, o := range objs {
 			if o.Typed == nil {
-				r.warnf("%s: kind %s (%s) is not modeled; kept as-is", o.Origin, o.GVK.Kind, o.GVK.GroupVersion())
+				warnf("%s: kind %s (%s) is not modeled; kept as-is", o.Origin, o.GVK.Kind, o.GVK.GroupVersion())
 			}
-			r.append(o)
+			emit(o)
 		}
 	}
 	return nil

@@ -45,6 +45,8 @@ type Plane struct {
 	mu  sync.Mutex
 	lx  map[string]*lxEntry
 	win map[string]*winEntry
+	// gen counts the planes Reuse made before this one.
+	gen int
 
 	// Compiles counted, for the tests and benchmarks that show a question
 	// about one node compiles one node.
@@ -60,12 +62,17 @@ type Plane struct {
 type lxEntry struct {
 	once sync.Once
 	n    *linux.Node
+	// gen is the plane that compiled it; done is set once it has.
+	gen  int
+	done atomic.Bool
 }
 
 type winEntry struct {
 	once sync.Once
 	n    *windows.Node
 	err  error
+	gen  int
+	done atomic.Bool
 }
 
 // idx holds the cluster's indexes. Each keeps the order of the cluster's
@@ -242,6 +249,8 @@ func (p *Plane) Linux(name string) *linux.Node {
 			p.lxCompiles.Add(1)
 			e.n = n
 		}
+		e.gen = p.gen
+		e.done.Store(true)
 	})
 	return e.n
 }
@@ -291,6 +300,8 @@ func (p *Plane) Windows(name string) (*windows.Node, error) {
 	e.once.Do(func() {
 		p.winCompiles.Add(1)
 		e.n, e.err = x.Node(k8s)
+		e.gen = p.gen
+		e.done.Store(true)
 	})
 	return e.n, e.err
 }

@@ -216,3 +216,35 @@ func TestANilClusterIsRefused(t *testing.T) {
 		t.Error("no error")
 	}
 }
+
+// Reuse keeps only what the previous plane compiled itself, so that a
+// chain of planes holds at most one older cluster: an unchanged node is
+// reused by the next plane and compiled again by the one after.
+func TestReuseKeepsOnlyWhatThePreviousPlaneCompiled(t *testing.T) {
+	c := generated(t, 20)
+	lx, win := names(t, c)
+	prev, err := Reuse(nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCompiles := []Compiled{{Linux: 1, Windows: 1}, {}, {Linux: 1, Windows: 1}, {}}
+	for i, want := range wantCompiles {
+		p := prev
+		if i > 0 {
+			// The same cluster: every input is equal.
+			if p, err = Reuse(prev, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p.Linux(lx) == nil {
+			t.Fatalf("plane %d: no Linux node %s", i, lx)
+		}
+		if n, err := p.Windows(win); err != nil || n == nil {
+			t.Fatalf("plane %d: Windows node %s: %v", i, win, err)
+		}
+		if got := p.Compiled(); got != want {
+			t.Errorf("plane %d compiled %+v, want %+v", i, got, want)
+		}
+		prev = p
+	}
+}

@@ -2,8 +2,10 @@
 // commands answer over HTTP: the JSON of trace, reach, check, get, exec
 // and diff (the same code paths as the commands' -o json), Prometheus
 // metrics, and health. The twin is rebuilt in the background when its
-// input changes (a watch on a live cluster, new modification times on
-// files) and swapped in whole, so that every answer comes from one build.
+// input changes and swapped in whole, so that every answer comes from one
+// build: a live cluster's watch delivers each changed object, which
+// patches the snapshot read last; files with new modification times are
+// read again.
 package serve
 
 import (
@@ -37,6 +39,14 @@ type Options struct {
 	// from then on, and the first read waits for that. Its error ends the
 	// server (Server.WatchErr).
 	Watch func(ctx context.Context, changed func(), ready func()) error
+	// Follow, for an input whose changes come object by object (a live
+	// cluster's watch), takes Watch's place: it calls changed with each
+	// changed object, and ready as Watch does. The server patches the
+	// snapshot it read last with the changes instead of reading again.
+	Follow func(ctx context.Context, changed func(Change), ready func()) error
+	// Rank orders the units of different kinds as Read orders them (see
+	// Change); nil keeps them in the order read, new ones last.
+	Rank func(unit string) int
 	// Debounce is how long a rebuild waits for more changes after one
 	// (default 500ms): a rollout changes many pods at once.
 	Debounce time.Duration
@@ -74,6 +84,17 @@ type Server struct {
 	lastErr            atomic.Pointer[string]
 	kick               chan struct{}
 	watchErr           chan error
+	// reread says a change came without its object (Changed): the next
+	// build reads the input again.
+	reread atomic.Bool
+
+	// building serializes the builds; read is the input as read and
+	// patched since (Follow only), nil until the first read.
+	building sync.Mutex
+	read     *units
+	// pending are the changes not built yet, the last of each unit.
+	pendingMu sync.Mutex
+	pending   map[string]Change
 }
 
 // twin is one build and everything made from it; it is never changed
@@ -109,8 +130,20 @@ func New(opts Options) *Server {
 // Rebuild reads the input, builds the twin and swaps it in. On failure
 // the previous twin stays.
 func (s *Server) Rebuild(ctx context.Context) error {
+	return s.rebuild(ctx, true)
+}
+
+// Update builds the twin of the snapshot read last, patched with the
+// changes Follow delivered since; with nothing read yet it is Rebuild.
+func (s *Server) Update(ctx context.Context) error {
+	return s.rebuild(ctx, false)
+}
+
+func (s *Server) rebuild(ctx context.Context, reread bool) error {
+	s.building.Lock()
+	defer s.building.Unlock()
 	start := time.Now()
-	t, err := s.build(ctx)
+	t, err := s.build(ctx, reread)
 	if err != nil {
 		s.failures.Add(1)
 		msg := err.Error()
@@ -127,17 +160,39 @@ func (s *Server) Rebuild(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) build(ctx context.Context) (*twin, error) {
-	snap, err := s.opts.Read(ctx)
+func (s *Server) build(ctx context.Context, reread bool) (*twin, error) {
+	if reread || s.read == nil {
+		snap, err := s.opts.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.read = newUnits(snap, s.opts.Rank)
+	}
+	// The changes since, also those that came during the read: applied
+	// in order on top of it, they give what a read would give now.
+	s.pendingMu.Lock()
+	changes := s.pending
+	s.pending = nil
+	s.pendingMu.Unlock()
+	for _, ch := range changes {
+		s.read.apply(ch)
+	}
+	snap, err := s.read.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	// Build, not BuildOwned: the snapshot stays as read, for what-ifs.
-	c, err := engine.Build(snap)
+	var prev *model.Cluster
+	var prevSnap *model.Snapshot
+	var prevPlane *plane.Plane
+	if cur := s.cur.Load(); cur != nil {
+		prev, prevSnap, prevPlane = cur.c, cur.snap, cur.p
+	}
+	c, err := derive(prev, prevSnap, snap)
 	if err != nil {
 		return nil, err
 	}
-	p, err := plane.New(c)
+	// The nodes whose inputs did not change keep their dataplanes.
+	p, err := plane.Reuse(prevPlane, c)
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +203,41 @@ func (s *Server) build(ctx context.Context) (*twin, error) {
 	return &twin{snap: snap, c: c, p: p, e: e, console: console.FromPlane(p)}, nil
 }
 
-// Changed asks for a rebuild; changes that come within the debounce
-// interval of each other make one.
+// derive is the one way the server makes a twin: from the previous twin
+// and its snapshot (nil for the first) and the next snapshot, which
+// shares with prevSnap the objects that did not change. Its result must
+// be Build(next)'s. Build, not BuildOwned: the snapshot stays as read,
+// for what-ifs and the next patch.
+func derive(prev *model.Cluster, prevSnap, next *model.Snapshot) (*model.Cluster, error) {
+	if prev == nil {
+		return engine.Build(next)
+	}
+	return engine.Derive(prev, prevSnap, next)
+}
+
+// Follow records a changed object for the next build and asks for it;
+// the last change of each object within the debounce interval counts.
+func (s *Server) Follow(ch Change) {
+	s.pendingMu.Lock()
+	if s.pending == nil {
+		s.pending = map[string]Change{}
+	}
+	s.pending[ch.Unit] = ch
+	s.pendingMu.Unlock()
+	for _, w := range ch.Warnings {
+		s.logf("Warning: %s", w)
+	}
+	s.kickLoop()
+}
+
+// Changed asks for a rebuild that reads the input again; changes that
+// come within the debounce interval of each other make one.
 func (s *Server) Changed() {
+	s.reread.Store(true)
+	s.kickLoop()
+}
+
+func (s *Server) kickLoop() {
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -163,11 +250,17 @@ func (s *Server) Changed() {
 // error; a later failure keeps the previous twin and is logged, counted
 // and shown by /readyz.
 func (s *Server) Start(ctx context.Context) error {
-	if s.opts.Watch != nil {
+	if s.opts.Watch != nil || s.opts.Follow != nil {
 		ready := make(chan struct{})
 		var once sync.Once
 		go func() {
-			err := s.opts.Watch(ctx, s.Changed, func() { once.Do(func() { close(ready) }) })
+			isReady := func() { once.Do(func() { close(ready) }) }
+			var err error
+			if s.opts.Follow != nil {
+				err = s.opts.Follow(ctx, s.Follow, isReady)
+			} else {
+				err = s.opts.Watch(ctx, s.Changed, isReady)
+			}
 			if err == nil && ctx.Err() == nil {
 				err = errors.New("the watch of the input stopped")
 			}
@@ -214,7 +307,9 @@ func (s *Server) loop(ctx context.Context) {
 				break wait
 			}
 		}
-		_ = s.Rebuild(ctx)
+		// Changes that came as objects patch the snapshot; any other
+		// reads the input again.
+		_ = s.rebuild(ctx, s.reread.Swap(false))
 	}
 }
 

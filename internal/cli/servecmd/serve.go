@@ -78,11 +78,12 @@ a 400 with {"error": "…"}, an object that does not exist a 404.
 
 The twin follows its input: a live cluster (the kubeconfig, or the
 in-cluster ServiceAccount, see deploy/serve.yaml) is watched — every kind
-the twin reads, with the watch verb deploy/rbac.yaml grants — and files
-(-f) are polled for changes. After a change settles (--debounce) the input
-is read again and the twin rebuilt in the background; the new twin
-replaces the old at once, so an answer never mixes two. A rebuild that
-fails keeps the previous twin (/readyz says so). --lab alone never changes.
+the twin reads, with the watch verb deploy/rbac.yaml grants — and each
+changed object patches the snapshot read at the start; files (-f) are
+polled for changes and read again. After a change settles (--debounce) the
+twin is rebuilt in the background; the new twin replaces the old at once,
+so an answer never mixes two. A rebuild that fails keeps the previous twin
+(/readyz says so). --lab alone never changes.
 
 /metrics (Prometheus text format) has the findings of check by rule and
 severity, the nodes by OS and readiness, the IPAM blocks' addresses
@@ -154,13 +155,16 @@ func (o *ServeOptions) Server() (*serve.Server, error) {
 	opts.Log = o.streams.ErrOut
 	switch {
 	case o.Input.Live():
-		opts.Watch = func(ctx context.Context, changed, ready func()) error {
+		opts.Follow = func(ctx context.Context, changed func(serve.Change), ready func()) error {
 			cfg, err := o.Input.RESTConfig()
 			if err != nil {
 				return &cmdutil.ExitError{Code: cmdutil.ExitBadInput, Err: fmt.Errorf("kubeconfig: %w", err)}
 			}
-			return live.Watch(ctx, cfg, func(string) { changed() }, ready)
+			return live.Watch(ctx, cfg, func(u live.Update) {
+				changed(serve.Change{Unit: u.Unit, Objects: u.Objects, Warnings: u.Warnings, Err: u.Err})
+			}, ready)
 		}
+		opts.Rank = live.Rank
 	case len(o.Input.Files()) > 0:
 		opts.Watch = func(ctx context.Context, changed, ready func()) error {
 			return serve.PollFiles(ctx, o.Input.Files(), o.Poll, changed, ready)
