@@ -672,3 +672,78 @@ func TestJSONListItemsDecodedInBatchesAreTheItemsOneByOne(t *testing.T) {
 		})
 	}
 }
+
+// TestAJSONListLargerThanTheConcurrentCheckIsReadAsBefore reads Lists large
+// enough for their syntax check to run beside the decode: a syntax error
+// anywhere is the error, even after an item that does not decode or a
+// duplicate, and a valid List gives the same objects and first error as
+// items decoded one by one after the check.
+func TestAJSONListLargerThanTheConcurrentCheckIsReadAsBefore(t *testing.T) {
+	list := func(n int, tail string, bad ...int) []byte {
+		var b bytes.Buffer
+		b.WriteString(`{"apiVersion": "v1", "kind": "List", "items": [`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			port := "80"
+			if slices.Contains(bad, i) {
+				port = `"eighty"`
+			}
+			name := i
+			if slices.Contains(bad, -i) {
+				name = i - 1 // a duplicate of the item before
+			}
+			fmt.Fprintf(&b, "\n"+`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-%d", "namespace": "demo"},`+
+				"\n"+`"spec": {"nodeName": "node-%d", "containers": [{"name": "web", "image": "nginx", "ports": [{"containerPort": %s}]}]}}`, name, i%7, port)
+		}
+		b.WriteString(tail)
+		return b.Bytes()
+	}
+	n := 2*itemBatchSize + 40
+	lines := 2*n + 2 // the line of the text after the last item
+	tests := []struct {
+		name string
+		text []byte
+		want string
+	}{
+		{"a valid list", list(n, "\n]}\n"), ""},
+		{"a list cut short", list(n, "\n"),
+			fmt.Sprintf("pods.json:%d (document 1): invalid JSON: unexpected end of JSON input", lines-1)},
+		{"a stray character after the last item", list(n, "\n]x}\n"),
+			fmt.Sprintf("pods.json:%d (document 1): invalid JSON: invalid character 'x' after object key:value pair", lines)},
+		{"a trailing comma, which YAML's flow style allows: read as YAML, the bad item is the error", list(n, "\n],}\n", 3),
+			`pods.json:9 (document 1): Pod demo/web-3: spec.containers[0].ports[0].containerPort: expected int32, got string "eighty"`},
+		{"a syntax error after a duplicate item", list(n, "\n]]\n", -5),
+			fmt.Sprintf("pods.json:%d (document 1): invalid JSON: invalid character ']' after object key:value pair", lines)},
+		{"an item that does not decode in a valid list", list(n, "\n]}\n", itemBatchSize+3),
+			fmt.Sprintf(`pods.json:%d (document 1): Pod demo/web-%d: spec.containers[0].ports[0].containerPort: expected int32, got string "eighty"`, 2*(itemBatchSize+3)+3, itemBatchSize+3)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.text) < 64<<10 {
+				t.Fatalf("the list has %d bytes, fewer than the concurrent check's %d", len(tt.text), checkConcurrentMin)
+			}
+			var objs []*model.Object
+			d := &decoder{file: "pods.json", emit: func(o *model.Object) error {
+				for _, p := range objs {
+					if p.Key == o.Key {
+						return errors.New("duplicate " + o.Key.Name)
+					}
+				}
+				objs = append(objs, o)
+				return nil
+			}, fastMin: fastListMin, keys: map[string]string{}}
+			err := d.jsonStream(tt.text)
+			if got := fmt.Sprint(err); tt.want != "" && got != tt.want || tt.want == "" && err != nil {
+				t.Fatalf("error\n got: %v\nwant: %s", err, tt.want)
+			}
+			if err != nil && len(objs) > 0 && strings.Contains(tt.want, "invalid JSON") {
+				t.Fatalf("%d objects emitted before the syntax error", len(objs))
+			}
+			if tt.want == "" && len(objs) != n {
+				t.Fatalf("%d objects, want %d", len(objs), n)
+			}
+		})
+	}
+}
