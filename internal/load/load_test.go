@@ -747,3 +747,54 @@ func TestAJSONListLargerThanTheConcurrentCheckIsReadAsBefore(t *testing.T) {
 		})
 	}
 }
+
+// TestManagedFieldsAreDroppedWithTheGenericValues loads a Pod as kubectl
+// get -o json prints it, with its managedFields: a load that drops the
+// generic values (as the commands that build the twin do) drops them too,
+// from YAML and JSON alike; one that keeps Raw keeps them in both forms.
+func TestManagedFieldsAreDroppedWithTheGenericValues(t *testing.T) {
+	const managed = `[{"manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "v1",` +
+		` "time": "2024-05-01T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}}}]`
+	jsonPod := `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "demo", "labels": {"app": "web"},` +
+		` "managedFields": ` + managed + `}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}`
+	yamlPod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: demo\n  labels: {app: web}\n  managedFields: " + managed +
+		"\nspec:\n  containers:\n  - {name: web, image: nginx}\n"
+	tests := []struct {
+		name    string
+		text    string
+		dropRaw bool
+		want    int // managed field entries left on the typed Pod
+	}{
+		{"JSON, generic values dropped", jsonPod, true, 0},
+		{"YAML, generic values dropped", yamlPod, true, 0},
+		{"JSON, generic values kept", jsonPod, false, 1},
+		{"YAML, generic values kept", yamlPod, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(tt.text), DropRaw: tt.dropRaw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(snap.Objects) != 1 {
+				t.Fatalf("%d objects, want 1", len(snap.Objects))
+			}
+			pod, ok := snap.Objects[0].Typed.(*corev1.Pod)
+			if !ok {
+				t.Fatalf("typed object is %T", snap.Objects[0].Typed)
+			}
+			if got := len(pod.ManagedFields); got != tt.want {
+				t.Fatalf("%d managed field entries, want %d", got, tt.want)
+			}
+			if pod.Labels["app"] != "web" || pod.Spec.Containers[0].Image != "nginx" {
+				t.Fatalf("the rest of the Pod is lost: %+v", pod.ObjectMeta)
+			}
+			if !tt.dropRaw {
+				md, _ := snap.Objects[0].Raw["metadata"].(map[string]any)
+				if _, ok := md["managedFields"]; !ok {
+					t.Fatal("Raw lost its managedFields")
+				}
+			}
+		})
+	}
+}
