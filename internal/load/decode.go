@@ -143,17 +143,25 @@ const fastListMin = 1 << 20
 func (d *decoder) yamlStream(br *bufio.Reader) error {
 	cr := chunkReader{br: br, maxLine: d.maxDoc}
 	explicit := false
+	// Chunks are decoded on every core (yamlpipe.go); before counts the
+	// empty documents since the last chunk submitted.
+	p := d.newYAMLPipeline()
+	defer p.stop()
+	before := 0
 	for {
 		chunk, first, more, err := cr.next()
 		if cr.seps > 0 {
 			// Empty documents, each ended by "---", came before chunk.
 			if explicit {
-				d.doc++
+				before++
 			}
-			d.doc += cr.seps - 1
+			before += cr.seps - 1
 			explicit = true
 		}
 		if err != nil {
+			if err := p.drain(); err != nil {
+				return err
+			}
 			var le *Error
 			if errors.As(err, &le) {
 				le.File = d.file
@@ -164,12 +172,19 @@ func (d *decoder) yamlStream(br *bufio.Reader) error {
 		if len(chunk) == 0 {
 			// Blank: an empty document after "---", without a parser.
 			if explicit {
-				d.doc++
+				before++
 			}
-		} else if err := d.yamlChunk(chunk, first, explicit); err != nil {
-			return err
+		} else {
+			if err := p.submit(chunk, first, explicit, before); err != nil {
+				return err
+			}
+			before = 0
 		}
 		if !more {
+			if err := p.drain(); err != nil {
+				return err
+			}
+			d.doc += before
 			return nil
 		}
 		explicit = true

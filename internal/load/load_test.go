@@ -798,3 +798,79 @@ func TestManagedFieldsAreDroppedWithTheGenericValues(t *testing.T) {
 		})
 	}
 }
+
+// TestAYAMLStreamDecodedOnEveryCoreNumbersItsDocumentsInOrder reads a
+// stream of many documents, with empty ones and a chunk of two documents
+// among them, decoded in parallel: every object, warning and error names
+// the document it is in, counted over the whole stream.
+func TestAYAMLStreamDecodedOnEveryCoreNumbersItsDocumentsInOrder(t *testing.T) {
+	// stream writes n ConfigMaps, one a document, with an empty document
+	// after every seventh; unknown gets an unknown field, bad a bad value.
+	// It returns the text and the document and line of each ConfigMap.
+	stream := func(n, unknown, bad int) (string, []int, []int) {
+		var b strings.Builder
+		var docs, lines []int
+		doc, line := 0, 1
+		for i := 0; i < n; i++ {
+			switch {
+			case i == 41:
+				// A marker with a tag stays inside the chunk: two
+				// documents in one.
+				b.WriteString("--- !!map\n")
+				line++
+			case i > 0:
+				b.WriteString("---\n")
+				line++
+			}
+			doc++
+			at := line
+			if i == 41 {
+				at-- // the tagged node starts on its marker's line
+			}
+			docs, lines = append(docs, doc), append(lines, at)
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n  namespace: demo\n", i)
+			line += 5
+			switch i {
+			case unknown:
+				b.WriteString("colour: red\n")
+				line++
+			case bad:
+				b.WriteString("data: [1, 2]\n")
+				line++
+			}
+			if i%7 == 6 {
+				b.WriteString("---\n")
+				line++
+				doc++ // an empty document
+			}
+		}
+		return b.String(), docs, lines
+	}
+	t.Run("every object and the warning name their document", func(t *testing.T) {
+		text, docs, lines := stream(500, 333, -1)
+		snap, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(text), DropRaw: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(snap.Objects) != 500 {
+			t.Fatalf("%d objects, want 500", len(snap.Objects))
+		}
+		for i, o := range snap.Objects {
+			if want := fmt.Sprintf("cm-%d", i); o.Key.Name != want || o.Origin.Doc != docs[i] || o.Origin.Line != lines[i] {
+				t.Fatalf("object %d is %s at document %d line %d, want %s at document %d line %d", i, o.Key.Name, o.Origin.Doc, o.Origin.Line, want, docs[i], lines[i])
+			}
+		}
+		want := fmt.Sprintf(`<stdin>:%d (document %d): ConfigMap demo/cm-333: unknown field "colour"`, lines[333]+5, docs[333])
+		if !slices.Contains(snap.Warnings, want) {
+			t.Fatalf("warnings %q lack %q", snap.Warnings, want)
+		}
+	})
+	t.Run("the first bad document is the error", func(t *testing.T) {
+		text, docs, lines := stream(500, -1, 250)
+		_, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(text), DropRaw: true})
+		want := fmt.Sprintf(`<stdin>:%d (document %d): ConfigMap demo/cm-250: data: expected an object, got a list`, lines[250]+5, docs[250])
+		if fmt.Sprint(err) != want {
+			t.Fatalf("error\n got: %v\nwant: %s", err, want)
+		}
+	})
+}
