@@ -865,6 +865,16 @@ func TestAYAMLStreamDecodedOnEveryCoreNumbersItsDocumentsInOrder(t *testing.T) {
 			t.Fatalf("warnings %q lack %q", snap.Warnings, want)
 		}
 	})
+	t.Run("a duplicate before a bad document is the error", func(t *testing.T) {
+		text, docs, lines := stream(500, -1, 250)
+		text = strings.Replace(text, "name: cm-120\n", "name: cm-119\n", 1)
+		_, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(text), DropRaw: true})
+		want := fmt.Sprintf(`<stdin>:%d (document %d): ConfigMap demo/cm-119: duplicate object: also defined at <stdin>:%d (document %d)`,
+			lines[120], docs[120], lines[119], docs[119])
+		if fmt.Sprint(err) != want {
+			t.Fatalf("error\n got: %v\nwant: %s", err, want)
+		}
+	})
 	t.Run("the first bad document is the error", func(t *testing.T) {
 		text, docs, lines := stream(500, -1, 250)
 		_, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(text), DropRaw: true})
