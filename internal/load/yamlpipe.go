@@ -157,3 +157,31 @@ func (p *yamlPipeline) emitOldest() error {
 	d.doc = off + j.docs
 	return nil
 }
+
+// eachOnEveryCore calls, for every i in [0, n), a function that newWorker
+// made for one of GOMAXPROCS workers (its own decoder and converter), and
+// returns when all are done; a panic is raised again on the caller's
+// goroutine.
+func eachOnEveryCore(n int, newWorker func() func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var crashed crash.Group
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer crashed.Recover()
+			do := newWorker()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				do(i)
+			}
+		}()
+	}
+	wg.Wait()
+	crashed.Repanic()
+}
