@@ -25,8 +25,9 @@ import (
 // file names the stream in Origins and errors ("" is "<input>"). Errors are
 // *Error, or whatever fn returns. The default Limits apply.
 //
-// YAML is read one document at a time, so memory follows the largest
-// document, not the stream; blank lines cost nothing.
+// YAML is read a few documents at a time (two per core, decoded in
+// parallel), so memory follows the largest documents, not the stream;
+// blank lines cost nothing.
 func Decode(r io.Reader, file string, fn func(*model.Object) error) error {
 	return DecodeLimited(r, file, Limits{}, fn)
 }
