@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -24,8 +25,9 @@ import (
 // file names the stream in Origins and errors ("" is "<input>"). Errors are
 // *Error, or whatever fn returns. The default Limits apply.
 //
-// YAML is read one document at a time, so memory follows the largest
-// document, not the stream; blank lines cost nothing.
+// YAML is read a few documents at a time (two per core, decoded in
+// parallel), so memory follows the largest documents, not the stream;
+// blank lines cost nothing.
 func Decode(r io.Reader, file string, fn func(*model.Object) error) error {
 	return DecodeLimited(r, file, Limits{}, fn)
 }
@@ -143,17 +145,25 @@ const fastListMin = 1 << 20
 func (d *decoder) yamlStream(br *bufio.Reader) error {
 	cr := chunkReader{br: br, maxLine: d.maxDoc}
 	explicit := false
+	// Chunks are decoded on every core (yamlpipe.go); before counts the
+	// empty documents since the last chunk submitted.
+	p := d.newYAMLPipeline()
+	defer p.stop()
+	before := 0
 	for {
 		chunk, first, more, err := cr.next()
 		if cr.seps > 0 {
 			// Empty documents, each ended by "---", came before chunk.
 			if explicit {
-				d.doc++
+				before++
 			}
-			d.doc += cr.seps - 1
+			before += cr.seps - 1
 			explicit = true
 		}
 		if err != nil {
+			if err := p.drain(); err != nil {
+				return err
+			}
 			var le *Error
 			if errors.As(err, &le) {
 				le.File = d.file
@@ -164,12 +174,19 @@ func (d *decoder) yamlStream(br *bufio.Reader) error {
 		if len(chunk) == 0 {
 			// Blank: an empty document after "---", without a parser.
 			if explicit {
-				d.doc++
+				before++
 			}
-		} else if err := d.yamlChunk(chunk, first, explicit); err != nil {
-			return err
+		} else {
+			if err := p.submit(chunk, first, explicit, before); err != nil {
+				return err
+			}
+			before = 0
 		}
 		if !more {
+			if err := p.drain(); err != nil {
+				return err
+			}
+			d.doc += before
 			return nil
 		}
 		explicit = true
@@ -761,30 +778,51 @@ func (d *decoder) fastList(chunk []byte, first int) ([]*model.Object, bool, erro
 		return nil, false, nil
 	}
 
-	conv := rawdoc.NewYAMLConverter(0, 4*len(chunk)+100_000)
-	conv.Keys = d.keys
-	objs := make([]*model.Object, 0, len(entries))
+	// The entries up to the first one over the limit are parsed and
+	// decoded on every core (see yamlpipe.go), each by a decoder of its
+	// worker's own; then, in input order, the first entry over the limit
+	// is the error and the first that does not parse alone gives up.
+	ends := make([]int, len(entries))
+	todo := len(entries)
 	for i, e := range entries {
-		end := itemsEnd
+		ends[i] = itemsEnd
 		if i+1 < len(entries) {
-			end = entries[i+1].off
+			ends[i] = entries[i+1].off
 		}
-		if d.overDoc(end - e.off) {
-			return nil, false, d.errorAt(e.line, objectLabel(kind, "", ""), "items[%d]: %s", i, documentTooLarge("item", d.maxDoc))
+		if todo == len(entries) && d.overDoc(ends[i]-e.off) {
+			todo = i
 		}
-		n, ok := parseOne(chunk[e.off:end])
-		if !ok || len(n.Content) != 1 {
+	}
+	objs := make([]*model.Object, len(entries))
+	oks := make([]bool, len(entries))
+	var failed atomic.Bool
+	eachOnEveryCore(todo, func() func(i int) {
+		wd := &decoder{file: d.file, doc: d.doc, fastMin: d.fastMin, keys: map[string]string{}, maxDoc: d.maxDoc, val: d.val}
+		conv := rawdoc.NewYAMLConverter(0, 4*len(chunk)+100_000)
+		conv.Keys = wd.keys
+		return func(i int) {
+			if failed.Load() {
+				return // the list is parsed whole
+			}
+			n, ok := parseOne(chunk[entries[i].off:ends[i]])
+			if ok && len(n.Content) == 1 {
+				if seq := n.Content[0]; seq.Kind == yaml.SequenceNode && len(seq.Content) == 1 {
+					obj, err := wd.yamlItem(seq.Content[0], i, entries[i].line-1, conv, apiVersion, kind)
+					objs[i], oks[i] = obj, err == nil
+				}
+			}
+			if !oks[i] {
+				failed.Store(true)
+			}
+		}
+	})
+	for i := range todo {
+		if !oks[i] {
 			return nil, false, nil
 		}
-		seq := n.Content[0]
-		if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 {
-			return nil, false, nil
-		}
-		obj, err := d.yamlItem(seq.Content[0], i, e.line-1, conv, apiVersion, kind)
-		if err != nil {
-			return nil, false, nil
-		}
-		objs = append(objs, obj)
+	}
+	if todo < len(entries) {
+		return nil, false, d.errorAt(entries[todo].line, objectLabel(kind, "", ""), "items[%d]: %s", todo, documentTooLarge("item", d.maxDoc))
 	}
 	return objs, true, nil
 }

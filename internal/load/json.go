@@ -34,7 +34,12 @@ func (d *decoder) jsonStream(data []byte) error {
 		end := rawdoc.ValueEnd(data, start)
 		text := data[start:end]
 		d.doc++
-		if err := json.Unmarshal(text, &skipValue{}); err != nil {
+		// The value is checked whole while it is decoded: nothing is emitted
+		// before the check passes, and when it fails its error is the
+		// value's, whatever the decode found meanwhile.
+		valid := checkJSON(text)
+		err := d.jsonValue(text, line, valid)
+		if verr := valid.wait(); verr != nil {
 			if d.doc == 1 && yamlParses(data) {
 				// YAML in flow style ({apiVersion: v1, …}) looks like JSON.
 				d.doc = 0
@@ -42,19 +47,54 @@ func (d *decoder) jsonStream(data []byte) error {
 			}
 			off := len(text)
 			var se *json.SyntaxError
-			if errors.As(err, &se) {
+			if errors.As(verr, &se) {
 				off = int(se.Offset) - 1
 			}
 			off = max(0, min(off, len(text)))
-			return d.errorAt(line+bytes.Count(text[:off], newline), "", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+			return d.errorAt(line+bytes.Count(text[:off], newline), "", "invalid JSON: %s", strings.TrimPrefix(verr.Error(), "json: "))
 		}
-		if err := d.jsonValue(text, line); err != nil {
+		if err != nil {
 			return err
 		}
 		line += bytes.Count(text, newline)
 		pos = end
 	}
 }
+
+// validity is the outcome of checking one JSON value's syntax, made on
+// another core while the value is split and decoded.
+type validity struct {
+	done chan struct{}
+	err  error
+}
+
+// checkConcurrentMin is the size from which the check runs beside the
+// decode; a smaller value is checked first, as it is decoded at once.
+const checkConcurrentMin = 64 << 10
+
+func checkJSON(text []byte) *validity {
+	v := &validity{done: make(chan struct{})}
+	if len(text) < checkConcurrentMin {
+		v.err = json.Unmarshal(text, &skipValue{})
+		close(v.done)
+		return v
+	}
+	go func() {
+		defer close(v.done)
+		v.err = json.Unmarshal(text, &skipValue{})
+	}()
+	return v
+}
+
+// wait returns the check's error once it is known.
+func (v *validity) wait() error {
+	<-v.done
+	return v.err
+}
+
+// errInvalidJSON stops a decode whose text failed the syntax check;
+// jsonStream reports the check's error instead.
+var errInvalidJSON = errors.New("invalid JSON")
 
 var newline = []byte{'\n'}
 
@@ -72,7 +112,10 @@ func yamlParses(text []byte) bool {
 	}
 }
 
-func (d *decoder) jsonValue(text []byte, line int) error {
+// jsonValue decodes one JSON value of the stream. Until valid says the
+// text is JSON, only the scanners that bound every index read it, and
+// items are decoded where a panic is recovered; nothing is emitted.
+func (d *decoder) jsonValue(text []byte, line int, valid *validity) error {
 	if text[0] != '{' {
 		v, _ := decodeJSON(text)
 		return d.errorAt(line, "", "expected an object with apiVersion and kind, got %s", rawdoc.Describe(v))
@@ -95,6 +138,9 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 		if d.overDoc(len(text)) {
 			return d.errorAt(line, "", "%s", documentTooLarge("JSON value", d.maxDoc))
 		}
+		if valid.wait() != nil {
+			return errInvalidJSON
+		}
 		obj, err := d.jsonObject(text, line, "", "")
 		if err != nil {
 			return err
@@ -115,13 +161,13 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 	}
 	var err error
 	at, atLine := 0, itemsLine
-	batch := d.newItemBatch(apiVersion, kind)
+	batch := d.newItemBatch(apiVersion, kind, valid)
 	rawdoc.EachElement(items, 0, func(i, start, end int) bool {
 		atLine += bytes.Count(items[at:start], newline)
 		at = start
 		it := items[start:end]
 		if it[0] != '{' {
-			if err = batch.flush(); err != nil {
+			if err = batch.finish(); err != nil {
 				return false
 			}
 			v, _ := decodeJSON(it)
@@ -129,7 +175,7 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 			return false
 		}
 		if d.overDoc(len(it)) {
-			if err = batch.flush(); err != nil {
+			if err = batch.finish(); err != nil {
 				return false
 			}
 			err = d.errorAt(atLine, objectLabel(kind, "", ""), "items[%d]: %s", i, documentTooLarge("item", d.maxDoc))
@@ -139,76 +185,142 @@ func (d *decoder) jsonValue(text []byte, line int) error {
 		return err == nil
 	})
 	if err != nil {
+		batch.wait()
 		return err
 	}
-	return batch.flush()
+	return batch.finish()
 }
 
 // itemBatch decodes a List's items on every core, a batch at a time, and
 // emits them in input order: an item is decoded from its own text alone
 // (jsonObject reads only the decoder's file and document number), and the
 // first error in input order is the one returned, as when decoding one by
-// one. A batch bounds how many items' generic values are held at once.
+// one. A batch is decoded while the next one is split off the text, and
+// emitted once the value's syntax check has passed. A batch bounds how
+// many items' generic values are held at once.
 type itemBatch struct {
 	d                        *decoder
 	listAPIVersion, listKind string
-	texts                    [][]byte
-	lines                    []int
-	objs                     []*model.Object
-	errs                     []error
+	valid                    *validity
+	// cur is being filled; busy, when not nil, is being decoded.
+	cur, busy *batchWork
+	spare     *batchWork
+}
+
+// batchWork is one batch's items and, once done is closed, their objects
+// or errors.
+type batchWork struct {
+	texts   [][]byte
+	lines   []int
+	objs    []*model.Object
+	errs    []error
+	crashed crash.Group
+	done    chan struct{}
 }
 
 // itemBatchSize is how many items are decoded before they are emitted.
 const itemBatchSize = 512
 
-func (d *decoder) newItemBatch(listAPIVersion, listKind string) *itemBatch {
-	return &itemBatch{d: d, listAPIVersion: listAPIVersion, listKind: listKind}
+func (d *decoder) newItemBatch(listAPIVersion, listKind string, valid *validity) *itemBatch {
+	return &itemBatch{d: d, listAPIVersion: listAPIVersion, listKind: listKind, valid: valid, cur: &batchWork{}}
 }
 
 func (b *itemBatch) add(text []byte, line int) error {
-	b.texts = append(b.texts, text)
-	b.lines = append(b.lines, line)
+	b.cur.texts = append(b.cur.texts, text)
+	b.cur.lines = append(b.cur.lines, line)
 	size := itemBatchSize
 	if b.d.itemBatch > 0 {
 		size = b.d.itemBatch
 	}
-	if len(b.texts) < size {
+	if len(b.cur.texts) < size {
 		return nil
 	}
 	return b.flush()
 }
 
+// flush emits the batch being decoded, if any, and starts decoding the
+// current one.
 func (b *itemBatch) flush() error {
-	n := len(b.texts)
-	if n == 0 {
+	if err := b.emitBusy(); err != nil {
+		return err
+	}
+	if len(b.cur.texts) == 0 {
 		return nil
 	}
-	b.objs = append(b.objs[:0], make([]*model.Object, n)...)
-	b.errs = append(b.errs[:0], make([]error, n)...)
+	b.start(b.cur)
+	b.busy, b.cur = b.cur, b.spare
+	if b.cur == nil {
+		b.cur = &batchWork{}
+	}
+	b.spare = nil
+	return nil
+}
+
+// finish decodes and emits every item added.
+func (b *itemBatch) finish() error {
+	if err := b.flush(); err != nil {
+		return err
+	}
+	return b.emitBusy()
+}
+
+// wait lets the batch being decoded end, when the decode stops early.
+func (b *itemBatch) wait() {
+	if b.busy != nil {
+		<-b.busy.done
+	}
+}
+
+func (b *itemBatch) start(w *batchWork) {
+	n := len(w.texts)
+	w.objs = append(w.objs[:0], make([]*model.Object, n)...)
+	w.errs = append(w.errs[:0], make([]error, n)...)
+	w.done = make(chan struct{})
 	workers := min(runtime.GOMAXPROCS(0), (n+63)/64)
 	var wg sync.WaitGroup
-	var crashed crash.Group
-	for w := 0; w < workers; w++ {
+	for k := 0; k < workers; k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer crashed.Recover()
-			for i := w; i < n; i += workers {
-				b.objs[i], b.errs[i] = b.d.jsonObject(b.texts[i], b.lines[i], b.listAPIVersion, b.listKind)
+			defer w.crashed.Recover()
+			for i := k; i < n; i += workers {
+				w.objs[i], w.errs[i] = b.d.jsonObject(w.texts[i], w.lines[i], b.listAPIVersion, b.listKind)
 			}
 		}()
 	}
-	wg.Wait()
-	crashed.Repanic()
+	go func() {
+		wg.Wait()
+		close(w.done)
+	}()
+}
+
+// emitBusy waits for the batch being decoded and emits its objects in
+// input order, up to the first error.
+func (b *itemBatch) emitBusy() error {
+	w := b.busy
+	if w == nil {
+		return nil
+	}
+	<-w.done
+	b.busy = nil
+	// Whatever the decode found, the text must be JSON first: a panic on
+	// text that is not is the syntax error's, reported as such.
+	if b.valid.wait() != nil {
+		return errInvalidJSON
+	}
+	w.crashed.Repanic()
 	var err error
-	for i := 0; i < n && err == nil; i++ {
-		if err = b.errs[i]; err == nil {
-			err = b.d.emit(b.objs[i])
+	for i := 0; i < len(w.objs) && err == nil; i++ {
+		if err = w.errs[i]; err == nil {
+			err = b.d.emit(w.objs[i])
 		}
 	}
-	clear(b.texts)
-	clear(b.objs)
-	b.texts, b.lines = b.texts[:0], b.lines[:0]
+	clear(w.texts)
+	clear(w.objs)
+	clear(w.errs)
+	w.texts, w.lines = w.texts[:0], w.lines[:0]
+	w.crashed = crash.Group{}
+	b.spare = w
 	return err
 }
 

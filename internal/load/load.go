@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/examples/lab"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -82,6 +84,13 @@ func (b *builder) add(src source) func(*model.Object) error {
 	return func(o *model.Object) error {
 		if b.dropRaw && o.Typed != nil && o.Key.Kind != "KubeletConfiguration" {
 			o.Raw = nil
+			// The API server's record of which manager set which field: no
+			// rule or derivation reads it and no output shows it (get
+			// leaves it out, as kubectl does), and in a dump of a live
+			// cluster it is often a third of an object's size.
+			if m, ok := o.Typed.(metav1.Object); ok && m.GetManagedFields() != nil {
+				m.SetManagedFields(nil)
+			}
 		}
 		if ann, ok := markerOf(o); ok {
 			return b.marker(o, src, ann)

@@ -672,3 +672,215 @@ func TestJSONListItemsDecodedInBatchesAreTheItemsOneByOne(t *testing.T) {
 		})
 	}
 }
+
+// TestAJSONListLargerThanTheConcurrentCheckIsReadAsBefore reads Lists large
+// enough for their syntax check to run beside the decode: a syntax error
+// anywhere is the error, even after an item that does not decode or a
+// duplicate, and a valid List gives the same objects and first error as
+// items decoded one by one after the check.
+func TestAJSONListLargerThanTheConcurrentCheckIsReadAsBefore(t *testing.T) {
+	list := func(n int, tail string, bad ...int) []byte {
+		var b bytes.Buffer
+		b.WriteString(`{"apiVersion": "v1", "kind": "List", "items": [`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			port := "80"
+			if slices.Contains(bad, i) {
+				port = `"eighty"`
+			}
+			name := i
+			if slices.Contains(bad, -i) {
+				name = i - 1 // a duplicate of the item before
+			}
+			fmt.Fprintf(&b, "\n"+`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-%d", "namespace": "demo"},`+
+				"\n"+`"spec": {"nodeName": "node-%d", "containers": [{"name": "web", "image": "nginx", "ports": [{"containerPort": %s}]}]}}`, name, i%7, port)
+		}
+		b.WriteString(tail)
+		return b.Bytes()
+	}
+	n := 2*itemBatchSize + 40
+	lines := 2*n + 2 // the line of the text after the last item
+	tests := []struct {
+		name string
+		text []byte
+		want string
+	}{
+		{"a valid list", list(n, "\n]}\n"), ""},
+		{"a list cut short", list(n, "\n"),
+			fmt.Sprintf("pods.json:%d (document 1): invalid JSON: unexpected end of JSON input", lines-1)},
+		{"a stray character after the last item", list(n, "\n]x}\n"),
+			fmt.Sprintf("pods.json:%d (document 1): invalid JSON: invalid character 'x' after object key:value pair", lines)},
+		{"a trailing comma, which YAML's flow style allows: read as YAML, the bad item is the error", list(n, "\n],}\n", 3),
+			`pods.json:9 (document 1): Pod demo/web-3: spec.containers[0].ports[0].containerPort: expected int32, got string "eighty"`},
+		{"a syntax error after a duplicate item", list(n, "\n]]\n", -5),
+			fmt.Sprintf("pods.json:%d (document 1): invalid JSON: invalid character ']' after object key:value pair", lines)},
+		{"an item that does not decode in a valid list", list(n, "\n]}\n", itemBatchSize+3),
+			fmt.Sprintf(`pods.json:%d (document 1): Pod demo/web-%d: spec.containers[0].ports[0].containerPort: expected int32, got string "eighty"`, 2*(itemBatchSize+3)+3, itemBatchSize+3)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.text) < 64<<10 {
+				t.Fatalf("the list has %d bytes, fewer than the concurrent check's %d", len(tt.text), checkConcurrentMin)
+			}
+			var objs []*model.Object
+			d := &decoder{file: "pods.json", emit: func(o *model.Object) error {
+				for _, p := range objs {
+					if p.Key == o.Key {
+						return errors.New("duplicate " + o.Key.Name)
+					}
+				}
+				objs = append(objs, o)
+				return nil
+			}, fastMin: fastListMin, keys: map[string]string{}}
+			err := d.jsonStream(tt.text)
+			if got := fmt.Sprint(err); tt.want != "" && got != tt.want || tt.want == "" && err != nil {
+				t.Fatalf("error\n got: %v\nwant: %s", err, tt.want)
+			}
+			if err != nil && len(objs) > 0 && strings.Contains(tt.want, "invalid JSON") {
+				t.Fatalf("%d objects emitted before the syntax error", len(objs))
+			}
+			if tt.want == "" && len(objs) != n {
+				t.Fatalf("%d objects, want %d", len(objs), n)
+			}
+		})
+	}
+}
+
+// TestManagedFieldsAreDroppedWithTheGenericValues loads a Pod as kubectl
+// get -o json prints it, with its managedFields: a load that drops the
+// generic values (as the commands that build the twin do) drops them too,
+// from YAML and JSON alike; one that keeps Raw keeps them in both forms.
+func TestManagedFieldsAreDroppedWithTheGenericValues(t *testing.T) {
+	const managed = `[{"manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "v1",` +
+		` "time": "2024-05-01T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}}}]`
+	jsonPod := `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "demo", "labels": {"app": "web"},` +
+		` "managedFields": ` + managed + `}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}`
+	yamlPod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: demo\n  labels: {app: web}\n  managedFields: " + managed +
+		"\nspec:\n  containers:\n  - {name: web, image: nginx}\n"
+	tests := []struct {
+		name    string
+		text    string
+		dropRaw bool
+		want    int // managed field entries left on the typed Pod
+	}{
+		{"JSON, generic values dropped", jsonPod, true, 0},
+		{"YAML, generic values dropped", yamlPod, true, 0},
+		{"JSON, generic values kept", jsonPod, false, 1},
+		{"YAML, generic values kept", yamlPod, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(tt.text), DropRaw: tt.dropRaw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(snap.Objects) != 1 {
+				t.Fatalf("%d objects, want 1", len(snap.Objects))
+			}
+			pod, ok := snap.Objects[0].Typed.(*corev1.Pod)
+			if !ok {
+				t.Fatalf("typed object is %T", snap.Objects[0].Typed)
+			}
+			if got := len(pod.ManagedFields); got != tt.want {
+				t.Fatalf("%d managed field entries, want %d", got, tt.want)
+			}
+			if pod.Labels["app"] != "web" || pod.Spec.Containers[0].Image != "nginx" {
+				t.Fatalf("the rest of the Pod is lost: %+v", pod.ObjectMeta)
+			}
+			if !tt.dropRaw {
+				md, _ := snap.Objects[0].Raw["metadata"].(map[string]any)
+				if _, ok := md["managedFields"]; !ok {
+					t.Fatal("Raw lost its managedFields")
+				}
+			}
+		})
+	}
+}
+
+// TestAYAMLStreamDecodedOnEveryCoreNumbersItsDocumentsInOrder reads a
+// stream of many documents, with empty ones and a chunk of two documents
+// among them, decoded in parallel: every object, warning and error names
+// the document it is in, counted over the whole stream.
+func TestAYAMLStreamDecodedOnEveryCoreNumbersItsDocumentsInOrder(t *testing.T) {
+	// stream writes n ConfigMaps, one a document, with an empty document
+	// after every seventh; unknown gets an unknown field, bad a bad value.
+	// It returns the text and the document and line of each ConfigMap.
+	stream := func(n, unknown, bad int) (string, []int, []int) {
+		var b strings.Builder
+		var docs, lines []int
+		doc, line := 0, 1
+		for i := 0; i < n; i++ {
+			switch {
+			case i == 41:
+				// A marker with a tag stays inside the chunk: two
+				// documents in one.
+				b.WriteString("--- !!map\n")
+				line++
+			case i > 0:
+				b.WriteString("---\n")
+				line++
+			}
+			doc++
+			at := line
+			if i == 41 {
+				at-- // the tagged node starts on its marker's line
+			}
+			docs, lines = append(docs, doc), append(lines, at)
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n  namespace: demo\n", i)
+			line += 5
+			switch i {
+			case unknown:
+				b.WriteString("colour: red\n")
+				line++
+			case bad:
+				b.WriteString("data: [1, 2]\n")
+				line++
+			}
+			if i%7 == 6 {
+				b.WriteString("---\n")
+				line++
+				doc++ // an empty document
+			}
+		}
+		return b.String(), docs, lines
+	}
+	t.Run("every object and the warning name their document", func(t *testing.T) {
+		text, docs, lines := stream(500, 333, -1)
+		snap, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(text), DropRaw: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(snap.Objects) != 500 {
+			t.Fatalf("%d objects, want 500", len(snap.Objects))
+		}
+		for i, o := range snap.Objects {
+			if want := fmt.Sprintf("cm-%d", i); o.Key.Name != want || o.Origin.Doc != docs[i] || o.Origin.Line != lines[i] {
+				t.Fatalf("object %d is %s at document %d line %d, want %s at document %d line %d", i, o.Key.Name, o.Origin.Doc, o.Origin.Line, want, docs[i], lines[i])
+			}
+		}
+		want := fmt.Sprintf(`<stdin>:%d (document %d): ConfigMap demo/cm-333: unknown field "colour"`, lines[333]+5, docs[333])
+		if !slices.Contains(snap.Warnings, want) {
+			t.Fatalf("warnings %q lack %q", snap.Warnings, want)
+		}
+	})
+	t.Run("a duplicate before a bad document is the error", func(t *testing.T) {
+		text, docs, lines := stream(500, -1, 250)
+		text = strings.Replace(text, "name: cm-120\n", "name: cm-119\n", 1)
+		_, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(text), DropRaw: true})
+		want := fmt.Sprintf(`<stdin>:%d (document %d): ConfigMap demo/cm-119: duplicate object: also defined at <stdin>:%d (document %d)`,
+			lines[120], docs[120], lines[119], docs[119])
+		if fmt.Sprint(err) != want {
+			t.Fatalf("error\n got: %v\nwant: %s", err, want)
+		}
+	})
+	t.Run("the first bad document is the error", func(t *testing.T) {
+		text, docs, lines := stream(500, -1, 250)
+		_, err := Load(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(text), DropRaw: true})
+		want := fmt.Sprintf(`<stdin>:%d (document %d): ConfigMap demo/cm-250: data: expected an object, got a list`, lines[250]+5, docs[250])
+		if fmt.Sprint(err) != want {
+			t.Fatalf("error\n got: %v\nwant: %s", err, want)
+		}
+	})
+}
