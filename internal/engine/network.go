@@ -213,11 +213,15 @@ func (b *builder) cleanupDeletedNodes(m *ipam.IPAM) {
 	for _, n := range c.Nodes {
 		known[n.Name] = true
 	}
-	pods := map[string]*corev1.Pod{}
-	for _, p := range c.Pods {
-		pods[p.Namespace+"/"+p.Name] = p
-	}
+	// The pods by name, indexed only when a node is missing (seldom).
+	var pods map[string]*corev1.Pod
 	valid := func(host string) func(ns, name string, a netip.Addr) bool {
+		if pods == nil {
+			pods = make(map[string]*corev1.Pod, len(c.Pods))
+			for _, p := range c.Pods {
+				pods[p.Namespace+"/"+p.Name] = p
+			}
+		}
 		return func(ns, name string, a netip.Addr) bool {
 			p := pods[ns+"/"+name]
 			if p == nil || (p.Spec.NodeName != "" && p.Spec.NodeName != host) {

@@ -198,12 +198,18 @@ func evaluate(pod *corev1.Pod, nodes []*corev1.Node, state *State, pick func(pi 
 	var considered []*corev1.Node
 	count := 0
 	if named != nil {
+		// One name (a DaemonSet's pod) is compared, not hashed: every
+		// daemon pod scans every node.
+		only, one := "", len(named) == 1
+		for n := range named {
+			only = n
+		}
 		for _, n := range nodes {
 			if n == nil {
 				continue
 			}
 			count++
-			if named[n.Name] {
+			if (one && n.Name == only) || (!one && named[n.Name]) {
 				considered = append(considered, n)
 			}
 		}
