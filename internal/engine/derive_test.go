@@ -250,3 +250,33 @@ func sharedPods(a, b *model.Cluster) int {
 	}
 	return n
 }
+
+// A twin derived from a derived twin (each plan step's) equals the full
+// build too: the pods the first derivation shared with its base are
+// reused again by the next one, which places a new pod among them.
+func TestATwinDerivedFromADerivedTwinEqualsTheFullBuild(t *testing.T) {
+	base := generated(t, false)
+	first := whatIf(t, base, "../../examples/what-if/no-strict-affinity.yaml")
+	second := withPod(t, first, metav1.Time{})
+	prev := build(t, base)
+	mid, err := engine.Derive(prev, base, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sharedPods(prev, mid) == 0 {
+		t.Fatal("the first derivation reused no pod")
+	}
+	got, err := engine.Derive(mid, first, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := build(t, second); !reflect.DeepEqual(want, got) {
+		t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
+	}
+	if sharedPods(mid, got) == 0 {
+		t.Error("the second derivation reused no pod")
+	}
+	if again := build(t, first); !reflect.DeepEqual(again, mid) {
+		t.Errorf("Derive changed the derived twin it started from:\n%s", firstDifference(t, again, mid))
+	}
+}
