@@ -24,7 +24,6 @@ import (
 // two objects field by field through reflection.
 type digest struct {
 	objects []object
-	hashes  map[model.Key]uint64
 	// routing: Linux routes, neighbours, FDB; proxy: Linux kube-proxy's
 	// state; policy: Linux Felix's rules; windows: a Windows node's HNS
 	// state, which reads every input of the three and the whole
@@ -37,17 +36,22 @@ type digest struct {
 	// extra is what no API object holds (kubeadm's configuration, which
 	// holds kube-proxy's, the hosts, the node network).
 	extra uint64
-	// byObject is each object's hashes by the object itself (its pointer),
-	// for the digest of a later twin that shares it (see newDigest).
+	// byObject is each object's hashes by the object itself (its pointer):
+	// the comparison looks objects up by pointer, not by key (hashing a
+	// pointer, not four strings), and the digest of a later twin that
+	// shares an object takes its hashes from here (see newDigest).
 	byObject map[any]objectSums
 }
 
-// objectSums are the hashes of one object: of its encoding, and of a
-// host-network pod as the parts count it.
+// objectSums are the hashes of one object: of its encoding, of its key
+// (keyHash), and of a host-network pod as the parts count it.
 type objectSums struct {
-	sum, agent uint64
-	isAgent    bool
+	sum, key, agent uint64
+	isAgent         bool
 }
+
+// sum is the hash of the object o, 0 when d's twin does not hold it.
+func (d *digest) sum(o any) uint64 { return d.byObject[o].sum }
 
 func (t *Twin) digest() *digest { return t.digestAfter(nil) }
 
@@ -68,8 +72,7 @@ func (t *Twin) digestAfter(prev *digest) *digest {
 // TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigest(c *model.Cluster, prev *digest) *digest {
 	objs := objectsOf(c)
-	d := &digest{objects: objs, hashes: make(map[model.Key]uint64, len(objs)),
-		byObject: make(map[any]objectSums, len(objs))}
+	d := &digest{objects: objs, byObject: make(map[any]objectSums, len(objs))}
 	sums := make([]objectSums, len(objs))
 	var todo []int
 	for i, o := range objs {
@@ -88,7 +91,7 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 			var buf []byte // one encoding buffer per worker, not per object
 			for j := w; j < len(todo); j += workers {
 				o := objs[todo[j]].obj
-				s := objectSums{sum: objectHashBuf(o, &buf)}
+				s := objectSums{sum: objectHashBuf(o, &buf), key: keyHash(objs[todo[j]].key)}
 				// A pod on the pod network is routed to and policed by all
 				// it holds; a host-network pod (an agent: calico-node,
 				// kube-proxy) counts by where and whether it runs, not by
@@ -102,7 +105,6 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 	}
 	wg.Wait()
 	for i, o := range objs {
-		d.hashes[o.key] = sums[i].sum
 		d.byObject[o.obj] = sums[i]
 	}
 	// What no API object holds: hosts, the node network, kubeadm's files,
@@ -152,19 +154,23 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 	d.routingShared, d.policyShared = d.routing, d.policy
 	podParts := []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 	var targets []*uint64
+	kind := "\x00" // objectsOf lists the objects kind by kind
 	for i, o := range objs {
-		targets = append(targets[:0], parts[o.key.Kind]...)
-		sum := sums[i].sum
-		if o.key.Kind == "Pod" {
-			if sums[i].isAgent {
-				sum = sums[i].agent
+		if o.key.Kind != kind {
+			kind = o.key.Kind
+			targets = append(targets[:0], parts[kind]...)
+			if kind == "Pod" {
+				targets = append(targets[:0], podParts...)
 			}
-			targets = append(targets[:0], podParts...)
+			if !notCompiled[kind] {
+				targets = append(targets, &d.all)
+			}
 		}
-		if !notCompiled[o.key.Kind] {
-			targets = append(targets, &d.all)
+		sum := sums[i].sum
+		if sums[i].isAgent {
+			sum = sums[i].agent
 		}
-		kh := keyHash(o.key)
+		kh := sums[i].key
 		for _, t := range targets {
 			*t = mixKey(*t, sum, kh)
 			if o.key.Kind == "Pod" {

@@ -52,7 +52,7 @@ func newNodeInputs(t *Twin) *nodeInputs {
 	d := t.digest()
 	in := &nodeInputs{own: map[string]uint64{}, routing: d.routingShared, policyObjects: d.policyShared}
 	for _, n := range t.c.Nodes {
-		in.own[n.Name] = mix(fnvOffset64, d.hashes[keyOf("", "Node", n)], n.Name)
+		in.own[n.Name] = mix(fnvOffset64, d.sum(n), n.Name)
 	}
 	// Pod facts are summed: the sum does not depend on the order of the
 	// twin's pod list, which a replaced pod's new name reorders.
@@ -62,8 +62,8 @@ func newNodeInputs(t *Twin) *nodeInputs {
 		// endpoints, whole (linux.ReadsPod): an agent's rollout (a
 		// host-network pod) renders none of the node's parts again.
 		if linux.ReadsPod(p) {
-			k := keyOf("", "Pod", p)
-			in.own[p.Spec.NodeName] = mixKey(in.own[p.Spec.NodeName], d.hashes[k], keyHash(k))
+			s := d.byObject[p]
+			in.own[p.Spec.NodeName] = mixKey(in.own[p.Spec.NodeName], s.sum, s.key)
 		}
 		podFacts += routingFacts(p)
 	}
@@ -71,7 +71,7 @@ func newNodeInputs(t *Twin) *nodeInputs {
 	in.services, in.shares = map[string]uint64{}, map[string][]string{}
 	for _, svc := range t.c.Services {
 		k := svc.Namespace + "/" + svc.Name
-		in.services[k] = mix(fnvOffset64, d.hashes[keyOf("", "Service", svc)], k)
+		in.services[k] = mix(fnvOffset64, d.sum(svc), k)
 		sh := append([]string{svc.Spec.ClusterIP, svc.Spec.LoadBalancerIP}, svc.Spec.ClusterIPs...)
 		sh = append(sh, svc.Spec.ExternalIPs...)
 		for _, ing := range svc.Status.LoadBalancer.Ingress {
@@ -86,7 +86,7 @@ func newNodeInputs(t *Twin) *nodeInputs {
 	}
 	for _, sl := range t.c.EndpointSlices {
 		k := sl.Namespace + "/" + sl.Labels[discoveryv1.LabelServiceName]
-		in.services[k] = mix(in.services[k], d.hashes[keyOf("discovery.k8s.io", "EndpointSlice", sl)], sl.Name)
+		in.services[k] = mix(in.services[k], d.sum(sl), sl.Name)
 		for _, ep := range sl.Endpoints {
 			in.shares[k] = append(in.shares[k], ep.Addresses...)
 		}

@@ -138,7 +138,7 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 					want.routing = want.routing && !sameRouting
 					want.policy = want.policy && !samePolicy
 					only = services
-				} else if gate && da.hashes[keyOf("", "Node", pr.a)] == db.hashes[keyOf("", "Node", pr.b)] {
+				} else if gate && da.sum(pr.a) == db.sum(pr.b) {
 					// Only the node's pods differ: kube-proxy's table reads of
 					// the node its name and address alone (kubeProxyNode), and
 					// of the pods only the EndpointSlices, so it differs only

@@ -80,20 +80,30 @@ var ignoredFields = map[string]bool{
 
 // compareObjects lists the objects only one twin holds and those whose
 // JSON differs (by hash; then field by field), by kind, namespace and name.
+// An object both twins hold as the same pointer is the same object (a
+// derived twin shares those it leaves alone), found by pointer; only the
+// others are matched by key.
 func compareObjects(a, b *digest) []ObjectChange {
-	before := make(map[model.Key]any, len(a.objects))
+	before := map[model.Key]any{}
 	for _, o := range a.objects {
-		before[o.key] = o.obj
+		if _, shared := b.byObject[o.obj]; !shared {
+			before[o.key] = o.obj
+		}
 	}
 	var out []ObjectChange
 	memo := fieldMemo{}
+	matched := map[model.Key]bool{}
 	for _, o := range b.objects {
+		if _, shared := a.byObject[o.obj]; shared {
+			continue
+		}
 		old, ok := before[o.key]
+		matched[o.key] = true
 		switch {
 		case !ok:
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Added})
-		case old == o.obj || a.hashes[o.key] == b.hashes[o.key]:
-			// The same object, or the same JSON.
+		case a.sum(old) == b.sum(o.obj):
+			// The same JSON.
 		default:
 			if f := memo.changes(old, o.obj); len(f) > 0 {
 				out = append(out, ObjectChange{Object: objectRef(o.key), Change: Changed, Fields: f})
@@ -101,7 +111,7 @@ func compareObjects(a, b *digest) []ObjectChange {
 		}
 	}
 	for _, o := range a.objects {
-		if _, ok := b.hashes[o.key]; !ok {
+		if _, ok := before[o.key]; ok && !matched[o.key] {
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Removed})
 		}
 	}
