@@ -36,11 +36,12 @@ type digest struct {
 	// extra is what no API object holds (kubeadm's configuration, which
 	// holds kube-proxy's, the hosts, the node network).
 	extra uint64
-	// byObject is each object's hashes by the object itself (its pointer):
-	// the comparison looks objects up by pointer, not by key (hashing a
-	// pointer, not four strings), and the digest of a later twin that
-	// shares an object takes its hashes from here (see newDigest).
-	byObject map[any]objectSums
+	// sums are the objects' hashes, in the order of objects; start is
+	// where each kind's objects begin there (objectsOf lists the cluster's
+	// lists whole, kind by kind), so the hashes of c.Pods[i] are
+	// sums[start["Pod"]+i]: no map by key or by object is made.
+	sums  []objectSums
+	start map[string]int
 }
 
 // objectSums are the hashes of one object: of its encoding, of its key
@@ -50,8 +51,31 @@ type objectSums struct {
 	isAgent         bool
 }
 
-// sum is the hash of the object o, 0 when d's twin does not hold it.
-func (d *digest) sum(o any) uint64 { return d.byObject[o].sum }
+// sumOf is the hashes of the i-th object of the twin's list of kind
+// (Node, Pod, Service, EndpointSlice, DaemonSet, Deployment, StatefulSet).
+func (d *digest) sumOf(kind string, i int) objectSums { return d.sums[d.start[kind]+i] }
+
+// align pairs each of next's objects with prev's holding the same pointer
+// (a derived twin shares the objects it leaves unchanged, mostly in the
+// same order): match[i] is that object's index in prev, or -1. It walks
+// both lists in order, looking a few objects ahead in prev past an
+// object one twin lacks; an object found nowhere near is left unpaired,
+// which costs a hash or a key lookup, never a wrong answer.
+func align(prev, next []object) []int32 {
+	const ahead = 16
+	match := make([]int32, len(next))
+	j := 0
+	for i, o := range next {
+		match[i] = -1
+		for k := j; k < min(j+ahead, len(prev)); k++ {
+			if prev[k].obj == o.obj {
+				match[i], j = int32(k), k+1
+				break
+			}
+		}
+	}
+	return match
+}
 
 func (t *Twin) digest() *digest { return t.digestAfter(nil) }
 
@@ -72,12 +96,19 @@ func (t *Twin) digestAfter(prev *digest) *digest {
 // TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigest(c *model.Cluster, prev *digest) *digest {
 	objs := objectsOf(c)
-	d := &digest{objects: objs, byObject: make(map[any]objectSums, len(objs))}
 	sums := make([]objectSums, len(objs))
+	d := &digest{objects: objs, sums: sums, start: map[string]int{}}
+	for i := len(objs) - 1; i >= 0; i-- {
+		d.start[objs[i].key.Kind] = i
+	}
+	var match []int32
+	if prev != nil {
+		match = align(prev.objects, objs)
+	}
 	var todo []int
-	for i, o := range objs {
-		if s, ok := prev.lookup(o.obj); ok {
-			sums[i] = s
+	for i := range objs {
+		if match != nil && match[i] >= 0 {
+			sums[i] = prev.sums[match[i]]
 		} else {
 			todo = append(todo, i)
 		}
@@ -104,9 +135,6 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 		}()
 	}
 	wg.Wait()
-	for i, o := range objs {
-		d.byObject[o.obj] = sums[i]
-	}
 	// What no API object holds: hosts, the node network, kubeadm's files,
 	// Calico Node resources.
 	extra := hashJSON(struct {
@@ -185,15 +213,6 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 		}
 	}
 	return d
-}
-
-// lookup is the hashes d made of the object o, if d's twin holds it.
-func (d *digest) lookup(o any) (objectSums, bool) {
-	if d == nil {
-		return objectSums{}, false
-	}
-	s, ok := d.byObject[o]
-	return s, ok
 }
 
 // agentHash is a host-network pod as the parts count it: by where and
