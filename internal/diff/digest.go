@@ -58,21 +58,42 @@ func (d *digest) sumOf(kind string, i int) objectSums { return d.sums[d.start[ki
 // align pairs each of next's objects with prev's holding the same pointer
 // (a derived twin shares the objects it leaves unchanged, mostly in the
 // same order): match[i] is that object's index in prev, or -1. It walks
-// both lists in order, looking a few objects ahead in prev past an
-// object one twin lacks; an object found nowhere near is left unpaired,
-// which costs a hash or a key lookup, never a wrong answer.
+// both lists in order and looks a few objects around the expected place
+// in prev; only an object not found there is looked up in a map of prev's
+// objects by pointer, made on the first such object.
 func align(prev, next []object) []int32 {
-	const ahead = 16
+	const near = 16
 	match := make([]int32, len(next))
+	var at map[any]int32
 	j := 0
 	for i, o := range next {
 		match[i] = -1
-		for k := j; k < min(j+ahead, len(prev)); k++ {
+		for k := j; k < min(j+near, len(prev)); k++ {
 			if prev[k].obj == o.obj {
-				match[i], j = int32(k), k+1
+				match[i] = int32(k)
 				break
 			}
 		}
+		for k := max(0, j-near); match[i] < 0 && k < min(j, len(prev)); k++ {
+			if prev[k].obj == o.obj {
+				match[i] = int32(k)
+			}
+		}
+		if match[i] < 0 {
+			if at == nil {
+				at = make(map[any]int32, len(prev))
+				for k, p := range prev {
+					at[p.obj] = int32(k)
+				}
+			}
+			k, ok := at[o.obj]
+			if !ok {
+				j++ // taken to replace the object at the expected place
+				continue
+			}
+			match[i] = k
+		}
+		j = int(match[i]) + 1
 	}
 	return match
 }

@@ -185,3 +185,59 @@ func compareObjectsByKey(a, b *digest) []ObjectChange {
 	sort.Slice(out, func(i, j int) bool { return lessRef(out[i].Object, out[j].Object) })
 	return out
 }
+
+// align pairs every object next shares with prev (the same pointer) with
+// its index in prev, and no other, whatever runs were inserted, removed or
+// replaced and however the list was reordered: as a map by pointer does.
+func TestAlignPairsExactlyTheObjectsBothListsHold(t *testing.T) {
+	fresh := func(n int) []object {
+		out := make([]object, n)
+		for i := range out {
+			out[i] = object{obj: &corev1.Pod{}}
+		}
+		return out
+	}
+	prev := fresh(300)
+	cat := func(parts ...[]object) []object {
+		var out []object
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	reversed := make([]object, len(prev))
+	for i, o := range prev {
+		reversed[len(prev)-1-i] = o
+	}
+	for _, tc := range []struct {
+		name string
+		next []object
+	}{
+		{"the same list", prev},
+		{"a short run inserted", cat(prev[:10], fresh(5), prev[10:])},
+		{"a long run inserted", cat(prev[:10], fresh(150), prev[10:])},
+		{"a short run removed", cat(prev[:10], prev[20:])},
+		{"a long run removed", cat(prev[:10], prev[200:])},
+		{"a long run replaced in place", cat(prev[:10], fresh(150), prev[160:])},
+		{"the list reversed", reversed},
+		{"the first object moved to the end", cat(prev[1:], prev[:1])},
+		{"nothing shared", fresh(300)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at := map[any]int32{}
+			for i, o := range prev {
+				at[o.obj] = int32(i)
+			}
+			got := align(prev, tc.next)
+			for i, o := range tc.next {
+				want, ok := at[o.obj]
+				if !ok {
+					want = -1
+				}
+				if got[i] != want {
+					t.Fatalf("object %d paired with %d, want %d", i, got[i], want)
+				}
+			}
+		})
+	}
+}
