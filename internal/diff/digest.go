@@ -24,7 +24,6 @@ import (
 // two objects field by field through reflection.
 type digest struct {
 	objects []object
-	hashes  map[model.Key]uint64
 	// routing: Linux routes, neighbours, FDB; proxy: Linux kube-proxy's
 	// state; policy: Linux Felix's rules; windows: a Windows node's HNS
 	// state, which reads every input of the three and the whole
@@ -37,16 +36,66 @@ type digest struct {
 	// extra is what no API object holds (kubeadm's configuration, which
 	// holds kube-proxy's, the hosts, the node network).
 	extra uint64
-	// byObject is each object's hashes by the object itself (its pointer),
-	// for the digest of a later twin that shares it (see newDigest).
-	byObject map[any]objectSums
+	// sums are the objects' hashes, in the order of objects; start is
+	// where each kind's objects begin there (objectsOf lists the cluster's
+	// lists whole, kind by kind), so the hashes of c.Pods[i] are
+	// sums[start["Pod"]+i]: no map by key or by object is made.
+	sums  []objectSums
+	start map[string]int
 }
 
-// objectSums are the hashes of one object: of its encoding, and of a
-// host-network pod as the parts count it.
+// objectSums are the hashes of one object: of its encoding, of its key
+// (keyHash), and of a host-network pod as the parts count it.
 type objectSums struct {
-	sum, agent uint64
-	isAgent    bool
+	sum, key, agent uint64
+	isAgent         bool
+}
+
+// sumOf is the hashes of the i-th object of the twin's list of kind
+// (Node, Pod, Service, EndpointSlice, DaemonSet, Deployment, StatefulSet).
+func (d *digest) sumOf(kind string, i int) objectSums { return d.sums[d.start[kind]+i] }
+
+// align pairs each of next's objects with prev's holding the same pointer
+// (a derived twin shares the objects it leaves unchanged, mostly in the
+// same order): match[i] is that object's index in prev, or -1. It walks
+// both lists in order and looks a few objects around the expected place
+// in prev; only an object not found there is looked up in a map of prev's
+// objects by pointer, made on the first such object.
+func align(prev, next []object) []int32 {
+	const near = 16
+	match := make([]int32, len(next))
+	var at map[any]int32
+	j := 0
+	for i, o := range next {
+		match[i] = -1
+		for k := j; k < min(j+near, len(prev)); k++ {
+			if prev[k].obj == o.obj {
+				match[i] = int32(k)
+				break
+			}
+		}
+		for k := max(0, j-near); match[i] < 0 && k < min(j, len(prev)); k++ {
+			if prev[k].obj == o.obj {
+				match[i] = int32(k)
+			}
+		}
+		if match[i] < 0 {
+			if at == nil {
+				at = make(map[any]int32, len(prev))
+				for k, p := range prev {
+					at[p.obj] = int32(k)
+				}
+			}
+			k, ok := at[o.obj]
+			if !ok {
+				j++ // taken to replace the object at the expected place
+				continue
+			}
+			match[i] = k
+		}
+		j = int(match[i]) + 1
+	}
+	return match
 }
 
 func (t *Twin) digest() *digest { return t.digestAfter(nil) }
@@ -68,13 +117,19 @@ func (t *Twin) digestAfter(prev *digest) *digest {
 // TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigest(c *model.Cluster, prev *digest) *digest {
 	objs := objectsOf(c)
-	d := &digest{objects: objs, hashes: make(map[model.Key]uint64, len(objs)),
-		byObject: make(map[any]objectSums, len(objs))}
 	sums := make([]objectSums, len(objs))
+	d := &digest{objects: objs, sums: sums, start: map[string]int{}}
+	for i := len(objs) - 1; i >= 0; i-- {
+		d.start[objs[i].key.Kind] = i
+	}
+	var match []int32
+	if prev != nil {
+		match = align(prev.objects, objs)
+	}
 	var todo []int
-	for i, o := range objs {
-		if s, ok := prev.lookup(o.obj); ok {
-			sums[i] = s
+	for i := range objs {
+		if match != nil && match[i] >= 0 {
+			sums[i] = prev.sums[match[i]]
 		} else {
 			todo = append(todo, i)
 		}
@@ -88,7 +143,7 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 			var buf []byte // one encoding buffer per worker, not per object
 			for j := w; j < len(todo); j += workers {
 				o := objs[todo[j]].obj
-				s := objectSums{sum: objectHashBuf(o, &buf)}
+				s := objectSums{sum: objectHashBuf(o, &buf), key: keyHash(objs[todo[j]].key)}
 				// A pod on the pod network is routed to and policed by all
 				// it holds; a host-network pod (an agent: calico-node,
 				// kube-proxy) counts by where and whether it runs, not by
@@ -101,10 +156,6 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 		}()
 	}
 	wg.Wait()
-	for i, o := range objs {
-		d.hashes[o.key] = sums[i].sum
-		d.byObject[o.obj] = sums[i]
-	}
 	// What no API object holds: hosts, the node network, kubeadm's files,
 	// Calico Node resources.
 	extra := hashJSON(struct {
@@ -152,19 +203,23 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 	d.routingShared, d.policyShared = d.routing, d.policy
 	podParts := []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 	var targets []*uint64
+	kind := "\x00" // objectsOf lists the objects kind by kind
 	for i, o := range objs {
-		targets = append(targets[:0], parts[o.key.Kind]...)
-		sum := sums[i].sum
-		if o.key.Kind == "Pod" {
-			if sums[i].isAgent {
-				sum = sums[i].agent
+		if o.key.Kind != kind {
+			kind = o.key.Kind
+			targets = append(targets[:0], parts[kind]...)
+			if kind == "Pod" {
+				targets = append(targets[:0], podParts...)
 			}
-			targets = append(targets[:0], podParts...)
+			if !notCompiled[kind] {
+				targets = append(targets, &d.all)
+			}
 		}
-		if !notCompiled[o.key.Kind] {
-			targets = append(targets, &d.all)
+		sum := sums[i].sum
+		if sums[i].isAgent {
+			sum = sums[i].agent
 		}
-		kh := keyHash(o.key)
+		kh := sums[i].key
 		for _, t := range targets {
 			*t = mixKey(*t, sum, kh)
 			if o.key.Kind == "Pod" {
@@ -179,15 +234,6 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 		}
 	}
 	return d
-}
-
-// lookup is the hashes d made of the object o, if d's twin holds it.
-func (d *digest) lookup(o any) (objectSums, bool) {
-	if d == nil {
-		return objectSums{}, false
-	}
-	s, ok := d.byObject[o]
-	return s, ok
 }
 
 // agentHash is a host-network pod as the parts count it: by where and

@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"reflect"
+	"sort"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -85,6 +86,16 @@ func TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch(t *testing.T
 			p.Name += "-new"
 			c.Pods = append(append(c.Pods[:i:i], c.Pods[i+1:]...), p)
 		}},
+		{"a pod moves from the first place to the last, beyond align's look-ahead", func(_ *testing.T, c *model.Cluster) {
+			c.Pods = append(c.Pods[1:len(c.Pods):len(c.Pods)], c.Pods[0])
+		}},
+		{"a node is removed and a pod replaced in place", func(t *testing.T, c *model.Cluster) {
+			c.Nodes = c.Nodes[1:]
+			i := workloadPod(t, c)
+			p := c.Pods[i].DeepCopy()
+			p.Name += "-new"
+			c.Pods[i] = p
+		}},
 		{"the same pods come in another order", func(_ *testing.T, c *model.Cluster) {
 			for i, j := 0, len(c.Pods)-1; i < j; i, j = i+1, j-1 {
 				c.Pods[i], c.Pods[j] = c.Pods[j], c.Pods[i]
@@ -110,8 +121,8 @@ func TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch(t *testing.T
 			reused := newDigest(after, prev)
 			fresh := newDigest(after, nil)
 			shared := 0
-			for _, o := range fresh.objects {
-				if _, ok := prev.byObject[o.obj]; ok {
+			for _, k := range align(prev.objects, fresh.objects) {
+				if k >= 0 {
 					shared++
 				}
 			}
@@ -120,6 +131,11 @@ func TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch(t *testing.T
 			}
 			if !reflect.DeepEqual(reused, fresh) {
 				t.Errorf("the digest reusing the earlier twin's hashes differs from the one made from scratch")
+			}
+			// The objects paired by pointer (align) and the rest by key
+			// give what pairing every object by key gives.
+			if got, want := compareObjects(prev, fresh), compareObjectsByKey(prev, fresh); !reflect.DeepEqual(got, want) {
+				t.Errorf("objects paired by pointer: %+v\nby key: %+v", got, want)
 			}
 			// Through the comparison: the after twin's digest made first
 			// (from scratch) or from the before twin's.
@@ -135,6 +151,92 @@ func TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch(t *testing.T
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("comparison with reused hashes %+v\nfrom scratch %+v", got, want)
+			}
+		})
+	}
+}
+
+// compareObjectsByKey is compareObjects pairing every object by its key:
+// the reference for pairing the shared ones by pointer.
+func compareObjectsByKey(a, b *digest) []ObjectChange {
+	before := map[model.Key]int{}
+	for i, o := range a.objects {
+		before[o.key] = i
+	}
+	after := map[model.Key]bool{}
+	var out []ObjectChange
+	for i, o := range b.objects {
+		after[o.key] = true
+		k, ok := before[o.key]
+		switch {
+		case !ok:
+			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Added})
+		case a.sums[k].sum != b.sums[i].sum:
+			if f := fieldChanges(a.objects[k].obj, o.obj); len(f) > 0 {
+				out = append(out, ObjectChange{Object: objectRef(o.key), Change: Changed, Fields: f})
+			}
+		}
+	}
+	for _, o := range a.objects {
+		if !after[o.key] {
+			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Removed})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return lessRef(out[i].Object, out[j].Object) })
+	return out
+}
+
+// align pairs every object next shares with prev (the same pointer) with
+// its index in prev, and no other, whatever runs were inserted, removed or
+// replaced and however the list was reordered: as a map by pointer does.
+func TestAlignPairsExactlyTheObjectsBothListsHold(t *testing.T) {
+	fresh := func(n int) []object {
+		out := make([]object, n)
+		for i := range out {
+			out[i] = object{obj: &corev1.Pod{}}
+		}
+		return out
+	}
+	prev := fresh(300)
+	cat := func(parts ...[]object) []object {
+		var out []object
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	reversed := make([]object, len(prev))
+	for i, o := range prev {
+		reversed[len(prev)-1-i] = o
+	}
+	for _, tc := range []struct {
+		name string
+		next []object
+	}{
+		{"the same list", prev},
+		{"a short run inserted", cat(prev[:10], fresh(5), prev[10:])},
+		{"a long run inserted", cat(prev[:10], fresh(150), prev[10:])},
+		{"a short run removed", cat(prev[:10], prev[20:])},
+		{"a long run removed", cat(prev[:10], prev[200:])},
+		{"a long run replaced in place", cat(prev[:10], fresh(150), prev[160:])},
+		{"the list reversed", reversed},
+		{"the first object moved to the end", cat(prev[1:], prev[:1])},
+		{"nothing shared", fresh(300)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at := map[any]int32{}
+			for i, o := range prev {
+				at[o.obj] = int32(i)
+			}
+			got := align(prev, tc.next)
+			for i, o := range tc.next {
+				want, ok := at[o.obj]
+				if !ok {
+					want = -1
+				}
+				if got[i] != want {
+					t.Fatalf("object %d paired with %d, want %d", i, got[i], want)
+				}
 			}
 		})
 	}

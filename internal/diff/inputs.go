@@ -51,27 +51,27 @@ func (t *Twin) inputs() *nodeInputs {
 func newNodeInputs(t *Twin) *nodeInputs {
 	d := t.digest()
 	in := &nodeInputs{own: map[string]uint64{}, routing: d.routingShared, policyObjects: d.policyShared}
-	for _, n := range t.c.Nodes {
-		in.own[n.Name] = mix(fnvOffset64, d.hashes[keyOf("", "Node", n)], n.Name)
+	for i, n := range t.c.Nodes {
+		in.own[n.Name] = mix(fnvOffset64, d.sumOf("Node", i).sum, n.Name)
 	}
 	// Pod facts are summed: the sum does not depend on the order of the
 	// twin's pod list, which a replaced pod's new name reorders.
 	var podFacts uint64
-	for _, p := range t.c.Pods {
+	for i, p := range t.c.Pods {
 		// Of a node's pods, its Linux state reads only its workload
 		// endpoints, whole (linux.ReadsPod): an agent's rollout (a
 		// host-network pod) renders none of the node's parts again.
 		if linux.ReadsPod(p) {
-			k := keyOf("", "Pod", p)
-			in.own[p.Spec.NodeName] = mixKey(in.own[p.Spec.NodeName], d.hashes[k], keyHash(k))
+			s := d.sumOf("Pod", i)
+			in.own[p.Spec.NodeName] = mixKey(in.own[p.Spec.NodeName], s.sum, s.key)
 		}
 		podFacts += routingFacts(p)
 	}
 	in.routing = mix(in.routing, podFacts, "pods")
 	in.services, in.shares = map[string]uint64{}, map[string][]string{}
-	for _, svc := range t.c.Services {
+	for i, svc := range t.c.Services {
 		k := svc.Namespace + "/" + svc.Name
-		in.services[k] = mix(fnvOffset64, d.hashes[keyOf("", "Service", svc)], k)
+		in.services[k] = mix(fnvOffset64, d.sumOf("Service", i).sum, k)
 		sh := append([]string{svc.Spec.ClusterIP, svc.Spec.LoadBalancerIP}, svc.Spec.ClusterIPs...)
 		sh = append(sh, svc.Spec.ExternalIPs...)
 		for _, ing := range svc.Status.LoadBalancer.Ingress {
@@ -84,9 +84,9 @@ func newNodeInputs(t *Twin) *nodeInputs {
 		}
 		in.shares[k] = append(in.shares[k], sh...)
 	}
-	for _, sl := range t.c.EndpointSlices {
+	for i, sl := range t.c.EndpointSlices {
 		k := sl.Namespace + "/" + sl.Labels[discoveryv1.LabelServiceName]
-		in.services[k] = mix(in.services[k], d.hashes[keyOf("discovery.k8s.io", "EndpointSlice", sl)], sl.Name)
+		in.services[k] = mix(in.services[k], d.sumOf("EndpointSlice", i).sum, sl.Name)
 		for _, ep := range sl.Endpoints {
 			in.shares[k] = append(in.shares[k], ep.Addresses...)
 		}

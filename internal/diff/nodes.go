@@ -80,16 +80,19 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 			}
 		}
 	}
-	type pair struct{ a, b *corev1.Node }
-	byName := map[string]*pair{}
-	for _, n := range before.c.Nodes {
-		byName[n.Name] = &pair{a: n}
+	type pair struct {
+		a, b   *corev1.Node
+		ia, ib int // their indexes in the twins' node lists
 	}
-	for _, n := range after.c.Nodes {
+	byName := map[string]*pair{}
+	for i, n := range before.c.Nodes {
+		byName[n.Name] = &pair{a: n, ia: i}
+	}
+	for i, n := range after.c.Nodes {
 		if p, ok := byName[n.Name]; ok {
-			p.b = n
+			p.b, p.ib = n, i
 		} else {
-			byName[n.Name] = &pair{b: n}
+			byName[n.Name] = &pair{b: n, ib: i}
 		}
 	}
 	names := make([]string, 0, len(byName))
@@ -138,7 +141,7 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 					want.routing = want.routing && !sameRouting
 					want.policy = want.policy && !samePolicy
 					only = services
-				} else if gate && da.hashes[keyOf("", "Node", pr.a)] == db.hashes[keyOf("", "Node", pr.b)] {
+				} else if gate && da.sumOf("Node", pr.ia).sum == db.sumOf("Node", pr.ib).sum {
 					// Only the node's pods differ: kube-proxy's table reads of
 					// the node its name and address alone (kubeProxyNode), and
 					// of the pods only the EndpointSlices, so it differs only

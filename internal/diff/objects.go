@@ -32,7 +32,12 @@ func add[T metav1.Object](out []object, group, kind string, list []T) []object {
 // objectsOf lists the cluster's API objects (not the Cluster kind's hosts,
 // not kubeadm's configuration files, which no API server holds).
 func objectsOf(c *model.Cluster) []object {
-	var out []object
+	// Sized once: a twin lists tens of thousands of objects.
+	out := make([]object, 0, len(c.Nodes)+len(c.Namespaces)+len(c.Pods)+len(c.Deployments)+len(c.ReplicaSets)+
+		len(c.DaemonSets)+len(c.StatefulSets)+len(c.Services)+len(c.EndpointSlices)+len(c.NetworkPolicies)+
+		len(c.RuntimeClasses)+len(c.ConfigMaps)+len(c.ServiceAccounts)+len(c.CSRs)+3+len(c.TigeraStatuses)+
+		len(c.IPPools)+len(c.IPAMBlocks)+len(c.BlockAffinities)+len(c.FelixConfigs)+len(c.BGPConfigs)+
+		len(c.CalicoPolicies)+len(c.GlobalNetworkPolicies))
 	out = add(out, "", "Node", c.Nodes)
 	out = add(out, "", "Namespace", c.Namespaces)
 	out = add(out, "", "Pod", c.Pods)
@@ -80,28 +85,45 @@ var ignoredFields = map[string]bool{
 
 // compareObjects lists the objects only one twin holds and those whose
 // JSON differs (by hash; then field by field), by kind, namespace and name.
+// An object both twins hold as the same pointer is the same object (a
+// derived twin shares those it leaves alone): paired by align, not by
+// key; only the others are matched by key.
 func compareObjects(a, b *digest) []ObjectChange {
-	before := make(map[model.Key]any, len(a.objects))
-	for _, o := range a.objects {
-		before[o.key] = o.obj
+	match := align(a.objects, b.objects)
+	shared := make([]bool, len(a.objects))
+	for _, k := range match {
+		if k >= 0 {
+			shared[k] = true
+		}
+	}
+	before := map[model.Key]int{}
+	for i, o := range a.objects {
+		if !shared[i] {
+			before[o.key] = i
+		}
 	}
 	var out []ObjectChange
 	memo := fieldMemo{}
-	for _, o := range b.objects {
-		old, ok := before[o.key]
+	matched := map[model.Key]bool{}
+	for i, o := range b.objects {
+		if match[i] >= 0 {
+			continue
+		}
+		k, ok := before[o.key]
+		matched[o.key] = true
 		switch {
 		case !ok:
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Added})
-		case old == o.obj || a.hashes[o.key] == b.hashes[o.key]:
+		case a.objects[k].obj == o.obj || a.sums[k].sum == b.sums[i].sum:
 			// The same object, or the same JSON.
 		default:
-			if f := memo.changes(old, o.obj); len(f) > 0 {
+			if f := memo.changes(a.objects[k].obj, o.obj); len(f) > 0 {
 				out = append(out, ObjectChange{Object: objectRef(o.key), Change: Changed, Fields: f})
 			}
 		}
 	}
-	for _, o := range a.objects {
-		if _, ok := b.hashes[o.key]; !ok {
+	for i, o := range a.objects {
+		if !shared[i] && !matched[o.key] {
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Removed})
 		}
 	}

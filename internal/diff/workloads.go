@@ -18,6 +18,7 @@ import (
 // one out.
 type workload struct {
 	ref      ObjectRef
+	idx      int // its index in the cluster's list of its kind (digest.sumOf)
 	template *corev1.PodTemplateSpec
 	// onDelete: the controller replaces a pod only when it is deleted.
 	onDelete bool
@@ -26,8 +27,8 @@ type workload struct {
 
 func workloadsOf(c *model.Cluster) map[ObjectRef]workload {
 	out := map[ObjectRef]workload{}
-	for _, d := range c.DaemonSets {
-		w := workload{ref: ObjectRef{Group: "apps", Kind: "DaemonSet", Namespace: d.Namespace, Name: d.Name}, template: &d.Spec.Template}
+	for i, d := range c.DaemonSets {
+		w := workload{ref: ObjectRef{Group: "apps", Kind: "DaemonSet", Namespace: d.Namespace, Name: d.Name}, idx: i, template: &d.Spec.Template}
 		// kubernetes pkg/controller/daemon/update.go rollingUpdate: old
 		// pods are deleted node by node, at most maxUnavailable (default
 		// 1) at a time; OnDelete leaves them until someone deletes them.
@@ -39,8 +40,8 @@ func workloadsOf(c *model.Cluster) map[ObjectRef]workload {
 		}
 		out[w.ref] = w
 	}
-	for _, d := range c.Deployments {
-		w := workload{ref: ObjectRef{Group: "apps", Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}, template: &d.Spec.Template}
+	for i, d := range c.Deployments {
+		w := workload{ref: ObjectRef{Group: "apps", Kind: "Deployment", Namespace: d.Namespace, Name: d.Name}, idx: i, template: &d.Spec.Template}
 		// kubernetes pkg/controller/deployment: a new ReplicaSet (new
 		// pod-template-hash) scales up as the old one scales down
 		// (rolling.go), or the old one goes to zero first (recreate.go).
@@ -51,8 +52,8 @@ func workloadsOf(c *model.Cluster) map[ObjectRef]workload {
 		}
 		out[w.ref] = w
 	}
-	for _, s := range c.StatefulSets {
-		w := workload{ref: ObjectRef{Group: "apps", Kind: "StatefulSet", Namespace: s.Namespace, Name: s.Name}, template: &s.Spec.Template}
+	for i, s := range c.StatefulSets {
+		w := workload{ref: ObjectRef{Group: "apps", Kind: "StatefulSet", Namespace: s.Namespace, Name: s.Name}, idx: i, template: &s.Spec.Template}
 		// kubernetes pkg/controller/statefulset/stateful_set_control.go:
 		// pods are replaced from the highest ordinal down.
 		if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
@@ -95,8 +96,7 @@ func compareWorkloads(a, b *model.Cluster, da, db *digest) []WorkloadDiff {
 			out = append(out, WorkloadDiff{Workload: ref, Change: Added, Rollout: "created: its pods start"})
 			continue
 		}
-		k := model.Key{Group: ref.Group, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
-		if ha, ok := da.hashes[k]; ok && ha == db.hashes[k] {
+		if da.sumOf(ref.Kind, old.idx).sum == db.sumOf(ref.Kind, w.idx).sum {
 			continue
 		}
 		if old.template == w.template || equality.Semantic.DeepEqual(old.template, w.template) {

@@ -16,10 +16,10 @@ import (
 
 // BenchmarkMigrateComparisons times only the comparisons of a five-step
 // plan (the base twin with step 1, step 1 with step 2, ...; no builds, no
-// reach), from twins of full builds ("full", every object its own copy,
-// as engine.Build gives them) and from the same twins with every object
-// equal to the previous twin's replaced by that twin's pointer ("shared",
-// what a twin derived from the previous one shares at best): the
+// reach), from the step twins Compute gives ("full": each derived from the
+// previous by engine.Derive, sharing the objects it reuses) and from the
+// same twins with every object equal to the previous twin's replaced by
+// that twin's pointer ("shared", what a derived twin shares at best): the
 // comparisons' part of the plan, which objects shared between twins make
 // cheaper. HYBRID_BENCH_MIGRATE_NODES sets the cluster size (default 200).
 func BenchmarkMigrateComparisons(b *testing.B) {
