@@ -49,7 +49,8 @@ func (n *Node) KubeProxyNFTOf(services map[string]bool) []NFTItem {
 }
 
 // FelixNFT lists Felix's table (ip calico) item by item; nil when
-// calico-node does not run on the node. Rendering it reads every policy
+// Calico's Linux dataplane is not nftables (Felix then programs iptables,
+// noted on the node). Rendering it reads every policy
 // that selects the node's pods and the members of their IP sets.
 func (n *Node) FelixNFT() []NFTItem {
 	if n.cal == nil {
