@@ -14,9 +14,8 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cputime"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
@@ -233,7 +232,7 @@ func startPeak() *peakHeap {
 		p.max = max(p.max, ms.HeapAlloc)
 	}
 	sample()
-	p.cpu0 = cpuTime()
+	p.cpu0 = cputime.Now()
 	go func() {
 		defer close(p.done)
 		t := time.NewTicker(10 * time.Millisecond)
@@ -264,7 +263,7 @@ func reportStage(b *testing.B, r *rung, peak *peakHeap, elapsed time.Duration) {
 	}
 	var cpu time.Duration
 	if peak.cpu0 > 0 {
-		cpu = (cpuTime() - peak.cpu0) / time.Duration(b.N)
+		cpu = (cputime.Now() - peak.cpu0) / time.Duration(b.N)
 		b.ReportMetric(float64(cpu)/1e6, "cpu-ms/op")
 	}
 	b.ReportMetric(peak.mb(), "peak-heap-MB")
@@ -552,48 +551,6 @@ func BenchmarkCheck(b *testing.B) {
 // traceBatch is how many traces one op of BenchmarkTrace walks.
 const traceBatch = 101
 
-// tracePairs picks traceBatch (source, target) pairs of the built twin,
-// deterministically: workload pods on Linux and Windows nodes as sources;
-// Services (through kube-proxy and, across OSes, VXLAN), other pods and
-// Services by DNS name as targets, as `trace` is asked for them.
-func tracePairs(b *testing.B, c *model.Cluster) [][2]string {
-	b.Helper()
-	var pods []*corev1.Pod
-	for _, p := range c.Pods {
-		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !p.Spec.HostNetwork && p.Namespace != "kube-system" && !strings.HasPrefix(p.Namespace, "calico") && !strings.HasPrefix(p.Namespace, "tigera") {
-			pods = append(pods, p)
-		}
-	}
-	var svcs []*corev1.Service
-	for _, s := range c.Services {
-		if len(s.Spec.Selector) > 0 && s.Namespace != "kube-system" && !strings.HasPrefix(s.Namespace, "calico") {
-			svcs = append(svcs, s)
-		}
-	}
-	if len(pods) < 2 || len(svcs) == 0 {
-		b.Fatalf("%d running workload pods and %d Services: nothing to trace", len(pods), len(svcs))
-	}
-	out := make([][2]string, 0, traceBatch)
-	for i := 0; i < traceBatch; i++ {
-		// Strides coprime to the counts spread the picks over nodes,
-		// namespaces and both OSes.
-		src := pods[(i*7919)%len(pods)]
-		from := "pod/" + src.Namespace + "/" + src.Name
-		switch i % 3 {
-		case 0:
-			s := svcs[(i*104729)%len(svcs)]
-			out = append(out, [2]string{from, "svc/" + s.Namespace + "/" + s.Name})
-		case 1:
-			p := pods[(i*15485863)%len(pods)]
-			out = append(out, [2]string{from, "pod/" + p.Namespace + "/" + p.Name})
-		default:
-			s := svcs[(i*32452843)%len(svcs)]
-			out = append(out, [2]string{from, s.Name + "." + s.Namespace + ".svc.cluster.local"})
-		}
-	}
-	return out
-}
-
 // BenchmarkTrace walks single connections through the compiled dataplanes,
 // as `trace SRC DST` does once its engine exists (trace.New, which
 // compiles the dataplanes, runs once outside the timer; BenchmarkCompile
@@ -607,7 +564,10 @@ func BenchmarkTrace(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pairs := tracePairs(b, r.cluster)
+		pairs, err := TracePairs(r.cluster, traceBatch)
+		if err != nil {
+			b.Fatal(err)
+		}
 		durs := make([]time.Duration, 0, traceBatch*b.N)
 		b.ReportAllocs()
 		var ms0, ms1 runtime.MemStats
@@ -640,7 +600,7 @@ func BenchmarkTrace(b *testing.B) {
 		slices.Sort(durs)
 		reportStage(b, r, peak, elapsed)
 		// Per trace, overriding the per-batch figures.
-		if cpu := cpuTime() - peak.cpu0; peak.cpu0 > 0 {
+		if cpu := cputime.Now() - peak.cpu0; peak.cpu0 > 0 {
 			b.ReportMetric(float64(cpu)/1e6/float64(n), "cpu-ms/op")
 			if r.loadCPU > 0 {
 				b.ReportMetric(float64(cpu)/float64(n)/float64(r.loadCPU), "x-decode")

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cputime"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/live"
@@ -70,7 +71,7 @@ func BenchmarkWarmTrace(b *testing.B) {
 	pairs := benchPairs(b, s.cur.Load().c)
 
 	// The cold path of one `trace` process, for the first pair.
-	start, startCPU := time.Now(), cpuTime()
+	start, startCPU := time.Now(), cputime.Now()
 	snap, err := load.Load(in)
 	if err != nil {
 		b.Fatal(err)
@@ -86,7 +87,7 @@ func BenchmarkWarmTrace(b *testing.B) {
 	if _, err := query.RunTrace(e, query.Trace{Src: pairs[0][0], Dst: pairs[0][1], Proto: trace.TCP}); err != nil {
 		b.Fatal(err)
 	}
-	cold, coldCPU := time.Since(start), cpuTime()-startCPU
+	cold, coldCPU := time.Since(start), cputime.Now()-startCPU
 	snap, c, e = nil, nil, nil
 	runtime.GC()
 
@@ -103,7 +104,7 @@ func BenchmarkWarmTrace(b *testing.B) {
 	}
 	took := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
-	warmCPU := cpuTime()
+	warmCPU := cputime.Now()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		rec := httptest.NewRecorder()
@@ -117,7 +118,7 @@ func BenchmarkWarmTrace(b *testing.B) {
 	median := medianOf(took)
 	// CPU time, unlike the wall clock, leaves out the other processes of a
 	// shared machine.
-	if perOp := (cpuTime() - warmCPU) / time.Duration(b.N); perOp > 0 {
+	if perOp := (cputime.Now() - warmCPU) / time.Duration(b.N); perOp > 0 {
 		b.ReportMetric(float64(perOp.Microseconds())/1000, "cpu-ms/op")
 		b.ReportMetric(float64(coldCPU.Milliseconds()), "cold-cpu-ms")
 	}
@@ -152,7 +153,7 @@ func newPodUpdates(b *testing.B, snap *model.Snapshot, n int) *podUpdates {
 	u := &podUpdates{}
 	for _, o := range snap.Objects {
 		p, ok := o.Typed.(*corev1.Pod)
-		if !ok || p.Status.PodIP == "" || p.Spec.HostNetwork || !workloadNS(p.Namespace) {
+		if !ok || p.Status.PodIP == "" || p.Spec.HostNetwork || !gen.IsWorkloadNamespace(p.Namespace) {
 			continue
 		}
 		id, _ := unitOf(o)
@@ -220,7 +221,7 @@ func BenchmarkPodUpdateToCheck(b *testing.B) {
 	var rebuilds, checks []time.Duration
 	took := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
-	startCPU := cpuTime()
+	startCPU := cputime.Now()
 	for i := 0; i < b.N; i++ {
 		ch, p := ups.change(b, i)
 		outside := strings.HasPrefix(p.Status.PodIP, "192.0.2.")
@@ -246,7 +247,7 @@ func BenchmarkPodUpdateToCheck(b *testing.B) {
 	b.ReportMetric(float64(medianOf(took).Microseconds())/1000, "median-ms")
 	b.ReportMetric(float64(medianOf(rebuilds).Microseconds())/1000, "rebuild-ms")
 	b.ReportMetric(float64(medianOf(checks).Microseconds())/1000, "check-ms")
-	b.ReportMetric(float64((cpuTime()-startCPU).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Now()-startCPU).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(nodes), "nodes")
 }
 
@@ -325,41 +326,11 @@ func BenchmarkHeapOverUpdates(b *testing.B) {
 
 // benchPairs are pod-to-Service, pod-to-pod and pod-to-name pairs spread
 // over the cluster.
-func benchPairs(b testing.TB, c *model.Cluster) [][2]string {
-	var pods []*corev1.Pod
-	for _, p := range c.Pods {
-		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !p.Spec.HostNetwork && workloadNS(p.Namespace) {
-			pods = append(pods, p)
-		}
+func benchPairs(tb testing.TB, c *model.Cluster) [][2]string {
+	tb.Helper()
+	pairs, err := gen.TracePairs(c, 51)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	var svcs []*corev1.Service
-	for _, s := range c.Services {
-		if len(s.Spec.Selector) > 0 && workloadNS(s.Namespace) {
-			svcs = append(svcs, s)
-		}
-	}
-	if len(pods) < 2 || len(svcs) == 0 {
-		b.Fatalf("%d workload pods and %d Services: nothing to trace", len(pods), len(svcs))
-	}
-	var out [][2]string
-	for i := range 51 {
-		src := pods[(i*7919)%len(pods)]
-		from := "pod/" + src.Namespace + "/" + src.Name
-		switch i % 3 {
-		case 0:
-			s := svcs[(i*104729)%len(svcs)]
-			out = append(out, [2]string{from, "svc/" + s.Namespace + "/" + s.Name})
-		case 1:
-			p := pods[(i*15485863)%len(pods)]
-			out = append(out, [2]string{from, "pod/" + p.Namespace + "/" + p.Name})
-		default:
-			s := svcs[(i*32452843)%len(svcs)]
-			out = append(out, [2]string{from, s.Name + "." + s.Namespace + ".svc.cluster.local"})
-		}
-	}
-	return out
-}
-
-func workloadNS(ns string) bool {
-	return ns != "kube-system" && !strings.HasPrefix(ns, "calico") && !strings.HasPrefix(ns, "tigera")
+	return pairs
 }

@@ -87,11 +87,11 @@ func TestAReusingPlaneAnswersAsOneCompiledFromScratch(t *testing.T) {
 	for i, o := range snap.Objects {
 		switch v := o.Typed.(type) {
 		case *corev1.Pod:
-			if podAt < 0 && v.Status.PodIP != "" && !v.Spec.HostNetwork && workloadNS(v.Namespace) {
+			if podAt < 0 && v.Status.PodIP != "" && !v.Spec.HostNetwork && gen.IsWorkloadNamespace(v.Namespace) {
 				podAt = i
 			}
 		case *corev1.Service:
-			if svcAt < 0 && len(v.Spec.Ports) > 0 && workloadNS(v.Namespace) {
+			if svcAt < 0 && len(v.Spec.Ports) > 0 && gen.IsWorkloadNamespace(v.Namespace) {
 				svcAt = i
 			}
 		}

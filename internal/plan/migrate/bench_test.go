@@ -3,15 +3,14 @@ package migrate
 import (
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cputime"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
@@ -173,18 +172,10 @@ func BenchmarkMigrateStepTwin(b *testing.B) {
 // cpuMetric reports cpu-ms/op, the process's user and system time per op
 // (getrusage), which other work on a shared machine does not inflate.
 func cpuMetric(b *testing.B) func() {
-	start := cpuTime()
+	start := cputime.Now()
 	return func() {
 		if b.N > 0 {
-			b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((cputime.Now()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 		}
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package gen
-
-import "time"
-
-// cpuTime is not measured here; the benchmarks fall back to wall time.
-func cpuTime() time.Duration { return 0 }
