@@ -105,6 +105,9 @@ func samePodIdentities(a, b []*corev1.Pod) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
+		if x == y {
+			continue // a derived twin shares the pods it reused
+		}
 		if x.Namespace != y.Namespace || x.Name != y.Name || x.Status.PodIP != y.Status.PodIP ||
 			x.Status.Phase != y.Status.Phase || felix.Ready(x) != felix.Ready(y) ||
 			!maps.Equal(x.Labels, y.Labels) || !reflect.DeepEqual(x.Status.PodIPs, y.Status.PodIPs) ||
