@@ -59,6 +59,8 @@ type builder struct {
 	calicoNodes map[string]*calico.Node
 	// d is what a Derive reuses of the previous twin; nil in Build.
 	d *derivation
+	// own: BuildOwned, whose twin no derivation starts from.
+	own bool
 }
 
 // Build derives the cluster from the snapshot, which it leaves as it was.
@@ -80,7 +82,7 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{in: in, c: in.c, version: defaultVersion, d: d}
+	b := &builder{in: in, c: in.c, version: defaultVersion, d: d, own: own}
 	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
 		b.version = cc.KubernetesVersion
 	}

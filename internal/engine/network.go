@@ -106,32 +106,17 @@ func (b *builder) network() error {
 		}
 		return errorAt(model.Origin{}, "%v", err)
 	}
-	for _, n := range c.Nodes {
-		m.SetNode(n.Name, n.Labels)
-	}
-	if err := m.Load(c.IPAMBlocks, c.BlockAffinities); err != nil {
+	// The observed history: the input's IPAM objects, then every observed
+	// pod address; a derivation restores what the previous twin's replay
+	// left when it would read the same.
+	hist := b.history(pools, cfg, joinedAt)
+	observed, restored, err := b.replay(m, &hist)
+	if err != nil {
 		var oe *ipam.ObjectError
 		if errors.As(err, &oe) {
 			return errorAt(c.Origins[model.Key{Group: "projectcalico.org", Kind: oe.Kind, Name: oe.Name}], "%v", err)
 		}
 		return errorAt(model.Origin{}, "%v", err)
-	}
-	b.cleanupDeletedNodes(m)
-	// Observed addresses first: they say which blocks history gave out.
-	for _, p := range c.Pods {
-		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" {
-			continue
-		}
-		a, ok := parseAddr(p.Status.PodIP)
-		if !ok || !inPools(pools, a) {
-			continue
-		}
-		if t, ok := joinedAt[p.Spec.NodeName]; ok {
-			m.SetNow(t) // the block was claimed when the node joined
-		}
-		if err := m.AssignObserved(p.Spec.NodeName, a, ipam.PodHandle(containerID(p)), ipam.PodAttrs(p.Spec.NodeName, p.Namespace, p.Name)); err != nil {
-			b.note(model.Warning, keyOf(p), "observed address %s does not fit Calico IPAM: %v", a, err)
-		}
 	}
 	nsByName := map[string]*corev1.Namespace{}
 	for _, ns := range c.Namespaces {
@@ -195,8 +180,7 @@ func (b *builder) network() error {
 			assign(p)
 		}
 	}
-	c.IPAMBlocks = m.Blocks()
-	c.BlockAffinities = m.Affinities()
+	b.render(m, hist, observed, restored)
 	return nil
 }
 
@@ -206,8 +190,8 @@ func (b *builder) network() error {
 // checkAllocations, garbageCollectIPs and cleanupNode, as ipam
 // CleanupDeletedNode does them. A pod allocation stays valid while the pod
 // exists on that node (or has not yet reported its address) with that
-// address (allocationIsValid).
-func (b *builder) cleanupDeletedNodes(m *ipam.IPAM) {
+// address (allocationIsValid). It reports whether IPAM named such a node.
+func (b *builder) cleanupDeletedNodes(m *ipam.IPAM) bool {
 	c := b.c
 	known := map[string]bool{}
 	for _, n := range c.Nodes {
@@ -230,10 +214,12 @@ func (b *builder) cleanupDeletedNodes(m *ipam.IPAM) {
 			return p.Status.PodIP == "" || p.Status.PodIP == a.String()
 		}
 	}
+	any := false
 	for _, host := range m.Hosts() {
 		if known[host] {
 			continue
 		}
+		any = true
 		r := m.CleanupDeletedNode(host, valid(host))
 		key := model.Key{Kind: "Node", Name: host}
 		var did []string
@@ -264,6 +250,7 @@ func (b *builder) cleanupDeletedNodes(m *ipam.IPAM) {
 			b.note(model.Warning, key, "node %s is not a Node of the input but keeps IPAM state: %s; calico-kube-controllers releases the node's tunnel addresses and block affinities only once nothing on it is in use %s", host, strings.Join(why, " and "), src)
 		}
 	}
+	return any
 }
 
 func joinAddrs(as []netip.Addr) string {

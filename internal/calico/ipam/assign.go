@@ -590,6 +590,9 @@ func (m *IPAM) AssignIP(a AssignIPArgs) error {
 	if a.Use != "" && !p.allows(a.Use) {
 		return fmt.Errorf("IP address %s is in IP pool %q, which is not allowed for use %q (allowedUses: %v)", a.IP, p.Name, a.Use, p.AllowedUses)
 	}
+	if a.OS == OSWindows {
+		m.strictRead = true
+	}
 	cfg, err := m.ipamConfig(a.OS)
 	if err != nil {
 		return err
@@ -612,6 +615,9 @@ func (m *IPAM) AssignIP(a AssignIPArgs) error {
 		if b, err = m.claimAffineBlock(a.Host, cidr, aff, a.Reserved); err != nil {
 			return err
 		}
+	}
+	if b.affinity == nil || *b.affinity != affinityOf(a.Host) {
+		m.strictRead = true // block.assign's affinity check
 	}
 	c := m.view(b)
 	h := handlePtr(a.Handle)

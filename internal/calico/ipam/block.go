@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // WindowsReservedHandle holds the addresses a Windows node keeps out of
@@ -52,7 +53,10 @@ type block struct {
 	attrs       []attribute
 	seq         uint64
 	seqFor      map[string]uint64
-	strict      bool // deprecated spec.strictAffinity, kept as loaded
+	// seqShared: seqFor is shared with a copy (block.copy), so it is
+	// replaced before it changes.
+	seqShared bool
+	strict    bool // deprecated spec.strictAffinity, kept as loaded
 }
 
 func affinityOf(host string) string { return "host:" + host }
@@ -116,14 +120,24 @@ func (b *block) clone() *block {
 	for i, a := range b.attrs {
 		c.attrs[i] = attribute{handle: a.handle, active: maps.Clone(a.active), alternate: maps.Clone(a.alternate), releasedAt: a.releasedAt}
 	}
-	c.seqFor = maps.Clone(b.seqFor)
+	c.seqFor, c.seqShared = maps.Clone(b.seqFor), false
 	if c.seqFor == nil {
 		c.seqFor = map[string]uint64{}
 	}
 	return &c
 }
 
-func (b *block) setSeqFor(ord int) { b.seqFor[strconv.Itoa(ord)] = b.seq }
+func (b *block) setSeqFor(ord int) {
+	b.ownSeqFor()
+	b.seqFor[strconv.Itoa(ord)] = b.seq
+}
+
+// ownSeqFor gives the block its own seqFor before it changes.
+func (b *block) ownSeqFor() {
+	if b.seqShared {
+		b.seqFor, b.seqShared = maps.Clone(b.seqFor), false
+	}
+}
 
 // write is the datastore update of a block: every write bumps the sequence
 // number (ipam_block_reader_writer.go updateBlock).
@@ -221,10 +235,36 @@ func (b *block) assign(affinityCheck bool, addr netip.Addr, handle *string, attr
 	return nil
 }
 
-// isReserved reports whether attribute i belongs to the Windows reservation.
+// isReserved reports whether attribute i belongs to the Windows reservation
+// (upstream lowercases the handle).
 func (b *block) isReserved(i int) bool {
 	h := b.attrs[i].handle
-	return h != nil && strings.ToLower(*h) == WindowsReservedHandle
+	return h != nil && isReservedHandle(*h)
+}
+
+// isReservedHandle is strings.ToLower(h) == WindowsReservedHandle without
+// the lowered copy for an ASCII handle (every pod's handle is read per
+// ordinal): ASCII lowers byte by byte, so only a handle of the same length
+// can match; any other goes through strings.ToLower.
+func isReservedHandle(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= utf8.RuneSelf {
+			return strings.ToLower(h) == WindowsReservedHandle
+		}
+	}
+	if len(h) != len(WindowsReservedHandle) {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != WindowsReservedHandle[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // empty is true when nothing but the Windows reservation is allocated;
@@ -388,6 +428,7 @@ func (b *block) garbageCollect(now time.Time, cooldown int) bool {
 		if free {
 			b.allocations[o] = nil
 			b.unallocated = append(b.unallocated, o)
+			b.ownSeqFor()
 			delete(b.seqFor, strconv.Itoa(o))
 			changed = true
 		} else {

@@ -219,22 +219,28 @@ type IPAM struct {
 	// affsByHost holds the keys of affs by host; putAff and dropAff keep
 	// it exact.
 	affsByHost map[string]map[netip.Prefix]struct{}
-	// byHandle holds, by sanitized handle, the blocks that may have an
-	// attribute with that handle: a superset (attributes dropped by garbage
-	// collection and deleted blocks are not removed), so readers still
-	// check each block and find exactly what a scan of all blocks finds.
-	byHandle map[string]map[netip.Prefix]struct{}
+	// byHandle holds, by sanitized handle, the first block that may have
+	// an attribute with that handle, moreHandles the others: a superset
+	// (attributes dropped by garbage collection and deleted blocks are not
+	// removed), so readers still check each block and find exactly what a
+	// scan of all blocks finds. Nearly every handle (one per pod) lives in
+	// one block: a set per handle cost a map each.
+	byHandle    map[string]netip.Prefix
+	moreHandles map[string][]netip.Prefix
 
 	// loaded holds the blocks read from IPAMBlock objects; inferred those
 	// the model built from observed pod addresses alone (AssignObserved),
 	// whose free list SettleObserved reorders.
 	loaded, inferred map[netip.Prefix]bool
+	// strictRead: an AssignIP's outcome depended on strictAffinity
+	// (StrictAffinityRead).
+	strictRead bool
 }
 
 // New builds a model over the given pools (enabled and disabled).
 func New(pools []Pool, cfg Config) (*IPAM, error) {
 	m := &IPAM{cfg: cfg, now: cfg.Now, nodes: map[string]Node{}, blocks: map[netip.Prefix]*block{}, affs: map[affKey]*affinity{},
-		affsByHost: map[string]map[netip.Prefix]struct{}{}, byHandle: map[string]map[netip.Prefix]struct{}{},
+		affsByHost: map[string]map[netip.Prefix]struct{}{}, byHandle: map[string]netip.Prefix{}, moreHandles: map[string][]netip.Prefix{},
 		loaded: map[netip.Prefix]bool{}, inferred: map[netip.Prefix]bool{}}
 	for _, p := range pools {
 		pp, err := newPool(p)
@@ -409,12 +415,13 @@ func (m *IPAM) noteHandle(h *string, cidr netip.Prefix) {
 		return
 	}
 	key := sanitizeHandle(*h)
-	set := m.byHandle[key]
-	if set == nil {
-		set = map[netip.Prefix]struct{}{}
-		m.byHandle[key] = set
+	first, ok := m.byHandle[key]
+	switch {
+	case !ok:
+		m.byHandle[key] = cidr
+	case first != cidr && !slices.Contains(m.moreHandles[key], cidr):
+		m.moreHandles[key] = append(m.moreHandles[key], cidr)
 	}
-	set[cidr] = struct{}{}
 }
 
 // blocksWithHandle lists, in sortedBlocks order, the existing blocks that
@@ -423,9 +430,13 @@ func (m *IPAM) blocksWithHandle(handle string) []netip.Prefix {
 	if referenceMode {
 		return m.sortedBlocks()
 	}
-	set := m.byHandle[handle]
-	out := make([]netip.Prefix, 0, len(set))
-	for c := range set {
+	first, ok := m.byHandle[handle]
+	if !ok {
+		return nil
+	}
+	cands := append(append(make([]netip.Prefix, 0, 1+len(m.moreHandles[handle])), first), m.moreHandles[handle]...)
+	out := cands[:0]
+	for _, c := range cands {
 		if _, ok := m.blocks[c]; ok {
 			out = append(out, c)
 		}

@@ -131,53 +131,61 @@ func blockFromResource(o *calico.IPAMBlock) (*block, error) {
 func (m *IPAM) Blocks() []*calico.IPAMBlock {
 	var out []*calico.IPAMBlock
 	for _, cidr := range m.sortedBlocks() {
-		b := m.blocks[cidr]
-		o := &calico.IPAMBlock{
-			TypeMeta:   metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "IPAMBlock"},
-			ObjectMeta: metav1.ObjectMeta{Name: BlockName(cidr)},
-			Spec: calico.IPAMBlockSpec{
-				CIDR:                        cidr.String(),
-				StrictAffinity:              b.strict,
-				Allocations:                 make([]*int, len(b.allocations)),
-				Unallocated:                 slices.Clone(b.unallocated),
-				Attributes:                  []calico.AllocationAttribute{},
-				SequenceNumber:              b.seq,
-				SequenceNumberForAllocation: maps.Clone(b.seqFor),
-			},
-		}
-		if o.Spec.Unallocated == nil {
-			o.Spec.Unallocated = []int{}
-		}
-		if b.affinity != nil {
-			s := *b.affinity
-			o.Spec.Affinity = &s
-		}
-		if b.claimTime != nil && !b.claimTime.IsZero() {
-			t := metav1.NewTime(*b.claimTime)
-			o.Spec.AffinityClaimTime = &t
-		}
-		for i, a := range b.allocations {
-			if a != nil {
-				v := *a
-				o.Spec.Allocations[i] = &v
-			}
-		}
-		for _, a := range b.attrs {
-			ra := calico.AllocationAttribute{ActiveOwnerAttrs: maps.Clone(a.active), AlternateOwnerAttrs: maps.Clone(a.alternate)}
-			if a.handle != nil {
-				h := *a.handle
-				ra.HandleID = &h
-			}
-			if a.releasedAt != nil {
-				t := metav1.NewTime(*a.releasedAt)
-				ra.ReleasedAt = &t
-			}
-			o.Spec.Attributes = append(o.Spec.Attributes, ra)
-		}
-		out = append(out, o)
+		out = append(out, renderBlock(cidr, m.blocks[cidr]))
 	}
-	slices.SortFunc(out, func(a, b *calico.IPAMBlock) int { return strings.Compare(a.Name, b.Name) })
+	sortBlocks(out)
 	return out
+}
+
+func sortBlocks(out []*calico.IPAMBlock) {
+	slices.SortFunc(out, func(a, b *calico.IPAMBlock) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// renderBlock is one block as an IPAMBlock resource.
+func renderBlock(cidr netip.Prefix, b *block) *calico.IPAMBlock {
+	o := &calico.IPAMBlock{
+		TypeMeta:   metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "IPAMBlock"},
+		ObjectMeta: metav1.ObjectMeta{Name: BlockName(cidr)},
+		Spec: calico.IPAMBlockSpec{
+			CIDR:                        cidr.String(),
+			StrictAffinity:              b.strict,
+			Allocations:                 make([]*int, len(b.allocations)),
+			Unallocated:                 slices.Clone(b.unallocated),
+			Attributes:                  []calico.AllocationAttribute{},
+			SequenceNumber:              b.seq,
+			SequenceNumberForAllocation: maps.Clone(b.seqFor),
+		},
+	}
+	if o.Spec.Unallocated == nil {
+		o.Spec.Unallocated = []int{}
+	}
+	if b.affinity != nil {
+		s := *b.affinity
+		o.Spec.Affinity = &s
+	}
+	if b.claimTime != nil && !b.claimTime.IsZero() {
+		t := metav1.NewTime(*b.claimTime)
+		o.Spec.AffinityClaimTime = &t
+	}
+	for i, a := range b.allocations {
+		if a != nil {
+			v := *a
+			o.Spec.Allocations[i] = &v
+		}
+	}
+	for _, a := range b.attrs {
+		ra := calico.AllocationAttribute{ActiveOwnerAttrs: maps.Clone(a.active), AlternateOwnerAttrs: maps.Clone(a.alternate)}
+		if a.handle != nil {
+			h := *a.handle
+			ra.HandleID = &h
+		}
+		if a.releasedAt != nil {
+			t := metav1.NewTime(*a.releasedAt)
+			ra.ReleasedAt = &t
+		}
+		o.Spec.Attributes = append(o.Spec.Attributes, ra)
+	}
+	return o
 }
 
 var base32NoPad = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -194,25 +202,34 @@ func hostnameHash(node string) string {
 func (m *IPAM) Affinities() []*calico.BlockAffinity {
 	var out []*calico.BlockAffinity
 	for k, a := range m.affs {
-		ver := "4"
-		if k.cidr.Addr().Is6() {
-			ver = "6"
-		}
-		out = append(out, &calico.BlockAffinity{
-			TypeMeta: metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "BlockAffinity"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name: AffinityName(k.host, k.cidr),
-				Labels: map[string]string{
-					LabelHostnameHash: hostnameHash(k.host),
-					LabelAffinityType: "host",
-					LabelIPVersion:    ver,
-				},
-			},
-			Spec: calico.BlockAffinitySpec{State: a.state, Node: k.host, Type: "host", CIDR: k.cidr.String()},
-		})
+		out = append(out, renderAffinity(k, a))
 	}
-	slices.SortFunc(out, func(a, b *calico.BlockAffinity) int { return strings.Compare(a.Name, b.Name) })
+	sortAffinities(out)
 	return out
+}
+
+func sortAffinities(out []*calico.BlockAffinity) {
+	slices.SortFunc(out, func(a, b *calico.BlockAffinity) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// renderAffinity is one affinity as a BlockAffinity resource.
+func renderAffinity(k affKey, a *affinity) *calico.BlockAffinity {
+	ver := "4"
+	if k.cidr.Addr().Is6() {
+		ver = "6"
+	}
+	return &calico.BlockAffinity{
+		TypeMeta: metav1.TypeMeta{APIVersion: calico.Group + "/v3", Kind: "BlockAffinity"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: AffinityName(k.host, k.cidr),
+			Labels: map[string]string{
+				LabelHostnameHash: hostnameHash(k.host),
+				LabelAffinityType: "host",
+				LabelIPVersion:    ver,
+			},
+		},
+		Spec: calico.BlockAffinitySpec{State: a.state, Node: k.host, Type: "host", CIDR: k.cidr.String()},
+	}
 }
 
 // BlockUsage counts one block's ordinals. Capacity = Allocated + Reserved +

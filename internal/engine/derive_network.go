@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"net/netip"
+	"reflect"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+	"weak"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// netMemo is what a build's network stage keeps for a Derive from its
+// twin: IPAM's state once the observed history is replayed (the input's
+// IPAMBlocks and BlockAffinities, then every observed pod address) with
+// what that replay read, and IPAM's final state with the objects rendered
+// from it.
+type netMemo struct {
+	in ipamHistory
+	// observed is the state after the replay; final the state the twin's
+	// IPAMBlocks and BlockAffinities render (blocks, affs). Neither is
+	// changed after the build: a derivation restores a copy.
+	observed *ipam.IPAM
+	final    *ipam.IPAM
+	blocks   []*calico.IPAMBlock
+	affs     []*calico.BlockAffinity
+	// restored: this build restored the replay from the previous twin's.
+	restored bool
+}
+
+// ipamHistory is everything the replay of the observed history reads
+// (network: ipam.New, SetNode, Load, cleanupDeletedNodes, AssignObserved).
+type ipamHistory struct {
+	// pools as IPAM gets them, their encapsulation modes cleared: only
+	// tunnel addresses read those, and they come after the replay.
+	pools []ipam.Pool
+	// cfg with StrictAffinity cleared (strict holds it): the replay reads
+	// it only where the state says so (ipam.StrictAffinityRead). cfg.Now
+	// is the reference time.
+	cfg    ipam.Config
+	strict bool
+	nodes  []nodeJoin
+	// blocks and affs are the input's IPAMBlocks and BlockAffinities.
+	blocks []*calico.IPAMBlock
+	affs   []*calico.BlockAffinity
+	pods   []observedAddr
+	// quiet: the replay said nothing (no node cleanup, no address that
+	// did not fit), so a derivation that skips it misses no note.
+	quiet bool
+}
+
+// nodeJoin is what the replay reads of a node: its name (IPAM's node
+// list), its OS (Windows reservations) and when it joined (the clock).
+type nodeJoin struct {
+	name, os string
+	joined   time.Time
+	known    bool // joined is set
+}
+
+// observedAddr is one observed pod address as the replay records it.
+type observedAddr struct {
+	pod                   *corev1.Pod // for the note of a failure
+	node, namespace, name string
+	uid                   types.UID
+	addr                  netip.Addr
+}
+
+// history collects what the replay will read.
+func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[string]time.Time) ipamHistory {
+	c := b.c
+	h := ipamHistory{cfg: cfg, strict: cfg.StrictAffinity, blocks: c.IPAMBlocks, affs: c.BlockAffinities}
+	h.cfg.StrictAffinity = false
+	h.pools = make([]ipam.Pool, len(pools))
+	for i, p := range pools {
+		p.VXLANMode, p.IPIPMode = "", ""
+		h.pools[i] = p
+	}
+	h.nodes = make([]nodeJoin, len(c.Nodes))
+	for i, n := range c.Nodes {
+		t, ok := joinedAt[n.Name]
+		h.nodes[i] = nodeJoin{name: n.Name, os: n.Labels[corev1.LabelOSStable], joined: t, known: ok}
+	}
+	h.pods = make([]observedAddr, 0, len(c.Pods))
+	for _, p := range c.Pods {
+		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" {
+			continue
+		}
+		a, ok := parseAddr(p.Status.PodIP)
+		if !ok || !inPools(pools, a) {
+			continue
+		}
+		h.pods = append(h.pods, observedAddr{pod: p, node: p.Spec.NodeName, namespace: p.Namespace, name: p.Name, uid: p.UID, addr: a})
+	}
+	return h
+}
+
+// replays reports whether replaying now's history gives the state the
+// replay of was (w) left: the same inputs, read the same way. strictRead
+// is whether was's replay read strictAffinity.
+func (was *ipamHistory) replays(now *ipamHistory, strictRead bool) bool {
+	if !was.quiet || was.cfg != now.cfg || (was.strict != now.strict && strictRead) ||
+		len(was.pods) != len(now.pods) || !slices.Equal(was.nodes, now.nodes) ||
+		!reflect.DeepEqual(was.pools, now.pools) ||
+		!reflect.DeepEqual(was.blocks, now.blocks) || !reflect.DeepEqual(was.affs, now.affs) {
+		return false
+	}
+	for i := range was.pods {
+		a, b := &was.pods[i], &now.pods[i]
+		if a.addr != b.addr || a.node != b.node || a.namespace != b.namespace || a.name != b.name || a.uid != b.uid {
+			return false
+		}
+	}
+	return true
+}
+
+// replay runs the observed history on m, or restores what the previous
+// twin's replay left when it read the same; it returns the state after it
+// (nil for an owned build, which no derivation starts from) and whether
+// it was restored.
+func (b *builder) replay(m *ipam.IPAM, h *ipamHistory) (*ipam.IPAM, bool, error) {
+	c := b.c
+	if prev := b.d.network(); prev != nil && prev.in.replays(h, prev.observed.StrictAffinityRead()) {
+		m.Restore(prev.observed)
+		// The other phases read every node's labels.
+		for _, n := range c.Nodes {
+			m.SetNode(n.Name, n.Labels)
+		}
+		h.quiet = true
+		return prev.observed, true, nil
+	}
+	for _, n := range c.Nodes {
+		m.SetNode(n.Name, n.Labels)
+	}
+	if err := m.Load(c.IPAMBlocks, c.BlockAffinities); err != nil {
+		return nil, false, err
+	}
+	h.quiet = !b.cleanupDeletedNodes(m)
+	joinedAt := make(map[string]time.Time, len(h.nodes))
+	for _, n := range h.nodes {
+		if n.known {
+			joinedAt[n.name] = n.joined
+		}
+	}
+	// Observed addresses first: they say which blocks history gave out.
+	for _, o := range h.pods {
+		if t, ok := joinedAt[o.node]; ok {
+			m.SetNow(t) // the block was claimed when the node joined
+		}
+		if err := m.AssignObserved(o.node, o.addr, ipam.PodHandle(containerID(o.pod)), ipam.PodAttrs(o.node, o.namespace, o.name)); err != nil {
+			b.note(model.Warning, keyOf(o.pod), "observed address %s does not fit Calico IPAM: %v", o.addr, err)
+			h.quiet = false
+		}
+	}
+	if b.own {
+		return nil, false, nil
+	}
+	return m.Clone(), false, nil
+}
+
+// render sets the twin's IPAMBlocks and BlockAffinities from IPAM's final
+// state, sharing the previous twin's objects where they render alike (the
+// comparison of the two twins then skips them), and keeps the memo.
+func (b *builder) render(m *ipam.IPAM, h ipamHistory, observed *ipam.IPAM, restored bool) {
+	c := b.c
+	if prev := b.d.network(); prev != nil && prev.in.cfg.Now == h.cfg.Now {
+		// Equal reference times: the shared objects carry the stamp
+		// this build gives (stamp sets only an unset creationTimestamp).
+		c.IPAMBlocks = m.BlocksReusing(prev.final, prev.blocks)
+		c.BlockAffinities = m.AffinitiesReusing(prev.affs)
+	} else {
+		c.IPAMBlocks = m.Blocks()
+		c.BlockAffinities = m.Affinities()
+	}
+	if observed != nil {
+		remember(c, &netMemo{in: h, observed: observed, final: m, blocks: c.IPAMBlocks, affs: c.BlockAffinities, restored: restored})
+	}
+}
+
+// network is the previous twin's memo, nil in a Build.
+func (d *derivation) network() *netMemo {
+	if d == nil {
+		return nil
+	}
+	return d.net
+}
+
+// memos holds each twin's netMemo for as long as the twin exists: keyed
+// by a weak pointer, dropped when the twin is collected. It is a cache
+// beside the twins, not part of them, so that a twin compares with
+// another under reflect.DeepEqual by what it models alone.
+var memos sync.Map // weak.Pointer[model.Cluster] → *netMemo
+
+func remember(c *model.Cluster, m *netMemo) {
+	k := weak.Make(c)
+	memos.Store(k, m)
+	runtime.AddCleanup(c, func(k weak.Pointer[model.Cluster]) { memos.Delete(k) }, k)
+}
+
+// networkMemo is the memo the build of c kept, nil if none.
+func networkMemo(c *model.Cluster) *netMemo {
+	if m, ok := memos.Load(weak.Make(c)); ok {
+		return m.(*netMemo)
+	}
+	return nil
+}
