@@ -121,6 +121,26 @@ func movePod(t *testing.T, s *model.Snapshot, node func(own string, c *model.Clu
 	return next, from, to
 }
 
+// sharedAddress is s with its first pod given the observed address of
+// another pod on the same node, which Calico IPAM refuses for it.
+func sharedAddress(t *testing.T, s *model.Snapshot) *model.Snapshot {
+	t.Helper()
+	c, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return editFirst(t, s, "Pod", func(p *corev1.Pod) {
+		for _, q := range c.Pods {
+			if q.Spec.NodeName == p.Spec.NodeName && q.Name != p.Name && !q.Spec.HostNetwork && c.Observed(keyOf(q)) {
+				p.Status.PodIP = q.Status.PodIP
+				p.Status.PodIPs = []corev1.PodIP{{IP: q.Status.PodIP}}
+				return
+			}
+		}
+		t.Fatal("no other observed pod on the node")
+	})
+}
+
 func ownNode(own string, _ *model.Cluster) string { return own }
 
 // otherNode is the first node but own with an observed pod.
@@ -160,6 +180,11 @@ func TestADerivationRestoresIPAMOnlyWhenTheObservedHistoryReadsTheSame(t *testin
 			base:     beforeMigration,
 			next:     withPool(func(p *operator.IPPool) { p.Encapsulation = "VXLAN" }),
 			restored: true,
+		},
+		{
+			name: "a Calico change after an observed address that did not fit (the replay noted it) is replayed",
+			base: func(t *testing.T) *model.Snapshot { return sharedAddress(t, beforeMigration(t)) },
+			next: withPool(func(p *operator.IPPool) { p.Encapsulation = "VXLAN" }),
 		},
 		{
 			name:       "the pool's block size changed is replayed",

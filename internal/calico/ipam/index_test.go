@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -13,6 +14,25 @@ import (
 // randomOps runs a random sequence of IPAM calls and logs every result and,
 // every few steps, the rendered blocks and affinities.
 func randomOps(t *testing.T, seed int64) []string {
+	t.Helper()
+	o := newRandomRun(t, seed)
+	o.run(0, 400, 25)
+	o.snapshot()
+	return o.log
+}
+
+// randomRun is a model over random pools, configuration and nodes, and
+// the random calls made on it so far.
+type randomRun struct {
+	m       *IPAM
+	r       *rand.Rand
+	hosts   []string
+	handles []string
+	addrs   []netip.Addr
+	log     []string
+}
+
+func newRandomRun(t *testing.T, seed int64) *randomRun {
 	t.Helper()
 	r := rand.New(rand.NewSource(seed))
 	cfg := DefaultConfig()
@@ -28,7 +48,7 @@ func randomOps(t *testing.T, seed int64) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hosts []string
+	o := &randomRun{m: m, r: r}
 	for i := 0; i < 10; i++ {
 		name := fmt.Sprintf("node-%d", i)
 		l := map[string]string{"kubernetes.io/os": "linux"}
@@ -39,21 +59,39 @@ func randomOps(t *testing.T, seed int64) []string {
 			l["zone"] = "b"
 		}
 		m.SetNode(name, l)
-		hosts = append(hosts, name)
+		o.hosts = append(o.hosts, name)
 	}
-	var log []string
-	var handles []string
-	var addrs []netip.Addr
-	pick := func() string { return hosts[r.Intn(len(hosts))] }
-	snapshot := func() {
-		b, _ := json.Marshal(m.Blocks())
-		a, _ := json.Marshal(m.Affinities())
-		log = append(log, string(b), string(a), fmt.Sprint(m.Usage()))
-		for _, h := range hosts {
-			log = append(log, fmt.Sprint(h, m.BlockOf(h)))
-		}
+	return o
+}
+
+// on is the run continued on another model (a copy of this one's state)
+// with its own random source.
+func (o *randomRun) on(m *IPAM, seed int64) *randomRun {
+	return &randomRun{m: m, r: rand.New(rand.NewSource(seed)), hosts: o.hosts,
+		handles: slices.Clone(o.handles), addrs: slices.Clone(o.addrs)}
+}
+
+func (o *randomRun) snapshot() {
+	o.log = append(o.log, o.render()...)
+}
+
+// render is the model's state as its readers see it.
+func (o *randomRun) render() []string {
+	b, _ := json.Marshal(o.m.Blocks())
+	a, _ := json.Marshal(o.m.Affinities())
+	out := []string{string(b), string(a), fmt.Sprint(o.m.Usage())}
+	for _, h := range o.hosts {
+		out = append(out, fmt.Sprint(h, o.m.BlockOf(h)))
 	}
-	for step := 0; step < 400; step++ {
+	return out
+}
+
+// run makes steps random calls (numbered from first), rendering the state
+// every every steps.
+func (o *randomRun) run(first, steps, every int) {
+	m, r := o.m, o.r
+	pick := func() string { return o.hosts[r.Intn(len(o.hosts))] }
+	for step := first; step < first+steps; step++ {
 		var res string
 		switch op := r.Intn(10); op {
 		case 0, 1, 2:
@@ -63,9 +101,9 @@ func randomOps(t *testing.T, seed int64) []string {
 			}
 			n := pick()
 			a, err := m.AssignPod(n, h, PodAttrs(n, "ns", fmt.Sprint("p", step)))
-			handles = append(handles, h)
+			o.handles = append(o.handles, h)
 			if err == nil {
-				addrs = append(addrs, a)
+				o.addrs = append(o.addrs, a)
 			}
 			res = fmt.Sprint("AssignPod ", n, a, err)
 		case 3:
@@ -73,40 +111,40 @@ func randomOps(t *testing.T, seed int64) []string {
 			a := netip.AddrFrom4([4]byte{10, byte(r.Intn(2)), byte(r.Intn(4)), byte(r.Intn(256))})
 			h := fmt.Sprintf("k8s-pod-network.o%d", step)
 			err := m.AssignObserved(n, a, h, PodAttrs(n, "ns", fmt.Sprint("o", step)))
-			handles = append(handles, h)
+			o.handles = append(o.handles, h)
 			if err == nil {
-				addrs = append(addrs, a)
+				o.addrs = append(o.addrs, a)
 			}
 			res = fmt.Sprint("AssignObserved ", n, a, err)
 		case 4:
 			n := pick()
 			a, err := m.VXLANTunnelAddress(n)
-			handles = append(handles, VXLANTunnelHandle(n))
+			o.handles = append(o.handles, VXLANTunnelHandle(n))
 			res = fmt.Sprint("VXLANTunnelAddress ", n, a, err)
 		case 5:
-			if len(addrs) == 0 {
+			if len(o.addrs) == 0 {
 				continue
 			}
 			var rel []netip.Addr
 			for k := r.Intn(3) + 1; k > 0; k-- {
-				rel = append(rel, addrs[r.Intn(len(addrs))])
+				rel = append(rel, o.addrs[r.Intn(len(o.addrs))])
 			}
 			res = fmt.Sprint("ReleaseIPs ", rel, m.ReleaseIPs(rel...))
 		case 6:
-			if len(handles) == 0 {
+			if len(o.handles) == 0 {
 				continue
 			}
-			h := handles[r.Intn(len(handles))]
+			h := o.handles[r.Intn(len(o.handles))]
 			res = fmt.Sprint("ReleaseByHandle ", h, m.ReleaseByHandle(h))
 		case 7:
 			d := time.Duration(r.Intn(90)) * time.Second
 			m.Advance(d)
 			res = fmt.Sprint("Advance ", d)
 		case 8:
-			if len(handles) == 0 {
+			if len(o.handles) == 0 {
 				continue
 			}
-			h := handles[r.Intn(len(handles))]
+			h := o.handles[r.Intn(len(o.handles))]
 			res = fmt.Sprint("IPsByHandle ", h, m.IPsByHandle(h))
 		case 9:
 			n := pick()
@@ -123,13 +161,11 @@ func randomOps(t *testing.T, seed int64) []string {
 				res = fmt.Sprint("SetNode ", n, l)
 			}
 		}
-		log = append(log, res)
-		if step%25 == 0 {
-			snapshot()
+		o.log = append(o.log, res)
+		if step%every == 0 {
+			o.snapshot()
 		}
 	}
-	snapshot()
-	return log
 }
 
 // TestIndexesMatchTheScans runs random call sequences with the indexes and
