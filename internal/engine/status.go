@@ -341,26 +341,60 @@ func matchesSelector(sel, l map[string]string) bool {
 // from their pods, as `kubectl get ds,deploy` shows them.
 func (b *builder) controllerStatus() error {
 	c := b.c
-	owned := map[string][]*corev1.Pod{}
-	for _, p := range c.Pods {
-		kind, name := controllers.ControllerOf(p)
-		owned[p.Namespace+"/"+kind+"/"+name] = append(owned[p.Namespace+"/"+kind+"/"+name], p)
+	// Only the controllers whose status is filled have their pods
+	// counted (a derivation's reused Deployments and ReplicaSets keep
+	// theirs), keyed without building a string per pod.
+	type owner struct{ namespace, kind, name string }
+	type counts struct{ total, ready int32 }
+	owned := map[owner]*counts{}
+	need := func(ns, kind, name string) { owned[owner{ns, kind, name}] = &counts{} }
+	for _, ds := range c.DaemonSets {
+		if ds.Status.DesiredNumberScheduled == 0 && ds.Status.ObservedGeneration == 0 {
+			need(ds.Namespace, "DaemonSet", ds.Name)
+		}
 	}
-	count := func(pods []*corev1.Pod) (total, ready int32) {
-		for _, p := range pods {
-			total++
-			if controllers.PodReady(p) {
-				ready++
+	rsByOwner := map[string][]string{}
+	for _, rs := range c.ReplicaSets {
+		if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
+			rsByOwner[rs.Namespace+"/"+name] = append(rsByOwner[rs.Namespace+"/"+name], rs.Name)
+		}
+		if rs.Status.ObservedGeneration == 0 {
+			need(rs.Namespace, "ReplicaSet", rs.Name)
+		}
+	}
+	for _, d := range c.Deployments {
+		if d.Status.ObservedGeneration == 0 {
+			for _, name := range rsByOwner[d.Namespace+"/"+d.Name] {
+				need(d.Namespace, "ReplicaSet", name)
 			}
 		}
-		return
+	}
+	for _, s := range c.StatefulSets {
+		if s.Status.ObservedGeneration == 0 {
+			need(s.Namespace, "StatefulSet", s.Name)
+		}
+	}
+	for _, p := range c.Pods {
+		kind, name := controllers.ControllerOf(p)
+		if n := owned[owner{p.Namespace, kind, name}]; n != nil {
+			n.total++
+			if controllers.PodReady(p) {
+				n.ready++
+			}
+		}
+	}
+	count := func(ns, kind, name string) (total, ready int32) {
+		if n := owned[owner{ns, kind, name}]; n != nil {
+			return n.total, n.ready
+		}
+		return 0, 0
 	}
 	for _, ds := range c.DaemonSets {
 		if ds.Status.DesiredNumberScheduled != 0 || ds.Status.ObservedGeneration != 0 {
 			continue
 		}
 		desired := int32(len(scheduler.DaemonSetNodes(ds, c.Nodes)))
-		total, ready := count(owned[ds.Namespace+"/DaemonSet/"+ds.Name])
+		total, ready := count(ds.Namespace, "DaemonSet", ds.Name)
 		ds.Status = appsv1.DaemonSetStatus{
 			DesiredNumberScheduled: desired, CurrentNumberScheduled: total, NumberReady: ready,
 			UpdatedNumberScheduled: total, NumberAvailable: ready, ObservedGeneration: 1,
@@ -373,15 +407,9 @@ func (b *builder) controllerStatus() error {
 		}
 	}
 	for _, rs := range c.ReplicaSets {
-		total, ready := count(owned[rs.Namespace+"/ReplicaSet/"+rs.Name])
 		if rs.Status.ObservedGeneration == 0 {
+			total, ready := count(rs.Namespace, "ReplicaSet", rs.Name)
 			rs.Status = appsv1.ReplicaSetStatus{Replicas: total, ReadyReplicas: ready, AvailableReplicas: ready, FullyLabeledReplicas: total, ObservedGeneration: 1}
-		}
-	}
-	rsByOwner := map[string][]string{}
-	for _, rs := range c.ReplicaSets {
-		if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
-			rsByOwner[rs.Namespace+"/"+name] = append(rsByOwner[rs.Namespace+"/"+name], rs.Name)
 		}
 	}
 	for _, d := range c.Deployments {
@@ -390,7 +418,7 @@ func (b *builder) controllerStatus() error {
 		}
 		var total, ready int32
 		for _, name := range rsByOwner[d.Namespace+"/"+d.Name] {
-			t, r := count(owned[d.Namespace+"/ReplicaSet/"+name])
+			t, r := count(d.Namespace, "ReplicaSet", name)
 			total, ready = total+t, ready+r
 		}
 		d.Status = appsv1.DeploymentStatus{Replicas: total, UpdatedReplicas: total, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: 1}
@@ -402,8 +430,8 @@ func (b *builder) controllerStatus() error {
 		}
 	}
 	for _, s := range c.StatefulSets {
-		total, ready := count(owned[s.Namespace+"/StatefulSet/"+s.Name])
 		if s.Status.ObservedGeneration == 0 {
+			total, ready := count(s.Namespace, "StatefulSet", s.Name)
 			s.Status = appsv1.StatefulSetStatus{Replicas: total, ReadyReplicas: ready, CurrentReplicas: total, UpdatedReplicas: total, AvailableReplicas: ready, ObservedGeneration: 1}
 		}
 	}
