@@ -45,6 +45,7 @@ func Derive(prev *model.Cluster, prevSnap, next *model.Snapshot) (*model.Cluster
 		// errUnsettled, or an error Build words from its own pods.
 		return Build(next)
 	}
+	shareEqual(prev, c)
 	return c, nil
 }
 

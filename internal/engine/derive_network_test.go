@@ -377,3 +377,70 @@ func TestEachInputTheReplayReadsStopsTheRestoreWhenItDiffers(t *testing.T) {
 		}
 	})
 }
+
+// A derived twin shares with the previous one every object it built again
+// unchanged (Nodes, Services, the rendered DaemonSets' pods), and none it
+// changed.
+func TestADerivedTwinSharesTheObjectsItBuiltAgainUnchanged(t *testing.T) {
+	base := genSnapshot(t)
+	prev, err := Build(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := withStrictAffinity(false)(t, base)
+	want, err := Build(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Derive(prev, base, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("Derive differs from Build in %s", differingField(want, got))
+	}
+	if !sharesAPod(prev, got) {
+		t.Fatal("the derivation reused no pod: a full build, which tests nothing here")
+	}
+	count := func(prev, got []any) (shared int) {
+		was := map[any]bool{}
+		for _, o := range prev {
+			was[o] = true
+		}
+		for _, o := range got {
+			if was[o] {
+				shared++
+			}
+		}
+		return shared
+	}
+	anys := func(s any) []any {
+		v := reflect.ValueOf(s)
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = v.Index(i).Interface()
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		kind      string
+		prev, got any
+	}{
+		{"Node", prev.Nodes, got.Nodes},
+		{"Service", prev.Services, got.Services},
+		{"Pod", prev.Pods, got.Pods},
+		{"DaemonSet", prev.DaemonSets, got.DaemonSets},
+	} {
+		if n, all := count(anys(tt.prev), anys(tt.got)), reflect.ValueOf(tt.got).Len(); n != all {
+			t.Errorf("%d of %d %ss shared", n, all, tt.kind)
+		}
+	}
+	if got.IPAMConfig == prev.IPAMConfig {
+		t.Error("the changed IPAMConfiguration is the previous twin's")
+	}
+	// The operator reports calico-windows Degraded without strict
+	// affinity: that TigeraStatus changed, the others did not.
+	if n := count(anys(prev.TigeraStatuses), anys(got.TigeraStatuses)); n == 0 || n == len(got.TigeraStatuses) {
+		t.Errorf("%d of %d TigeraStatuses shared; the changed one must not be", n, len(got.TigeraStatuses))
+	}
+}
