@@ -247,6 +247,9 @@ func (b *block) isReserved(i int) bool {
 // ordinal): ASCII lowers byte by byte, so only a handle of the same length
 // can match; any other goes through strings.ToLower.
 func isReservedHandle(h string) bool {
+	if len(h) == 0 || (h[0] < utf8.RuneSelf && h[0]|0x20 != WindowsReservedHandle[0]) {
+		return false // an ASCII first byte lowers only to itself or its lower case
+	}
 	for i := 0; i < len(h); i++ {
 		if h[i] >= utf8.RuneSelf {
 			return strings.ToLower(h) == WindowsReservedHandle
