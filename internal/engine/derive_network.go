@@ -101,9 +101,9 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 	return h
 }
 
-// replays reports whether replaying now's history gives the state the
-// replay of was (w) left: the same inputs, read the same way. strictRead
-// is whether was's replay read strictAffinity.
+// replays reports whether replaying the history now gives the state the
+// replay of was left: the same inputs, read the same way. strictRead is
+// whether was's replay read strictAffinity.
 func (was *ipamHistory) replays(now *ipamHistory, strictRead bool) bool {
 	if !was.quiet || was.cfg != now.cfg || (was.strict != now.strict && strictRead) ||
 		len(was.pods) != len(now.pods) || !slices.Equal(was.nodes, now.nodes) ||
@@ -124,7 +124,7 @@ func (was *ipamHistory) replays(now *ipamHistory, strictRead bool) bool {
 // twin's replay left when it read the same; it returns the state after it
 // (nil for an owned build, which no derivation starts from) and whether
 // it was restored.
-func (b *builder) replay(m *ipam.IPAM, h *ipamHistory) (*ipam.IPAM, bool, error) {
+func (b *builder) replay(m *ipam.IPAM, h *ipamHistory, joinedAt map[string]time.Time) (*ipam.IPAM, bool, error) {
 	c := b.c
 	if prev := b.d.network(); prev != nil && prev.in.replays(h, prev.observed.StrictAffinityRead()) {
 		m.Restore(prev.observed)
@@ -142,12 +142,6 @@ func (b *builder) replay(m *ipam.IPAM, h *ipamHistory) (*ipam.IPAM, bool, error)
 		return nil, false, err
 	}
 	h.quiet = !b.cleanupDeletedNodes(m)
-	joinedAt := make(map[string]time.Time, len(h.nodes))
-	for _, n := range h.nodes {
-		if n.known {
-			joinedAt[n.name] = n.joined
-		}
-	}
 	// Observed addresses first: they say which blocks history gave out.
 	for _, o := range h.pods {
 		if t, ok := joinedAt[o.node]; ok {

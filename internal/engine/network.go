@@ -110,7 +110,7 @@ func (b *builder) network() error {
 	// pod address; a derivation restores what the previous twin's replay
 	// left when it would read the same.
 	hist := b.history(pools, cfg, joinedAt)
-	observed, restored, err := b.replay(m, &hist)
+	observed, restored, err := b.replay(m, &hist, joinedAt)
 	if err != nil {
 		var oe *ipam.ObjectError
 		if errors.As(err, &oe) {
