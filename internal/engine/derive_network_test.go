@@ -444,3 +444,42 @@ func TestADerivedTwinSharesTheObjectsItBuiltAgainUnchanged(t *testing.T) {
 		t.Errorf("%d of %d TigeraStatuses shared; the changed one must not be", n, len(got.TigeraStatuses))
 	}
 }
+
+// Derivations from one twin may run at once (serve derives from the twin
+// it holds): restoring IPAM's state and comparing blocks only read the
+// previous twin's memo. Run with -race to see a write.
+func TestTwoDerivationsFromOneTwinMayRunAtOnce(t *testing.T) {
+	base := genSnapshot(t)
+	prev, err := Build(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nexts := []*model.Snapshot{withStrictAffinity(false)(t, base), withStrictAffinity(false)(t, base)}
+	got := make([]*model.Cluster, len(nexts))
+	errs := make([]error, len(nexts))
+	done := make(chan int)
+	for i := range nexts {
+		go func() {
+			got[i], errs[i] = Derive(prev, base, nexts[i])
+			done <- i
+		}()
+	}
+	for range nexts {
+		<-done
+	}
+	want, err := Build(nexts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range nexts {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if m := networkMemo(got[i]); m == nil || !m.restored {
+			t.Errorf("derivation %d did not restore IPAM's state", i)
+		}
+		if !reflect.DeepEqual(want, got[i]) {
+			t.Errorf("derivation %d differs from Build in %s", i, differingField(want, got[i]))
+		}
+	}
+}
