@@ -39,13 +39,13 @@ func Derive(prev *model.Cluster, prevSnap, next *model.Snapshot) (*model.Cluster
 	if d == nil {
 		return Build(next)
 	}
-	d.net = networkMemo(prev)
+	d.net = networkMemo(prev) // IPAM may restore its replay from prev's (derive_network.go)
 	c, err := build(next, false, d)
 	if err != nil || !d.holds(prev, c) {
 		// errUnsettled, or an error Build words from its own pods.
 		return Build(next)
 	}
-	shareEqual(prev, c)
+	shareEqual(prev, c) // objects built again unchanged become prev's (derive_share.go)
 	return c, nil
 }
 
