@@ -59,6 +59,8 @@ type builder struct {
 	calicoNodes map[string]*calico.Node
 	// d is what a Derive reuses of the previous twin; nil in Build.
 	d *derivation
+	// carry is what this build keeps for a derivation from its twin.
+	carry carried
 }
 
 // Build derives the cluster from the snapshot, which it leaves as it was.
@@ -119,6 +121,9 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 	}
 	b.stamp()
 	b.sort()
+	if !own {
+		remember(b.c, &b.carry)
+	}
 	return b.c, nil
 }
 

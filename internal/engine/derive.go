@@ -39,6 +39,7 @@ func Derive(prev *model.Cluster, prevSnap, next *model.Snapshot) (*model.Cluster
 	if d == nil {
 		return Build(next)
 	}
+	d.prev = recall(prev)
 	c, err := build(next, false, d)
 	if err != nil || !d.holds(prev, c) {
 		// errUnsettled, or an error Build words from its own pods.
@@ -66,6 +67,8 @@ type derivation struct {
 	policies    map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy
 	// broken is set by a stage that would change a reused pod.
 	broken bool
+	// prev is what the previous build kept (carry.go), nil if nothing.
+	prev *carried
 }
 
 func (d *derivation) reusedDeployments(t *appsv1.Deployment) *appsv1.Deployment {

@@ -140,7 +140,17 @@ func (b *builder) workloads() error {
 		}
 	}
 
-	state := scheduler.NewState()
+	// Pods already on a node count against it before anything new is
+	// placed; a derivation starts from the previous build's record of
+	// them (scheduler.NewBase records only the nodes whose pods changed).
+	var running []*corev1.Pod
+	for _, cd := range cands {
+		if cd.pod.Spec.NodeName != "" && cd.running {
+			running = append(running, cd.pod)
+		}
+	}
+	b.carry.sched = scheduler.NewBase(b.d.schedBase(), running)
+	state := b.carry.sched.State()
 	// sched places the pods admitted after readiness: it caches per node
 	// and per class of pod spec what Schedule re-derives for every pod
 	// (same placements, same FitErrors), which needs the nodes to stay as
@@ -148,12 +158,6 @@ func (b *builder) workloads() error {
 	// made after that.
 	var sched *scheduler.Scheduler
 	var admitted []*corev1.Pod
-	// Pods already on a node count against it before anything new is placed.
-	for _, cd := range cands {
-		if cd.pod.Spec.NodeName != "" && cd.running {
-			state.Add(cd.pod, cd.pod.Spec.NodeName)
-		}
-	}
 	admit := func(cd candidate) {
 		p := cd.pod
 		if p.CreationTimestamp.IsZero() {

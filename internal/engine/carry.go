@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
+)
+
+// carried is what a build (Build's or Derive's) keeps for the next
+// derivation from its twin: the parts of its stages that a derivation
+// which reuses the same pods would compute again exactly. It is kept
+// beside the twin, not in it, so that a derived twin still equals the
+// built one; it is immutable once the build returns.
+type carried struct {
+	// sched is the scheduler's State of the pods running before the
+	// build placed any (workloads).
+	sched *scheduler.Base
+}
+
+// carriedBy holds each twin's carried parts for as long as the twin is
+// reachable: the key is weak and the entry goes when the twin does.
+var carriedBy struct {
+	sync.Mutex
+	m map[weak.Pointer[model.Cluster]]*carried
+}
+
+// remember keeps k for the next derivation from c. k must not reach c,
+// or c would never be collected.
+func remember(c *model.Cluster, k *carried) {
+	w := weak.Make(c)
+	carriedBy.Lock()
+	if carriedBy.m == nil {
+		carriedBy.m = map[weak.Pointer[model.Cluster]]*carried{}
+	}
+	carriedBy.m[w] = k
+	carriedBy.Unlock()
+	runtime.AddCleanup(c, func(w weak.Pointer[model.Cluster]) {
+		carriedBy.Lock()
+		delete(carriedBy.m, w)
+		carriedBy.Unlock()
+	}, w)
+}
+
+// recall is what the build of c kept, nil when nothing was.
+func recall(c *model.Cluster) *carried {
+	carriedBy.Lock()
+	defer carriedBy.Unlock()
+	return carriedBy.m[weak.Make(c)]
+}
+
+// schedBase is the previous build's scheduler Base, nil without one.
+func (d *derivation) schedBase() *scheduler.Base {
+	if d == nil || d.prev == nil {
+		return nil
+	}
+	return d.prev.sched
+}
