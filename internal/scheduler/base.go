@@ -28,9 +28,11 @@ type Base struct {
 // reads of a pod is taken when it is added.
 func NewBase(prev *Base, pods []*corev1.Pod) *Base {
 	b := &Base{pods: pods}
-	if prev != nil && slices.Equal(prev.pods, pods) {
-		b.state = prev.state.clone()
-		return b
+	if prev != nil && len(prev.pods) == len(pods) {
+		if s := prev.replaced(pods); s != nil {
+			b.state = s
+			return b
+		}
 	}
 	// The pods per node, in order, as adding them would list them.
 	var on map[string][]*corev1.Pod
@@ -159,4 +161,59 @@ func (s *State) own(node string) *nodeTotals {
 		s.totals[node] = t
 	}
 	return t
+}
+
+// replaced is the State of pods when they are prev's but for a few
+// replaced in place by pods on the same node with the same owner (a pod
+// built again, the static pods every build makes anew): only those
+// nodes are recorded again, and what spans nodes (the log, the owners'
+// nodes and their order) stays prev's. nil when pods differ otherwise.
+func (prev *Base) replaced(pods []*corev1.Pod) *State {
+	var at []int
+	for i, p := range pods {
+		if p != prev.pods[i] {
+			if len(at) > len(pods)/8 {
+				return nil
+			}
+			at = append(at, i)
+		}
+	}
+	s := prev.state.clone()
+	if len(at) == 0 {
+		return s
+	}
+	lists := map[string][]*podInfo{}
+	for _, i := range at {
+		old, p := prev.pods[i], pods[i]
+		node := p.Spec.NodeName
+		if finished(p) {
+			return nil
+		}
+		list, ok := lists[node]
+		if !ok {
+			list = slices.Clone(s.nodes[node])
+		}
+		// Not found: old was finished or on another node.
+		j := slices.IndexFunc(list, func(pi *podInfo) bool { return pi.pod == old })
+		if j < 0 {
+			return nil
+		}
+		pi := newPodInfo(p)
+		if pi.owner != list[j].owner {
+			return nil
+		}
+		list[j] = pi
+		lists[node] = list
+	}
+	for node, list := range lists {
+		was := s.totals[node]
+		t := &nodeTotals{gen: s.gen, owners: map[string]int{}}
+		for _, pi := range list {
+			t.record(pi)
+		}
+		s.antiAffinity += t.antiAffinity - was.antiAffinity
+		s.withAffinity += t.withAffinity - was.withAffinity
+		s.nodes[node], s.totals[node] = list, t
+	}
+	return s
 }

@@ -54,6 +54,10 @@ func TestABaseFromThePreviousBaseEqualsAddingEveryPod(t *testing.T) {
 	done.Status.Phase = corev1.PodSucceeded
 	changed := a.DeepCopy()
 	changed.Spec.Containers[0].Resources = requests("900m", "")
+	aDone := a.DeepCopy()
+	aDone.Status.Phase = corev1.PodFailed
+	otherOwner := e.DeepCopy()
+	otherOwner.OwnerReferences[0].Name = "aspnetapp-other"
 	moved := b.DeepCopy()
 	moved.Spec.NodeName = "n3"
 	base := []*corev1.Pod{a, b, c, d, e, done}
@@ -63,6 +67,9 @@ func TestABaseFromThePreviousBaseEqualsAddingEveryPod(t *testing.T) {
 	}{
 		{"the same pods", base},
 		{"a pod changed on one node", []*corev1.Pod{changed, b, c, d, e, done}},
+		{"a pod changed with another owner", []*corev1.Pod{a, b, c, d, otherOwner, done}},
+		{"a pod that finished", []*corev1.Pod{aDone, b, c, d, e, done}},
+		{"the same pod twice", []*corev1.Pod{a, b, c, d, e, a}},
 		{"a pod moved to another node", []*corev1.Pod{a, moved, c, d, e, done}},
 		{"a pod removed", []*corev1.Pod{a, c, d, e, done}},
 		{"a pod added on a node of its own", []*corev1.Pod{a, b, c, d, e, done, bound(replica("demo", "web-1", 2, "", ""), "n4", 0)}},
