@@ -17,6 +17,17 @@ type Base struct {
 	// pods are the pods recorded, in order (each on its spec.nodeName).
 	pods  []*corev1.Pod
 	state *State
+	// fresh: nothing is the previous Base's; else again are the nodes
+	// whose pods differ from it.
+	fresh bool
+	again map[string]bool
+}
+
+// Kept reports whether the node's pods (maybe none) are exactly the
+// previous Base's (NewBase's prev), so that placing a pod there sees
+// what it saw then.
+func (b *Base) Kept(node string) bool {
+	return !b.fresh && !b.again[node]
 }
 
 // NewBase records pods (each on its spec.nodeName, finished ones skipped
@@ -29,8 +40,8 @@ type Base struct {
 func NewBase(prev *Base, pods []*corev1.Pod) *Base {
 	b := &Base{pods: pods}
 	if prev != nil && len(prev.pods) == len(pods) {
-		if s := prev.replaced(pods); s != nil {
-			b.state = s
+		if s, again := prev.replaced(pods); s != nil {
+			b.state, b.again = s, again
 			return b
 		}
 	}
@@ -45,6 +56,7 @@ func NewBase(prev *Base, pods []*corev1.Pod) *Base {
 		}
 	}
 	if len(on) == 0 {
+		b.fresh = true
 		s := NewState()
 		for _, p := range pods {
 			s.Add(p, p.Spec.NodeName)
@@ -55,12 +67,19 @@ func NewBase(prev *Base, pods []*corev1.Pod) *Base {
 	was := prev.state
 	s := &State{gen: nextGen(), nodes: make(map[string][]*podInfo, len(on)), totals: make(map[string]*nodeTotals, len(on)),
 		byOwner: map[string][]string{}, claims: was.claims}
+	b.again = map[string]bool{}
+	for node := range was.nodes {
+		if _, ok := on[node]; !ok {
+			b.again[node] = true
+		}
+	}
 	for node, ps := range on {
 		infos := was.nodes[node]
 		same := len(infos) == len(ps)
 		for i := 0; same && i < len(ps); i++ {
 			same = infos[i].pod == ps[i]
 		}
+		b.again[node] = !same
 		if same {
 			s.nodes[node] = slices.Clip(infos)
 			s.totals[node] = was.totals[node]
@@ -168,26 +187,26 @@ func (s *State) own(node string) *nodeTotals {
 // built again, the static pods every build makes anew): only those
 // nodes are recorded again, and what spans nodes (the log, the owners'
 // nodes and their order) stays prev's. nil when pods differ otherwise.
-func (prev *Base) replaced(pods []*corev1.Pod) *State {
+func (prev *Base) replaced(pods []*corev1.Pod) (_ *State, again map[string]bool) {
 	var at []int
 	for i, p := range pods {
 		if p != prev.pods[i] {
 			if len(at) > len(pods)/8 {
-				return nil
+				return nil, nil
 			}
 			at = append(at, i)
 		}
 	}
 	s := prev.state.clone()
 	if len(at) == 0 {
-		return s
+		return s, nil
 	}
 	lists := map[string][]*podInfo{}
 	for _, i := range at {
 		old, p := prev.pods[i], pods[i]
 		node := p.Spec.NodeName
 		if finished(p) {
-			return nil
+			return nil, nil
 		}
 		list, ok := lists[node]
 		if !ok {
@@ -196,11 +215,11 @@ func (prev *Base) replaced(pods []*corev1.Pod) *State {
 		// Not found: old was finished or on another node.
 		j := slices.IndexFunc(list, func(pi *podInfo) bool { return pi.pod == old })
 		if j < 0 {
-			return nil
+			return nil, nil
 		}
 		pi := newPodInfo(p)
 		if pi.owner != list[j].owner {
-			return nil
+			return nil, nil
 		}
 		list[j] = pi
 		lists[node] = list
@@ -215,5 +234,9 @@ func (prev *Base) replaced(pods []*corev1.Pod) *State {
 		s.withAffinity += t.withAffinity - was.withAffinity
 		s.nodes[node], s.totals[node] = list, t
 	}
-	return s
+	again = make(map[string]bool, len(lists))
+	for node := range lists {
+		again[node] = true
+	}
+	return s, again
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,34 @@ func recorded(s *State) State {
 		}
 	}
 	return out
+}
+
+// keptNode: the node holds the same running pods, in the same order, in
+// both lists (a Base with no running pod keeps nothing).
+func keptNode(before, after []*corev1.Pod, node string) bool {
+	on := func(pods []*corev1.Pod) []*corev1.Pod {
+		var out []*corev1.Pod
+		for _, p := range pods {
+			if p.Spec.NodeName == node && !finished(p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	a, b := on(before), on(after)
+	on2 := func(pods []*corev1.Pod) []*corev1.Pod {
+		var out []*corev1.Pod
+		for _, p := range pods {
+			if !finished(p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if len(on2(after)) == 0 {
+		return false
+	}
+	return slices.Equal(a, b)
 }
 
 func addAll(pods []*corev1.Pod) *State {
@@ -80,9 +109,15 @@ func TestABaseFromThePreviousBaseEqualsAddingEveryPod(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			prev := NewBase(nil, base)
-			got := NewBase(prev, tt.next).State()
+			b2 := NewBase(prev, tt.next)
+			got := b2.State()
 			if want := addAll(tt.next); !reflect.DeepEqual(recorded(got), recorded(want)) {
 				t.Errorf("the State made from the previous Base differs from adding every pod:\n got %+v\nwant %+v", recorded(got), recorded(want))
+			}
+			for _, node := range []string{"n1", "n2", "n3", "n4"} {
+				if got, want := b2.Kept(node), keptNode(base, tt.next, node); got != want {
+					t.Errorf("Kept(%s) = %v, want %v", node, got, want)
+				}
 			}
 			if !reflect.DeepEqual(recorded(prev.state), recorded(addAll(base))) {
 				t.Error("making the next Base changed the previous one")
