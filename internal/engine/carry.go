@@ -5,6 +5,9 @@ import (
 	"sync"
 	"weak"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
@@ -18,6 +21,12 @@ type carried struct {
 	// sched is the scheduler's State of the pods running before the
 	// build placed any (workloads).
 	sched *scheduler.Base
+	// daemons are the DaemonSets' pods it created, daemonsOn those it
+	// placed on each node in order, ref its reference time
+	// (derive_daemons.go).
+	daemons   []daemonsMade
+	daemonsOn map[string][]*corev1.Pod
+	ref       metav1.Time
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is

@@ -69,6 +69,17 @@ type derivation struct {
 	broken bool
 	// prev is what the previous build kept (carry.go), nil if nothing.
 	prev *carried
+	// spoken are the objects the previous build said something about;
+	// kept are its DaemonSets' pods taken as they are (derive_daemons.go).
+	spoken map[model.Key]bool
+	kept   map[*corev1.Pod]bool
+}
+
+func (d *derivation) keep(p *corev1.Pod) {
+	if d.kept == nil {
+		d.kept = map[*corev1.Pod]bool{}
+	}
+	d.kept[p] = true
 }
 
 func (d *derivation) reusedDeployments(t *appsv1.Deployment) *appsv1.Deployment {
@@ -107,7 +118,7 @@ func (d *derivation) reused(p *corev1.Pod) bool {
 		return false
 	}
 	_, ok := d.input[p]
-	return ok
+	return ok || d.kept[p]
 }
 
 // inputOf is the input pod p was built from: the snapshot's object for a
@@ -201,7 +212,7 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 			inputs[o.Key] = true
 		}
 	}
-	d := &derivation{reuse: map[*corev1.Pod]*corev1.Pod{}, input: map[*corev1.Pod]*corev1.Pod{}}
+	d := &derivation{reuse: map[*corev1.Pod]*corev1.Pod{}, input: map[*corev1.Pod]*corev1.Pod{}, spoken: spoken}
 	for _, o := range next.Objects {
 		in, ok := o.Typed.(*corev1.Pod)
 		if !ok {
@@ -497,6 +508,20 @@ func (d *derivation) holds(prev, c *model.Cluster) bool {
 				return false
 			}
 			nsOK[name] = true
+		}
+	}
+	for p := range d.kept {
+		// Placed again on its node: what the scheduler reads of it too.
+		a, b := was[p.Spec.NodeName], now[p.Spec.NodeName]
+		if a == nil || b == nil || !sameNodeView(a, b) || a.Spec.Unschedulable != b.Spec.Unschedulable ||
+			!reflect.DeepEqual(a.Status.Allocatable, b.Status.Allocatable) {
+			return false
+		}
+		if ns := p.Namespace; !nsOK[ns] {
+			if a, b := nsWas[ns], nsNow[ns]; (a == nil) != (b == nil) || (a != nil && !reflect.DeepEqual(a, b)) {
+				return false
+			}
+			nsOK[ns] = true
 		}
 	}
 	return true
