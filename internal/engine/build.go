@@ -122,6 +122,9 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 	b.stamp()
 	b.sort()
 	if !own {
+		if d != nil {
+			b.carry.settled = d.carried()
+		}
 		remember(b.c, &b.carry)
 	}
 	return b.c, nil

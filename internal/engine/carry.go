@@ -24,6 +24,10 @@ type carried struct {
 	// daemons are the DaemonSets' pods it created, daemonsOn those it
 	// placed on each node in order, ref its reference time
 	// (derive_daemons.go).
+	// settled is the derivation that made the twin, without what it
+	// read of the build before (derivation.prev): another derivation
+	// from the twin over the same pods makes the same choice (settle).
+	settled   *derivation
 	daemons   []daemonsMade
 	daemonsOn map[string][]*corev1.Pod
 	ref       metav1.Time
@@ -66,4 +70,23 @@ func (d *derivation) schedBase() *scheduler.Base {
 		return nil
 	}
 	return d.prev.sched
+}
+
+// carried is the part of d a derivation from its twin may take again:
+// the pods and objects it reused and what the build before it spoke of.
+func (d *derivation) carried() *derivation {
+	return &derivation{reuse: d.reuse, input: d.input, deployments: d.deployments, rs: d.rs,
+		slices: d.slices, policies: d.policies, spoken: d.spoken}
+}
+
+// covers reports whether d, a derivation's choice, excluded every object
+// of spoken: the objects a later build spoke of, which a derivation from
+// it must not reuse.
+func (d *derivation) covers(spoken map[model.Key]bool) bool {
+	for k := range spoken {
+		if !d.spoken[k] {
+			return false
+		}
+	}
+	return true
 }

@@ -346,3 +346,32 @@ func TestATwinDerivedFromADerivedTwinEqualsTheFullBuild(t *testing.T) {
 		t.Errorf("Derive changed the derived twin it started from:\n%s", firstDifference(t, again, mid))
 	}
 }
+
+// Two steps that change only Calico's configuration: the second
+// derivation takes the first one's choice of pods again (no pod
+// changed) and still equals the full build.
+func TestATwinDerivedTwiceOverTheSamePodsEqualsTheFullBuild(t *testing.T) {
+	base := generated(t, false)
+	first := whatIf(t, base, "../../examples/what-if/no-strict-affinity.yaml")
+	second := edited(t, first, "Installation", func(o *model.Object) {
+		in := copyInstallation(t, o.Typed.(*operator.Installation))
+		mtu := int32(1400)
+		in.Spec.CalicoNetwork.MTU = &mtu
+		o.Typed, o.Raw = in, nil
+	})
+	prev := build(t, base)
+	mid, err := engine.Derive(prev, base, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := engine.Derive(mid, first, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := build(t, second); !reflect.DeepEqual(want, got) {
+		t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
+	}
+	if sharedPods(mid, got) == 0 {
+		t.Error("the second derivation reused no pod")
+	}
+}
