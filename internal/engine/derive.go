@@ -481,7 +481,8 @@ func ownedByInput(p *corev1.Pod, inputs map[model.Key]bool) bool {
 
 // holds checks, on the derived twin, what the reused pods read of their
 // nodes and namespaces: equal to what the previous build read, else the
-// kubelet's status or admission could differ.
+// kubelet's status or admission could differ. The nodes and namespaces
+// are compared first, the pods looked at only if some differ.
 func (d *derivation) holds(prev, c *model.Cluster) bool {
 	if d.broken {
 		return false
@@ -494,43 +495,48 @@ func (d *derivation) holds(prev, c *model.Cluster) bool {
 		return m
 	}
 	was, now := index(prev.Nodes), index(c.Nodes)
+	// changed: the view a reused pod reads differs (or the node came or
+	// went); placed: so does what placing a kept DaemonSet pod reads.
+	changed, placed := map[string]bool{}, map[string]bool{}
+	for name, a := range was {
+		b := now[name]
+		switch {
+		case b == nil || !sameNodeView(a, b):
+			changed[name], placed[name] = true, true
+		case a.Spec.Unschedulable != b.Spec.Unschedulable || !reflect.DeepEqual(a.Status.Allocatable, b.Status.Allocatable):
+			placed[name] = true
+		}
+	}
+	for name := range now {
+		if was[name] == nil {
+			changed[name], placed[name] = true, true
+		}
+	}
 	nsWas := map[string]*corev1.Namespace{}
 	for _, ns := range prev.Namespaces {
 		nsWas[ns.Name] = ns
 	}
-	nsNow := map[string]*corev1.Namespace{}
+	nsChanged := map[string]bool{}
 	for _, ns := range c.Namespaces {
-		nsNow[ns.Name] = ns
-	}
-	nodeOK, nsOK := map[string]bool{}, map[string]bool{}
-	for p := range d.input {
-		if name := p.Spec.NodeName; !nodeOK[name] {
-			a, b := was[name], now[name]
-			if (a == nil) != (b == nil) || (a != nil && !sameNodeView(a, b)) {
-				return false
-			}
-			nodeOK[name] = true
+		if a := nsWas[ns.Name]; a == nil || !reflect.DeepEqual(a, ns) {
+			nsChanged[ns.Name] = true
 		}
-		if name := p.Namespace; !nsOK[name] {
-			a, b := nsWas[name], nsNow[name]
-			if (a == nil) != (b == nil) || (a != nil && !reflect.DeepEqual(a, b)) {
+		delete(nsWas, ns.Name)
+	}
+	for name := range nsWas {
+		nsChanged[name] = true
+	}
+	if len(changed) > 0 || len(nsChanged) > 0 {
+		for p := range d.input {
+			if changed[p.Spec.NodeName] || nsChanged[p.Namespace] {
 				return false
 			}
-			nsOK[name] = true
 		}
 	}
 	for p := range d.kept {
 		// Placed again on its node: what the scheduler reads of it too.
-		a, b := was[p.Spec.NodeName], now[p.Spec.NodeName]
-		if a == nil || b == nil || !sameNodeView(a, b) || a.Spec.Unschedulable != b.Spec.Unschedulable ||
-			!reflect.DeepEqual(a.Status.Allocatable, b.Status.Allocatable) {
+		if placed[p.Spec.NodeName] || now[p.Spec.NodeName] == nil || nsChanged[p.Namespace] {
 			return false
-		}
-		if ns := p.Namespace; !nsOK[ns] {
-			if a, b := nsWas[ns], nsNow[ns]; (a == nil) != (b == nil) || (a != nil && !reflect.DeepEqual(a, b)) {
-				return false
-			}
-			nsOK[ns] = true
 		}
 	}
 	return true
