@@ -260,47 +260,50 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 	sets := byName(prev.ReplicaSets)
 	slices := byName(prev.EndpointSlices)
 	policies := byName(prev.NetworkPolicies)
-	var pods []*corev1.Pod
-	for _, o := range next.Objects {
-		if p, ok := o.Typed.(*corev1.Pod); ok {
-			pods = append(pods, p)
-		}
-	}
-	observedRS := controllers.ObservedReplicaSets(pods)
+	// owned are the input's pods by ReplicaSet; observedRS the hash of
+	// each Deployment's ReplicaSet the input's pods name, the last pod's
+	// (controllers.ObservedReplicaSets).
+	owned := map[nsName][]*corev1.Pod{}
+	observedRS := map[nsName]string{}
 	// A Deployment's status counts the pods of every ReplicaSet it owns,
 	// the input's older ones too: one with any is built again.
-	olderRS := map[string]bool{}
+	olderRS := map[nsName]bool{}
 	for _, o := range next.Objects {
-		if rs, ok := o.Typed.(*appsv1.ReplicaSet); ok {
-			if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
-				olderRS[rs.Namespace+"/"+name] = true
+		switch t := o.Typed.(type) {
+		case *corev1.Pod:
+			kind, name := controllers.ControllerOf(t)
+			if kind != "ReplicaSet" {
+				continue
+			}
+			k := nsName{t.Namespace, name}
+			owned[k] = append(owned[k], t)
+			if i := strings.LastIndex(name, "-"); i > 0 {
+				observedRS[nsName{t.Namespace, name[:i]}] = name[i+1:]
+			}
+		case *appsv1.ReplicaSet:
+			if kind, name := controllers.ControllerOf(t); kind == "Deployment" {
+				olderRS[nsName{t.Namespace, name}] = true
 			}
 		}
 	}
-	owned := map[string][]*corev1.Pod{}
-	for _, p := range pods {
-		if kind, name := controllers.ControllerOf(p); kind == "ReplicaSet" {
-			owned[p.Namespace+"/"+name] = append(owned[p.Namespace+"/"+name], p)
-		}
-	}
 	for _, o := range next.Objects {
-		if !prev.Observed(o.Key) || spoken[o.Key] {
-			continue
-		}
 		switch t := o.Typed.(type) {
 		case *discoveryv1.EndpointSlice:
-			if was := slices[t.Namespace+"/"+t.Name]; was != nil {
+			if was := slices[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] {
 				d.slices[t] = was
 			}
 		case *networkingv1.NetworkPolicy:
-			if was := policies[t.Namespace+"/"+t.Name]; was != nil {
+			if was := policies[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] {
 				d.policies[t] = was
 			}
 		case *appsv1.Deployment:
-			hash := observedRS[t.Namespace+"/"+t.Name]
+			if !prev.Observed(o.Key) || spoken[o.Key] {
+				continue
+			}
+			hash := observedRS[nsName{t.Namespace, t.Name}]
 			rsName := t.Name + "-" + hash
-			dep, rs := deps[t.Namespace+"/"+t.Name], sets[t.Namespace+"/"+rsName]
-			if hash == "" || dep == nil || rs == nil || olderRS[t.Namespace+"/"+t.Name] || inputs[model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: t.Namespace, Name: rsName}] {
+			dep, rs := deps[nsName{t.Namespace, t.Name}], sets[nsName{t.Namespace, rsName}]
+			if hash == "" || dep == nil || rs == nil || olderRS[nsName{t.Namespace, t.Name}] || inputs[model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: t.Namespace, Name: rsName}] {
 				continue
 			}
 			if kind, name := controllers.ControllerOf(rs); kind != "Deployment" || name != t.Name {
@@ -310,7 +313,7 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 			if t.Spec.Replicas != nil {
 				replicas = int(*t.Spec.Replicas)
 			}
-			mine := owned[t.Namespace+"/"+rsName]
+			mine := owned[nsName{t.Namespace, rsName}]
 			all := len(mine) > 0 && len(mine) >= replicas
 			for _, p := range mine {
 				all = all && d.reuse[p] != nil
@@ -322,12 +325,16 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 	}
 }
 
-// byName indexes objects by namespace/name, leaving out names held twice.
-func byName[T metav1.Object](objs []T) map[string]T {
-	m := make(map[string]T, len(objs))
-	twice := map[string]bool{}
+// nsName is an object's namespace and name, a map key.
+type nsName struct{ namespace, name string }
+
+// byName indexes objects by namespace and name, leaving out names held
+// twice.
+func byName[T metav1.Object](objs []T) map[nsName]T {
+	m := make(map[nsName]T, len(objs))
+	twice := map[nsName]bool{}
 	for _, o := range objs {
-		k := o.GetNamespace() + "/" + o.GetName()
+		k := nsName{o.GetNamespace(), o.GetName()}
 		if _, ok := m[k]; ok {
 			twice[k] = true
 		}
