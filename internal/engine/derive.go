@@ -73,6 +73,10 @@ type derivation struct {
 	// kept are its DaemonSets' pods taken as they are (derive_daemons.go).
 	spoken map[model.Key]bool
 	kept   map[*corev1.Pod]bool
+	// origins are the previous twin's Origins, layered the objects whose
+	// origin the next one sets (nil: collect reads every object's).
+	origins map[model.Key]model.Origin
+	layered []*model.Object
 }
 
 func (d *derivation) keep(p *corev1.Pod) {
@@ -159,7 +163,7 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		!reflect.DeepEqual(prevSnap.Network, next.Network) {
 		return nil
 	}
-	ok, podsChanged := onlyDerivableChanged(prevSnap.Objects, next.Objects)
+	ok, podsChanged, layered := onlyDerivableChanged(prevSnap.Objects, next.Objects)
 	if !ok {
 		return nil
 	}
@@ -202,6 +206,7 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		if was := recall(prev); was != nil && was.settled != nil && was.settled.covers(spoken) {
 			d := *was.settled
 			d.spoken = spoken
+			d.originsFrom(prev, prevSnap, layered)
 			return &d
 		}
 	}
@@ -241,7 +246,17 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		return nil
 	}
 	d.reuseObjects(prev, next, spoken, inputs)
+	d.originsFrom(prev, prevSnap, layered)
 	return d
+}
+
+// originsFrom lets collect start the twin's Origins from prev's when next
+// is prevSnap layered in place (layered its new objects) and prevSnap
+// holds each key once, so that prev's Origins are prevSnap's objects'.
+func (d *derivation) originsFrom(prev *model.Cluster, prevSnap *model.Snapshot, layered []*model.Object) {
+	if layered != nil && len(prev.Origins) == len(prevSnap.Objects) {
+		d.origins, d.layered = prev.Origins, layered
+	}
 }
 
 // reuseObjects finds the objects besides pods the derivation takes from
@@ -350,8 +365,10 @@ func byName[T metav1.Object](objs []T) map[nsName]T {
 // the same pointer unless derivable, plus derivable ones, and whether a pod
 // is among those that came, went or changed. plan.Layer keeps each
 // object's position and appends new ones, which is checked first; other
-// snapshots are compared by key.
-func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
+// snapshots are compared by key. layered are the objects of next that
+// are not prev's (replaced in place or added) when next is prev layered
+// that way, else nil.
+func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool, layered []*model.Object) {
 	isPod := func(o *model.Object) bool { return o.Key.Group == "" && o.Key.Kind == "Pod" }
 	if len(next) >= len(prev) {
 		inPlace := true
@@ -361,6 +378,7 @@ func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
 					inPlace = false
 					break
 				}
+				layered = append(layered, n)
 				podsChanged = podsChanged || isPod(n)
 			}
 		}
@@ -368,25 +386,27 @@ func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
 			keys := make(map[model.Key]bool, len(next)-len(prev))
 			for _, o := range next[len(prev):] {
 				if !derivable(o) || keys[o.Key] {
-					return false, false
+					return false, false, nil
 				}
 				keys[o.Key] = true
+				layered = append(layered, o)
 				podsChanged = podsChanged || isPod(o)
 			}
 			if len(keys) > 0 {
 				for _, o := range prev {
 					if keys[o.Key] {
-						return false, false // a key twice: not a layering
+						return false, false, nil // a key twice: not a layering
 					}
 				}
 			}
-			return true, podsChanged
+			return true, podsChanged, layered
 		}
+		layered = nil
 	}
 	before := make(map[model.Key]*model.Object, len(prev))
 	for _, o := range prev {
 		if _, dup := before[o.Key]; dup {
-			return false, false
+			return false, false, nil
 		}
 		before[o.Key] = o
 	}
@@ -394,19 +414,19 @@ func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
 	for _, o := range next {
 		was, ok := before[o.Key]
 		if seen[o.Key] {
-			return false, false
+			return false, false, nil
 		}
 		seen[o.Key] = true
 		if (!ok || was != o) && !derivable(o) {
-			return false, false
+			return false, false, nil
 		}
 	}
 	for k, o := range before {
 		if !seen[k] && !derivable(o) {
-			return false, false // an object was removed
+			return false, false, nil // an object was removed
 		}
 	}
-	return true, true // pods may have moved or gone: compared one by one
+	return true, true, nil // pods may have moved or gone: compared one by one
 }
 
 // snapshotRef is the reference time Build takes from the snapshot

@@ -46,8 +46,8 @@ func (b *builder) workloads() error {
 	c := b.c
 	idx := controllers.IndexPods(c.Pods)
 	var cands []candidate
-	claimed := map[*corev1.Pod]bool{}
-	stubs := map[*corev1.Pod]bool{}
+	claimed := make(map[*corev1.Pod]bool, len(c.Pods))
+	stubs := make(map[*corev1.Pod]bool, len(c.Pods))
 	for _, p := range c.Pods {
 		// A reused pod is judged by its input: the stub it was, its phase.
 		stubs[p] = controllers.IsStub(b.d.inputOf(p))
