@@ -210,14 +210,20 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 			return &d
 		}
 	}
-	built := make(map[model.Key]*corev1.Pod, len(prev.Pods))
+	// built are the previous twin's pods by namespace and name (nil for a
+	// name held twice).
+	built := make(map[nsName]*corev1.Pod, len(prev.Pods))
 	for _, p := range prev.Pods {
-		k := keyOf(p)
+		k := nsName{p.Namespace, p.Name}
 		if _, dup := built[k]; dup {
 			built[k] = nil
 			continue
 		}
 		built[k] = p
+	}
+	podSpoken := false
+	for k := range spoken {
+		podSpoken = podSpoken || (k.Group == "" && k.Kind == "Pod")
 	}
 	// The input's workload controllers, which own the pods it reuses.
 	inputs := map[model.Key]bool{}
@@ -226,18 +232,31 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 			inputs[o.Key] = true
 		}
 	}
-	d := &derivation{reuse: map[*corev1.Pod]*corev1.Pod{}, input: map[*corev1.Pod]*corev1.Pod{}, spoken: spoken}
+	d := &derivation{reuse: make(map[*corev1.Pod]*corev1.Pod, len(prev.Pods)), input: make(map[*corev1.Pod]*corev1.Pod, len(prev.Pods)), spoken: spoken}
+	// Consecutive pods mostly share their controller: its verdict is kept.
+	var last struct {
+		ns, kind, name string
+		ok, set        bool
+	}
+	owned := func(in *corev1.Pod) bool {
+		kind, name := controllers.ControllerOf(in)
+		if !last.set || last.ns != in.Namespace || last.kind != kind || last.name != name {
+			last.ns, last.kind, last.name, last.set = in.Namespace, kind, name, true
+			last.ok = ownedByInput(in, inputs)
+		}
+		return last.ok
+	}
 	for _, o := range next.Objects {
 		in, ok := o.Typed.(*corev1.Pod)
 		if !ok {
 			continue
 		}
 		k := o.Key
-		p := built[k]
+		p := built[nsName{k.Namespace, k.Name}]
 		if p == in {
 			return nil // prev took the snapshot's objects (BuildOwned): its input is gone
 		}
-		if p == nil || (unchanged != nil && !unchanged[in]) || spoken[k] || keyOf(in) != k || !settled(in, p) || !ownedByInput(in, inputs) {
+		if p == nil || (unchanged != nil && !unchanged[in]) || keyOf(in) != k || !settled(in, p) || (podSpoken && spoken[k]) || !owned(in) {
 			continue
 		}
 		d.reuse[in], d.input[p] = p, in
