@@ -65,8 +65,9 @@ func (b *builder) workloads() error {
 	// the running pods' scheduler state says whether its node changed.
 	kept := b.keptDaemons()
 	made := make([]map[string]*corev1.Pod, len(c.DaemonSets))
-	type maybe struct{ ds int }
-	maybes := map[int]maybe{}
+	// maybes are the candidates holding a previous pod, by index: the
+	// DaemonSet's index.
+	maybes := map[int]int{}
 	for i, ds := range c.DaemonSets {
 		observed := map[string]*corev1.Pod{}
 		for _, p := range idx.Owned(ds.Namespace, "DaemonSet", ds.Name) {
@@ -76,7 +77,7 @@ func (b *builder) workloads() error {
 		made[i] = map[string]*corev1.Pod{}
 		for _, node := range scheduler.DaemonSetNodes(ds, c.Nodes) {
 			if observed[node] == nil && kept != nil && kept[i][node] != nil {
-				maybes[len(cands)] = maybe{i}
+				maybes[len(cands)] = i
 				add(kept[i][node], creator)
 			} else {
 				add(controllers.DaemonPod(ds, node, observed[node]), creator)
@@ -181,7 +182,7 @@ func (b *builder) workloads() error {
 				continue // running: in the scheduler's state already
 			}
 			node := cd.node
-			m, ok := maybes[i]
+			ds, ok := maybes[i]
 			if ok && !again[node] && b.keepDaemon(cd.pod, node, at[node], state) {
 				b.d.keep(cd.pod)
 				at[node]++
@@ -189,8 +190,8 @@ func (b *builder) workloads() error {
 			}
 			again[node] = true
 			if ok {
-				cd.pod = controllers.DaemonPod(c.DaemonSets[m.ds], node, nil)
-				made[m.ds][node] = cd.pod
+				cd.pod = controllers.DaemonPod(c.DaemonSets[ds], node, nil)
+				made[ds][node] = cd.pod
 			}
 		}
 	}
@@ -221,7 +222,7 @@ func (b *builder) workloads() error {
 		// nothing about it, and admission reads nothing a derivation
 		// lets change (derive.go).
 		reused := b.d.reused(p)
-		if reused && !cd.running && scheduler.ReadsOtherNodes(p, state) {
+		if reused && b.d.kept[p] && scheduler.ReadsOtherNodes(p, state) {
 			// A kept DaemonSet pod whose placement would now read
 			// other nodes: a pod placed before it has anti-affinity.
 			b.d.broken = true
