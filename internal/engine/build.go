@@ -61,6 +61,8 @@ type builder struct {
 	d *derivation
 	// own: BuildOwned, whose twin no derivation starts from.
 	own bool
+	// carry is what this build keeps for a derivation from its twin.
+	carry carried
 }
 
 // Build derives the cluster from the snapshot, which it leaves as it was.
@@ -121,6 +123,12 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 	}
 	b.stamp()
 	b.sort()
+	if !own {
+		if d != nil {
+			b.carry.settled = d.carried()
+		}
+		remember(b.c, &b.carry)
+	}
 	return b.c, nil
 }
 

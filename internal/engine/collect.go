@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -52,7 +53,7 @@ type input struct {
 func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 	in := &input{
 		c: &model.Cluster{
-			Origins: map[model.Key]model.Origin{},
+			Origins: make(map[model.Key]model.Origin, len(s.Objects)),
 			Kubeadm: model.Kubeadm{
 				KubeletPatches: map[string]*kubeletv1beta1.KubeletConfiguration{},
 				NodeKubelet:    map[string]*kubeletv1beta1.KubeletConfiguration{},
@@ -63,8 +64,19 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		actions:        s.Actions,
 	}
 	c := in.c
+	// A derivation's snapshot is the previous one with a few objects
+	// layered on it: their origins are all that differ.
+	origins := d == nil || d.origins == nil
+	if !origins {
+		c.Origins = maps.Clone(d.origins)
+		for _, o := range d.layered {
+			c.Origins[o.Key] = o.Origin
+		}
+	}
 	for _, o := range s.Objects {
-		c.Origins[o.Key] = o.Origin
+		if origins {
+			c.Origins[o.Key] = o.Origin
+		}
 		if calicoCRDMode(o) {
 			in.v1CRDs = true
 		}

@@ -39,7 +39,10 @@ func Derive(prev *model.Cluster, prevSnap, next *model.Snapshot) (*model.Cluster
 	if d == nil {
 		return Build(next)
 	}
-	d.net = networkMemo(prev) // IPAM may restore its replay from prev's (derive_network.go)
+	d.prev = recall(prev)
+	if d.prev != nil {
+		d.net = d.prev.net // IPAM may restore its replay from prev's (derive_network.go)
+	}
 	c, err := build(next, false, d)
 	if err != nil || !d.holds(prev, c) {
 		// errUnsettled, or an error Build words from its own pods.
@@ -68,8 +71,25 @@ type derivation struct {
 	policies    map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy
 	// broken is set by a stage that would change a reused pod.
 	broken bool
+	// prev is what the previous build kept (carry.go), nil if nothing.
+	prev *carried
+	// spoken are the objects the previous build said something about;
+	// kept are its DaemonSets' pods taken as they are (derive_daemons.go).
+	spoken map[model.Key]bool
+	kept   map[*corev1.Pod]bool
+	// origins are the previous twin's Origins, layered the objects whose
+	// origin the next one sets (nil: collect reads every object's).
+	origins map[model.Key]model.Origin
+	layered []*model.Object
 	// net is what the previous twin's network stage kept (netMemo).
 	net *netMemo
+}
+
+func (d *derivation) keep(p *corev1.Pod) {
+	if d.kept == nil {
+		d.kept = map[*corev1.Pod]bool{}
+	}
+	d.kept[p] = true
 }
 
 func (d *derivation) reusedDeployments(t *appsv1.Deployment) *appsv1.Deployment {
@@ -108,7 +128,7 @@ func (d *derivation) reused(p *corev1.Pod) bool {
 		return false
 	}
 	_, ok := d.input[p]
-	return ok
+	return ok || d.kept[p]
 }
 
 // inputOf is the input pod p was built from: the snapshot's object for a
@@ -149,7 +169,7 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		!reflect.DeepEqual(prevSnap.Network, next.Network) {
 		return nil
 	}
-	ok, podsChanged := onlyDerivableChanged(prevSnap.Objects, next.Objects)
+	ok, podsChanged, layered := onlyDerivableChanged(prevSnap.Objects, next.Objects)
 	if !ok {
 		return nil
 	}
@@ -186,14 +206,30 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 			spoken[model.Key{Kind: "Pod", Namespace: e.InvolvedObject.Namespace, Name: e.InvolvedObject.Name}] = true
 		}
 	}
-	built := make(map[model.Key]*corev1.Pod, len(prev.Pods))
+	if !podsChanged {
+		// The previous derivation's choice holds again when the previous
+		// build spoke of nothing it had not spoken of (carry.go).
+		if was := recall(prev); was != nil && was.settled != nil && was.settled.covers(spoken) {
+			d := *was.settled
+			d.spoken = spoken
+			d.originsFrom(prev, prevSnap, layered)
+			return &d
+		}
+	}
+	// built are the previous twin's pods by namespace and name (nil for a
+	// name held twice).
+	built := make(map[nsName]*corev1.Pod, len(prev.Pods))
 	for _, p := range prev.Pods {
-		k := keyOf(p)
+		k := nsName{p.Namespace, p.Name}
 		if _, dup := built[k]; dup {
 			built[k] = nil
 			continue
 		}
 		built[k] = p
+	}
+	podSpoken := false
+	for k := range spoken {
+		podSpoken = podSpoken || (k.Group == "" && k.Kind == "Pod")
 	}
 	// The input's workload controllers, which own the pods it reuses.
 	inputs := map[model.Key]bool{}
@@ -202,18 +238,31 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 			inputs[o.Key] = true
 		}
 	}
-	d := &derivation{reuse: map[*corev1.Pod]*corev1.Pod{}, input: map[*corev1.Pod]*corev1.Pod{}}
+	d := &derivation{reuse: make(map[*corev1.Pod]*corev1.Pod, len(prev.Pods)), input: make(map[*corev1.Pod]*corev1.Pod, len(prev.Pods)), spoken: spoken}
+	// Consecutive pods mostly share their controller: its verdict is kept.
+	var last struct {
+		ns, kind, name string
+		ok, set        bool
+	}
+	owned := func(in *corev1.Pod) bool {
+		kind, name := controllers.ControllerOf(in)
+		if !last.set || last.ns != in.Namespace || last.kind != kind || last.name != name {
+			last.ns, last.kind, last.name, last.set = in.Namespace, kind, name, true
+			last.ok = ownedByInput(in, inputs)
+		}
+		return last.ok
+	}
 	for _, o := range next.Objects {
 		in, ok := o.Typed.(*corev1.Pod)
 		if !ok {
 			continue
 		}
 		k := o.Key
-		p := built[k]
+		p := built[nsName{k.Namespace, k.Name}]
 		if p == in {
 			return nil // prev took the snapshot's objects (BuildOwned): its input is gone
 		}
-		if p == nil || (unchanged != nil && !unchanged[in]) || spoken[k] || keyOf(in) != k || !settled(in, p) || !ownedByInput(in, inputs) {
+		if p == nil || (unchanged != nil && !unchanged[in]) || keyOf(in) != k || !settled(in, p) || (podSpoken && spoken[k]) || !owned(in) {
 			continue
 		}
 		d.reuse[in], d.input[p] = p, in
@@ -222,7 +271,17 @@ func settle(prev *model.Cluster, prevSnap, next *model.Snapshot) *derivation {
 		return nil
 	}
 	d.reuseObjects(prev, next, spoken, inputs)
+	d.originsFrom(prev, prevSnap, layered)
 	return d
+}
+
+// originsFrom lets collect start the twin's Origins from prev's when next
+// is prevSnap layered in place (layered its new objects) and prevSnap
+// holds each key once, so that prev's Origins are prevSnap's objects'.
+func (d *derivation) originsFrom(prev *model.Cluster, prevSnap *model.Snapshot, layered []*model.Object) {
+	if layered != nil && len(prev.Origins) == len(prevSnap.Objects) {
+		d.origins, d.layered = prev.Origins, layered
+	}
 }
 
 // reuseObjects finds the objects besides pods the derivation takes from
@@ -241,47 +300,50 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 	sets := byName(prev.ReplicaSets)
 	slices := byName(prev.EndpointSlices)
 	policies := byName(prev.NetworkPolicies)
-	var pods []*corev1.Pod
-	for _, o := range next.Objects {
-		if p, ok := o.Typed.(*corev1.Pod); ok {
-			pods = append(pods, p)
-		}
-	}
-	observedRS := controllers.ObservedReplicaSets(pods)
+	// owned are the input's pods by ReplicaSet; observedRS the hash of
+	// each Deployment's ReplicaSet the input's pods name, the last pod's
+	// (controllers.ObservedReplicaSets).
+	owned := map[nsName][]*corev1.Pod{}
+	observedRS := map[nsName]string{}
 	// A Deployment's status counts the pods of every ReplicaSet it owns,
 	// the input's older ones too: one with any is built again.
-	olderRS := map[string]bool{}
+	olderRS := map[nsName]bool{}
 	for _, o := range next.Objects {
-		if rs, ok := o.Typed.(*appsv1.ReplicaSet); ok {
-			if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
-				olderRS[rs.Namespace+"/"+name] = true
+		switch t := o.Typed.(type) {
+		case *corev1.Pod:
+			kind, name := controllers.ControllerOf(t)
+			if kind != "ReplicaSet" {
+				continue
+			}
+			k := nsName{t.Namespace, name}
+			owned[k] = append(owned[k], t)
+			if i := strings.LastIndex(name, "-"); i > 0 {
+				observedRS[nsName{t.Namespace, name[:i]}] = name[i+1:]
+			}
+		case *appsv1.ReplicaSet:
+			if kind, name := controllers.ControllerOf(t); kind == "Deployment" {
+				olderRS[nsName{t.Namespace, name}] = true
 			}
 		}
 	}
-	owned := map[string][]*corev1.Pod{}
-	for _, p := range pods {
-		if kind, name := controllers.ControllerOf(p); kind == "ReplicaSet" {
-			owned[p.Namespace+"/"+name] = append(owned[p.Namespace+"/"+name], p)
-		}
-	}
 	for _, o := range next.Objects {
-		if !prev.Observed(o.Key) || spoken[o.Key] {
-			continue
-		}
 		switch t := o.Typed.(type) {
 		case *discoveryv1.EndpointSlice:
-			if was := slices[t.Namespace+"/"+t.Name]; was != nil {
+			if was := slices[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] {
 				d.slices[t] = was
 			}
 		case *networkingv1.NetworkPolicy:
-			if was := policies[t.Namespace+"/"+t.Name]; was != nil {
+			if was := policies[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] {
 				d.policies[t] = was
 			}
 		case *appsv1.Deployment:
-			hash := observedRS[t.Namespace+"/"+t.Name]
+			if !prev.Observed(o.Key) || spoken[o.Key] {
+				continue
+			}
+			hash := observedRS[nsName{t.Namespace, t.Name}]
 			rsName := t.Name + "-" + hash
-			dep, rs := deps[t.Namespace+"/"+t.Name], sets[t.Namespace+"/"+rsName]
-			if hash == "" || dep == nil || rs == nil || olderRS[t.Namespace+"/"+t.Name] || inputs[model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: t.Namespace, Name: rsName}] {
+			dep, rs := deps[nsName{t.Namespace, t.Name}], sets[nsName{t.Namespace, rsName}]
+			if hash == "" || dep == nil || rs == nil || olderRS[nsName{t.Namespace, t.Name}] || inputs[model.Key{Group: "apps", Kind: "ReplicaSet", Namespace: t.Namespace, Name: rsName}] {
 				continue
 			}
 			if kind, name := controllers.ControllerOf(rs); kind != "Deployment" || name != t.Name {
@@ -291,7 +353,7 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 			if t.Spec.Replicas != nil {
 				replicas = int(*t.Spec.Replicas)
 			}
-			mine := owned[t.Namespace+"/"+rsName]
+			mine := owned[nsName{t.Namespace, rsName}]
 			all := len(mine) > 0 && len(mine) >= replicas
 			for _, p := range mine {
 				all = all && d.reuse[p] != nil
@@ -303,12 +365,16 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 	}
 }
 
-// byName indexes objects by namespace/name, leaving out names held twice.
-func byName[T metav1.Object](objs []T) map[string]T {
-	m := make(map[string]T, len(objs))
-	twice := map[string]bool{}
+// nsName is an object's namespace and name, a map key.
+type nsName struct{ namespace, name string }
+
+// byName indexes objects by namespace and name, leaving out names held
+// twice.
+func byName[T metav1.Object](objs []T) map[nsName]T {
+	m := make(map[nsName]T, len(objs))
+	twice := map[nsName]bool{}
 	for _, o := range objs {
-		k := o.GetNamespace() + "/" + o.GetName()
+		k := nsName{o.GetNamespace(), o.GetName()}
 		if _, ok := m[k]; ok {
 			twice[k] = true
 		}
@@ -324,8 +390,10 @@ func byName[T metav1.Object](objs []T) map[string]T {
 // the same pointer unless derivable, plus derivable ones, and whether a pod
 // is among those that came, went or changed. plan.Layer keeps each
 // object's position and appends new ones, which is checked first; other
-// snapshots are compared by key.
-func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
+// snapshots are compared by key. layered are the objects of next that
+// are not prev's (replaced in place or added) when next is prev layered
+// that way, else nil.
+func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool, layered []*model.Object) {
 	isPod := func(o *model.Object) bool { return o.Key.Group == "" && o.Key.Kind == "Pod" }
 	if len(next) >= len(prev) {
 		inPlace := true
@@ -335,6 +403,7 @@ func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
 					inPlace = false
 					break
 				}
+				layered = append(layered, n)
 				podsChanged = podsChanged || isPod(n)
 			}
 		}
@@ -342,25 +411,27 @@ func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
 			keys := make(map[model.Key]bool, len(next)-len(prev))
 			for _, o := range next[len(prev):] {
 				if !derivable(o) || keys[o.Key] {
-					return false, false
+					return false, false, nil
 				}
 				keys[o.Key] = true
+				layered = append(layered, o)
 				podsChanged = podsChanged || isPod(o)
 			}
 			if len(keys) > 0 {
 				for _, o := range prev {
 					if keys[o.Key] {
-						return false, false // a key twice: not a layering
+						return false, false, nil // a key twice: not a layering
 					}
 				}
 			}
-			return true, podsChanged
+			return true, podsChanged, layered
 		}
+		layered = nil
 	}
 	before := make(map[model.Key]*model.Object, len(prev))
 	for _, o := range prev {
 		if _, dup := before[o.Key]; dup {
-			return false, false
+			return false, false, nil
 		}
 		before[o.Key] = o
 	}
@@ -368,19 +439,19 @@ func onlyDerivableChanged(prev, next []*model.Object) (ok, podsChanged bool) {
 	for _, o := range next {
 		was, ok := before[o.Key]
 		if seen[o.Key] {
-			return false, false
+			return false, false, nil
 		}
 		seen[o.Key] = true
 		if (!ok || was != o) && !derivable(o) {
-			return false, false
+			return false, false, nil
 		}
 	}
 	for k, o := range before {
 		if !seen[k] && !derivable(o) {
-			return false, false // an object was removed
+			return false, false, nil // an object was removed
 		}
 	}
-	return true, true // pods may have moved or gone: compared one by one
+	return true, true, nil // pods may have moved or gone: compared one by one
 }
 
 // snapshotRef is the reference time Build takes from the snapshot
@@ -462,7 +533,8 @@ func ownedByInput(p *corev1.Pod, inputs map[model.Key]bool) bool {
 
 // holds checks, on the derived twin, what the reused pods read of their
 // nodes and namespaces: equal to what the previous build read, else the
-// kubelet's status or admission could differ.
+// kubelet's status or admission could differ. The nodes and namespaces
+// are compared first, the pods looked at only if some differ.
 func (d *derivation) holds(prev, c *model.Cluster) bool {
 	if d.broken {
 		return false
@@ -475,29 +547,48 @@ func (d *derivation) holds(prev, c *model.Cluster) bool {
 		return m
 	}
 	was, now := index(prev.Nodes), index(c.Nodes)
+	// changed: the view a reused pod reads differs (or the node came or
+	// went); placed: so does what placing a kept DaemonSet pod reads.
+	changed, placed := map[string]bool{}, map[string]bool{}
+	for name, a := range was {
+		b := now[name]
+		switch {
+		case b == nil || !sameNodeView(a, b):
+			changed[name], placed[name] = true, true
+		case a.Spec.Unschedulable != b.Spec.Unschedulable || !reflect.DeepEqual(a.Status.Allocatable, b.Status.Allocatable):
+			placed[name] = true
+		}
+	}
+	for name := range now {
+		if was[name] == nil {
+			changed[name], placed[name] = true, true
+		}
+	}
 	nsWas := map[string]*corev1.Namespace{}
 	for _, ns := range prev.Namespaces {
 		nsWas[ns.Name] = ns
 	}
-	nsNow := map[string]*corev1.Namespace{}
+	nsChanged := map[string]bool{}
 	for _, ns := range c.Namespaces {
-		nsNow[ns.Name] = ns
-	}
-	nodeOK, nsOK := map[string]bool{}, map[string]bool{}
-	for p := range d.input {
-		if name := p.Spec.NodeName; !nodeOK[name] {
-			a, b := was[name], now[name]
-			if (a == nil) != (b == nil) || (a != nil && !sameNodeView(a, b)) {
-				return false
-			}
-			nodeOK[name] = true
+		if a := nsWas[ns.Name]; a == nil || !reflect.DeepEqual(a, ns) {
+			nsChanged[ns.Name] = true
 		}
-		if name := p.Namespace; !nsOK[name] {
-			a, b := nsWas[name], nsNow[name]
-			if (a == nil) != (b == nil) || (a != nil && !reflect.DeepEqual(a, b)) {
+		delete(nsWas, ns.Name)
+	}
+	for name := range nsWas {
+		nsChanged[name] = true
+	}
+	if len(changed) > 0 || len(nsChanged) > 0 {
+		for p := range d.input {
+			if changed[p.Spec.NodeName] || nsChanged[p.Namespace] {
 				return false
 			}
-			nsOK[name] = true
+		}
+	}
+	for p := range d.kept {
+		// Placed again on its node: what the scheduler reads of it too.
+		if placed[p.Spec.NodeName] || now[p.Spec.NodeName] == nil || nsChanged[p.Namespace] {
+			return false
 		}
 	}
 	return true

@@ -3,11 +3,8 @@ package engine
 import (
 	"net/netip"
 	"reflect"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
-	"weak"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -173,7 +170,7 @@ func (b *builder) render(m *ipam.IPAM, h ipamHistory, observed *ipam.IPAM, resto
 		c.BlockAffinities = m.Affinities()
 	}
 	if observed != nil {
-		remember(c, &netMemo{in: h, observed: observed, final: m, blocks: c.IPAMBlocks, affs: c.BlockAffinities, restored: restored})
+		b.carry.net = &netMemo{in: h, observed: observed, final: m, blocks: c.IPAMBlocks, affs: c.BlockAffinities, restored: restored}
 	}
 }
 
@@ -183,24 +180,4 @@ func (d *derivation) network() *netMemo {
 		return nil
 	}
 	return d.net
-}
-
-// memos holds each twin's netMemo for as long as the twin exists: keyed
-// by a weak pointer, dropped when the twin is collected. It is a cache
-// beside the twins, not part of them, so that a twin compares with
-// another under reflect.DeepEqual by what it models alone.
-var memos sync.Map // weak.Pointer[model.Cluster] → *netMemo
-
-func remember(c *model.Cluster, m *netMemo) {
-	k := weak.Make(c)
-	memos.Store(k, m)
-	runtime.AddCleanup(c, func(k weak.Pointer[model.Cluster]) { memos.Delete(k) }, k)
-}
-
-// networkMemo is the memo the build of c kept, nil if none.
-func networkMemo(c *model.Cluster) *netMemo {
-	if m, ok := memos.Load(weak.Make(c)); ok {
-		return m.(*netMemo)
-	}
-	return nil
 }

@@ -483,3 +483,11 @@ func TestTwoDerivationsFromOneTwinMayRunAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// networkMemo is the network memo the build of c kept, nil if none.
+func networkMemo(c *model.Cluster) *netMemo {
+	if k := recall(c); k != nil {
+		return k.net
+	}
+	return nil
+}

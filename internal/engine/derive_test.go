@@ -130,6 +130,35 @@ func TestADerivedTwinEqualsTheFullBuild(t *testing.T) {
 			reuse: true,
 		},
 		{
+			name: "a reused node whose pod now claims a host port keeps a new pod pinned there with that port Pending",
+			base: func(t *testing.T) *model.Snapshot { return generated(t, false) },
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				s, node := withHostPort(t, s)
+				return withPinnedPod(t, s, node, metav1.Time{})
+			},
+			reuse: true,
+		},
+		{
+			name: "a reused node whose pod with a host port is gone takes a new pod pinned there with that port",
+			base: func(t *testing.T) *model.Snapshot {
+				s, _ := withHostPort(t, generated(t, false))
+				return s
+			},
+			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+				out := &model.Snapshot{Network: s.Network}
+				node := ""
+				for _, o := range s.Objects {
+					if p, ok := o.Typed.(*corev1.Pod); ok && len(p.Spec.Containers) > 0 && len(p.Spec.Containers[0].Ports) > 0 && p.Spec.Containers[0].Ports[0].HostPort == pinnedPort {
+						node = p.Spec.NodeName
+						continue
+					}
+					out.Objects = append(out.Objects, o)
+				}
+				return withPinnedPod(t, out, node, metav1.Time{})
+			},
+			reuse: true,
+		},
+		{
 			name: "a new pod newer than every object (the reference time moves) is a full build",
 			base: func(t *testing.T) *model.Snapshot { return generated(t, true) },
 			next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
@@ -224,6 +253,43 @@ func withPod(t *testing.T, s *model.Snapshot, created metav1.Time) *model.Snapsh
 	return plan.Layer(s, o)
 }
 
+// pinnedPort is the host port withHostPort and withPinnedPod claim.
+const pinnedPort = 9123
+
+// withHostPort is s with its first observed pod given whole (the spec the
+// twin completes it with) and claiming host port pinnedPort; node is
+// where it runs.
+func withHostPort(t *testing.T, s *model.Snapshot) (_ *model.Snapshot, node string) {
+	t.Helper()
+	c := build(t, s)
+	return edited(t, s, "Pod", func(o *model.Object) {
+		p := o.Typed.(*corev1.Pod).DeepCopy()
+		for _, q := range c.Pods {
+			if q.Namespace == p.Namespace && q.Name == p.Name {
+				p.Spec.Containers = append([]corev1.Container(nil), q.Spec.Containers...)
+			}
+		}
+		if len(p.Spec.Containers) == 0 {
+			t.Fatalf("pod %s/%s is not in the twin", p.Namespace, p.Name)
+		}
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: pinnedPort, HostPort: pinnedPort}}
+		node = p.Spec.NodeName
+		o.Typed, o.Raw = p, nil
+	}), node
+}
+
+// withPinnedPod is withPod with a pod that runs only on node and claims
+// host port pinnedPort.
+func withPinnedPod(t *testing.T, s *model.Snapshot, node string, created metav1.Time) *model.Snapshot {
+	t.Helper()
+	s = withPod(t, s, created)
+	o := s.Objects[len(s.Objects)-1]
+	p := o.Typed.(*corev1.Pod)
+	p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: pinnedPort, HostPort: pinnedPort}}
+	return s
+}
+
 func copyInstallation(t *testing.T, in *operator.Installation) *operator.Installation {
 	t.Helper()
 	b, err := json.Marshal(in)
@@ -278,5 +344,34 @@ func TestATwinDerivedFromADerivedTwinEqualsTheFullBuild(t *testing.T) {
 	}
 	if again := build(t, first); !reflect.DeepEqual(again, mid) {
 		t.Errorf("Derive changed the derived twin it started from:\n%s", firstDifference(t, again, mid))
+	}
+}
+
+// Two steps that change only Calico's configuration: the second
+// derivation takes the first one's choice of pods again (no pod
+// changed) and still equals the full build.
+func TestATwinDerivedTwiceOverTheSamePodsEqualsTheFullBuild(t *testing.T) {
+	base := generated(t, false)
+	first := whatIf(t, base, "../../examples/what-if/no-strict-affinity.yaml")
+	second := edited(t, first, "Installation", func(o *model.Object) {
+		in := copyInstallation(t, o.Typed.(*operator.Installation))
+		mtu := int32(1400)
+		in.Spec.CalicoNetwork.MTU = &mtu
+		o.Typed, o.Raw = in, nil
+	})
+	prev := build(t, base)
+	mid, err := engine.Derive(prev, base, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := engine.Derive(mid, first, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := build(t, second); !reflect.DeepEqual(want, got) {
+		t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
+	}
+	if sharedPods(mid, got) == 0 {
+		t.Error("the second derivation reused no pod")
 	}
 }

@@ -33,8 +33,10 @@ type candidate struct {
 	// controller's template; admission's mutations apply to it.
 	stub bool
 	// daemon: a DaemonSet's pod, admitted before the rest so that node
-	// readiness (which needs the CNI's DaemonSet pods) is known in time.
+	// readiness (which needs the CNI's DaemonSet pods) is known in time;
+	// node is the node it is made for.
 	daemon bool
+	node   string
 }
 
 // workloads expands the controllers into pods, admits them and places them.
@@ -44,8 +46,8 @@ func (b *builder) workloads() error {
 	c := b.c
 	idx := controllers.IndexPods(c.Pods)
 	var cands []candidate
-	claimed := map[*corev1.Pod]bool{}
-	stubs := map[*corev1.Pod]bool{}
+	claimed := make(map[*corev1.Pod]bool, len(c.Pods))
+	stubs := make(map[*corev1.Pod]bool, len(c.Pods))
 	for _, p := range c.Pods {
 		// A reused pod is judged by its input: the stub it was, its phase.
 		stubs[p] = controllers.IsStub(b.d.inputOf(p))
@@ -58,17 +60,34 @@ func (b *builder) workloads() error {
 
 	// DaemonSets: one pod per eligible node.
 	daemon = true
-	for _, ds := range c.DaemonSets {
+	// A derivation may take the previous build's pod of an unchanged
+	// DaemonSet (derive_daemons.go): held at its candidate's index until
+	// the running pods' scheduler state says whether its node changed.
+	kept := b.keptDaemons()
+	made := make([]map[string]*corev1.Pod, len(c.DaemonSets))
+	// maybes are the candidates holding a previous pod, by index: the
+	// DaemonSet's index.
+	maybes := map[int]int{}
+	for i, ds := range c.DaemonSets {
 		observed := map[string]*corev1.Pod{}
 		for _, p := range idx.Owned(ds.Namespace, "DaemonSet", ds.Name) {
 			observed[p.Spec.NodeName] = p
 		}
+		creator := "DaemonSet " + ds.Namespace + "/" + ds.Name
+		made[i] = map[string]*corev1.Pod{}
 		for _, node := range scheduler.DaemonSetNodes(ds, c.Nodes) {
-			add(controllers.DaemonPod(ds, node, observed[node]), "DaemonSet "+ds.Namespace+"/"+ds.Name)
+			if observed[node] == nil && kept != nil && kept[i][node] != nil {
+				maybes[len(cands)] = i
+				add(kept[i][node], creator)
+			} else {
+				add(controllers.DaemonPod(ds, node, observed[node]), creator)
+			}
+			cands[len(cands)-1].node = node
 			if observed[node] == nil {
 				// Derived: the controller creates it now, so it goes
 				// through admission though it is bound to its node already.
 				cands[len(cands)-1].running = false
+				made[i][node] = cands[len(cands)-1].pod
 			}
 			delete(observed, node)
 		}
@@ -81,6 +100,7 @@ func (b *builder) workloads() error {
 			p := observed[node]
 			b.note(model.Warning, keyOf(p), "observed on node %s, where DaemonSet %s/%s would not run", p.Spec.NodeName, ds.Namespace, ds.Name)
 			add(p, "")
+			cands[len(cands)-1].node = node
 		}
 	}
 	daemon = false
@@ -140,7 +160,43 @@ func (b *builder) workloads() error {
 		}
 	}
 
-	state := scheduler.NewState()
+	// Pods already on a node count against it before anything new is
+	// placed; a derivation starts from the previous build's record of
+	// them (scheduler.NewBase records only the nodes whose pods changed).
+	var running []*corev1.Pod
+	for _, cd := range cands {
+		if cd.pod.Spec.NodeName != "" && cd.running {
+			running = append(running, cd.pod)
+		}
+	}
+	b.carry.sched = scheduler.NewBase(b.d.schedBase(), running)
+	state := b.carry.sched.State()
+	// A DaemonSet pod is kept where the node's running pods are the
+	// previous build's, and so are the DaemonSets' pods placed there
+	// before it, in the same order (derive_daemons.go).
+	if len(maybes) > 0 {
+		again, at := map[string]bool{}, map[string]int{}
+		for i := range cands {
+			cd := &cands[i]
+			if !cd.daemon || cd.running {
+				continue // running: in the scheduler's state already
+			}
+			node := cd.node
+			ds, ok := maybes[i]
+			if ok && !again[node] && b.keepDaemon(cd.pod, node, at[node], state) {
+				b.d.keep(cd.pod)
+				at[node]++
+				continue
+			}
+			again[node] = true
+			if ok {
+				cd.pod = controllers.DaemonPod(c.DaemonSets[ds], node, nil)
+				made[ds][node] = cd.pod
+			}
+		}
+	}
+	// daemonsOn are the DaemonSets' pods placed on each node, in order.
+	daemonsOn := map[string][]*corev1.Pod{}
 	// sched places the pods admitted after readiness: it caches per node
 	// and per class of pod spec what Schedule re-derives for every pod
 	// (same placements, same FitErrors), which needs the nodes to stay as
@@ -148,12 +204,6 @@ func (b *builder) workloads() error {
 	// made after that.
 	var sched *scheduler.Scheduler
 	var admitted []*corev1.Pod
-	// Pods already on a node count against it before anything new is placed.
-	for _, cd := range cands {
-		if cd.pod.Spec.NodeName != "" && cd.running {
-			state.Add(cd.pod, cd.pod.Spec.NodeName)
-		}
-	}
 	admit := func(cd candidate) {
 		p := cd.pod
 		if p.CreationTimestamp.IsZero() {
@@ -166,12 +216,18 @@ func (b *builder) workloads() error {
 			p.Namespace = "default"
 		}
 		if cd.stub {
-			b.c.MarkDerived(keyOf(p), "spec")
+			b.markSpec(p)
 		}
 		// A reused pod was admitted by the previous build, which said
 		// nothing about it, and admission reads nothing a derivation
 		// lets change (derive.go).
-		if (!cd.running || cd.stub) && !b.d.reused(p) {
+		reused := b.d.reused(p)
+		if reused && b.d.kept[p] && scheduler.ReadsOtherNodes(p, state) {
+			// A kept DaemonSet pod whose placement would now read
+			// other nodes: a pod placed before it has anti-affinity.
+			b.d.broken = true
+		}
+		if (!cd.running || cd.stub) && !reused {
 			if msg := b.admit(p, cd.creator); msg != "" {
 				if cd.running {
 					b.note(model.Warning, keyOf(p), "observed running, but the API server would refuse it now: %s", msg)
@@ -213,6 +269,12 @@ func (b *builder) workloads() error {
 		} else if !cd.running {
 			// Created bound to its node: it counts there from now on.
 			state.Add(p, p.Spec.NodeName)
+		} else {
+			admitted = append(admitted, p)
+			return
+		}
+		if cd.daemon {
+			daemonsOn[p.Spec.NodeName] = append(daemonsOn[p.Spec.NodeName], p)
 		}
 		admitted = append(admitted, p)
 	}
@@ -228,7 +290,26 @@ func (b *builder) workloads() error {
 		}
 	}
 	c.Pods = admitted
+	b.madeDaemons(made, daemonsOn)
 	return nil
+}
+
+// specOnly is the derived fields of a completed stub: one shared slice,
+// full, so that a later MarkDerived's append copies it.
+var specOnly = []string{"spec"}
+
+// markSpec is c.MarkDerived(keyOf(p), "spec") without a slice per pod:
+// every stub of a derivation's reused pods is marked again.
+func (b *builder) markSpec(p *corev1.Pod) {
+	c, k := b.c, keyOf(p)
+	if c.DerivedFields == nil {
+		c.DerivedFields = make(map[model.Key][]string, len(c.Pods))
+	}
+	if f, ok := c.DerivedFields[k]; ok {
+		c.DerivedFields[k] = append(f, "spec")
+		return
+	}
+	c.DerivedFields[k] = specOnly[:1:1]
 }
 
 // isRunning: a pod with a status phase was observed in a cluster, so it went

@@ -49,6 +49,13 @@ func (v *clusterView) on(node string) []*podInfo {
 
 // needsView reports whether the pod or a pod already placed brings
 // topology spread constraints or inter-pod (anti-)affinity into play.
+// ReadsOtherNodes reports whether placing pod reads the pods on other
+// nodes than the one it is tried on (topology spread, pod affinity, a
+// placed pod's required anti-affinity).
+func ReadsOtherNodes(pod *corev1.Pod, state *State) bool {
+	return needsView(&podInfo{pod: pod}, state)
+}
+
 func needsView(pi *podInfo, state *State) bool {
 	if len(pi.pod.Spec.TopologySpreadConstraints) > 0 {
 		return true

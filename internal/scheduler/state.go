@@ -32,6 +32,8 @@ type State struct {
 	// withAffinity counts the recorded pods with any pod (anti-)affinity:
 	// InterPodAffinity scores them for every pod.
 	withAffinity int
+	// gen numbers this State among those sharing node totals (Base).
+	gen uint64
 }
 
 // nodeTotals sums the pods recorded on one node.
@@ -43,6 +45,13 @@ type nodeTotals struct {
 	owners map[string]int
 	// withPorts are the pods that claim host ports, in the order added.
 	withPorts []*podInfo
+	// first tells, per pod in the order added, whether it was its owner's
+	// first on the node (the State's byOwner got the node then).
+	first []bool
+	// antiAffinity and withAffinity count the node's share of the State's.
+	antiAffinity, withAffinity int
+	// gen is the State that may change these totals in place (Base).
+	gen uint64
 }
 
 // NewState returns an empty State.
@@ -77,33 +86,40 @@ func (s *State) Add(pod *corev1.Pod, node string) {
 		s.totals = map[string]*nodeTotals{}
 		s.byOwner = map[string][]string{}
 	}
-	pi := newPodInfo(pod)
+	t := s.own(node)
+	anti, with := t.antiAffinity, t.withAffinity
+	pi := t.record(newPodInfo(pod))
 	s.nodes[node] = append(s.nodes[node], pi)
-	if len(requiredAnti(pod)) > 0 {
-		s.antiAffinity++
+	s.antiAffinity += t.antiAffinity - anti
+	s.withAffinity += t.withAffinity - with
+	if t.first[len(t.first)-1] {
+		s.byOwner[pi.owner] = append(s.byOwner[pi.owner], node)
 	}
-	if withAffinity(pod) {
-		s.withAffinity++
-	}
-	t := s.totals[node]
-	if t == nil {
-		t = &nodeTotals{owners: map[string]int{}}
-		s.totals[node] = t
-	}
+	s.log = append(s.log, node)
+}
+
+// record adds pi to the node's sums and returns it.
+func (t *nodeTotals) record(pi *podInfo) *podInfo {
 	t.count++
 	t.requests.add(pi.requests)
 	t.nonZeroCPU += pi.nonZeroMilliCPU
 	t.nonZeroMem += pi.nonZeroMemory
+	first := false
 	if pi.owner != "" {
 		t.owners[pi.owner]++
-		if t.owners[pi.owner] == 1 {
-			s.byOwner[pi.owner] = append(s.byOwner[pi.owner], node)
-		}
+		first = t.owners[pi.owner] == 1
 	}
+	t.first = append(t.first, first)
 	if len(pi.ports) > 0 {
 		t.withPorts = append(t.withPorts, pi)
 	}
-	s.log = append(s.log, node)
+	if len(requiredAnti(pi.pod)) > 0 {
+		t.antiAffinity++
+	}
+	if withAffinity(pi.pod) {
+		t.withAffinity++
+	}
+	return pi
 }
 
 // Pods returns the pods recorded on node, in the order they were added.

@@ -34,7 +34,11 @@ func ControllerOf(m metav1.Object) (string, string) {
 }
 
 // PodIndex finds observed pods by namespace and controller.
-type PodIndex map[string][]*corev1.Pod
+type PodIndex map[ownerKey][]*corev1.Pod
+
+// ownerKey is a controller by namespace, kind and name (a map key built
+// without a string per pod).
+type ownerKey struct{ namespace, kind, name string }
 
 // IndexPods indexes observed pods by namespace and controller.
 func IndexPods(pods []*corev1.Pod) PodIndex {
@@ -42,7 +46,7 @@ func IndexPods(pods []*corev1.Pod) PodIndex {
 	for _, p := range pods {
 		kind, name := ControllerOf(p)
 		if kind != "" {
-			k := p.Namespace + "/" + kind + "/" + name
+			k := ownerKey{p.Namespace, kind, name}
 			idx[k] = append(idx[k], p)
 		}
 	}
@@ -50,7 +54,7 @@ func IndexPods(pods []*corev1.Pod) PodIndex {
 }
 
 // Owned are the pods a controller owns.
-func (x PodIndex) Owned(ns, kind, name string) []*corev1.Pod { return x[ns+"/"+kind+"/"+name] }
+func (x PodIndex) Owned(ns, kind, name string) []*corev1.Pod { return x[ownerKey{ns, kind, name}] }
 
 // IsStub reports whether an observed pod carries only identity and placement
 // (the lab's way of recording names and addresses the seed prints): its spec
@@ -116,9 +120,9 @@ func completeStub(stub *corev1.Pod, t *corev1.PodTemplateSpec, extraLabels map[s
 // ExpandDeployment derives a Deployment's current ReplicaSet and its pods.
 // The ReplicaSet's name comes from observed pods when they name it, else from
 // the template hash (pkg/controller/deployment/sync.go getNewReplicaSet).
-func ExpandDeployment(d *appsv1.Deployment, idx PodIndex, observedRS map[string]string) (*appsv1.ReplicaSet, []*corev1.Pod, []string) {
+func ExpandDeployment(d *appsv1.Deployment, idx PodIndex, observedRS ReplicaSetHashes) (*appsv1.ReplicaSet, []*corev1.Pod, []string) {
 	var notes []string
-	hash := observedRS[d.Namespace+"/"+d.Name]
+	hash := observedRS.Of(d.Namespace, d.Name)
 	prefix := d.Name + "-"
 	if hash == "" {
 		hash = templatehash.Of(&d.Spec.Template)
@@ -150,11 +154,11 @@ func ExpandDeployment(d *appsv1.Deployment, idx PodIndex, observedRS map[string]
 	return rs, pods, notes
 }
 
-// ObservedReplicaSets maps "namespace/deployment" to the pod-template-hash
-// of the ReplicaSet that observed pods name as their owner
-// ("<deployment>-<hash>").
-func ObservedReplicaSets(pods []*corev1.Pod) map[string]string {
-	out := map[string]string{}
+// ObservedReplicaSets maps a Deployment (by namespace and name) to the
+// pod-template-hash of the ReplicaSet that observed pods name as their
+// owner ("<deployment>-<hash>"), the last pod's.
+func ObservedReplicaSets(pods []*corev1.Pod) ReplicaSetHashes {
+	out := ReplicaSetHashes{}
 	for _, p := range pods {
 		kind, name := ControllerOf(p)
 		if kind != "ReplicaSet" {
@@ -164,10 +168,16 @@ func ObservedReplicaSets(pods []*corev1.Pod) map[string]string {
 		if i <= 0 {
 			continue
 		}
-		out[p.Namespace+"/"+name[:i]] = name[i+1:]
+		out[ownerKey{p.Namespace, "Deployment", name[:i]}] = name[i+1:]
 	}
 	return out
 }
+
+// ReplicaSetHashes is what ObservedReplicaSets gives.
+type ReplicaSetHashes map[ownerKey]string
+
+// Of is the hash the observed pods give Deployment ns/name, "" for none.
+func (h ReplicaSetHashes) Of(ns, name string) string { return h[ownerKey{ns, "Deployment", name}] }
 
 // ExpandReplicaSet derives the pods of a ReplicaSet given on its own.
 func ExpandReplicaSet(rs *appsv1.ReplicaSet, idx PodIndex) []*corev1.Pod {

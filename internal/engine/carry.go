@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"runtime"
+	"sync"
+	"weak"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
+)
+
+// carried is what a build (Build's or Derive's) keeps for the next
+// derivation from its twin: the parts of its stages that a derivation
+// which reuses the same pods would compute again exactly. It is kept
+// beside the twin, not in it, so that a derived twin still equals the
+// built one; it is immutable once the build returns.
+type carried struct {
+	// sched is the scheduler's State of the pods running before the
+	// build placed any (workloads).
+	sched *scheduler.Base
+	// daemons are the DaemonSets' pods it created, daemonsOn those it
+	// placed on each node in order, ref its reference time
+	// (derive_daemons.go).
+	// settled is the derivation that made the twin, without what it
+	// read of the build before (derivation.prev): another derivation
+	// from the twin over the same pods makes the same choice (settle).
+	settled   *derivation
+	daemons   []daemonsMade
+	daemonsOn map[string][]*corev1.Pod
+	ref       metav1.Time
+	// net is IPAM's replay of the observed history and its final
+	// state (derive_network.go).
+	net *netMemo
+}
+
+// carriedBy holds each twin's carried parts for as long as the twin is
+// reachable: the key is weak and the entry goes when the twin does.
+var carriedBy struct {
+	sync.Mutex
+	m map[weak.Pointer[model.Cluster]]*carried
+}
+
+// remember keeps k for the next derivation from c. k must not reach c,
+// or c would never be collected.
+func remember(c *model.Cluster, k *carried) {
+	w := weak.Make(c)
+	carriedBy.Lock()
+	if carriedBy.m == nil {
+		carriedBy.m = map[weak.Pointer[model.Cluster]]*carried{}
+	}
+	carriedBy.m[w] = k
+	carriedBy.Unlock()
+	runtime.AddCleanup(c, func(w weak.Pointer[model.Cluster]) {
+		carriedBy.Lock()
+		delete(carriedBy.m, w)
+		carriedBy.Unlock()
+	}, w)
+}
+
+// recall is what the build of c kept, nil when nothing was.
+func recall(c *model.Cluster) *carried {
+	carriedBy.Lock()
+	defer carriedBy.Unlock()
+	return carriedBy.m[weak.Make(c)]
+}
+
+// schedBase is the previous build's scheduler Base, nil without one.
+func (d *derivation) schedBase() *scheduler.Base {
+	if d == nil || d.prev == nil {
+		return nil
+	}
+	return d.prev.sched
+}
+
+// carried is the part of d a derivation from its twin may take again:
+// the pods and objects it reused and what the build before it spoke of.
+func (d *derivation) carried() *derivation {
+	return &derivation{reuse: d.reuse, input: d.input, deployments: d.deployments, rs: d.rs,
+		slices: d.slices, policies: d.policies, spoken: d.spoken}
+}
+
+// covers reports whether d, a derivation's choice, excluded every object
+// of spoken: the objects a later build spoke of, which a derivation from
+// it must not reuse.
+func (d *derivation) covers(spoken map[model.Key]bool) bool {
+	for k := range spoken {
+		if !d.spoken[k] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"reflect"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
+)
+
+// daemonsMade is what a build made of one DaemonSet: the spec its pods
+// were made from (a copy) and the pods it created, bound to their node,
+// by node name.
+type daemonsMade struct {
+	namespace, name string
+	spec            appsv1.DaemonSetSpec
+	pods            map[string]*corev1.Pod
+}
+
+// keptDaemons gives, per DaemonSet in c.DaemonSets' order, the previous
+// build's pods a derivation may take as they are (nil for none): those
+// of a DaemonSet whose spec is the previous build's. The operator renders
+// its DaemonSets again in every build; a pod of an unchanged one on a
+// node is what this build would create there, provided that what its
+// creation read is the same too: the pods placed on the node before it
+// (keepDaemon), its node and namespace (derivation.holds), the reference
+// time it is stamped with, and the previous build said nothing about it.
+func (b *builder) keptDaemons() []map[string]*corev1.Pod {
+	d := b.d
+	if d == nil || d.prev == nil || !d.prev.ref.Equal(&b.ref) {
+		return nil
+	}
+	out := make([]map[string]*corev1.Pod, len(b.c.DaemonSets))
+	for i, ds := range b.c.DaemonSets {
+		for j := range d.prev.daemons {
+			was := &d.prev.daemons[j]
+			if was.namespace == ds.Namespace && was.name == ds.Name && reflect.DeepEqual(&was.spec, &ds.Spec) {
+				out[i] = was.pods
+			}
+		}
+	}
+	return out
+}
+
+// keepDaemon reports whether p, the previous build's pod of a DaemonSet
+// on node, can be taken as it is: bound there and running on the host
+// network (its address is the node's; IPAM does not see it), not spoken
+// of, the previous build's i-th DaemonSet pod placed on the node (the
+// ones before it are kept too), and placing it reads only its node,
+// whose running pods are the previous build's.
+func (b *builder) keepDaemon(p *corev1.Pod, node string, i int, state *scheduler.State) bool {
+	on := b.d.prev.daemonsOn[node]
+	return p.Spec.NodeName == node && p.Spec.HostNetwork && p.Status.Phase == corev1.PodRunning &&
+		i < len(on) && on[i] == p && b.carry.sched.Kept(node) && !b.d.spoken[keyOf(p)] && !scheduler.ReadsOtherNodes(p, state)
+}
+
+// madeDaemons records, for the next derivation, the DaemonSets' pods
+// this build created and bound, and those it placed on each node in
+// order (on).
+func (b *builder) madeDaemons(made []map[string]*corev1.Pod, on map[string][]*corev1.Pod) {
+	b.carry.ref = b.ref
+	b.carry.daemonsOn = on
+	b.carry.daemons = make([]daemonsMade, len(b.c.DaemonSets))
+	for i, ds := range b.c.DaemonSets {
+		m := &b.carry.daemons[i]
+		m.namespace, m.name = ds.Namespace, ds.Name
+		ds.Spec.DeepCopyInto(&m.spec)
+		m.pods = make(map[string]*corev1.Pod, len(made[i]))
+		for node, p := range made[i] {
+			if p.Spec.NodeName == node {
+				m.pods[node] = p
+			}
+		}
+	}
+}
