@@ -63,6 +63,10 @@ type Twin struct {
 
 	digOnce sync.Once
 	dig     *digest
+	// digPrev is the digest dig was made after, digMatch the pairing of
+	// the twin's objects with its objects by pointer.
+	digPrev  *digest
+	digMatch []int32
 
 	inOnce sync.Once
 	in     *nodeInputs
@@ -156,7 +160,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	// objects both hold (a plan's step twin shares those it leaves alone).
 	da := before.digest()
 	db := after.digestAfter(da)
-	r.Objects = compareObjects(da, db)
+	r.Objects = compareObjectsMatched(da, db, after.matchWith(da))
 	r.Deferred = deferredChanges(r.Objects, after.c)
 	r.Workloads = compareWorkloads(before.c, after.c, da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)

@@ -3,6 +3,8 @@ package diff
 import (
 	"encoding/json"
 	"hash/fnv"
+	"hash/maphash"
+	"reflect"
 	"runtime"
 	"sync"
 
@@ -23,6 +25,8 @@ import (
 // it was parsed), and hashing it is several times cheaper than comparing
 // two objects field by field through reflection.
 type digest struct {
+	// c is the cluster hashed.
+	c       *model.Cluster
 	objects []object
 	// routing: Linux routes, neighbours, FDB; proxy: Linux kube-proxy's
 	// state; policy: Linux Felix's rules; windows: a Windows node's HNS
@@ -101,10 +105,20 @@ func align(prev, next []object) []int32 {
 func (t *Twin) digest() *digest { return t.digestAfter(nil) }
 
 // digestAfter is the twin's digest, made on first use reusing prev's
-// hashes of the objects the two twins share (see newDigest).
+// hashes of the objects the two twins share (see newDigest); the twin
+// keeps the pairing by pointer with prev for the objects' comparison.
 func (t *Twin) digestAfter(prev *digest) *digest {
-	t.digOnce.Do(func() { t.dig = newDigest(t.c, prev) })
+	t.digOnce.Do(func() { t.dig, t.digMatch = newDigestMatch(t.c, prev); t.digPrev = prev })
 	return t.dig
+}
+
+// matchWith is the pairing by pointer of the twin's objects with prev's
+// (see align), nil unless the twin's digest was made after prev's.
+func (t *Twin) matchWith(prev *digest) []int32 {
+	if t.digPrev == nil || t.digPrev != prev {
+		return nil
+	}
+	return t.digMatch
 }
 
 // newDigest hashes the cluster's objects. An object prev's twin holds too
@@ -116,9 +130,16 @@ func (t *Twin) digestAfter(prev *digest) *digest {
 // shared one's address while prev exists. Held to hashing every object by
 // TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigest(c *model.Cluster, prev *digest) *digest {
+	d, _ := newDigestMatch(c, prev)
+	return d
+}
+
+// newDigestMatch is newDigest, with the pairing by pointer of c's objects
+// with prev's (align; nil without prev).
+func newDigestMatch(c *model.Cluster, prev *digest) (*digest, []int32) {
 	objs := objectsOf(c)
 	sums := make([]objectSums, len(objs))
-	d := &digest{objects: objs, sums: sums, start: map[string]int{}}
+	d := &digest{c: c, objects: objs, sums: sums, start: map[string]int{}}
 	for i := len(objs) - 1; i >= 0; i-- {
 		d.start[objs[i].key.Kind] = i
 	}
@@ -158,13 +179,18 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 	wg.Wait()
 	// What no API object holds: hosts, the node network, kubeadm's files,
 	// Calico Node resources.
-	extra := hashJSON(struct {
-		Hosts       any
-		Network     any
-		NetworkFrom string
-		Kubeadm     any
-		CalicoNodes []*calico.Node
-	}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
+	var extra uint64
+	if prev != nil && sameExtra(prev.c, c) {
+		extra = prev.extra
+	} else {
+		extra = valueHash(struct {
+			Hosts       any
+			Network     any
+			NetworkFrom string
+			Kubeadm     any
+			CalicoNodes []*calico.Node
+		}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
+	}
 	parts := map[string][]*uint64{
 		"Node":                {&d.routing, &d.proxy, &d.policy, &d.windows},
 		"IPPool":              {&d.windows},
@@ -198,8 +224,8 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 	// (windowsDataplane, serviceCIDRs, the ConfigMaps) is the Windows
 	// dataplane's and the operator's.
 	ls := linux.ReadSettings(c)
-	d.routing = mix(d.routing, hashJSON(ls.Routing), "linux routing settings")
-	d.policy = mix(d.policy, hashJSON(ls.Policy), "linux policy settings")
+	d.routing = mix(d.routing, valueHash(ls.Routing), "linux routing settings")
+	d.policy = mix(d.policy, valueHash(ls.Policy), "linux policy settings")
 	d.routingShared, d.policyShared = d.routing, d.policy
 	podParts := []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 	var targets []*uint64
@@ -233,7 +259,15 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 			}
 		}
 	}
-	return d
+	return d, match
+}
+
+// sameExtra says whether two twins hold deeply equal inputs that no API
+// object holds (hashed into digest.extra alike).
+func sameExtra(a, b *model.Cluster) bool {
+	return a != nil && b != nil && a.NetworkFrom == b.NetworkFrom &&
+		reflect.DeepEqual(a.Hosts, b.Hosts) && reflect.DeepEqual(a.Network, b.Network) &&
+		reflect.DeepEqual(a.Kubeadm, b.Kubeadm) && reflect.DeepEqual(a.CalicoNodes, b.CalicoNodes)
 }
 
 // agentHash is a host-network pod as the parts count it: by where and
@@ -308,10 +342,11 @@ func fnvBool(h uint64, b *bool) uint64 {
 // objectHash is the hash of the object's protobuf encoding and its kind
 // for the Kubernetes types (generated code, several times cheaper than
 // JSON through reflection; maps in key order, a Quantity in its canonical
-// form), else of its JSON. Equal encodings are equal objects; the
-// protobuf one is finer than JSON (it keeps a time's nanoseconds), which
-// makes a comparison look where JSON would not and find nothing. Metadata
-// the twin stamps (creationTimestamp) is in it: a what-if that moves the
+// form), else of its fields (fieldHash: what its JSON reads, without
+// encoding it). Equal encodings are equal objects; the protobuf one is
+// finer than JSON (it keeps a time's nanoseconds), which makes a
+// comparison look where JSON would not and find nothing. Metadata the
+// twin stamps (creationTimestamp) is in it: a what-if that moves the
 // stamp makes the parts look changed, and the comparison then finds no
 // difference there.
 func objectHash(o any) uint64 {
@@ -332,17 +367,31 @@ func objectHashBuf(o any, buf *[]byte) uint64 {
 			*buf = make([]byte, size+size/4)
 		}
 		if n, err := m.MarshalToSizedBuffer((*buf)[:size]); err == nil {
-			b := (*buf)[size-n : size]
-			h := fnv.New64a()
-			if k, ok := o.(kruntime.Object); ok {
-				h.Write([]byte(k.GetObjectKind().GroupVersionKind().String()))
-				h.Write([]byte{0})
-			}
-			h.Write(b)
-			return h.Sum64()
+			return hashEncoding(o, (*buf)[size-n:size])
 		}
 	}
-	return hashJSON(o)
+	return valueHash(o)
+}
+
+// hashEncoding is the hash of an object's kind and its encoding b.
+func hashEncoding(o any, b []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	if k, ok := o.(kruntime.Object); ok {
+		h.WriteString(k.GetObjectKind().GroupVersionKind().String())
+		h.WriteByte(0)
+	}
+	h.Write(b)
+	return h.Sum64()
+}
+
+// valueHash is v's fieldHash, or the hash of its JSON where the fields
+// cannot be read.
+func valueHash(v any) uint64 {
+	if h, ok := fieldHash(v); ok {
+		return h
+	}
+	return hashJSON(v)
 }
 
 func hashJSON(v any) uint64 {

@@ -88,8 +88,14 @@ var ignoredFields = map[string]bool{
 // An object both twins hold as the same pointer is the same object (a
 // derived twin shares those it leaves alone): paired by align, not by
 // key; only the others are matched by key.
-func compareObjects(a, b *digest) []ObjectChange {
-	match := align(a.objects, b.objects)
+func compareObjects(a, b *digest) []ObjectChange { return compareObjectsMatched(a, b, nil) }
+
+// compareObjectsMatched is compareObjects with b's objects paired with a's
+// by pointer already (align(a.objects, b.objects)), or nil.
+func compareObjectsMatched(a, b *digest, match []int32) []ObjectChange {
+	if match == nil {
+		match = align(a.objects, b.objects)
+	}
 	shared := make([]bool, len(a.objects))
 	for _, k := range match {
 		if k >= 0 {
