@@ -57,10 +57,25 @@ func (f *fieldHasher) sum() uint64 {
 	return h
 }
 
-// str writes s with its length: "ab","c" and "a","bc" differ.
+// str writes s with its length: "ab","c" and "a","bc" differ. A short
+// string is folded in eight bytes at a time, a long one hashed whole.
 func (f *fieldHasher) str(s string) {
 	f.u64(uint64(len(s)))
-	f.u64(maphash.String(hashSeed, s))
+	if len(s) > 64 {
+		f.u64(maphash.String(hashSeed, s))
+		return
+	}
+	for ; len(s) >= 8; s = s[8:] {
+		f.u64(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+	}
+	if len(s) > 0 {
+		var v uint64
+		for i := 0; i < len(s); i++ {
+			v |= uint64(s[i]) << (8 * i)
+		}
+		f.u64(v)
+	}
 }
 
 // typeInfo is what the walk reads of a type, found once per type.
@@ -217,10 +232,13 @@ func (f *fieldHasher) value(v reflect.Value, depth int) bool {
 		}
 		// The entries in any order: the sum of each entry's own hash.
 		var sum uint64
+		key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
 		it := v.MapRange()
 		for it.Next() {
+			key.SetIterKey(it)
+			val.SetIterValue(it)
 			var e fieldHasher
-			if !e.value(it.Key(), depth+1) || !e.value(it.Value(), depth+1) {
+			if !e.value(key, depth+1) || !e.value(val, depth+1) {
 				return false
 			}
 			sum += e.sum()
