@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,12 +49,24 @@ type digest struct {
 	start map[string]int
 }
 
-// objectSums are the hashes of one object: of its encoding, of its key
-// (keyHash), and of a host-network pod as the parts count it.
+// objectSums are the hashes of one object: of its key (keyHash), of a
+// host-network pod as the parts count it, and sum, what the digest's parts
+// fold and the comparison compares. sum is the hash of the object's
+// encoding (content), or, in a twin's own digest (see identities), a
+// token standing for it: two objects hold one token only when they are
+// one object or their encodings hash alike.
 type objectSums struct {
 	sum, key, agent uint64
-	isAgent         bool
+	// content is the hash of the encoding, 0 until it is needed (an
+	// object given a token, whose twin no later twin has compared yet).
+	content uint64
+	isAgent bool
 }
+
+// tokens numbers the objects given a token, in every digest of the
+// process: small numbers, which no 64-bit hash of an encoding is but by a
+// chance of 2^-40 in a twin of 10^7 objects.
+var tokens atomic.Uint64
 
 // sumOf is the hashes of the i-th object of the twin's list of kind
 // (Node, Pod, Service, EndpointSlice, DaemonSet, Deployment, StatefulSet).
@@ -107,8 +120,10 @@ func (t *Twin) digest() *digest { return t.digestAfter(nil) }
 // digestAfter is the twin's digest, made on first use reusing prev's
 // hashes of the objects the two twins share (see newDigest); the twin
 // keeps the pairing by pointer with prev for the objects' comparison.
+// Made without prev (the first twin of a plan, either twin of a diff), it
+// gives each object a token instead of hashing it (see identities).
 func (t *Twin) digestAfter(prev *digest) *digest {
-	t.digOnce.Do(func() { t.dig, t.digMatch = newDigestMatch(t.c, prev); t.digPrev = prev })
+	t.digOnce.Do(func() { t.dig, t.digMatch = newDigestMatch(t.c, prev, true); t.digPrev = prev })
 	return t.dig
 }
 
@@ -130,13 +145,30 @@ func (t *Twin) matchWith(prev *digest) []int32 {
 // shared one's address while prev exists. Held to hashing every object by
 // TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigest(c *model.Cluster, prev *digest) *digest {
-	d, _ := newDigestMatch(c, prev)
+	d, _ := newDigestMatch(c, prev, false)
 	return d
 }
 
+// identities: a digest made without an earlier one need not hash its
+// objects, only tell them apart. Its objects take tokens (distinct
+// numbers) for sums, and their encodings are hashed only when a later
+// twin's digest is made from it and holds a copy of one (not the same
+// pointer, the same kind, namespace and name): that copy takes the
+// object's token when their encodings hash alike, else its own encoding's
+// hash. So tokens agree exactly where encodings do, between a twin and
+// the twins derived from it, and a plan hashes, of its first twin, only
+// the objects its first step replaces rather than the tens of thousands
+// it shares with every step. Two digests made apart, each without an
+// earlier one, share no token: a comparison of them finds every object
+// and part different and compares them all, which gives the same result,
+// slowly; CompareTwins always makes the after twin's digest from the
+// before twin's. Held to hashing every object by
+// TestComparisonsThroughTokensEqualThoseThroughHashes.
+
 // newDigestMatch is newDigest, with the pairing by pointer of c's objects
-// with prev's (align; nil without prev).
-func newDigestMatch(c *model.Cluster, prev *digest) (*digest, []int32) {
+// with prev's (align; nil without prev); identities gives the objects
+// tokens when there is no prev.
+func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, []int32) {
 	objs := objectsOf(c)
 	sums := make([]objectSums, len(objs))
 	d := &digest{c: c, objects: objs, sums: sums, start: map[string]int{}}
@@ -155,28 +187,39 @@ func newDigestMatch(c *model.Cluster, prev *digest) (*digest, []int32) {
 			todo = append(todo, i)
 		}
 	}
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(todo)))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte // one encoding buffer per worker, not per object
-			for j := w; j < len(todo); j += workers {
-				o := objs[todo[j]].obj
-				s := objectSums{sum: objectHashBuf(o, &buf), key: keyHash(objs[todo[j]].key)}
-				// A pod on the pod network is routed to and policed by all
-				// it holds; a host-network pod (an agent: calico-node,
-				// kube-proxy) counts by where and whether it runs, not by
-				// its spec, which a rollout of the agent changes.
-				if p, ok := o.(*corev1.Pod); ok && p.Spec.HostNetwork {
-					s.agent, s.isAgent = agentHash(p), true
-				}
-				sums[todo[j]] = s
-			}
-		}()
+	var token uint64
+	if prev == nil && identities {
+		token = tokens.Add(uint64(len(todo))) - uint64(len(todo))
 	}
-	wg.Wait()
+	// The copies in prev of the objects not shared: their tokens are kept
+	// where the encodings hash alike; those prev holds as tokens alone
+	// are hashed first.
+	var copyOf []int32
+	if prev != nil && len(todo) > 0 {
+		copyOf = copiesIn(prev, match, objs, todo)
+	}
+	parallel(len(todo), func(j int, buf *[]byte) {
+		i := todo[j]
+		o := objs[i].obj
+		s := objectSums{key: keyHash(objs[i].key)}
+		if prev == nil && identities {
+			s.sum = token + uint64(j) + 1
+		} else {
+			s.content = objectHashBuf(o, buf)
+			s.sum = s.content
+			if copyOf != nil && copyOf[j] >= 0 && prev.sums[copyOf[j]].content == s.content {
+				s.sum = prev.sums[copyOf[j]].sum
+			}
+		}
+		// A pod on the pod network is routed to and policed by all it
+		// holds; a host-network pod (an agent: calico-node, kube-proxy)
+		// counts by where and whether it runs, not by its spec, which a
+		// rollout of the agent changes.
+		if p, ok := o.(*corev1.Pod); ok && p.Spec.HostNetwork {
+			s.agent, s.isAgent = agentHash(p), true
+		}
+		sums[i] = s
+	})
 	// What no API object holds: hosts, the node network, kubeadm's files,
 	// Calico Node resources.
 	var extra uint64
@@ -260,6 +303,63 @@ func newDigestMatch(c *model.Cluster, prev *digest) (*digest, []int32) {
 		}
 	}
 	return d, match
+}
+
+// copiesIn are, for each object todo names, the index in prev of the
+// object of its kind, namespace and name that the twins do not share, or
+// -1; the encodings of those prev holds a token for are hashed into prev
+// (content is a cache: the hash the object always has).
+func copiesIn(prev *digest, match []int32, objs []object, todo []int) []int32 {
+	shared := make([]bool, len(prev.objects))
+	for _, k := range match {
+		if k >= 0 {
+			shared[k] = true
+		}
+	}
+	at := map[model.Key]int32{}
+	for k, o := range prev.objects {
+		if !shared[k] {
+			at[o.key] = int32(k)
+		}
+	}
+	copyOf := make([]int32, len(todo))
+	var hash []int32
+	seen := map[int32]bool{}
+	for j, i := range todo {
+		k, ok := at[objs[i].key]
+		if !ok {
+			copyOf[j] = -1
+			continue
+		}
+		copyOf[j] = k
+		if prev.sums[k].content == 0 && !seen[k] {
+			seen[k] = true
+			hash = append(hash, k)
+		}
+	}
+	parallel(len(hash), func(j int, buf *[]byte) {
+		k := hash[j]
+		prev.sums[k].content = objectHashBuf(prev.objects[k].obj, buf)
+	})
+	return copyOf
+}
+
+// parallel runs do(0..n-1) on all cores, each worker with one encoding
+// buffer of its own.
+func parallel(n int, do func(j int, buf *[]byte)) {
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), max(1, n))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte // one encoding buffer per worker, not per object
+			for j := w; j < n; j += workers {
+				do(j, &buf)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // sameExtra says whether two twins hold deeply equal inputs that no API
