@@ -19,12 +19,13 @@ import (
 )
 
 // digest is a twin's objects as hashes, made once per twin: each object's
-// JSON hashed, and one hash per part of the dataplane over the objects
-// that part is compiled from. Two twins whose hashes for a part agree
-// compile the same state for it, so it is neither compiled nor compared.
-// JSON is the object's canonical form (a Quantity prints one way however
-// it was parsed), and hashing it is several times cheaper than comparing
-// two objects field by field through reflection.
+// encoding hashed (or a token standing for it, see identities), and one
+// hash per part of the dataplane over the objects that part is compiled
+// from. Two twins whose hashes for a part agree compile the same state
+// for it, so it is neither compiled nor compared. The encoding is the
+// object's canonical form (a Quantity prints one way however it was
+// parsed), and hashing it is several times cheaper than comparing two
+// objects field by field through reflection.
 type digest struct {
 	// c is the cluster hashed.
 	c       *model.Cluster
