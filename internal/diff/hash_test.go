@@ -207,3 +207,56 @@ func mutateLeaf(v reflect.Value, n *int) bool {
 	}
 	return false
 }
+
+// deepEqual, which prune compares fields with, must be reflect.DeepEqual:
+// for every object of the lab against itself, a copy of it through JSON
+// (where nil and empty lists and maps may differ) and copies with one
+// leaf changed.
+func TestDeepEqualAgreesWithReflect(t *testing.T) {
+	c := build(t, true)
+	pairs, unequal := 0, 0
+	for _, o := range objectsOf(c) {
+		raw, err := json.Marshal(o.obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := -1; i < 40; i++ {
+			cp := reflect.New(reflect.TypeOf(o.obj).Elem())
+			if err := json.Unmarshal(raw, cp.Interface()); err != nil {
+				t.Fatal(err)
+			}
+			if n := i; i >= 0 && !mutateLeaf(cp.Elem(), &n) {
+				break
+			}
+			for _, other := range []any{o.obj, cp.Interface()} {
+				want := reflect.DeepEqual(o.obj, other)
+				if got := deepEqual(reflect.ValueOf(o.obj), reflect.ValueOf(other)); got != want {
+					t.Errorf("%v (change %d): deepEqual %v, reflect.DeepEqual %v", o.key, i, got, want)
+				}
+				pairs++
+				if !want {
+					unequal++
+				}
+			}
+		}
+	}
+	if unequal < pairs/4 {
+		t.Fatalf("%d of %d pairs unequal: the copies test too little", unequal, pairs)
+	}
+	one, two := 1, 1
+	for _, tc := range []struct{ a, b any }{
+		{[]string(nil), []string{}},
+		{map[string]string(nil), map[string]string{}},
+		{map[string]string{"a": "b"}, map[string]string{"a": "c"}},
+		{map[string]string{"a": "b"}, map[string]string{"c": "b"}},
+		{&one, &two},
+		{(*int)(nil), &one},
+		{[]any{1}, []any{int64(1)}},
+		{[]any{nil}, []any{(*int)(nil)}},
+		{[2]float64{1, 2}, [2]float64{1, 3}},
+	} {
+		if got, want := deepEqual(reflect.ValueOf(tc.a), reflect.ValueOf(tc.b)), reflect.DeepEqual(tc.a, tc.b); got != want {
+			t.Errorf("%#v and %#v: deepEqual %v, reflect.DeepEqual %v", tc.a, tc.b, got, want)
+		}
+	}
+}
