@@ -312,12 +312,14 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 // (content is a cache: the hash the object always has).
 func copiesIn(prev *digest, match []int32, objs []object, todo []int) []int32 {
 	shared := make([]bool, len(prev.objects))
+	nShared := 0
 	for _, k := range match {
 		if k >= 0 {
 			shared[k] = true
+			nShared++
 		}
 	}
-	at := map[model.Key]int32{}
+	at := make(map[model.Key]int32, max(0, len(prev.objects)-nShared))
 	for k, o := range prev.objects {
 		if !shared[k] {
 			at[o.key] = int32(k)

@@ -129,7 +129,7 @@ func (m fieldMemo) changes(a, b any) []FieldChange {
 		return fieldChangesOf(pa, pb)
 	}
 	for _, e := range m[h] {
-		if reflect.DeepEqual(e.a, pa) && reflect.DeepEqual(e.b, pb) {
+		if deepEqual(reflect.ValueOf(e.a), reflect.ValueOf(pa)) && deepEqual(reflect.ValueOf(e.b), reflect.ValueOf(pb)) {
 			return slices.Clone(e.out)
 		}
 	}
