@@ -3,7 +3,6 @@ package diff
 import (
 	"encoding/json"
 	"hash/fnv"
-	"hash/maphash"
 	"reflect"
 	"runtime"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff/objhash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -445,7 +445,7 @@ func fnvBool(h uint64, b *bool) uint64 {
 // objectHash is the hash of the object's protobuf encoding and its kind
 // for the Kubernetes types (generated code, several times cheaper than
 // JSON through reflection; maps in key order, a Quantity in its canonical
-// form), else of its fields (fieldHash: what its JSON reads, without
+// form), else of its fields (objhash.FieldHash: what its JSON reads, without
 // encoding it). Equal encodings are equal objects; the protobuf one is
 // finer than JSON (it keeps a time's nanoseconds), which makes a
 // comparison look where JSON would not and find nothing. Metadata the
@@ -478,20 +478,17 @@ func objectHashBuf(o any, buf *[]byte) uint64 {
 
 // hashEncoding is the hash of an object's kind and its encoding b.
 func hashEncoding(o any, b []byte) uint64 {
-	var h maphash.Hash
-	h.SetSeed(hashSeed)
+	kind := ""
 	if k, ok := o.(kruntime.Object); ok {
-		h.WriteString(k.GetObjectKind().GroupVersionKind().String())
-		h.WriteByte(0)
+		kind = k.GetObjectKind().GroupVersionKind().String()
 	}
-	h.Write(b)
-	return h.Sum64()
+	return objhash.Encoding(kind, b)
 }
 
-// valueHash is v's fieldHash, or the hash of its JSON where the fields
+// valueHash is v's objhash.FieldHash, or the hash of its JSON where the fields
 // cannot be read.
 func valueHash(v any) uint64 {
-	if h, ok := fieldHash(v); ok {
+	if h, ok := objhash.FieldHash(v); ok {
 		return h
 	}
 	return hashJSON(v)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff/objhash"
 )
 
 // The objects' field differences convert both objects to their JSON
@@ -57,7 +59,7 @@ func pruneStruct(x, y reflect.Value) {
 			continue
 		}
 		// Compared in place: no copy of a large field.
-		if deepEqual(fx, fy) {
+		if objhash.DeepEqual(fx, fy) {
 			fx.SetZero()
 			fy.SetZero()
 			continue
@@ -129,7 +131,7 @@ func (m fieldMemo) changes(a, b any) []FieldChange {
 		return fieldChangesOf(pa, pb)
 	}
 	for _, e := range m[h] {
-		if deepEqual(reflect.ValueOf(e.a), reflect.ValueOf(pa)) && deepEqual(reflect.ValueOf(e.b), reflect.ValueOf(pb)) {
+		if objhash.DeepEqual(reflect.ValueOf(e.a), reflect.ValueOf(pa)) && objhash.DeepEqual(reflect.ValueOf(e.b), reflect.ValueOf(pb)) {
 			return slices.Clone(e.out)
 		}
 	}
@@ -152,111 +154,4 @@ func pairHash(a, b any) (uint64, bool) {
 		return 0, false
 	}
 	return mixKey(fnvOffset64, objectHash(a), objectHash(b)), true
-}
-
-// deepEqual is reflect.DeepEqual of two values of one type, without the
-// map of visited pointers DeepEqual allocates to stop at cycles (the API
-// types have none): a deep value nests within maxHashDepth levels, else
-// it is compared by reflect.DeepEqual. Held to reflect.DeepEqual by
-// TestDeepEqualAgreesWithReflect.
-func deepEqual(x, y reflect.Value) bool {
-	eq, ok := equalValues(x, y, 0)
-	if ok {
-		return eq
-	}
-	if !x.CanInterface() || !y.CanInterface() {
-		return false // not pruned: the walk compares it
-	}
-	return reflect.DeepEqual(x.Interface(), y.Interface())
-}
-
-// equalValues compares x and y as reflect.DeepEqual does; ok is false
-// when they nest too deep.
-func equalValues(x, y reflect.Value, depth int) (eq, ok bool) {
-	if depth > maxHashDepth {
-		return false, false
-	}
-	if !x.IsValid() || !y.IsValid() {
-		return x.IsValid() == y.IsValid(), true
-	}
-	if x.Type() != y.Type() {
-		return false, true
-	}
-	switch x.Kind() {
-	case reflect.Array:
-		for i := 0; i < x.Len(); i++ {
-			if eq, ok := equalValues(x.Index(i), y.Index(i), depth+1); !eq || !ok {
-				return eq, ok
-			}
-		}
-		return true, true
-	case reflect.Slice:
-		if x.IsNil() != y.IsNil() || x.Len() != y.Len() {
-			return false, true
-		}
-		if x.UnsafePointer() == y.UnsafePointer() {
-			return true, true
-		}
-		for i := 0; i < x.Len(); i++ {
-			if eq, ok := equalValues(x.Index(i), y.Index(i), depth+1); !eq || !ok {
-				return eq, ok
-			}
-		}
-		return true, true
-	case reflect.Interface:
-		if x.IsNil() || y.IsNil() {
-			return x.IsNil() == y.IsNil(), true
-		}
-		return equalValues(x.Elem(), y.Elem(), depth+1)
-	case reflect.Pointer:
-		if x.UnsafePointer() == y.UnsafePointer() {
-			return true, true
-		}
-		if x.IsNil() || y.IsNil() {
-			return false, true
-		}
-		return equalValues(x.Elem(), y.Elem(), depth+1)
-	case reflect.Struct:
-		for i, n := 0, x.NumField(); i < n; i++ {
-			if eq, ok := equalValues(x.Field(i), y.Field(i), depth+1); !eq || !ok {
-				return eq, ok
-			}
-		}
-		return true, true
-	case reflect.Map:
-		if x.IsNil() != y.IsNil() || x.Len() != y.Len() {
-			return false, true
-		}
-		if x.UnsafePointer() == y.UnsafePointer() {
-			return true, true
-		}
-		it := x.MapRange()
-		for it.Next() {
-			v := y.MapIndex(it.Key())
-			if !v.IsValid() {
-				return false, true
-			}
-			if eq, ok := equalValues(it.Value(), v, depth+1); !eq || !ok {
-				return eq, ok
-			}
-		}
-		return true, true
-	case reflect.Func:
-		return x.IsNil() && y.IsNil(), true
-	case reflect.String:
-		return x.String() == y.String(), true
-	case reflect.Bool:
-		return x.Bool() == y.Bool(), true
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return x.Int() == y.Int(), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return x.Uint() == y.Uint(), true
-	case reflect.Float32, reflect.Float64:
-		return x.Float() == y.Float(), true
-	case reflect.Complex64, reflect.Complex128:
-		return x.Complex() == y.Complex(), true
-	case reflect.Chan, reflect.UnsafePointer:
-		return x.UnsafePointer() == y.UnsafePointer(), true
-	}
-	return false, false
 }

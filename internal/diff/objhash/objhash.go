@@ -1,4 +1,9 @@
-package diff
+// Package objhash hashes and compares the values of API objects through
+// reflection, without encoding them: a hash that stands for an object's
+// JSON (several times cheaper than hashing the JSON) and reflect.DeepEqual
+// without its map of visited pointers. internal/diff's digest and field
+// differences use them.
+package objhash
 
 import (
 	"encoding"
@@ -10,13 +15,23 @@ import (
 	"sync"
 )
 
-// hashSeed keys every hash of the process: the hashes are compared only
+// seed keys every hash of the process: the hashes are compared only
 // within one process (two twins of one comparison or plan).
-var hashSeed = maphash.MakeSeed()
+var seed = maphash.MakeSeed()
 
-// hashBytes is the 64-bit hash of b (the runtime's AES-based hash, many
-// times faster than FNV's byte loop).
-func hashBytes(b []byte) uint64 { return maphash.Bytes(hashSeed, b) }
+// Encoding is the hash of an encoding b with its kind first (the
+// runtime's AES-based hash, many times faster than FNV's byte loop); an
+// empty kind writes only b.
+func Encoding(kind string, b []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	if kind != "" {
+		h.WriteString(kind)
+		h.WriteByte(0)
+	}
+	h.Write(b)
+	return h.Sum64()
+}
 
 // fieldHasher hashes a value through reflection, field by field, without
 // encoding it: the hash of an object without protobuf code (the Calico and
@@ -31,7 +46,8 @@ func hashBytes(b []byte) uint64 { return maphash.Bytes(hashSeed, b) }
 // omitempty field), never less: two objects whose JSON differs hash
 // differently (up to the 2^-64 chance of a collision), so a part whose
 // inputs hash alike compiles alike. Held to JSON by
-// TestFieldHashesDifferWhereJSONDoes.
+// TestFieldHashesDifferWhereJSONDoes and, over the lab, internal/diff's
+// TestChangingAnyFieldOfTheLabsCalicoObjectsChangesTheirHash.
 type fieldHasher struct{ acc uint64 }
 
 // The rounds of xxHash64 (github.com/Cyan4973/xxHash): each word is
@@ -62,7 +78,7 @@ func (f *fieldHasher) sum() uint64 {
 func (f *fieldHasher) str(s string) {
 	f.u64(uint64(len(s)))
 	if len(s) > 64 {
-		f.u64(maphash.String(hashSeed, s))
+		f.u64(maphash.String(seed, s))
 		return
 	}
 	for ; len(s) >= 8; s = s[8:] {
@@ -115,13 +131,13 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-// maxHashDepth bounds the walk (the API types nest a dozen levels); a
+// MaxDepth bounds the walk (the API types nest a dozen levels); a
 // deeper value, which only a cycle makes, is hashed through its JSON.
-const maxHashDepth = 64
+const MaxDepth = 64
 
-// fieldHash is the hash of v's fields, with ok false when the walk cannot
+// FieldHash is the hash of v's fields, with ok false when the walk cannot
 // read it (a channel or function, a cycle, a marshaler that fails).
-func fieldHash(v any) (sum uint64, ok bool) {
+func FieldHash(v any) (sum uint64, ok bool) {
 	var f fieldHasher
 	rv := reflect.ValueOf(v)
 	if rv.IsValid() {
@@ -158,7 +174,7 @@ func marshaler(v reflect.Value, ti *typeInfo) (out []byte, ok bool, err error) {
 }
 
 func (f *fieldHasher) value(v reflect.Value, depth int) bool {
-	if depth > maxHashDepth {
+	if depth > MaxDepth {
 		return false
 	}
 	if !v.IsValid() {
@@ -217,7 +233,7 @@ func (f *fieldHasher) value(v reflect.Value, depth int) bool {
 		n := v.Len()
 		f.u64(uint64(n))
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.Kind() == reflect.Slice {
-			f.u64(maphash.Bytes(hashSeed, v.Bytes()))
+			f.u64(maphash.Bytes(seed, v.Bytes()))
 			return true
 		}
 		for i := 0; i < n; i++ {
@@ -270,4 +286,112 @@ func (f *fieldHasher) value(v reflect.Value, depth int) bool {
 		return false
 	}
 	return true
+}
+
+// DeepEqual is reflect.DeepEqual of two values of one type, without the
+// map of visited pointers DeepEqual allocates to stop at cycles (the API
+// types have none): a deep value nests within MaxDepth levels, else
+// it is compared by reflect.DeepEqual. Held to reflect.DeepEqual by
+// TestDeepEqualAgreesWithReflectOnEdgeCases and internal/diff's
+// TestDeepEqualAgreesWithReflect.
+func DeepEqual(x, y reflect.Value) bool {
+	eq, ok := equalValues(x, y, 0)
+	if ok {
+		return eq
+	}
+	if !x.CanInterface() || !y.CanInterface() {
+		return false // not pruned: the walk compares it
+	}
+	return reflect.DeepEqual(x.Interface(), y.Interface())
+}
+
+// equalValues compares x and y as reflect.DeepEqual does; ok is false
+// when they nest too deep.
+func equalValues(x, y reflect.Value, depth int) (eq, ok bool) {
+	if depth > MaxDepth {
+		return false, false
+	}
+	if !x.IsValid() || !y.IsValid() {
+		return x.IsValid() == y.IsValid(), true
+	}
+	if x.Type() != y.Type() {
+		return false, true
+	}
+	switch x.Kind() {
+	case reflect.Array:
+		for i := 0; i < x.Len(); i++ {
+			if eq, ok := equalValues(x.Index(i), y.Index(i), depth+1); !eq || !ok {
+				return eq, ok
+			}
+		}
+		return true, true
+	case reflect.Slice:
+		if x.IsNil() != y.IsNil() || x.Len() != y.Len() {
+			return false, true
+		}
+		if x.UnsafePointer() == y.UnsafePointer() {
+			return true, true
+		}
+		for i := 0; i < x.Len(); i++ {
+			if eq, ok := equalValues(x.Index(i), y.Index(i), depth+1); !eq || !ok {
+				return eq, ok
+			}
+		}
+		return true, true
+	case reflect.Interface:
+		if x.IsNil() || y.IsNil() {
+			return x.IsNil() == y.IsNil(), true
+		}
+		return equalValues(x.Elem(), y.Elem(), depth+1)
+	case reflect.Pointer:
+		if x.UnsafePointer() == y.UnsafePointer() {
+			return true, true
+		}
+		if x.IsNil() || y.IsNil() {
+			return false, true
+		}
+		return equalValues(x.Elem(), y.Elem(), depth+1)
+	case reflect.Struct:
+		for i, n := 0, x.NumField(); i < n; i++ {
+			if eq, ok := equalValues(x.Field(i), y.Field(i), depth+1); !eq || !ok {
+				return eq, ok
+			}
+		}
+		return true, true
+	case reflect.Map:
+		if x.IsNil() != y.IsNil() || x.Len() != y.Len() {
+			return false, true
+		}
+		if x.UnsafePointer() == y.UnsafePointer() {
+			return true, true
+		}
+		it := x.MapRange()
+		for it.Next() {
+			v := y.MapIndex(it.Key())
+			if !v.IsValid() {
+				return false, true
+			}
+			if eq, ok := equalValues(it.Value(), v, depth+1); !eq || !ok {
+				return eq, ok
+			}
+		}
+		return true, true
+	case reflect.Func:
+		return x.IsNil() && y.IsNil(), true
+	case reflect.String:
+		return x.String() == y.String(), true
+	case reflect.Bool:
+		return x.Bool() == y.Bool(), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return x.Int() == y.Int(), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return x.Uint() == y.Uint(), true
+	case reflect.Float32, reflect.Float64:
+		return x.Float() == y.Float(), true
+	case reflect.Complex64, reflect.Complex128:
+		return x.Complex() == y.Complex(), true
+	case reflect.Chan, reflect.UnsafePointer:
+		return x.UnsafePointer() == y.UnsafePointer(), true
+	}
+	return false, false
 }
