@@ -71,6 +71,9 @@ type Twin struct {
 	inOnce sync.Once
 	in     *nodeInputs
 
+	wlOnce sync.Once
+	wl     map[ObjectRef]workload
+
 	// nodes are the node states read so far (see nodeState).
 	nodesMu sync.Mutex
 	nodes   map[string]*nodeParts
@@ -162,7 +165,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	db := after.digestAfter(da)
 	r.Objects = compareObjectsMatched(da, db, after.matchWith(da))
 	r.Deferred = deferredChanges(r.Objects, after.c)
-	r.Workloads = compareWorkloads(before.c, after.c, da, db)
+	r.Workloads = compareWorkloadsOf(before.c, before.workloads(), after.workloads(), da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does

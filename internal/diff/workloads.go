@@ -81,7 +81,19 @@ func maxUnavailable(ru *appsv1.RollingUpdateDaemonSet) string {
 // JSON) has the same template, which is then not compared field by field;
 // the pods are listed by controller only when a rollout needs them.
 func compareWorkloads(a, b *model.Cluster, da, db *digest) []WorkloadDiff {
-	wa, wb := workloadsOf(a), workloadsOf(b)
+	return compareWorkloadsOf(a, workloadsOf(a), workloadsOf(b), da, db)
+}
+
+// workloads is the twin's controllers (workloadsOf), made once: a plan
+// compares each twin with the one before and then with the one after.
+func (t *Twin) workloads() map[ObjectRef]workload {
+	t.wlOnce.Do(func() { t.wl = workloadsOf(t.c) })
+	return t.wl
+}
+
+// compareWorkloadsOf is compareWorkloads with the twins' controllers
+// given.
+func compareWorkloadsOf(a *model.Cluster, wa, wb map[ObjectRef]workload, da, db *digest) []WorkloadDiff {
 	var owned map[ObjectRef][]string
 	pods := func() map[ObjectRef][]string {
 		if owned == nil {
