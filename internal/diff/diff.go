@@ -74,6 +74,9 @@ type Twin struct {
 	wlOnce sync.Once
 	wl     map[ObjectRef]workload
 
+	ownedOnce sync.Once
+	owned     map[ObjectRef][]string
+
 	// nodes are the node states read so far (see nodeState).
 	nodesMu sync.Mutex
 	nodes   map[string]*nodeParts
@@ -165,7 +168,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	db := after.digestAfter(da)
 	r.Objects = compareObjectsMatched(da, db, after.matchWith(da))
 	r.Deferred = deferredChanges(r.Objects, after.c)
-	r.Workloads = compareWorkloadsOf(before.c, before.workloads(), after.workloads(), da, db)
+	r.Workloads = compareWorkloadsOf(before.podsByController, before.workloads(), after.workloads(), da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does
