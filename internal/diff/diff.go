@@ -63,9 +63,19 @@ type Twin struct {
 
 	digOnce sync.Once
 	dig     *digest
+	// digPrev is the digest dig was made after, digMatch the pairing of
+	// the twin's objects with its objects by pointer.
+	digPrev  *digest
+	digMatch []int32
 
 	inOnce sync.Once
 	in     *nodeInputs
+
+	wlOnce sync.Once
+	wl     map[ObjectRef]workload
+
+	ownedOnce sync.Once
+	owned     map[ObjectRef][]string
 
 	// nodes are the node states read so far (see nodeState).
 	nodesMu sync.Mutex
@@ -156,9 +166,9 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	// objects both hold (a plan's step twin shares those it leaves alone).
 	da := before.digest()
 	db := after.digestAfter(da)
-	r.Objects = compareObjects(da, db)
+	r.Objects = compareObjectsMatched(da, db, after.matchWith(da))
 	r.Deferred = deferredChanges(r.Objects, after.c)
-	r.Workloads = compareWorkloads(before.c, after.c, da, db)
+	r.Workloads = compareWorkloadsOf(before.podsByController, before.workloads(), after.workloads(), da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does

@@ -3,8 +3,10 @@ package diff
 import (
 	"encoding/json"
 	"hash/fnv"
+	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,17 +14,21 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff/objhash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // digest is a twin's objects as hashes, made once per twin: each object's
-// JSON hashed, and one hash per part of the dataplane over the objects
-// that part is compiled from. Two twins whose hashes for a part agree
-// compile the same state for it, so it is neither compiled nor compared.
-// JSON is the object's canonical form (a Quantity prints one way however
-// it was parsed), and hashing it is several times cheaper than comparing
-// two objects field by field through reflection.
+// encoding hashed (or a token standing for it, see identities), and one
+// hash per part of the dataplane over the objects that part is compiled
+// from. Two twins whose hashes for a part agree compile the same state
+// for it, so it is neither compiled nor compared. The encoding is the
+// object's canonical form (a Quantity prints one way however it was
+// parsed), and hashing it is several times cheaper than comparing two
+// objects field by field through reflection.
 type digest struct {
+	// c is the cluster hashed.
+	c       *model.Cluster
 	objects []object
 	// routing: Linux routes, neighbours, FDB; proxy: Linux kube-proxy's
 	// state; policy: Linux Felix's rules; windows: a Windows node's HNS
@@ -44,12 +50,24 @@ type digest struct {
 	start map[string]int
 }
 
-// objectSums are the hashes of one object: of its encoding, of its key
-// (keyHash), and of a host-network pod as the parts count it.
+// objectSums are the hashes of one object: of its key (keyHash), of a
+// host-network pod as the parts count it, and sum, what the digest's parts
+// fold and the comparison compares. sum is the hash of the object's
+// encoding (content), or, in a twin's own digest (see identities), a
+// token standing for it: two objects hold one token only when they are
+// one object or their encodings hash alike.
 type objectSums struct {
 	sum, key, agent uint64
-	isAgent         bool
+	// content is the hash of the encoding, 0 until it is needed (an
+	// object given a token, whose twin no later twin has compared yet).
+	content uint64
+	isAgent bool
 }
+
+// tokens numbers the objects given a token, in every digest of the
+// process: small numbers, which no 64-bit hash of an encoding is but by a
+// chance of 2^-40 in a twin of 10^7 objects.
+var tokens atomic.Uint64
 
 // sumOf is the hashes of the i-th object of the twin's list of kind
 // (Node, Pod, Service, EndpointSlice, DaemonSet, Deployment, StatefulSet).
@@ -101,10 +119,22 @@ func align(prev, next []object) []int32 {
 func (t *Twin) digest() *digest { return t.digestAfter(nil) }
 
 // digestAfter is the twin's digest, made on first use reusing prev's
-// hashes of the objects the two twins share (see newDigest).
+// hashes of the objects the two twins share (see newDigest); the twin
+// keeps the pairing by pointer with prev for the objects' comparison.
+// Made without prev (the first twin of a plan, either twin of a diff), it
+// gives each object a token instead of hashing it (see identities).
 func (t *Twin) digestAfter(prev *digest) *digest {
-	t.digOnce.Do(func() { t.dig = newDigest(t.c, prev) })
+	t.digOnce.Do(func() { t.dig, t.digMatch = newDigestMatch(t.c, prev, true); t.digPrev = prev })
 	return t.dig
+}
+
+// matchWith is the pairing by pointer of the twin's objects with prev's
+// (see align), nil unless the twin's digest was made after prev's.
+func (t *Twin) matchWith(prev *digest) []int32 {
+	if t.digPrev == nil || t.digPrev != prev {
+		return nil
+	}
+	return t.digMatch
 }
 
 // newDigest hashes the cluster's objects. An object prev's twin holds too
@@ -116,9 +146,33 @@ func (t *Twin) digestAfter(prev *digest) *digest {
 // shared one's address while prev exists. Held to hashing every object by
 // TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigest(c *model.Cluster, prev *digest) *digest {
+	d, _ := newDigestMatch(c, prev, false)
+	return d
+}
+
+// identities: a digest made without an earlier one need not hash its
+// objects, only tell them apart. Its objects take tokens (distinct
+// numbers) for sums, and their encodings are hashed only when a later
+// twin's digest is made from it and holds a copy of one (not the same
+// pointer, the same kind, namespace and name): that copy takes the
+// object's token when their encodings hash alike, else its own encoding's
+// hash. So tokens agree exactly where encodings do, between a twin and
+// the twins derived from it, and a plan hashes, of its first twin, only
+// the objects its first step replaces rather than the tens of thousands
+// it shares with every step. Two digests made apart, each without an
+// earlier one, share no token: a comparison of them finds every object
+// and part different and compares them all, which gives the same result,
+// slowly; CompareTwins always makes the after twin's digest from the
+// before twin's. Held to hashing every object by
+// TestComparisonsThroughTokensEqualThoseThroughHashes.
+
+// newDigestMatch is newDigest, with the pairing by pointer of c's objects
+// with prev's (align; nil without prev); identities gives the objects
+// tokens when there is no prev.
+func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, []int32) {
 	objs := objectsOf(c)
 	sums := make([]objectSums, len(objs))
-	d := &digest{objects: objs, sums: sums, start: map[string]int{}}
+	d := &digest{c: c, objects: objs, sums: sums, start: map[string]int{}}
 	for i := len(objs) - 1; i >= 0; i-- {
 		d.start[objs[i].key.Kind] = i
 	}
@@ -134,37 +188,53 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 			todo = append(todo, i)
 		}
 	}
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(todo)))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte // one encoding buffer per worker, not per object
-			for j := w; j < len(todo); j += workers {
-				o := objs[todo[j]].obj
-				s := objectSums{sum: objectHashBuf(o, &buf), key: keyHash(objs[todo[j]].key)}
-				// A pod on the pod network is routed to and policed by all
-				// it holds; a host-network pod (an agent: calico-node,
-				// kube-proxy) counts by where and whether it runs, not by
-				// its spec, which a rollout of the agent changes.
-				if p, ok := o.(*corev1.Pod); ok && p.Spec.HostNetwork {
-					s.agent, s.isAgent = agentHash(p), true
-				}
-				sums[todo[j]] = s
-			}
-		}()
+	var token uint64
+	if prev == nil && identities {
+		token = tokens.Add(uint64(len(todo))) - uint64(len(todo))
 	}
-	wg.Wait()
+	// The copies in prev of the objects not shared: their tokens are kept
+	// where the encodings hash alike; those prev holds as tokens alone
+	// are hashed first.
+	var copyOf []int32
+	if prev != nil && len(todo) > 0 {
+		copyOf = copiesIn(prev, match, objs, todo)
+	}
+	parallel(len(todo), func(j int, buf *[]byte) {
+		i := todo[j]
+		o := objs[i].obj
+		s := objectSums{key: keyHash(objs[i].key)}
+		if prev == nil && identities {
+			s.sum = token + uint64(j) + 1
+		} else {
+			s.content = objectHashBuf(o, buf)
+			s.sum = s.content
+			if copyOf != nil && copyOf[j] >= 0 && prev.sums[copyOf[j]].content == s.content {
+				s.sum = prev.sums[copyOf[j]].sum
+			}
+		}
+		// A pod on the pod network is routed to and policed by all it
+		// holds; a host-network pod (an agent: calico-node, kube-proxy)
+		// counts by where and whether it runs, not by its spec, which a
+		// rollout of the agent changes.
+		if p, ok := o.(*corev1.Pod); ok && p.Spec.HostNetwork {
+			s.agent, s.isAgent = agentHash(p), true
+		}
+		sums[i] = s
+	})
 	// What no API object holds: hosts, the node network, kubeadm's files,
 	// Calico Node resources.
-	extra := hashJSON(struct {
-		Hosts       any
-		Network     any
-		NetworkFrom string
-		Kubeadm     any
-		CalicoNodes []*calico.Node
-	}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
+	var extra uint64
+	if prev != nil && sameExtra(prev.c, c) {
+		extra = prev.extra
+	} else {
+		extra = valueHash(struct {
+			Hosts       any
+			Network     any
+			NetworkFrom string
+			Kubeadm     any
+			CalicoNodes []*calico.Node
+		}{c.Hosts, c.Network, c.NetworkFrom, c.Kubeadm, c.CalicoNodes})
+	}
 	parts := map[string][]*uint64{
 		"Node":                {&d.routing, &d.proxy, &d.policy, &d.windows},
 		"IPPool":              {&d.windows},
@@ -198,8 +268,8 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 	// (windowsDataplane, serviceCIDRs, the ConfigMaps) is the Windows
 	// dataplane's and the operator's.
 	ls := linux.ReadSettings(c)
-	d.routing = mix(d.routing, hashJSON(ls.Routing), "linux routing settings")
-	d.policy = mix(d.policy, hashJSON(ls.Policy), "linux policy settings")
+	d.routing = mix(d.routing, valueHash(ls.Routing), "linux routing settings")
+	d.policy = mix(d.policy, valueHash(ls.Policy), "linux policy settings")
 	d.routingShared, d.policyShared = d.routing, d.policy
 	podParts := []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 	var targets []*uint64
@@ -233,7 +303,74 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 			}
 		}
 	}
-	return d
+	return d, match
+}
+
+// copiesIn are, for each object todo names, the index in prev of the
+// object of its kind, namespace and name that the twins do not share, or
+// -1; the encodings of those prev holds a token for are hashed into prev
+// (content is a cache: the hash the object always has).
+func copiesIn(prev *digest, match []int32, objs []object, todo []int) []int32 {
+	shared := make([]bool, len(prev.objects))
+	nShared := 0
+	for _, k := range match {
+		if k >= 0 {
+			shared[k] = true
+			nShared++
+		}
+	}
+	at := make(map[model.Key]int32, max(0, len(prev.objects)-nShared))
+	for k, o := range prev.objects {
+		if !shared[k] {
+			at[o.key] = int32(k)
+		}
+	}
+	copyOf := make([]int32, len(todo))
+	var hash []int32
+	seen := map[int32]bool{}
+	for j, i := range todo {
+		k, ok := at[objs[i].key]
+		if !ok {
+			copyOf[j] = -1
+			continue
+		}
+		copyOf[j] = k
+		if prev.sums[k].content == 0 && !seen[k] {
+			seen[k] = true
+			hash = append(hash, k)
+		}
+	}
+	parallel(len(hash), func(j int, buf *[]byte) {
+		k := hash[j]
+		prev.sums[k].content = objectHashBuf(prev.objects[k].obj, buf)
+	})
+	return copyOf
+}
+
+// parallel runs do(0..n-1) on all cores, each worker with one encoding
+// buffer of its own.
+func parallel(n int, do func(j int, buf *[]byte)) {
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), max(1, n))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte // one encoding buffer per worker, not per object
+			for j := w; j < n; j += workers {
+				do(j, &buf)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// sameExtra says whether two twins hold deeply equal inputs that no API
+// object holds (hashed into digest.extra alike).
+func sameExtra(a, b *model.Cluster) bool {
+	return a != nil && b != nil && a.NetworkFrom == b.NetworkFrom &&
+		reflect.DeepEqual(a.Hosts, b.Hosts) && reflect.DeepEqual(a.Network, b.Network) &&
+		reflect.DeepEqual(a.Kubeadm, b.Kubeadm) && reflect.DeepEqual(a.CalicoNodes, b.CalicoNodes)
 }
 
 // agentHash is a host-network pod as the parts count it: by where and
@@ -308,10 +445,11 @@ func fnvBool(h uint64, b *bool) uint64 {
 // objectHash is the hash of the object's protobuf encoding and its kind
 // for the Kubernetes types (generated code, several times cheaper than
 // JSON through reflection; maps in key order, a Quantity in its canonical
-// form), else of its JSON. Equal encodings are equal objects; the
-// protobuf one is finer than JSON (it keeps a time's nanoseconds), which
-// makes a comparison look where JSON would not and find nothing. Metadata
-// the twin stamps (creationTimestamp) is in it: a what-if that moves the
+// form), else of its fields (objhash.FieldHash: what its JSON reads, without
+// encoding it). Equal encodings are equal objects; the protobuf one is
+// finer than JSON (it keeps a time's nanoseconds), which makes a
+// comparison look where JSON would not and find nothing. Metadata the
+// twin stamps (creationTimestamp) is in it: a what-if that moves the
 // stamp makes the parts look changed, and the comparison then finds no
 // difference there.
 func objectHash(o any) uint64 {
@@ -332,17 +470,28 @@ func objectHashBuf(o any, buf *[]byte) uint64 {
 			*buf = make([]byte, size+size/4)
 		}
 		if n, err := m.MarshalToSizedBuffer((*buf)[:size]); err == nil {
-			b := (*buf)[size-n : size]
-			h := fnv.New64a()
-			if k, ok := o.(kruntime.Object); ok {
-				h.Write([]byte(k.GetObjectKind().GroupVersionKind().String()))
-				h.Write([]byte{0})
-			}
-			h.Write(b)
-			return h.Sum64()
+			return hashEncoding(o, (*buf)[size-n:size])
 		}
 	}
-	return hashJSON(o)
+	return valueHash(o)
+}
+
+// hashEncoding is the hash of an object's kind and its encoding b.
+func hashEncoding(o any, b []byte) uint64 {
+	kind := ""
+	if k, ok := o.(kruntime.Object); ok {
+		kind = k.GetObjectKind().GroupVersionKind().String()
+	}
+	return objhash.Encoding(kind, b)
+}
+
+// valueHash is v's objhash.FieldHash, or the hash of its JSON where the fields
+// cannot be read.
+func valueHash(v any) uint64 {
+	if h, ok := objhash.FieldHash(v); ok {
+		return h
+	}
+	return hashJSON(v)
 }
 
 func hashJSON(v any) uint64 {

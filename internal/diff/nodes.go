@@ -123,6 +123,16 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 	if p.proxy && gate && da.extra == db.extra {
 		services = changedServices(ia, ib)
 	}
+	// A node whose kube-proxy table is compared by Services only: its own
+	// inputs the same in both twins, or its Node.
+	byServices := func(pr *pair, name string) bool {
+		return gate && pr.a != nil && pr.b != nil &&
+			(ia.own[name] == ib.own[name] || da.sumOf("Node", pr.ia).sum == db.sumOf("Node", pr.ib).sum)
+	}
+	var kp *kpClass
+	if len(services) > 0 {
+		kp = newKPClass(before, after, ea, eb, services, names, func(name string) bool { return byServices(byName[name], name) })
+	}
 	pairs := &pairCache{}
 	out := make([]*NodeDiff, len(names))
 	var wg sync.WaitGroup
@@ -148,6 +158,10 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 					// for the Services that do.
 					only = services
 				}
+				var kpa, kpb *nftPart
+				if only != nil && kp.serves(names[i]) {
+					kpa, kpb = kp.a, kp.b
+				}
 				// The routing part of a node both twins have is compared
 				// through the lines all nodes share (routing.go).
 				var pre *routingDiff
@@ -160,10 +174,10 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 				}
 				var sa, sb *state
 				if pr.a != nil {
-					sa = nodeState(before, ea, pr.a, want, only)
+					sa = nodeState(before, ea, pr.a, want, only, kpa)
 				}
 				if pr.b != nil {
-					sb = nodeState(after, eb, pr.b, want, only)
+					sb = nodeState(after, eb, pr.b, want, only, kpb)
 				}
 				if keepNAT && sa != nil && sb != nil && sb.os == hybrid.OSWindows {
 					keepExistingNAT(sa, sb)
@@ -192,8 +206,9 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 // with k+1, and reading Felix's table is the costliest part of both.
 //
 // With only non-nil, kube-proxy's table holds only those Services' items
-// (see changedServices), made for this comparison and not kept.
-func nodeState(t *Twin, e *plane.Plane, n *corev1.Node, p parts, only map[string]bool) *state {
+// (see changedServices), made for this comparison and not kept; with kp
+// non-nil too, it is kp, the table of the node's class (see kpClass).
+func nodeState(t *Twin, e *plane.Plane, n *corev1.Node, p parts, only map[string]bool, kp *nftPart) *state {
 	s := &state{os: nodeOS(n), chains: map[string][]string{}}
 	if s.os == hybrid.OSWindows {
 		// Windows compiles the node: only when its inputs differ.
@@ -210,8 +225,15 @@ func nodeState(t *Twin, e *plane.Plane, n *corev1.Node, p parts, only map[string
 		}
 		return c.win
 	}
-	// Linux compiles the node: only when a part of it is read.
+	// Linux compiles the node: only when a part of it is read, other than
+	// kube-proxy's table of its class.
 	if !p.routing && !p.proxy && !p.policy {
+		return s
+	}
+	if kp != nil && only != nil && !p.routing && !p.policy {
+		if e.HasLinux(n.Name) {
+			s.kp = kp.add(s.chains)
+		}
 		return s
 	}
 	lx := e.Linux(n.Name)
@@ -236,7 +258,9 @@ func nodeState(t *Twin, e *plane.Plane, n *corev1.Node, p parts, only map[string
 		s.routes, s.neigh, s.fdb = c.routing.routes, c.routing.neigh, c.routing.fdb
 	}
 	if p.proxy && only != nil {
-		if len(only) > 0 {
+		if kp != nil {
+			s.kp = kp.add(s.chains)
+		} else if len(only) > 0 {
 			s.kp = newNFTPart(lx.KubeProxyNFTOf(only)).add(s.chains)
 		}
 	} else if p.proxy {

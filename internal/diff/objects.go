@@ -88,15 +88,23 @@ var ignoredFields = map[string]bool{
 // An object both twins hold as the same pointer is the same object (a
 // derived twin shares those it leaves alone): paired by align, not by
 // key; only the others are matched by key.
-func compareObjects(a, b *digest) []ObjectChange {
-	match := align(a.objects, b.objects)
+func compareObjects(a, b *digest) []ObjectChange { return compareObjectsMatched(a, b, nil) }
+
+// compareObjectsMatched is compareObjects with b's objects paired with a's
+// by pointer already (align(a.objects, b.objects)), or nil.
+func compareObjectsMatched(a, b *digest, match []int32) []ObjectChange {
+	if match == nil {
+		match = align(a.objects, b.objects)
+	}
 	shared := make([]bool, len(a.objects))
+	nShared := 0
 	for _, k := range match {
 		if k >= 0 {
 			shared[k] = true
+			nShared++
 		}
 	}
-	before := map[model.Key]int{}
+	before := make(map[model.Key]int, max(0, len(a.objects)-nShared))
 	for i, o := range a.objects {
 		if !shared[i] {
 			before[o.key] = i
@@ -104,13 +112,16 @@ func compareObjects(a, b *digest) []ObjectChange {
 	}
 	var out []ObjectChange
 	memo := fieldMemo{}
-	matched := map[model.Key]bool{}
+	// matched marks, by the index before gives a key, the keys b holds.
+	matched := make([]bool, len(a.objects))
 	for i, o := range b.objects {
 		if match[i] >= 0 {
 			continue
 		}
 		k, ok := before[o.key]
-		matched[o.key] = true
+		if ok {
+			matched[k] = true
+		}
 		switch {
 		case !ok:
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Added})
@@ -123,7 +134,7 @@ func compareObjects(a, b *digest) []ObjectChange {
 		}
 	}
 	for i, o := range a.objects {
-		if !shared[i] && !matched[o.key] {
+		if !shared[i] && !matched[before[o.key]] {
 			out = append(out, ObjectChange{Object: objectRef(o.key), Change: Removed})
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff/objhash"
 )
 
 // The objects' field differences convert both objects to their JSON
@@ -56,8 +58,8 @@ func pruneStruct(x, y reflect.Value) {
 			pruneStruct(fx, fy)
 			continue
 		}
-		// Compared through their addresses: no copy of a large field.
-		if reflect.DeepEqual(fx.Addr().Interface(), fy.Addr().Interface()) {
+		// Compared in place: no copy of a large field.
+		if objhash.DeepEqual(fx, fy) {
 			fx.SetZero()
 			fy.SetZero()
 			continue
@@ -129,7 +131,7 @@ func (m fieldMemo) changes(a, b any) []FieldChange {
 		return fieldChangesOf(pa, pb)
 	}
 	for _, e := range m[h] {
-		if reflect.DeepEqual(e.a, pa) && reflect.DeepEqual(e.b, pb) {
+		if objhash.DeepEqual(reflect.ValueOf(e.a), reflect.ValueOf(pa)) && objhash.DeepEqual(reflect.ValueOf(e.b), reflect.ValueOf(pb)) {
 			return slices.Clone(e.out)
 		}
 	}

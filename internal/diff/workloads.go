@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,11 +82,30 @@ func maxUnavailable(ru *appsv1.RollingUpdateDaemonSet) string {
 // JSON) has the same template, which is then not compared field by field;
 // the pods are listed by controller only when a rollout needs them.
 func compareWorkloads(a, b *model.Cluster, da, db *digest) []WorkloadDiff {
-	wa, wb := workloadsOf(a), workloadsOf(b)
+	return compareWorkloadsOf(func() map[ObjectRef][]string { return podsByController(a) }, workloadsOf(a), workloadsOf(b), da, db)
+}
+
+// podsByController is the twin's podsByController, made once.
+func (t *Twin) podsByController() map[ObjectRef][]string {
+	t.ownedOnce.Do(func() { t.owned = podsByController(t.c) })
+	return t.owned
+}
+
+// workloads is the twin's controllers (workloadsOf), made once: a plan
+// compares each twin with the one before and then with the one after.
+func (t *Twin) workloads() map[ObjectRef]workload {
+	t.wlOnce.Do(func() { t.wl = workloadsOf(t.c) })
+	return t.wl
+}
+
+// compareWorkloadsOf is compareWorkloads with the twins' controllers
+// given, and the before twin's pods by controller made by owners when
+// first needed.
+func compareWorkloadsOf(owners func() map[ObjectRef][]string, wa, wb map[ObjectRef]workload, da, db *digest) []WorkloadDiff {
 	var owned map[ObjectRef][]string
 	pods := func() map[ObjectRef][]string {
 		if owned == nil {
-			owned = podsByController(a)
+			owned = owners()
 		}
 		return owned
 	}
@@ -111,7 +131,7 @@ func compareWorkloads(a, b *model.Cluster, da, db *digest) []WorkloadDiff {
 		}
 		d := WorkloadDiff{Workload: ref, Change: Changed, Template: fields, Rollout: w.rollout}
 		if !w.onDelete {
-			d.Restarts = pods()[ref]
+			d.Restarts = slices.Clone(pods()[ref]) // the cache stays the twin's
 		}
 		out = append(out, d)
 	}

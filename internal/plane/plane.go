@@ -255,6 +255,10 @@ func (p *Plane) Linux(name string) *linux.Node {
 	return e.n
 }
 
+// HasLinux says whether a Linux node has that name (Linux compiles one),
+// without compiling it.
+func (p *Plane) HasLinux(name string) bool { return p.lxc.Has(name) }
+
 // LinuxTunnel is the address of the Linux node's vxlan.calico device,
 // read without compiling the node.
 func (p *Plane) LinuxTunnel(name string) (netip.Addr, bool) { return p.lxc.TunnelAddr(name) }

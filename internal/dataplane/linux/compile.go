@@ -618,3 +618,6 @@ func netnsName(p *corev1.Pod) string {
 	s[8] = s[8]&0x3f | 0x80
 	return fmt.Sprintf("cni-%x-%x-%x-%x-%x", s[0:4], s[4:6], s[6:8], s[8:10], s[10:16])
 }
+
+// Has says whether a Linux node has that name: whether Node compiles one.
+func (x *Compiler) Has(name string) bool { return x.byName[name] != nil }

@@ -5,9 +5,11 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cputime"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -38,10 +40,11 @@ func BenchmarkMigrateComparisons(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	full := []*model.Cluster{c}
+	full, ids := []*model.Cluster{c}, []string{}
 	for _, st := range m.Steps {
 		if st.Cluster != nil {
 			full = append(full, st.Cluster)
+			ids = append(ids, st.ID)
 		}
 	}
 	shared := []*model.Cluster{c}
@@ -54,15 +57,23 @@ func BenchmarkMigrateComparisons(b *testing.B) {
 	}{{"full", full}, {"shared", shared}} {
 		b.Run(tc.name, func(b *testing.B) {
 			defer cpuMetric(b)()
+			// Each step's CPU time too (the garbage collector's while it
+			// runs included), as <step>-cpu-ms/op.
+			steps := make([]time.Duration, len(ids))
 			for b.Loop() {
 				prev := diff.NewTwin(tc.chain[0])
-				for _, next := range tc.chain[1:] {
+				for i, next := range tc.chain[1:] {
+					start := cputime.Now()
 					t := diff.NewTwin(next)
 					if _, err := diff.CompareTwins(prev, t, diff.Options{NoReach: true}); err != nil {
 						b.Fatal(err)
 					}
+					steps[i] += cputime.Now() - start
 					prev = t
 				}
+			}
+			for i, d := range steps {
+				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), ids[i]+"-cpu-ms/op")
 			}
 		})
 	}
