@@ -93,3 +93,22 @@ func (d *derivation) covers(spoken map[model.Key]bool) bool {
 	}
 	return true
 }
+
+// movePods replaces, in what k records of the DaemonSets' pods, each pod
+// moved maps by the one the twin holds instead (shareEqual).
+func (k *carried) movePods(moved map[*corev1.Pod]*corev1.Pod) {
+	for i := range k.daemons {
+		for node, p := range k.daemons[i].pods {
+			if q, ok := moved[p]; ok {
+				k.daemons[i].pods[node] = q
+			}
+		}
+	}
+	for _, on := range k.daemonsOn {
+		for i, p := range on {
+			if q, ok := moved[p]; ok {
+				on[i] = q
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -18,10 +19,18 @@ import (
 // (diff's digest, plane.Reuse) instead of encoding it again. c stays equal
 // to what it was under reflect.DeepEqual; neither twin may change a shared
 // object afterwards, as for the pods a derivation reuses.
+//
+// The pods of DaemonSets the build made that it shares are the previous
+// twin's in what it carries for the next derivation too (carry.go), so
+// that the next one keeps the pods the twin holds.
 func shareEqual(prev, c *model.Cluster) {
+	moved := map[*corev1.Pod]*corev1.Pod{}
+	shareList(prev.Pods, c.Pods, moved)
+	if k := recall(c); k != nil && len(moved) > 0 {
+		k.movePods(moved)
+	}
 	shareList(prev.Nodes, c.Nodes)
 	shareList(prev.Namespaces, c.Namespaces)
-	shareList(prev.Pods, c.Pods)
 	shareList(prev.Deployments, c.Deployments)
 	shareList(prev.ReplicaSets, c.ReplicaSets)
 	shareList(prev.DaemonSets, c.DaemonSets)
@@ -59,7 +68,7 @@ func shareOne[T comparable](prev T, cur *T) {
 func shareList[T interface {
 	comparable
 	metav1.Object
-}](prev, cur []T) {
+}](prev, cur []T, moved ...map[T]T) {
 	if len(prev) == 0 || len(cur) == 0 {
 		return
 	}
@@ -72,6 +81,9 @@ func shareList[T interface {
 	share := func(i int, p T) {
 		if o := cur[i]; o != p && reflect.DeepEqual(p, o) {
 			cur[i] = p
+			if len(moved) > 0 {
+				moved[0][o] = p
+			}
 		}
 	}
 	if slices.IsSortedFunc(prev, cmp) && slices.IsSortedFunc(cur, cmp) {
