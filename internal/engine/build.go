@@ -288,7 +288,7 @@ func (b *builder) sort() {
 	c := b.c
 	sortObjs(c.Nodes)
 	sortObjs(c.Namespaces)
-	sortObjs(c.Pods)
+	b.sortPods()
 	sortObjs(c.Deployments)
 	sortObjs(c.ReplicaSets)
 	sortObjs(c.DaemonSets)
@@ -310,6 +310,12 @@ func (b *builder) sort() {
 
 // sortObjs orders objects by namespace and name, stably.
 func sortObjs[T metav1.Object](s []T) {
+	sortPerm(s)
+}
+
+// sortPerm is sortObjs giving the order it made: the i-th object is the
+// perm[i]-th before; nil when s was in order already.
+func sortPerm[T metav1.Object](s []T) []int {
 	// Keyed once and sorted with the position as the last key: the order
 	// of a stable sort, without its merges' moves or a method call per
 	// comparison.
@@ -332,12 +338,15 @@ func sortObjs[T metav1.Object](s []T) {
 		return a.i - b.i
 	}
 	if slices.IsSortedFunc(ks, cmp) {
-		return
+		return nil
 	}
 	slices.SortFunc(ks, cmp)
+	perm := make([]int, len(ks))
 	for i := range ks {
 		s[i] = ks[i].o
+		perm[i] = ks[i].i
 	}
+	return perm
 }
 
 // newestTimestamp is the latest creationTimestamp among observed objects.
