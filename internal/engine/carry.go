@@ -34,8 +34,8 @@ type carried struct {
 	// net is IPAM's replay of the observed history and its final
 	// state (derive_network.go).
 	net *netMemo
-	// pods is how the build sorted its pods (derive_sort.go).
-	pods *podOrder
+	// orders are how the build sorted its lists (derive_sort.go).
+	orders orders
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is

@@ -1,57 +1,58 @@
 package engine
 
 import (
-	corev1 "k8s.io/api/core/v1"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// podOrder is how a build sorted its pods: in is the list before (the
-// order the workloads stage admitted them), perm the sort's permutation
-// (the i-th sorted pod was in[perm[i]]; nil: in order already).
-type podOrder struct {
-	in   []*corev1.Pod
-	perm []int
+// orders are how a build sorted each of its lists (builder.sort), by the
+// list's place there.
+type orders []listOrder
+
+// listOrder is how a build sorted one list: names are its objects'
+// namespaces and names before, perm the sort's permutation (the i-th
+// sorted object was the perm[i]-th; nil: in order already).
+type listOrder struct {
+	names []nsName
+	perm  []int
 }
 
-// sortPods sorts the twin's pods by namespace and name, stably. A
-// derivation whose pods come in the previous build's order of names
-// (every pod at the same place: the same pointer, or the same namespace
-// and name) applies that build's permutation, which is the one the sort
-// would find, instead of sorting again.
-func (b *builder) sortPods() {
-	pods := b.c.Pods
-	in := append([]*corev1.Pod(nil), pods...)
+// sortAs sorts s by namespace and name, stably, as the slot-th list, and
+// records how in o (nil: nothing is kept). A derivation whose list comes
+// with the previous build's names in the same order (prev) applies that
+// build's permutation, which is the one the sort would find: it depends
+// on nothing but the order of the names.
+func sortAs[T metav1.Object](o, prev orders, slot int, s []T) {
+	if o == nil && prev == nil {
+		sortObjs(s)
+		return
+	}
+	names := make([]nsName, len(s))
+	for i, x := range s {
+		names[i] = nsName{x.GetNamespace(), x.GetName()}
+	}
 	var perm []int
-	if prev := b.d.podOrder(); prev != nil && sameNames(prev.in, in) {
-		perm = prev.perm
-		for i, j := range perm {
-			pods[i] = in[j]
+	if slot < len(prev) && prev[slot].names != nil && slices.Equal(prev[slot].names, names) {
+		perm = prev[slot].perm
+		if perm != nil {
+			in := slices.Clone(s)
+			for i, j := range perm {
+				s[i] = in[j]
+			}
 		}
 	} else {
-		perm = sortPerm(pods)
+		perm = sortPerm(s)
 	}
-	if !b.own {
-		b.carry.pods = &podOrder{in: in, perm: perm}
+	if o != nil {
+		o[slot] = listOrder{names: names, perm: perm}
 	}
 }
 
-// sameNames reports whether a and b hold pods of the same namespaces and
-// names in the same order.
-func sameNames(a, b []*corev1.Pod) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i, p := range a {
-		if q := b[i]; p != q && (p.Name != q.Name || p.Namespace != q.Namespace) {
-			return false
-		}
-	}
-	return true
-}
-
-// podOrder is how the previous build sorted its pods, nil if unknown.
-func (d *derivation) podOrder() *podOrder {
+// orders is how the previous build sorted its lists, nil if unknown.
+func (d *derivation) orders() orders {
 	if d == nil || d.prev == nil {
 		return nil
 	}
-	return d.prev.pods
+	return d.prev.orders
 }
