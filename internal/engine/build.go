@@ -283,33 +283,47 @@ func (b *builder) hostByName(name string) *plannedHost {
 	return nil
 }
 
-// sort orders every list the way kubectl lists them.
+// sort orders every list the way kubectl lists them; a derivation takes
+// the previous build's order where a list's names come alike
+// (derive_sort.go).
 func (b *builder) sort() {
 	c := b.c
-	sortObjs(c.Nodes)
-	sortObjs(c.Namespaces)
-	sortObjs(c.Pods)
-	sortObjs(c.Deployments)
-	sortObjs(c.ReplicaSets)
-	sortObjs(c.DaemonSets)
-	sortObjs(c.StatefulSets)
-	sortObjs(c.Services)
-	sortObjs(c.EndpointSlices)
-	sortObjs(c.NetworkPolicies)
-	sortObjs(c.RuntimeClasses)
-	sortObjs(c.PriorityClasses)
-	sortObjs(c.ConfigMaps)
-	sortObjs(c.ServiceAccounts)
-	sortObjs(c.CSRs)
-	sortObjs(c.TigeraStatuses)
-	sortObjs(c.IPPools)
-	sortObjs(c.IPAMBlocks)
-	sortObjs(c.BlockAffinities)
-	sortObjs(c.CalicoNodes)
+	var o orders
+	if !b.own {
+		o = make(orders, 20)
+		b.carry.orders = o
+	}
+	prev := b.d.orders()
+	sortAs(o, prev, 0, c.Nodes)
+	sortAs(o, prev, 1, c.Namespaces)
+	sortAs(o, prev, 2, c.Pods)
+	sortAs(o, prev, 3, c.Deployments)
+	sortAs(o, prev, 4, c.ReplicaSets)
+	sortAs(o, prev, 5, c.DaemonSets)
+	sortAs(o, prev, 6, c.StatefulSets)
+	sortAs(o, prev, 7, c.Services)
+	sortAs(o, prev, 8, c.EndpointSlices)
+	sortAs(o, prev, 9, c.NetworkPolicies)
+	sortAs(o, prev, 10, c.RuntimeClasses)
+	sortAs(o, prev, 11, c.PriorityClasses)
+	sortAs(o, prev, 12, c.ConfigMaps)
+	sortAs(o, prev, 13, c.ServiceAccounts)
+	sortAs(o, prev, 14, c.CSRs)
+	sortAs(o, prev, 15, c.TigeraStatuses)
+	sortAs(o, prev, 16, c.IPPools)
+	sortAs(o, prev, 17, c.IPAMBlocks)
+	sortAs(o, prev, 18, c.BlockAffinities)
+	sortAs(o, prev, 19, c.CalicoNodes)
 }
 
 // sortObjs orders objects by namespace and name, stably.
 func sortObjs[T metav1.Object](s []T) {
+	sortPerm(s)
+}
+
+// sortPerm is sortObjs giving the order it made: the i-th object is the
+// perm[i]-th before; nil when s was in order already.
+func sortPerm[T metav1.Object](s []T) []int {
 	// Keyed once and sorted with the position as the last key: the order
 	// of a stable sort, without its merges' moves or a method call per
 	// comparison.
@@ -332,12 +346,15 @@ func sortObjs[T metav1.Object](s []T) {
 		return a.i - b.i
 	}
 	if slices.IsSortedFunc(ks, cmp) {
-		return
+		return nil
 	}
 	slices.SortFunc(ks, cmp)
+	perm := make([]int, len(ks))
 	for i := range ks {
 		s[i] = ks[i].o
+		perm[i] = ks[i].i
 	}
+	return perm
 }
 
 // newestTimestamp is the latest creationTimestamp among observed objects.

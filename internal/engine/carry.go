@@ -34,6 +34,8 @@ type carried struct {
 	// net is IPAM's replay of the observed history and its final
 	// state (derive_network.go).
 	net *netMemo
+	// orders are how the build sorted its lists (derive_sort.go).
+	orders orders
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is
@@ -92,4 +94,23 @@ func (d *derivation) covers(spoken map[model.Key]bool) bool {
 		}
 	}
 	return true
+}
+
+// movePods replaces, in what k records of the DaemonSets' pods, each pod
+// moved maps by the one the twin holds instead (shareEqual).
+func (k *carried) movePods(moved map[*corev1.Pod]*corev1.Pod) {
+	for i := range k.daemons {
+		for node, p := range k.daemons[i].pods {
+			if q, ok := moved[p]; ok {
+				k.daemons[i].pods[node] = q
+			}
+		}
+	}
+	for _, on := range k.daemonsOn {
+		for i, p := range on {
+			if q, ok := moved[p]; ok {
+				on[i] = q
+			}
+		}
+	}
 }

@@ -77,6 +77,9 @@ type derivation struct {
 	// kept are its DaemonSets' pods taken as they are (derive_daemons.go).
 	spoken map[model.Key]bool
 	kept   map[*corev1.Pod]bool
+	// podNet: IPAM reads what it read for the previous build, so
+	// DaemonSet pods on the pod network may be kept too.
+	podNet bool
 	// origins are the previous twin's Origins, layered the objects whose
 	// origin the next one sets (nil: collect reads every object's).
 	origins map[model.Key]model.Origin

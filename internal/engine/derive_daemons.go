@@ -31,6 +31,7 @@ func (b *builder) keptDaemons() []map[string]*corev1.Pod {
 	if d == nil || d.prev == nil || !d.prev.ref.Equal(&b.ref) {
 		return nil
 	}
+	d.podNet = b.sameIPAMInputs()
 	out := make([]map[string]*corev1.Pod, len(b.c.DaemonSets))
 	for i, ds := range b.c.DaemonSets {
 		for j := range d.prev.daemons {
@@ -44,15 +45,36 @@ func (b *builder) keptDaemons() []map[string]*corev1.Pod {
 }
 
 // keepDaemon reports whether p, the previous build's pod of a DaemonSet
-// on node, can be taken as it is: bound there and running on the host
-// network (its address is the node's; IPAM does not see it), not spoken
-// of, the previous build's i-th DaemonSet pod placed on the node (the
-// ones before it are kept too), and placing it reads only its node,
-// whose running pods are the previous build's.
+// on node, can be taken as it is: bound there and running, on the host
+// network (its address is the node's) or with an address from IPAM
+// (the network stage asks IPAM again and checks it gets the same one:
+// keptAddress), not spoken of, the previous build's i-th DaemonSet pod
+// placed on the node (the ones before it are kept too), and placing it
+// reads only its node, whose running pods are the previous build's.
 func (b *builder) keepDaemon(p *corev1.Pod, node string, i int, state *scheduler.State) bool {
 	on := b.d.prev.daemonsOn[node]
-	return p.Spec.NodeName == node && p.Spec.HostNetwork && p.Status.Phase == corev1.PodRunning &&
+	return p.Spec.NodeName == node && (p.Spec.HostNetwork || (b.d.podNet && p.Status.PodIP != "")) && p.Status.Phase == corev1.PodRunning &&
 		i < len(on) && on[i] == p && b.carry.sched.Kept(node) && !b.d.spoken[keyOf(p)] && !scheduler.ReadsOtherNodes(p, state)
+}
+
+// keptOnPodNetwork reports whether p is a kept DaemonSet pod on the pod
+// network: the previous build's IPAM gave it its address, so this one
+// asks IPAM in the same turn (its state must move the same way) and
+// keeps the pod only if the answer is that address.
+func (d *derivation) keptOnPodNetwork(p *corev1.Pod) bool {
+	return d != nil && d.kept[p] && !p.Spec.HostNetwork
+}
+
+// keptAddress checks the address IPAM gives a kept pod on the pod
+// network in its turn against the one it holds: a different one (or a
+// failure, which would make it Pending) would change a pod the twin
+// shares with the previous one, so the derivation stops.
+func (b *builder) keptAddress(p *corev1.Pod, got string) bool {
+	if got != p.Status.PodIP {
+		b.d.broken = true
+		return false
+	}
+	return true
 }
 
 // madeDaemons records, for the next derivation, the DaemonSets' pods

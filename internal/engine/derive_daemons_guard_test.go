@@ -1,13 +1,17 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"net/netip"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -59,5 +63,133 @@ func TestADaemonSetPodIsNotKeptOnANodeWhoseRunningPodsChanged(t *testing.T) {
 	}
 	if len(on) == 0 {
 		t.Error("no DaemonSet pod kept on any node: the case does not test the guard")
+	}
+}
+
+// keptOnPodNetworkBy runs a derivation of next from prev's twin and
+// gives the DaemonSet pods on the pod network it kept, by node, and the
+// error its build ended with (errUnsettled when a stage stopped it).
+func keptOnPodNetworkBy(t *testing.T, prev *model.Cluster, base, next *model.Snapshot) (map[string]*corev1.Pod, error) {
+	t.Helper()
+	d := settle(prev, base, next)
+	if d == nil {
+		t.Fatal("no pod qualifies for reuse: the case does not test the keep")
+	}
+	d.prev = recall(prev)
+	d.net = d.prev.net
+	_, err := build(next, false, d)
+	kept := map[string]*corev1.Pod{}
+	for p := range d.kept {
+		if !p.Spec.HostNetwork {
+			kept[p.Spec.NodeName] = p
+		}
+	}
+	return kept, err
+}
+
+// A derivation keeps the DaemonSet pods on the pod network (csi-node-driver)
+// only where IPAM reads the pools and configuration it read before.
+func TestADerivationKeepsPodNetworkDaemonSetPodsOnlyWhenIPAMReadsTheSame(t *testing.T) {
+	tests := []struct {
+		name string
+		next func(t *testing.T, s *model.Snapshot) *model.Snapshot
+		kept bool
+	}{
+		{name: "strictAffinity turned off keeps them", next: withStrictAffinity(false), kept: true},
+		{
+			name: "the pool's CIDR changed does not",
+			next: withPool(func(p *operator.IPPool) {
+				pfx := netip.MustParsePrefix(p.CIDR)
+				p.CIDR = netip.PrefixFrom(pfx.Addr(), pfx.Bits()+1).String()
+			}),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := genSnapshot(t)
+			prev, err := Build(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := tt.next(t, base)
+			kept, err := keptOnPodNetworkBy(t, prev, base, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(kept) > 0) != tt.kept {
+				t.Errorf("DaemonSet pods on the pod network kept on %d nodes, want kept: %v", len(kept), tt.kept)
+			}
+			want, err := Build(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Derive(prev, base, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("Derive differs from Build in %s", differingField(want, got))
+			}
+		})
+	}
+}
+
+// An observed pod on another node now holds the address a kept
+// csi-node-driver pod had: IPAM gives that pod another one in its turn,
+// so the derivation must not keep it as it was, and the derived twin
+// equals the full build.
+func TestAKeptPodNetworkDaemonSetPodWhoseAddressChangesStopsTheDerivation(t *testing.T) {
+	base := withStrictAffinity(false)(t, genSnapshot(t))
+	prev, err := Build(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *corev1.Pod
+	for _, o := range base.Objects {
+		if p, ok := o.Typed.(*corev1.Pod); ok {
+			first = p
+			break
+		}
+	}
+	var victim *corev1.Pod
+	for _, p := range prev.Pods {
+		if ownedByDaemonSet(p) && !p.Spec.HostNetwork && p.Status.PodIP != "" && p.Spec.NodeName != first.Spec.NodeName && !prev.Observed(keyOf(p)) {
+			victim = p
+			break
+		}
+	}
+	if victim == nil {
+		t.Fatal("no DaemonSet pod on the pod network in the previous twin")
+	}
+	next := editFirst(t, base, "Pod", func(p *corev1.Pod) {
+		p.Status.PodIP = victim.Status.PodIP
+		p.Status.PodIPs = []corev1.PodIP{{IP: victim.Status.PodIP}}
+	})
+	want, err := Build(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for _, p := range want.Pods {
+		if p.Namespace == victim.Namespace && p.Name == victim.Name {
+			moved = p.Status.PodIP != victim.Status.PodIP
+		}
+	}
+	if !moved {
+		t.Fatal("the full build gives the DaemonSet pod its address again: the case does not test the check")
+	}
+	kept, err := keptOnPodNetworkBy(t, prev, base, next)
+	if kept[victim.Spec.NodeName] != victim {
+		t.Fatal("the pod was not kept before its address was asked for: the case does not test the check")
+	}
+	if !errors.Is(err, errUnsettled) {
+		t.Errorf("the derivation's build ended with %v, want it stopped (a kept pod's address changed)", err)
+	}
+	got, err := Derive(prev, base, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("Derive differs from Build in %s", differingField(want, got))
 	}
 }

@@ -86,8 +86,8 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 	}
 	h.pods = make([]observedAddr, 0, len(c.Pods))
 	for _, p := range c.Pods {
-		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" {
-			continue
+		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" || b.d.keptOnPodNetwork(p) {
+			continue // a kept pod's address is asked for again (network)
 		}
 		a, ok := parseAddr(p.Status.PodIP)
 		if !ok || !inPools(pools, a) {
@@ -180,4 +180,36 @@ func (d *derivation) network() *netMemo {
 		return nil
 	}
 	return d.net
+}
+
+// sameIPAMInputs reports whether IPAM gets the pools and configuration
+// (strictAffinity aside) the previous twin's network stage gave it: only
+// then may a derivation keep DaemonSet pods on the pod network, whose
+// addresses it checks afterwards (keptAddress); where the pools changed
+// they would mostly differ, and the derivation would give way to a full
+// build.
+func (b *builder) sameIPAMInputs() bool {
+	prev := b.d.network()
+	c := b.c
+	if prev == nil || len(c.IPPools) != len(prev.in.pools) {
+		return false
+	}
+	allocatable := ipam.Allocatable(c.IPPools)
+	for i, p := range c.IPPools {
+		pp, err := ipam.PoolFromCalico(p)
+		if err != nil {
+			return false
+		}
+		if ok, known := allocatable[p.Name]; known && !ok && !p.Spec.Disabled {
+			pp.Unallocatable = true
+		}
+		pp.VXLANMode, pp.IPIPMode = "", ""
+		if !reflect.DeepEqual(pp, prev.in.pools[i]) {
+			return false
+		}
+	}
+	cfg := ipam.ConfigFrom(c.IPAMConfig)
+	cfg.Now = b.ref.Time
+	cfg.StrictAffinity = false
+	return cfg == prev.in.cfg
 }

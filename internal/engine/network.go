@@ -122,9 +122,23 @@ func (b *builder) network() error {
 	for _, ns := range c.Namespaces {
 		nsByName[ns.Name] = ns
 	}
+	// kept are the kept DaemonSet pods on the pod network IPAM answered
+	// (derive_daemons.go): each asks once, in a new pod's turn.
+	var kept map[*corev1.Pod]bool
 	assign := func(p *corev1.Pod) {
+		keep := b.d.keptOnPodNetwork(p)
+		if keep {
+			if kept == nil {
+				kept = map[*corev1.Pod]bool{}
+			}
+			kept[p] = true
+		}
 		n := b.nodeByName(p.Spec.NodeName)
 		if n == nil || !b.calicoRuns(n) {
+			if keep {
+				b.d.broken = true
+				return
+			}
 			b.sandboxFailed(p, "plugin type=\"calico\" failed (add): stat /var/lib/calico/nodename: no such file or directory: check that the calico/node container is running and has mounted /var/lib/calico/")
 			return
 		}
@@ -135,16 +149,27 @@ func (b *builder) network() error {
 		}
 		a, err := m.AssignPodRequest(req)
 		if err != nil {
+			if keep {
+				b.d.broken = true
+				return
+			}
 			b.sandboxFailed(p, fmt.Sprintf("plugin type=\"calico\" failed (add): %v", err))
 			return
 		}
-		p.Status.PodIP = a.String()
+		if keep {
+			if !b.keptAddress(p, a.String()) {
+				return
+			}
+		} else {
+			p.Status.PodIP = a.String()
+		}
 		if c.Observed(keyOf(p)) {
 			c.MarkDerived(keyOf(p), "status.podIP")
 		}
 	}
 	toAssign := func(p *corev1.Pod) bool {
-		return !p.Spec.HostNetwork && p.Status.PodIP == "" && p.Spec.NodeName != "" && p.Status.Phase != corev1.PodPending
+		return !p.Spec.HostNetwork && (p.Status.PodIP == "" || (b.d.keptOnPodNetwork(p) && !kept[p])) &&
+			p.Spec.NodeName != "" && p.Status.Phase != corev1.PodPending
 	}
 	podsOn := map[string][]*corev1.Pod{}
 	for _, p := range c.Pods {
