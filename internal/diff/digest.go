@@ -311,20 +311,7 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 // -1; the encodings of those prev holds a token for are hashed into prev
 // (content is a cache: the hash the object always has).
 func copiesIn(prev *digest, match []int32, objs []object, todo []int) []int32 {
-	shared := make([]bool, len(prev.objects))
-	nShared := 0
-	for _, k := range match {
-		if k >= 0 {
-			shared[k] = true
-			nShared++
-		}
-	}
-	at := make(map[model.Key]int32, max(0, len(prev.objects)-nShared))
-	for k, o := range prev.objects {
-		if !shared[k] {
-			at[o.key] = int32(k)
-		}
-	}
+	_, at := unshared(prev.objects, match)
 	copyOf := make([]int32, len(todo))
 	var hash []int32
 	seen := map[int32]bool{}
@@ -502,4 +489,24 @@ func hashJSON(v any) uint64 {
 		return 0
 	}
 	return h.Sum64()
+}
+
+// unshared marks the objects of before that match pairs with an object of
+// the after list by pointer, and indexes the others by key.
+func unshared(before []object, match []int32) (shared []bool, at map[model.Key]int32) {
+	shared = make([]bool, len(before))
+	n := 0
+	for _, k := range match {
+		if k >= 0 {
+			shared[k] = true
+			n++
+		}
+	}
+	at = make(map[model.Key]int32, max(0, len(before)-n))
+	for k, o := range before {
+		if !shared[k] {
+			at[o.key] = int32(k)
+		}
+	}
+	return shared, at
 }

@@ -96,20 +96,7 @@ func compareObjectsMatched(a, b *digest, match []int32) []ObjectChange {
 	if match == nil {
 		match = align(a.objects, b.objects)
 	}
-	shared := make([]bool, len(a.objects))
-	nShared := 0
-	for _, k := range match {
-		if k >= 0 {
-			shared[k] = true
-			nShared++
-		}
-	}
-	before := make(map[model.Key]int, max(0, len(a.objects)-nShared))
-	for i, o := range a.objects {
-		if !shared[i] {
-			before[o.key] = i
-		}
-	}
+	shared, before := unshared(a.objects, match)
 	var out []ObjectChange
 	memo := fieldMemo{}
 	// matched marks, by the index before gives a key, the keys b holds.

@@ -230,17 +230,7 @@ func TestADerivationRestoresIPAMOnlyWhenTheObservedHistoryReadsTheSame(t *testin
 				t.Fatal(err)
 			}
 			next := tt.next(t, base)
-			want, err := Build(next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Derive(prev, base, next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(want, got) {
-				t.Fatalf("Derive differs from Build in %s", differingField(want, got))
-			}
+			got := derivedAsBuilt(t, prev, base, next)
 			if !sharesAPod(prev, got) {
 				t.Fatal("the derivation reused no pod: a full build, which tests nothing here")
 			}
@@ -388,17 +378,7 @@ func TestADerivedTwinSharesTheObjectsItBuiltAgainUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := withStrictAffinity(false)(t, base)
-	want, err := Build(next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Derive(prev, base, next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Fatalf("Derive differs from Build in %s", differingField(want, got))
-	}
+	got := derivedAsBuilt(t, prev, base, next)
 	if !sharesAPod(prev, got) {
 		t.Fatal("the derivation reused no pod: a full build, which tests nothing here")
 	}
@@ -490,4 +470,21 @@ func networkMemo(c *model.Cluster) *netMemo {
 		return k.net
 	}
 	return nil
+}
+
+// derivedAsBuilt is Derive(prev, base, next), held equal to Build(next).
+func derivedAsBuilt(t *testing.T, prev *model.Cluster, base, next *model.Snapshot) *model.Cluster {
+	t.Helper()
+	want, err := Build(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Derive(prev, base, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("Derive differs from Build in %s", differingField(want, got))
+	}
+	return got
 }
