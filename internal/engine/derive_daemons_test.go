@@ -1,13 +1,11 @@
 package engine_test
 
 import (
-	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -51,14 +49,7 @@ func TestADerivedTwinTakesThePodsOfUnchangedDaemonSets(t *testing.T) {
 			base := generated(t, false)
 			prev := build(t, base)
 			next := tt.next(t, base)
-			want := build(t, next)
-			got, err := engine.Derive(prev, base, next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(want, got) {
-				t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
-			}
+			got := derived(t, prev, base, next)
 			in := map[*corev1.Pod]bool{}
 			for _, p := range got.Pods {
 				in[p] = true

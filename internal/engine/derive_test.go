@@ -214,14 +214,7 @@ func TestADerivedTwinEqualsTheFullBuild(t *testing.T) {
 			base := tt.base(t)
 			prev := build(t, base)
 			next := tt.next(t, base)
-			want := build(t, next)
-			got, err := engine.Derive(prev, base, next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(want, got) {
-				t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
-			}
+			got := derived(t, prev, base, next)
 			if shared := sharedPods(prev, got); (shared > 0) != tt.reuse {
 				t.Errorf("%d pods shared with the previous twin; reuse expected: %v", shared, tt.reuse)
 			}
@@ -303,6 +296,20 @@ func copyInstallation(t *testing.T, in *operator.Installation) *operator.Install
 	return out
 }
 
+// derived is engine.Derive(prev, base, next), held equal to the full
+// build of next.
+func derived(t *testing.T, prev *model.Cluster, base, next *model.Snapshot) *model.Cluster {
+	t.Helper()
+	got, err := engine.Derive(prev, base, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := build(t, next); !reflect.DeepEqual(want, got) {
+		t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
+	}
+	return got
+}
+
 func sharedPods(a, b *model.Cluster) int {
 	in := make(map[*corev1.Pod]bool, len(a.Pods))
 	for _, p := range a.Pods {
@@ -332,13 +339,7 @@ func TestATwinDerivedFromADerivedTwinEqualsTheFullBuild(t *testing.T) {
 	if sharedPods(prev, mid) == 0 {
 		t.Fatal("the first derivation reused no pod")
 	}
-	got, err := engine.Derive(mid, first, second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := build(t, second); !reflect.DeepEqual(want, got) {
-		t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
-	}
+	got := derived(t, mid, first, second)
 	if sharedPods(mid, got) == 0 {
 		t.Error("the second derivation reused no pod")
 	}
@@ -364,13 +365,7 @@ func TestATwinDerivedTwiceOverTheSamePodsEqualsTheFullBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := engine.Derive(mid, first, second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := build(t, second); !reflect.DeepEqual(want, got) {
-		t.Fatalf("Derive differs from Build:\n%s", firstDifference(t, want, got))
-	}
+	got := derived(t, mid, first, second)
 	if sharedPods(mid, got) == 0 {
 		t.Error("the second derivation reused no pod")
 	}
