@@ -72,12 +72,10 @@ type observedAddr struct {
 // history collects what the replay will read.
 func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[string]time.Time) ipamHistory {
 	c := b.c
-	h := ipamHistory{cfg: cfg, strict: cfg.StrictAffinity, blocks: c.IPAMBlocks, affs: c.BlockAffinities}
-	h.cfg.StrictAffinity = false
+	h := ipamHistory{cfg: replayConfig(cfg), strict: cfg.StrictAffinity, blocks: c.IPAMBlocks, affs: c.BlockAffinities}
 	h.pools = make([]ipam.Pool, len(pools))
 	for i, p := range pools {
-		p.VXLANMode, p.IPIPMode = "", ""
-		h.pools[i] = p
+		h.pools[i] = replayPool(p)
 	}
 	h.nodes = make([]nodeJoin, len(c.Nodes))
 	for i, n := range c.Nodes {
@@ -196,20 +194,25 @@ func (b *builder) sameIPAMInputs() bool {
 	}
 	allocatable := ipam.Allocatable(c.IPPools)
 	for i, p := range c.IPPools {
-		pp, err := ipam.PoolFromCalico(p)
-		if err != nil {
-			return false
-		}
-		if ok, known := allocatable[p.Name]; known && !ok && !p.Spec.Disabled {
-			pp.Unallocatable = true
-		}
-		pp.VXLANMode, pp.IPIPMode = "", ""
-		if !reflect.DeepEqual(pp, prev.in.pools[i]) {
+		pp, err := ipamPool(p, allocatable)
+		if err != nil || !reflect.DeepEqual(replayPool(pp), prev.in.pools[i]) {
 			return false
 		}
 	}
-	cfg := ipam.ConfigFrom(c.IPAMConfig)
-	cfg.Now = b.ref.Time
+	return replayConfig(b.ipamConfig()) == prev.in.cfg
+}
+
+// replayPool is a pool as the replay reads it: its encapsulation modes
+// cleared, since only tunnel addresses read those, after the replay.
+func replayPool(p ipam.Pool) ipam.Pool {
+	p.VXLANMode, p.IPIPMode = "", ""
+	return p
+}
+
+// replayConfig is IPAM's configuration as the replay reads it:
+// strictAffinity cleared (ipamHistory.strict holds it; the replay reads it
+// only where ipam.StrictAffinityRead says).
+func replayConfig(cfg ipam.Config) ipam.Config {
 	cfg.StrictAffinity = false
-	return cfg == prev.in.cfg
+	return cfg
 }

@@ -55,12 +55,11 @@ func (b *builder) network() error {
 	allocatable := ipam.Allocatable(c.IPPools)
 	var pools []ipam.Pool
 	for _, p := range c.IPPools {
-		pp, err := ipam.PoolFromCalico(p)
+		pp, err := ipamPool(p, allocatable)
 		if err != nil {
 			return errorAt(c.Origins[poolKey(p.Name)], "%v", err)
 		}
-		if ok, known := allocatable[p.Name]; known && !ok && !p.Spec.Disabled {
-			pp.Unallocatable = true
+		if pp.Unallocatable {
 			why := "overlaps an older pool: calico-kube-controllers sets its Allocatable condition to False"
 			if p.DeletionTimestamp != nil {
 				why = "is being deleted"
@@ -91,8 +90,7 @@ func (b *builder) network() error {
 		last = joinClock(n.CreationTimestamp.Time, last, i)
 		joinedAt[n.Name] = last
 	}
-	cfg := ipam.ConfigFrom(c.IPAMConfig)
-	cfg.Now = b.ref.Time
+	cfg := b.ipamConfig()
 	m, err := ipam.New(pools, cfg)
 	if err != nil {
 		var pe *ipam.PoolError
@@ -514,4 +512,26 @@ func inPools(pools []ipam.Pool, a netip.Addr) bool {
 
 func poolKey(name string) model.Key {
 	return model.Key{Group: "projectcalico.org", Kind: "IPPool", Name: name}
+}
+
+// ipamPool is the pool as Calico IPAM reads it (ipam.PoolFromCalico),
+// unallocatable where calico-kube-controllers marks it Allocatable=False
+// (allocatable: ipam.Allocatable of the twin's pools).
+func ipamPool(p *calico.IPPool, allocatable map[string]bool) (ipam.Pool, error) {
+	pp, err := ipam.PoolFromCalico(p)
+	if err != nil {
+		return pp, err
+	}
+	if ok, known := allocatable[p.Name]; known && !ok && !p.Spec.Disabled {
+		pp.Unallocatable = true
+	}
+	return pp, nil
+}
+
+// ipamConfig is IPAM's configuration from the IPAMConfiguration, at the
+// reference time.
+func (b *builder) ipamConfig() ipam.Config {
+	cfg := ipam.ConfigFrom(b.c.IPAMConfig)
+	cfg.Now = b.ref.Time
+	return cfg
 }
