@@ -30,12 +30,13 @@ func compareReach(before, after *Twin, opt reach.Options) (*ReachDiff, error) {
 	for _, s := range srcs {
 		for _, d := range dsts {
 			ca, cb := ma.At(s.a, d.a), mb.At(s.b, d.b)
-			va, vb := verdict(ma, ca), verdict(mb, cb)
 			// Only the verdict counts: reasons name classes, whose labels
-			// change when a class splits.
-			if va.Verdict == vb.Verdict {
+			// change when a class splits. They are read only for the
+			// cells that change.
+			if ca.Verdict == cb.Verdict {
 				continue
 			}
+			va, vb := verdict(ma, ca), verdict(mb, cb)
 			src, dst := &mb.Sources[s.b], &mb.Destinations[d.b]
 			ch := ReachChange{From: src.Label, To: dst.Label, Port: dst.Port, Proto: string(dst.Proto),
 				Before: va, After: vb, Effect: Altered}
