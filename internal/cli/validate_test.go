@@ -80,13 +80,41 @@ func TestValidationAndEscapingMatchTheirGoldenFiles(t *testing.T) {
 	}
 }
 
+// evilPolicy is a NetworkPolicy of that name whose ipBlock names the main
+// cluster's node network, which plan migrate's preflight reports by name.
+const evilPolicy = `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: "evil\u202egpj\u001b[2J"
+  namespace: default
+spec:
+  podSelector: {}
+  ingress:
+  - from:
+    - ipBlock: {cidr: 192.168.10.0/24}
+`
+
 func TestJSONOutputKeepsNamesAsData(t *testing.T) {
-	out, _, code := run(t, evilConfigMap, "get", "configmap", "evil\u202egpj\x1b[2J", "--lab", "-f", "-", "--validate=false", "-o", "json")
-	if code != ExitOK {
-		t.Fatalf("exit %d", code)
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+	}{
+		{"get prints the object", evilConfigMap, []string{"get", "configmap", "evil\u202egpj\x1b[2J", "--lab", "-f", "-"}, ExitOK},
+		{"plan migrate's preflight names the policy", evilPolicy, []string{"plan", "migrate", "-f", "../../examples/main-cluster", "-f", "-"}, ExitOK},
 	}
-	// encoding/json writes ESC as \u001b and the override as itself.
-	if !strings.Contains(out, `"name": "evil`+"\u202e"+`gpj\u001b[2J"`) {
-		t.Errorf("the name is not the data:\n%s", out)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, code := run(t, tt.stdin, append(tt.args, "--validate=false", "-o", "json")...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d", code, tt.code)
+			}
+			// encoding/json writes ESC as \u001b and the override as
+			// itself: the terminal's escaping is not applied to data.
+			if !strings.Contains(out, "evil"+"\u202e"+`gpj\u001b[2J"`) {
+				t.Errorf("the name is not the data:\n%s", out)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // Input is the input flags of a plan command, which also read the twin's
@@ -210,9 +211,9 @@ func (o *PlanJoinWindowsOptions) Run() error {
 	out := o.streams.Out
 	switch o.Output {
 	case "json":
-		err = plan.WriteJSON(out, b)
+		err = plan.WriteJSON(textsafe.Raw(out), b)
 	case "yaml":
-		err = plan.WriteYAML(out, b)
+		err = plan.WriteYAML(textsafe.Raw(out), b)
 	case "markdown":
 		err = plan.WriteMarkdown(out, b)
 	default:

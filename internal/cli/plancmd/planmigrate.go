@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan/migrate"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 )
 
 // PlanMigrateOptions is `kubectl-hybrid plan migrate`.
@@ -157,7 +158,7 @@ func (o *PlanMigrateOptions) Run() error {
 	out := o.streams.Out
 	switch o.Output {
 	case "json":
-		err = migrate.WriteJSON(out, m)
+		err = migrate.WriteJSON(textsafe.Raw(out), m)
 	case "markdown":
 		err = migrate.WriteMarkdown(out, m)
 	default:

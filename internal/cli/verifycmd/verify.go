@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cli/cmdutil"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/textsafe"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/verify"
 )
 
@@ -139,7 +140,7 @@ func (o *VerifyOptions) Run() error {
 		return err
 	}
 	if o.Output == "json" {
-		enc := json.NewEncoder(o.streams.Out)
+		enc := json.NewEncoder(textsafe.Raw(o.streams.Out))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
 			return err
