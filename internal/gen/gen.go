@@ -85,6 +85,11 @@ type Options struct {
 	// PlainNodes emits Node objects as kubectl prints them instead of the
 	// Cluster kind's hosts.
 	PlainNodes bool
+	// BeforeMigration gives a Linux-only cluster the Calico settings a
+	// migration to Windows starts from (kubectl hybrid plan migrate):
+	// VXLANCrossSubnet, BGP on, strictAffinity off, no Windows dataplane,
+	// no serviceCIDRs and no kubernetes-services-endpoint ConfigMap.
+	BeforeMigration bool
 }
 
 // MainFile is the name of the file WriteDir writes every document but the
@@ -135,6 +140,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("unknown output format %q: use yaml or json", o.Format)
 	case o.Namespaces == 0 && (o.Pods > 0 || o.Services > 0 || o.Policies > 0):
 		return errors.New("--namespaces must be at least 1 for pods, services or policies")
+	case o.BeforeMigration && o.WindowsNodes > 0:
+		return fmt.Errorf("--before-migration describes a cluster no Windows node has joined yet: --windows-nodes must be 0, got %d", o.WindowsNodes)
 	}
 	s, err := o.split()
 	if err != nil {

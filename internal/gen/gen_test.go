@@ -16,6 +16,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
@@ -197,7 +198,23 @@ func TestGeneratedClustersLoadAndBuildWithTheCountsAsked(t *testing.T) {
 }
 
 func TestObservedAddressesAreTheOnesTheTwinKeeps(t *testing.T) {
-	dir, _ := generate(t, with(small, func(o *Options) { o.ObservedIPs = true }))
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"with strictAffinity and VXLAN", with(small, func(o *Options) { o.ObservedIPs = true })},
+		// IPAM without strictAffinity may borrow; the twin's replay must
+		// still give every pod the address written.
+		{"before the migration, without strictAffinity", with(small, func(o *Options) {
+			o.ObservedIPs, o.BeforeMigration, o.WindowsNodes, o.Pods = true, true, 0, 500
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) { observedAddressesKept(t, tc.o) })
+	}
+}
+
+func observedAddressesKept(t *testing.T, o Options) {
+	dir, _ := generate(t, o)
 	snap, c := build(t, dir)
 	given := map[string]string{}
 	for _, o := range snap.Objects {
@@ -205,8 +222,8 @@ func TestObservedAddressesAreTheOnesTheTwinKeeps(t *testing.T) {
 			given[p.Namespace+"/"+p.Name] = p.Status.PodIP
 		}
 	}
-	if len(given) != small.Pods {
-		t.Fatalf("%d pod stubs written, want %d", len(given), small.Pods)
+	if len(given) != o.Pods {
+		t.Fatalf("%d pod stubs written, want %d", len(given), o.Pods)
 	}
 	seen := map[string]string{}
 	for _, p := range c.Pods {
@@ -247,8 +264,47 @@ func TestObservedAddressesAreTheOnesTheTwinKeeps(t *testing.T) {
 			}
 		}
 	}
-	if slices != small.Services {
-		t.Errorf("%d EndpointSlices, want one per Service (%d)", slices, small.Services)
+	if slices != o.Services {
+		t.Errorf("%d EndpointSlices, want one per Service (%d)", slices, o.Services)
+	}
+}
+
+func TestAClusterBeforeTheMigrationHasTheSettingsPlanMigrateStartsFrom(t *testing.T) {
+	o := with(small, func(o *Options) { o.WindowsNodes, o.BeforeMigration = 0, true })
+	dir, _ := generate(t, o)
+	snap, c := build(t, dir)
+	// The Installation as written (the twin's is the operator's defaulted
+	// one).
+	var in *operator.Installation
+	for _, obj := range snap.Objects {
+		if v, ok := obj.Typed.(*operator.Installation); ok {
+			in = v
+		}
+	}
+	if in == nil {
+		t.Fatal("no Installation written")
+	}
+	cn := in.Spec.CalicoNetwork
+	if cn.BGP == nil || *cn.BGP != "Enabled" || cn.WindowsDataplane != nil || cn.IPPools[0].Encapsulation != "VXLANCrossSubnet" || len(in.Spec.ServiceCIDRs) != 0 {
+		t.Errorf("installation: bgp %v, windowsDataplane %v, pools %+v, serviceCIDRs %v", cn.BGP, cn.WindowsDataplane, cn.IPPools, in.Spec.ServiceCIDRs)
+	}
+	if c.IPAMConfig == nil || c.IPAMConfig.Spec.StrictAffinity {
+		t.Errorf("IPAM configuration %+v, want strictAffinity off", c.IPAMConfig)
+	}
+	// The operator renders the pool from the Installation.
+	if len(c.IPPools) != 1 || c.IPPools[0].Spec.VXLANMode != "CrossSubnet" {
+		t.Errorf("IP pools %+v, want one in VXLAN mode CrossSubnet", c.IPPools)
+	}
+	for _, obj := range snap.Objects {
+		if obj.Key.Kind == "ConfigMap" && obj.Key.Name == "kubernetes-services-endpoint" {
+			t.Errorf("%s is written; a cluster before the migration has none", obj.Key)
+		}
+	}
+	// Without the option the same seed writes the settings Windows needs.
+	after, _ := generate(t, with(o, func(o *Options) { o.BeforeMigration = false }))
+	_, ca := build(t, after)
+	if ca.IPPools[0].Spec.VXLANMode != "Always" || !ca.IPAMConfig.Spec.StrictAffinity {
+		t.Errorf("without --before-migration: pool %+v, strictAffinity %v", ca.IPPools[0].Spec, ca.IPAMConfig.Spec.StrictAffinity)
 	}
 }
 
@@ -480,6 +536,7 @@ func TestOptionsThatCannotWorkAreRefused(t *testing.T) {
 		{"services with nothing to select", Options{Nodes: 3, Namespaces: 1, Services: 1}, "--services"},
 		{"an unknown format", Options{Nodes: 1, Format: "toml"}, "format"},
 		{"negative counts", Options{Nodes: 1, Policies: -1}, "negative"},
+		{"Windows nodes in a cluster before the migration", Options{Nodes: 3, WindowsNodes: 1, BeforeMigration: true}, "--windows-nodes must be 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -275,10 +275,41 @@ func (p *plan) calicoDocs() []any {
 			},
 		},
 	}
+	if p.o.BeforeMigration {
+		docs = beforeMigration(docs)
+	}
 	if len(p.windows) > 0 {
 		docs = append(docs, kubeProxyWindows())
 	}
 	return docs
+}
+
+// beforeMigration turns the Calico documents back to the settings of a
+// Linux cluster that runs Calico's defaults with VXLAN across subnets
+// (https://docs.tigera.io/calico/latest/networking/configuring/vxlan-ipip):
+// VXLANCrossSubnet, BGP on, strictAffinity off, no Windows dataplane, no
+// serviceCIDRs and no kubernetes-services-endpoint ConfigMap, the
+// settings kubectl hybrid plan migrate starts from.
+func beforeMigration(docs []any) []any {
+	out := docs[:0]
+	for _, d := range docs {
+		switch v := d.(type) {
+		case *operator.Installation:
+			cn := v.Spec.CalicoNetwork
+			v.Spec.ServiceCIDRs, cn.BGP, cn.WindowsDataplane = nil, ptr("Enabled"), nil
+			for i := range cn.IPPools {
+				cn.IPPools[i].Encapsulation = operator.EncapVXLANCrossSubnet
+			}
+		case *calico.IPAMConfiguration:
+			v.Spec.StrictAffinity = false
+		case *corev1.ConfigMap:
+			if v.Name == "kubernetes-services-endpoint" {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // kubeProxyWindows is sig-windows-tools' hostprocess/calico/kube-proxy

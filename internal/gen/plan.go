@@ -151,6 +151,15 @@ func newPlan(o Options) (*plan, error) {
 	return p, nil
 }
 
+// vxlanMode is the pool's VXLAN mode as the operator sets it from the
+// Installation's encapsulation (VXLANCrossSubnet before a migration).
+func vxlanMode(o Options) string {
+	if o.BeforeMigration {
+		return "CrossSubnet"
+	}
+	return "Always"
+}
+
 // poolPrefix: one /24 pod CIDR per node must fit the pod subnet (the
 // controller manager's default node-cidr-mask-size), which also leaves four
 // /26 blocks per node for Calico; never smaller than /16.
@@ -376,8 +385,8 @@ func (p *plan) place() {
 // host's seeded walk over the pool.
 func (p *plan) assignAddresses() error {
 	m, err := ipam.New([]ipam.Pool{{
-		Name: poolName, CIDR: p.pool, BlockSize: blockSize, NodeSelector: "all()", VXLANMode: "Always",
-	}}, ipam.Config{StrictAffinity: true, AutoAllocateBlocks: true, Now: epoch})
+		Name: poolName, CIDR: p.pool, BlockSize: blockSize, NodeSelector: "all()", VXLANMode: vxlanMode(p.o),
+	}}, ipam.Config{StrictAffinity: !p.o.BeforeMigration, AutoAllocateBlocks: true, Now: epoch})
 	if err != nil {
 		return err
 	}

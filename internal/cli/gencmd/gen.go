@@ -65,7 +65,12 @@ The output is deterministic for a seed and streamed as it is generated.`,
   kubectl-hybrid get nodes -f big/
 
   # A small cluster as one stream of Node objects
-  kubectl-hybrid gen --nodes 10 --windows-nodes 2 --pods 200 | kubectl-hybrid get pods -A -f -`,
+  kubectl-hybrid gen --nodes 10 --windows-nodes 2 --pods 200 | kubectl-hybrid get pods -A -f -
+
+  # A Linux cluster before its migration to what Windows needs, and its plan
+  kubectl-hybrid gen --nodes 50 --windows-nodes 0 --pods 1000 --observed-ips \
+    --before-migration --output-dir before/
+  kubectl-hybrid plan migrate -f before/`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := o.Complete(); err != nil {
@@ -88,6 +93,7 @@ The output is deterministic for a seed and streamed as it is generated.`,
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json (a v1 List)")
 	f.StringVar(&o.OutputDir, "output-dir", "", "Write cluster.yaml and kubeletconfiguration.yaml into this directory instead of stdout")
 	f.BoolVar(&o.Gen.ObservedIPs, "observed-ips", false, "Write workload pods as observed stubs with node and address, and their EndpointSlices")
+	f.BoolVar(&o.Gen.BeforeMigration, "before-migration", false, "Give the Linux-only cluster the Calico settings plan migrate starts from: VXLANCrossSubnet, BGP on, strictAffinity off, no Windows dataplane")
 	f.BoolVar(&o.ClusterKind, "cluster-kind", false, "Describe the nodes as the Cluster kind's hosts (the default with --output-dir)")
 	f.BoolVar(&o.PlainNodes, "plain-nodes", false, "Describe the nodes as Node objects, as kubectl get nodes -o yaml prints them (the default on stdout)")
 	return cmd

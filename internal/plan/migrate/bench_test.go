@@ -7,8 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cputime"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
@@ -19,50 +17,27 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
-// beforeMigration is a generated Linux-only cluster turned back to the
-// main cluster's Calico settings: VXLANCrossSubnet, BGP on,
-// strictAffinity off, no Windows dataplane, no services endpoint.
+// beforeMigration is a generated Linux-only cluster with the Calico
+// settings a migration starts from (gen's BeforeMigration: VXLANCrossSubnet,
+// BGP on, strictAffinity off, no Windows dataplane, no services endpoint).
 func beforeMigration(b testing.TB, nodes int) *model.Snapshot {
 	b.Helper()
 	dir := b.TempDir()
-	o := gen.Options{Nodes: nodes, Namespaces: max(1, nodes/10), Pods: 30 * nodes, Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
+	if _, err := gen.WriteDir(dir, beforeMigrationOptions(nodes)); err != nil {
 		b.Fatal(err)
 	}
 	snap, err := load.Load(load.Options{Filenames: []string{dir}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var kept []*model.Object
-	for _, obj := range snap.Objects {
-		switch v := obj.Typed.(type) {
-		case *operator.Installation:
-			in, err := copyInstallation(v)
-			if err != nil {
-				b.Fatal(err)
-			}
-			cn := in.Spec.CalicoNetwork
-			bgp := "Enabled"
-			cn.BGP, cn.WindowsDataplane = &bgp, nil
-			for i := range cn.IPPools {
-				cn.IPPools[i].Encapsulation = "VXLANCrossSubnet"
-			}
-			in.Spec.ServiceCIDRs = nil
-			cp := *obj
-			cp.Typed, cp.Raw = in, nil
-			obj = &cp
-		case *calico.IPAMConfiguration:
-			cp := *obj
-			cp.Typed, cp.Raw = &calico.IPAMConfiguration{TypeMeta: v.TypeMeta, ObjectMeta: v.ObjectMeta}, nil
-			obj = &cp
-		}
-		if obj.Key.Kind == "ConfigMap" && obj.Key.Name == "kubernetes-services-endpoint" {
-			continue
-		}
-		kept = append(kept, obj)
-	}
-	snap.Objects = kept
 	return snap
+}
+
+// beforeMigrationOptions size the generated cluster for N nodes: 30 pods
+// with observed addresses, 2 Services and 0.4 policies per node.
+func beforeMigrationOptions(nodes int) gen.Options {
+	return gen.Options{Nodes: nodes, Namespaces: max(1, nodes/10), Pods: 30 * nodes, Services: 2 * nodes,
+		Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true, BeforeMigration: true}
 }
 
 // BenchmarkMigratePlan: a five-step migration of a 1,000-node cluster
