@@ -1,6 +1,15 @@
 package reach
 
-import "testing"
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
+)
 
 // Reach compiles the Windows endpoints' ACLs with the plane's compiler,
 // the one trace walks, not a second one of its own.
@@ -14,5 +23,55 @@ func TestReachUsesThePlanesWindowsCompiler(t *testing.T) {
 	an.prepare()
 	if got := an.AclCompiler(); got == nil || got != want {
 		t.Errorf("reach's Windows compiler is %p, the plane's %p", got, want)
+	}
+}
+
+// linuxOnly is the lab's cluster without its Windows nodes, in an engine
+// over a plane of its own.
+func linuxOnly(t *testing.T) *trace.Engine {
+	t.Helper()
+	c := *lab(t).Cluster()
+	c.Nodes = nil
+	for _, n := range lab(t).Cluster().Nodes {
+		if n.Labels[corev1.LabelOSStable] != hybrid.OSWindows {
+			c.Nodes = append(c.Nodes, n)
+		}
+	}
+	p, err := plane.New(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := trace.FromPlane(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// Reach asks for the Windows compiler only for the ACLs of a Windows
+// endpoint: a cluster with no Windows node never makes one, whichever
+// classes' ACLs are asked for.
+func TestReachAsksForTheWindowsCompilerOnlyWithAWindowsEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    *trace.Engine
+		want bool
+	}{
+		{"the lab, with Windows pods, asks", lab(t), true},
+		{"the lab without its Windows nodes does not", linuxOnly(t), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			an := newAnalyzer(tc.e, Options{AllNamespaces: true})
+			asked := false
+			get := an.AclCompiler
+			an.AclCompiler = func() *windows.Compiler { asked = true; return get() }
+			an.prepare()
+			for _, c := range an.Classes {
+				an.EndpointACLs(c.RepIP)
+			}
+			if asked != tc.want {
+				t.Errorf("asked for the Windows compiler: %t, want %t", asked, tc.want)
+			}
+		})
 	}
 }
