@@ -132,7 +132,17 @@ func New(c *model.Cluster) *Calc {
 		l[LabelName] = sa.Name
 		x.saLabels[sa.Namespace+"/"+sa.Name] = l
 	}
-	for _, p := range c.Pods {
+	// The ready pods by address, then their endpoints made in that order
+	// into a slice of their number: pods that share an address (an
+	// invalid cluster) keep their order. A pod's addresses share one
+	// array with every other pod's.
+	type ready struct {
+		a netip.Addr
+		i int32 // in c.Pods
+	}
+	order := make([]ready, 0, len(c.Pods))
+	extra := 0
+	for i, p := range c.Pods {
 		if !Ready(p) {
 			continue
 		}
@@ -140,41 +150,40 @@ func New(c *model.Cluster) *Calc {
 		if err != nil {
 			continue
 		}
-		ep := Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: a, Labels: PodLabels(p)}
+		order = append(order, ready{a: a, i: int32(i)})
+		extra += len(p.Status.PodIPs)
+	}
+	slices.SortFunc(order, func(a, b ready) int {
+		if c := a.a.Compare(b.a); c != 0 {
+			return c
+		}
+		return int(a.i - b.i)
+	})
+	x.Endpoints = make([]Endpoint, len(order))
+	addrs := make([]netip.Addr, 0, len(order)+extra)
+	x.byAddr = make(map[netip.Addr]int, len(order))
+	for i, r := range order {
+		p := c.Pods[r.i]
+		ep := &x.Endpoints[i]
+		*ep = Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: r.a, Labels: PodLabels(p)}
+		start := len(addrs)
 		if len(p.Status.PodIPs) == 0 {
-			ep.Addrs = []netip.Addr{a}
+			addrs = append(addrs, r.a)
 		}
 		for _, s := range p.Status.PodIPs {
 			if b, err := netip.ParseAddr(s.IP); err == nil {
-				ep.Addrs = append(ep.Addrs, b)
+				addrs = append(addrs, b)
 			}
 		}
-		x.Endpoints = append(x.Endpoints, ep)
-	}
-	// By address; pods that share one (an invalid cluster) keep their
-	// order. Sorting positions moves less than a stable sort of endpoints.
-	order := make([]int32, len(x.Endpoints))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := x.Endpoints[a].Addr.Compare(x.Endpoints[b].Addr); c != 0 {
-			return c
+		if len(addrs) > start {
+			ep.Addrs = addrs[start:len(addrs):len(addrs)]
 		}
-		return int(a - b)
-	})
-	sorted := make([]Endpoint, len(x.Endpoints))
-	for i, j := range order {
-		sorted[i] = x.Endpoints[j]
-	}
-	x.Endpoints = sorted
-	for i := range x.Endpoints {
-		for _, a := range x.Endpoints[i].Addrs {
+		for _, a := range ep.Addrs {
 			if _, ok := x.byAddr[a]; !ok {
 				x.byAddr[a] = i
 			}
 		}
-		x.byNS[x.Endpoints[i].Namespace] = append(x.byNS[x.Endpoints[i].Namespace], i)
+		x.byNS[ep.Namespace] = append(x.byNS[ep.Namespace], i)
 	}
 	for _, np := range c.NetworkPolicies {
 		x.Policies = append(x.Policies, FromKubernetes(np))
