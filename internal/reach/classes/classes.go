@@ -183,15 +183,30 @@ func (an *Prep) IpPeers() (blocks []*networkingv1.IPBlock, nets []netip.Prefix) 
 // BuildClasses puts every eligible pod into its class.
 func (an *Prep) BuildClasses() {
 	an.Classes = an.Classes[:0]
-	an.PodClass = map[netip.Addr]*Class{}
+	an.PodClass = make(map[netip.Addr]*Class, len(an.C.Pods))
 	an.Placements = an.Placements[:0]
 	placementID := map[Placement]int{}
 	ipBlocks, nets := an.IpPeers()
 	refs := an.WorkloadRefs()
 	owners := func(p *corev1.Pod) string { _, n := refs(p); return n }
 	tests := an.LabelTests(owners)
+	patterns := ImagePatterns()
+	calc := an.E.Felix()
+	fep := func(p *corev1.Pod) *felix.Endpoint {
+		if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
+			if ep := calc.EndpointAt(a); ep != nil && ep.Pod == p {
+				return ep
+			}
+		}
+		return &felix.Endpoint{Labels: felix.PodLabels(p)}
+	}
+	// A workload's label, made once for its members.
+	type wlKey struct{ kind, ns, name string }
+	wlLabels := map[wlKey]string{}
 	byKey := map[string]*Class{}
-	var key strings.Builder
+	// The key is built in one buffer; the map lookup of string(key) does
+	// not copy it, so only a new class's key is allocated.
+	var key []byte
 	for _, p := range an.C.Pods {
 		ip, ok := Eligible(p)
 		if !ok {
@@ -214,48 +229,51 @@ func (an *Prep) BuildClasses() {
 			placementID[pl] = pid
 			an.Placements = append(an.Placements, pl)
 		}
-		key.Reset()
-		key.WriteString(p.Namespace)
-		key.WriteByte(0)
+		key = append(key[:0], p.Namespace...)
+		key = append(key, 0)
 		sa := p.Spec.ServiceAccountName
 		if sa == "" {
 			sa = "default"
 		}
-		WriteLabelSig(&key, p, tests(p.Namespace))
-		key.WriteByte(0)
-		key.WriteString(sa)
-		key.WriteByte(0)
-		key.WriteString(nd.OS())
-		key.WriteByte(0)
-		key.WriteString(SpecSignature(p, nd.OS()))
-		key.WriteByte(0)
+		key = AppendLabelSig(key, p, tests(p.Namespace), fep)
+		key = append(key, 0)
+		key = append(key, sa...)
+		key = append(key, 0)
+		key = append(key, nd.OS()...)
+		key = append(key, 0)
+		key = AppendSpecSignature(key, p, nd.OS(), patterns)
+		key = append(key, 0)
 		for _, b := range ipBlocks {
 			if policy.IPBlockMatches(b, ip) {
-				key.WriteByte('1')
+				key = append(key, '1')
 			} else {
-				key.WriteByte('0')
+				key = append(key, '0')
 			}
 		}
 		for _, n := range nets {
 			if n.Contains(ip) {
-				key.WriteByte('1')
+				key = append(key, '1')
 			} else {
-				key.WriteByte('0')
+				key = append(key, '0')
 			}
 		}
-		key.WriteByte(0)
-		key.WriteString(strconv.Itoa(pid))
-		k := key.String()
-		c := byKey[k]
+		key = append(key, 0)
+		key = strconv.AppendInt(key, int64(pid), 10)
+		c := byKey[string(key)]
 		if c == nil {
 			c = &Class{ID: len(an.Classes), NS: p.Namespace, Labels: p.Labels, OS: nd.OS(), Placement: pid,
-				NodeBits: NewBitset(len(an.Nodes)), ByNode: map[int][]int{}}
-			byKey[k] = c
+				NodeBits: NewBitset(len(an.Nodes))}
+			byKey[string(key)] = c
 			an.Classes = append(an.Classes, c)
 		}
-		c.ByNode[nd.Idx] = append(c.ByNode[nd.Idx], len(c.Members))
 		wkind, w := refs(p)
-		c.Members = append(c.Members, Member{Pod: p, IP: ip, Node: nd.Idx, Workload: WorkloadLabel(wkind, p.Namespace, w)})
+		wk := wlKey{wkind, p.Namespace, w}
+		wl, ok := wlLabels[wk]
+		if !ok {
+			wl = WorkloadLabel(wkind, p.Namespace, w)
+			wlLabels[wk] = wl
+		}
+		c.Members = append(c.Members, Member{Pod: p, IP: ip, Node: nd.Idx, Workload: wl})
 		c.NodeBits.Set(nd.Idx)
 		an.PodClass[ip] = c
 		if !Contains(c.Workloads, w) {
@@ -268,9 +286,7 @@ func (an *Prep) BuildClasses() {
 	rank := map[int]int{}
 	for _, c := range an.Classes {
 		if c.OS == "windows" {
-			for n := range c.ByNode {
-				rank[n]++
-			}
+			c.NodeBits.Each(func(n int) { rank[n]++ })
 		}
 	}
 	for _, g := range an.Groups {
@@ -278,20 +294,30 @@ func (an *Prep) BuildClasses() {
 			rank[g[0].Idx] += len(an.Classes) // compiled already (groupNodes)
 		}
 	}
+	perNode := make([]int32, len(an.Nodes))
 	for _, c := range an.Classes {
 		sort.Slice(c.Members, func(i, j int) bool { return c.Members[i].Pod.Name < c.Members[j].Pod.Name })
-		c.ByNode = map[int][]int{}
-		for i, m := range c.Members {
-			c.ByNode[m.Node] = append(c.ByNode[m.Node], i)
-			if len(c.ByNode[m.Node]) > 1 {
+		// The member indexes per node, in one array: each node's run holds
+		// its members in order.
+		c.Nodes = c.NodeBits.List()
+		for _, m := range c.Members {
+			perNode[m.Node]++
+		}
+		idx := make([]int, len(c.Members))
+		c.ByNode = make(map[int][]int, len(c.Nodes))
+		off := 0
+		for _, n := range c.Nodes {
+			k := int(perNode[n])
+			if k > 1 {
 				c.MultiOnNode = true
 			}
+			c.ByNode[n] = idx[off : off : off+k]
+			off += k
+			perNode[n] = 0
 		}
-		c.Nodes = c.Nodes[:0]
-		for n := range c.ByNode {
-			c.Nodes = append(c.Nodes, n)
+		for i, m := range c.Members {
+			c.ByNode[m.Node] = append(c.ByNode[m.Node], i)
 		}
-		sort.Ints(c.Nodes)
 		r := c.Members[0]
 		if c.OS == "windows" {
 			for _, m := range c.Members[1:] {
@@ -344,11 +370,12 @@ func (an *Prep) Owners() func(*corev1.Pod) string {
 // that a Deployment owns stands for that Deployment), else the pod
 // itself ("Pod").
 func (an *Prep) WorkloadRefs() func(*corev1.Pod) (kind, name string) {
-	rsDeploy := map[string]string{}
+	type nsName struct{ ns, name string }
+	rsDeploy := make(map[nsName]string, len(an.C.ReplicaSets))
 	for _, rs := range an.C.ReplicaSets {
 		for _, ref := range rs.OwnerReferences {
 			if ref.Kind == "Deployment" {
-				rsDeploy[rs.Namespace+"/"+rs.Name] = ref.Name
+				rsDeploy[nsName{rs.Namespace, rs.Name}] = ref.Name
 			}
 		}
 	}
@@ -358,7 +385,7 @@ func (an *Prep) WorkloadRefs() func(*corev1.Pod) (kind, name string) {
 				continue
 			}
 			if ref.Kind == "ReplicaSet" {
-				if d, ok := rsDeploy[p.Namespace+"/"+ref.Name]; ok {
+				if d, ok := rsDeploy[nsName{p.Namespace, ref.Name}]; ok {
 					return "Deployment", d
 				}
 			}

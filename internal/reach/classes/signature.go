@@ -3,7 +3,6 @@ package classes
 import (
 	"sort"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -157,8 +156,9 @@ func (an *Prep) LabelTests(owners func(*corev1.Pod) string) func(ns string) []La
 	}
 }
 
-// WriteLabelSig writes which of the tests the pod matches.
-func WriteLabelSig(key *strings.Builder, p *corev1.Pod, tests []LabelTest) {
+// AppendLabelSig appends which of the tests the pod matches to key; fep
+// gives the pod's endpoint, whose labels are those Calico selectors see.
+func AppendLabelSig(key []byte, p *corev1.Pod, tests []LabelTest, fep func(*corev1.Pod) *felix.Endpoint) []byte {
 	var cl map[string]string
 	for _, t := range tests {
 		var m bool
@@ -168,45 +168,61 @@ func WriteLabelSig(key *strings.Builder, p *corev1.Pod, tests []LabelTest) {
 		case t.Calico != nil:
 			if cl == nil {
 				// As Felix sees them.
-				cl = felix.PodLabels(p)
+				cl = fep(p).Labels
 			}
 			m = t.Calico.Evaluate(cl)
 		default:
 			m = t.Pod(p)
 		}
 		if m {
-			key.WriteByte('1')
+			key = append(key, '1')
 		} else {
-			key.WriteByte('0')
+			key = append(key, '0')
 		}
 	}
+	return key
 }
 
-// SpecSignature is what of a pod's spec decides what it answers and what
-// its named ports are: per container, the workload table's row for its
-// image (a known server's listeners) or, for an unknown image, none; and
-// its declared ports with their names.
-func SpecSignature(p *corev1.Pod, os string) string {
-	var b strings.Builder
+// AppendSpecSignature appends what of a pod's spec decides what it
+// answers and what its named ports are: per container, the workload
+// table's row for its image (a known server's listeners) or, for an
+// unknown image, none; and its declared ports with their names. lookup is
+// imagecatalog.Lookup's row pattern, "" for an unknown image.
+func AppendSpecSignature(b []byte, p *corev1.Pod, os string, lookup func(image, os string) string) []byte {
 	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
 		for _, c := range cs {
-			if prof := imagecatalog.Lookup(c.Image, os); prof.Known {
-				b.WriteString(prof.Row.Pattern)
-			}
-			b.WriteByte('|')
+			b = append(b, lookup(c.Image, os)...)
+			b = append(b, '|')
 			for _, cp := range c.Ports {
-				b.WriteString(cp.Name)
-				b.WriteByte('/')
-				b.WriteString(string(cp.Protocol))
-				b.WriteByte('/')
-				b.WriteString(strconv.Itoa(int(cp.ContainerPort)))
-				b.WriteByte(',')
+				b = append(b, cp.Name...)
+				b = append(b, '/')
+				b = append(b, cp.Protocol...)
+				b = append(b, '/')
+				b = strconv.AppendInt(b, int64(cp.ContainerPort), 10)
+				b = append(b, ',')
 			}
-			b.WriteByte(0)
+			b = append(b, 0)
 		}
-		b.WriteByte(1)
+		b = append(b, 1)
 	}
-	return b.String()
+	return b
+}
+
+// ImagePatterns returns imagecatalog.Lookup's row pattern for an image on
+// an OS ("" for an unknown image), each looked up once.
+func ImagePatterns() func(image, os string) string {
+	memo := map[[2]string]string{}
+	return func(image, os string) string {
+		k := [2]string{image, os}
+		pat, ok := memo[k]
+		if !ok {
+			if prof := imagecatalog.Lookup(image, os); prof.Known {
+				pat = prof.Row.Pattern
+			}
+			memo[k] = pat
+		}
+		return pat
+	}
 }
 
 // CommonLabels are the labels every member of a class carries.
