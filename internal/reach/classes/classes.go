@@ -192,14 +192,7 @@ func (an *Prep) BuildClasses() {
 	tests := an.LabelTests(owners)
 	patterns := ImagePatterns()
 	calc := an.E.Felix()
-	fep := func(p *corev1.Pod) *felix.Endpoint {
-		if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
-			if ep := calc.EndpointAt(a); ep != nil && ep.Pod == p {
-				return ep
-			}
-		}
-		return &felix.Endpoint{Labels: felix.PodLabels(p)}
-	}
+	fep := func(p *corev1.Pod) *felix.Endpoint { return EndpointOf(calc, p) }
 	// A workload's label, made once for its members.
 	type wlKey struct{ kind, ns, name string }
 	wlLabels := map[wlKey]string{}
@@ -353,6 +346,18 @@ func (an *Prep) BuildClasses() {
 		an.ByPlacement[c.Placement] = append(an.ByPlacement[c.Placement], c)
 	}
 	an.LabelClasses()
+}
+
+// EndpointOf is the pod's own Felix endpoint, whose labels are those
+// Calico selectors see; a pod Felix gave none (one whose address an
+// earlier pod holds) gets an endpoint with its own labels only.
+func EndpointOf(calc *felix.Calc, p *corev1.Pod) *felix.Endpoint {
+	if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
+		if ep := calc.EndpointAt(a); ep != nil && ep.Pod == p {
+			return ep
+		}
+	}
+	return &felix.Endpoint{Labels: felix.PodLabels(p)}
 }
 
 // Owners returns the function naming a pod's workload: its Deployment,
