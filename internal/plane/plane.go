@@ -263,6 +263,13 @@ func (p *Plane) HasLinux(name string) bool { return p.lxc.Has(name) }
 // read without compiling the node.
 func (p *Plane) LinuxTunnel(name string) (netip.Addr, bool) { return p.lxc.TunnelAddr(name) }
 
+// LinuxVXLAN is the VNI and destination port of the Linux node's
+// vxlan.calico device, read without compiling the node.
+func (p *Plane) LinuxVXLAN(name string) (vni, port int, ok bool) {
+	_, vni, port, ok = p.lxc.Tunnel(name)
+	return vni, port, ok
+}
+
 // LinuxNodes compiles every Linux node (those not compiled yet) and
 // returns them by name.
 func (p *Plane) LinuxNodes() map[string]*linux.Node {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -73,5 +75,38 @@ func TestReachAsksForTheWindowsCompilerOnlyWithAWindowsEndpoint(t *testing.T) {
 				t.Errorf("asked for the Windows compiler: %t, want %t", asked, tc.want)
 			}
 		})
+	}
+}
+
+// Reach tells Linux nodes apart without compiling them: its preparation
+// compiles one node per set of alike nodes (whose routes it reads), not
+// every node.
+func TestReachPreparesWithoutCompilingEveryLinuxNode(t *testing.T) {
+	snap, err := load.Load(load.Options{Filenames: []string{genDir(t, 600, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := engine.Build(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plane.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := trace.FromPlane(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := newAnalyzer(e, Options{AllNamespaces: true})
+	an.prepare()
+	linuxNodes := 0
+	for _, n := range an.Nodes {
+		if !n.Windows {
+			linuxNodes++
+		}
+	}
+	if got := p.Compiled().Linux; got >= linuxNodes || got == 0 {
+		t.Errorf("preparing compiled %d of %d Linux nodes, want at least one and fewer than all", got, linuxNodes)
 	}
 }
