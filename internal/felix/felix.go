@@ -15,6 +15,7 @@
 package felix
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"slices"
 	"sort"
@@ -42,8 +43,10 @@ type Endpoint struct {
 	Namespace      string
 	ServiceAccount string
 	// Addr is status.podIP; Addrs every pod address.
-	Addr   netip.Addr
-	Addrs  []netip.Addr
+	Addr  netip.Addr
+	Addrs []netip.Addr
+	// Labels are PodLabels, one map for the endpoints of a Calc whose
+	// labels are equal: read them, never change them.
 	Labels map[string]string
 }
 
@@ -84,6 +87,40 @@ func PodLabels(p *corev1.Pod) map[string]string {
 	}
 	l[LabelNamespace], l[LabelOrchestrator], l[LabelServiceAccount] = p.Namespace, "k8s", serviceAccount(p)
 	return l
+}
+
+// podLabelSets returns PodLabels of pods, one map for pods whose labels,
+// namespace and service account are equal (a workload's replicas): an
+// endpoint's labels are only read. The key holds each of those strings
+// after its length, so that no two different sets share one.
+func podLabelSets() func(*corev1.Pod) map[string]string {
+	sets := map[string]map[string]string{}
+	var key []byte
+	var names []string
+	str := func(s string) {
+		key = binary.AppendUvarint(key, uint64(len(s)))
+		key = append(key, s...)
+	}
+	return func(p *corev1.Pod) map[string]string {
+		names = names[:0]
+		for k := range p.Labels {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		key = key[:0]
+		str(p.Namespace)
+		str(serviceAccount(p))
+		for _, k := range names {
+			str(k)
+			str(p.Labels[k])
+		}
+		if l, ok := sets[string(key)]; ok {
+			return l
+		}
+		l := PodLabels(p)
+		sets[string(key)] = l
+		return l
+	}
 }
 
 func serviceAccount(p *corev1.Pod) string {
@@ -162,10 +199,11 @@ func New(c *model.Cluster) *Calc {
 	x.Endpoints = make([]Endpoint, len(order))
 	addrs := make([]netip.Addr, 0, len(order)+extra)
 	x.byAddr = make(map[netip.Addr]int, len(order))
+	labelsOf := podLabelSets()
 	for i, r := range order {
 		p := c.Pods[r.i]
 		ep := &x.Endpoints[i]
-		*ep = Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: r.a, Labels: PodLabels(p)}
+		*ep = Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: r.a, Labels: labelsOf(p)}
 		start := len(addrs)
 		if len(p.Status.PodIPs) == 0 {
 			addrs = append(addrs, r.a)

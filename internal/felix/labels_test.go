@@ -1,0 +1,56 @@
+package felix
+
+import (
+	"fmt"
+	"maps"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+)
+
+// Endpoints with equal Calico labels share one map; every endpoint's map
+// is still its own pod's PodLabels, whatever differs between two pods.
+func TestEndpointsShareTheirLabelsOnlyWhenEqual(t *testing.T) {
+	n := 0
+	pod := func(ns, sa string, labels map[string]string) *corev1.Pod {
+		n++
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", n), Namespace: ns, Labels: labels},
+			Spec:       corev1.PodSpec{NodeName: "node-1", ServiceAccountName: sa},
+			Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: fmt.Sprintf("10.0.0.%d", n)},
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		a, b  *corev1.Pod
+		share bool
+	}{
+		{"two replicas", pod("web", "", map[string]string{"app": "web", "hash": "1"}), pod("web", "", map[string]string{"app": "web", "hash": "1"}), true},
+		{"an empty service account is default", pod("web", "", map[string]string{"app": "web"}), pod("web", "default", map[string]string{"app": "web"}), true},
+		{"another value", pod("web", "", map[string]string{"app": "web"}), pod("web", "", map[string]string{"app": "api"}), false},
+		{"another namespace", pod("web", "", map[string]string{"app": "web"}), pod("api", "", map[string]string{"app": "web"}), false},
+		{"another service account", pod("web", "a", map[string]string{"app": "web"}), pod("web", "b", map[string]string{"app": "web"}), false},
+		{"one more label", pod("web", "", map[string]string{"app": "web"}), pod("web", "", map[string]string{"app": "web", "tier": "x"}), false},
+		{"a key's end moved into its value", pod("web", "", map[string]string{"ab": "c"}), pod("web", "", map[string]string{"a": "bc"}), false},
+		{"a namespace's end moved into the service account", pod("ab", "c", nil), pod("a", "bc", nil), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := New(&model.Cluster{Pods: []*corev1.Pod{tc.a, tc.b}})
+			if len(x.Endpoints) != 2 {
+				t.Fatalf("%d endpoints, want 2", len(x.Endpoints))
+			}
+			for _, ep := range x.Endpoints {
+				if want := PodLabels(ep.Pod); !maps.Equal(ep.Labels, want) {
+					t.Errorf("%s has labels %v, want %v", ep.Pod.Name, ep.Labels, want)
+				}
+			}
+			shared := fmt.Sprintf("%p", x.Endpoints[0].Labels) == fmt.Sprintf("%p", x.Endpoints[1].Labels)
+			if shared != tc.share {
+				t.Errorf("the endpoints share one map: %t, want %t", shared, tc.share)
+			}
+		})
+	}
+}
