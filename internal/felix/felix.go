@@ -48,6 +48,10 @@ type Endpoint struct {
 	// Labels are PodLabels, one map for the endpoints of a Calc whose
 	// labels are equal: read them, never change them.
 	Labels map[string]string
+	// LabelSet numbers the endpoints' sets of labels, namespace and
+	// service account within a Calc: equal for equal sets (the endpoints
+	// share Labels), else different; -1 for an endpoint not in a Calc.
+	LabelSet int32
 }
 
 // Calc is the calculation for one cluster. Its caches are safe for
@@ -93,15 +97,19 @@ func PodLabels(p *corev1.Pod) map[string]string {
 // namespace and service account are equal (a workload's replicas): an
 // endpoint's labels are only read. The key holds each of those strings
 // after its length, so that no two different sets share one.
-func podLabelSets() func(*corev1.Pod) map[string]string {
-	sets := map[string]map[string]string{}
+func podLabelSets() func(*corev1.Pod) (map[string]string, int32) {
+	type set struct {
+		labels map[string]string
+		id     int32
+	}
+	sets := map[string]set{}
 	var key []byte
 	var names []string
 	str := func(s string) {
 		key = binary.AppendUvarint(key, uint64(len(s)))
 		key = append(key, s...)
 	}
-	return func(p *corev1.Pod) map[string]string {
+	return func(p *corev1.Pod) (map[string]string, int32) {
 		names = names[:0]
 		for k := range p.Labels {
 			names = append(names, k)
@@ -114,12 +122,12 @@ func podLabelSets() func(*corev1.Pod) map[string]string {
 			str(k)
 			str(p.Labels[k])
 		}
-		if l, ok := sets[string(key)]; ok {
-			return l
+		if x, ok := sets[string(key)]; ok {
+			return x.labels, x.id
 		}
-		l := PodLabels(p)
-		sets[string(key)] = l
-		return l
+		x := set{PodLabels(p), int32(len(sets))}
+		sets[string(key)] = x
+		return x.labels, x.id
 	}
 }
 
@@ -203,7 +211,8 @@ func New(c *model.Cluster) *Calc {
 	for i, r := range order {
 		p := c.Pods[r.i]
 		ep := &x.Endpoints[i]
-		*ep = Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: r.a, Labels: labelsOf(p)}
+		*ep = Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: r.a}
+		ep.Labels, ep.LabelSet = labelsOf(p)
 		start := len(addrs)
 		if len(p.Status.PodIPs) == 0 {
 			addrs = append(addrs, r.a)
@@ -283,7 +292,7 @@ func (x *Calc) EndpointOf(p *corev1.Pod) *Endpoint {
 			return ep
 		}
 	}
-	ep := &Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Labels: PodLabels(p)}
+	ep := &Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Labels: PodLabels(p), LabelSet: -1}
 	if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
 		ep.Addr, ep.Addrs = a, []netip.Addr{a}
 	}

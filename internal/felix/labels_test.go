@@ -11,7 +11,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// Endpoints with equal Calico labels share one map; every endpoint's map
+// Endpoints with equal Calico labels share one map and LabelSet; every endpoint's map
 // is still its own pod's PodLabels, whatever differs between two pods.
 func TestEndpointsShareTheirLabelsOnlyWhenEqual(t *testing.T) {
 	n := 0
@@ -50,6 +50,9 @@ func TestEndpointsShareTheirLabelsOnlyWhenEqual(t *testing.T) {
 			shared := fmt.Sprintf("%p", x.Endpoints[0].Labels) == fmt.Sprintf("%p", x.Endpoints[1].Labels)
 			if shared != tc.share {
 				t.Errorf("the endpoints share one map: %t, want %t", shared, tc.share)
+			}
+			if same := x.Endpoints[0].LabelSet == x.Endpoints[1].LabelSet; same != tc.share {
+				t.Errorf("the endpoints have one LabelSet: %t, want %t", same, tc.share)
 			}
 		})
 	}

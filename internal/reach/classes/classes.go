@@ -192,7 +192,7 @@ func (an *Prep) BuildClasses() {
 	tests := an.LabelTests(owners)
 	patterns := ImagePatterns()
 	calc := an.E.Felix()
-	fep := func(p *corev1.Pod) *felix.Endpoint { return EndpointOf(calc, p) }
+	sigs := labelSigs{calc: calc, memo: map[int32][]byte{}}
 	// A workload's label, made once for its members.
 	type wlKey struct{ kind, ns, name string }
 	wlLabels := map[wlKey]string{}
@@ -228,7 +228,7 @@ func (an *Prep) BuildClasses() {
 		if sa == "" {
 			sa = "default"
 		}
-		key = AppendLabelSig(key, p, tests(p.Namespace), fep)
+		key = sigs.append(key, p, ip, tests(p.Namespace))
 		key = append(key, 0)
 		key = append(key, sa...)
 		key = append(key, 0)
@@ -357,7 +357,7 @@ func EndpointOf(calc *felix.Calc, p *corev1.Pod) *felix.Endpoint {
 			return ep
 		}
 	}
-	return &felix.Endpoint{Labels: felix.PodLabels(p)}
+	return &felix.Endpoint{Labels: felix.PodLabels(p), LabelSet: -1}
 }
 
 // Owners returns the function naming a pod's workload: its Deployment,

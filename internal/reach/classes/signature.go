@@ -1,6 +1,7 @@
 package classes
 
 import (
+	"net/netip"
 	"sort"
 	"strconv"
 
@@ -156,21 +157,17 @@ func (an *Prep) LabelTests(owners func(*corev1.Pod) string) func(ns string) []La
 	}
 }
 
-// AppendLabelSig appends which of the tests the pod matches to key; fep
-// gives the pod's endpoint, whose labels are those Calico selectors see.
-func AppendLabelSig(key []byte, p *corev1.Pod, tests []LabelTest, fep func(*corev1.Pod) *felix.Endpoint) []byte {
-	var cl map[string]string
+// AppendLabelSig appends which of the tests the pod matches to key;
+// calico are the pod's labels as Calico selectors see them (its Felix
+// endpoint's).
+func AppendLabelSig(key []byte, p *corev1.Pod, tests []LabelTest, calico map[string]string) []byte {
 	for _, t := range tests {
 		var m bool
 		switch {
 		case t.K8s != nil:
 			m = t.K8s.Matches(labels.Set(p.Labels))
 		case t.Calico != nil:
-			if cl == nil {
-				// As Felix sees them.
-				cl = fep(p).Labels
-			}
-			m = t.Calico.Evaluate(cl)
+			m = t.Calico.Evaluate(calico)
 		default:
 			m = t.Pod(p)
 		}
@@ -180,6 +177,40 @@ func AppendLabelSig(key []byte, p *corev1.Pod, tests []LabelTest, fep func(*core
 			key = append(key, '0')
 		}
 	}
+	return key
+}
+
+// labelSigs appends label signatures (AppendLabelSig), each computed once
+// per set of labels: pods whose Felix endpoints have one LabelSet have
+// equal labels, namespace and service account, so every selector test
+// answers alike for them; a test on the pod itself (a workload filter)
+// reads more than the labels, and so does a pod without an endpoint of
+// its own: those are computed each time.
+type labelSigs struct {
+	calc *felix.Calc
+	memo map[int32][]byte
+}
+
+func (s *labelSigs) append(key []byte, p *corev1.Pod, ip netip.Addr, tests []LabelTest) []byte {
+	ep := s.calc.EndpointAt(ip)
+	if ep == nil || ep.Pod != p {
+		ep = EndpointOf(s.calc, p)
+	}
+	set := ep.LabelSet
+	for _, t := range tests {
+		if t.Pod != nil {
+			set = -1
+		}
+	}
+	if set < 0 {
+		return AppendLabelSig(key, p, tests, ep.Labels)
+	}
+	if sig, ok := s.memo[set]; ok {
+		return append(key, sig...)
+	}
+	n := len(key)
+	key = AppendLabelSig(key, p, tests, ep.Labels)
+	s.memo[set] = append([]byte(nil), key[n:]...)
 	return key
 }
 
