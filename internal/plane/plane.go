@@ -78,7 +78,7 @@ type winEntry struct {
 // idx holds the cluster's indexes. Each keeps the order of the cluster's
 // lists, or the first or last match of a scan over them, as said.
 type idx struct {
-	podByName   map[string]*corev1.Pod // "ns/name": the first
+	podByName   map[nsName]*corev1.Pod // the first of a name
 	podsByNS    map[string][]*corev1.Pod
 	podsByNode  map[string][]*corev1.Pod // by spec.nodeName, every pod
 	podByIP     map[netip.Addr]*corev1.Pod
@@ -117,18 +117,41 @@ func (p *Plane) ix() *idx {
 	return &p.idx
 }
 
+type nsName struct{ ns, name string }
+
+// groupPods lists the pods by key, in order, each list a run of one
+// array.
+func groupPods(pods []*corev1.Pod, key func(*corev1.Pod) string) map[string][]*corev1.Pod {
+	n := map[string]int{}
+	for _, p := range pods {
+		n[key(p)]++
+	}
+	all := make([]*corev1.Pod, len(pods))
+	out := make(map[string][]*corev1.Pod, len(n))
+	off := 0
+	for k, c := range n {
+		out[k] = all[off : off : off+c]
+		off += c
+	}
+	for _, p := range pods {
+		k := key(p)
+		out[k] = append(out[k], p)
+	}
+	return out
+}
+
 func (p *Plane) index() {
 	c := p.c
 	x := &p.idx
-	x.podByName, x.podsByNS, x.podsByNode = map[string]*corev1.Pod{}, map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
-	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, map[netip.Addr]*corev1.Pod{}
+	x.podByName = make(map[nsName]*corev1.Pod, len(c.Pods))
+	x.podsByNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
+	x.podsByNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
+	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, make(map[netip.Addr]*corev1.Pod, len(c.Pods))
 	for _, pod := range c.Pods {
-		key := pod.Namespace + "/" + pod.Name
+		key := nsName{pod.Namespace, pod.Name}
 		if _, ok := x.podByName[key]; !ok {
 			x.podByName[key] = pod
 		}
-		x.podsByNS[pod.Namespace] = append(x.podsByNS[pod.Namespace], pod)
-		x.podsByNode[pod.Spec.NodeName] = append(x.podsByNode[pod.Spec.NodeName], pod)
 		if pod.Spec.HostNetwork {
 			x.hostNetByIP[pod.Status.PodIP] = append(x.hostNetByIP[pod.Status.PodIP], pod)
 			continue
@@ -194,7 +217,7 @@ func (p *Plane) IsWindows(name string) bool {
 }
 
 // Pod is the pod ns/name (the first of that name), or nil.
-func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.ix().podByName[ns+"/"+name] }
+func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.ix().podByName[nsName{ns, name}] }
 
 // PodsInNamespace lists a namespace's pods in the cluster's order.
 func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.ix().podsByNS[ns] }

@@ -626,7 +626,16 @@ func (an *analyzer) classSource(c *classes.Class) Source {
 // columns lists the destinations: each selected class at each port it
 // serves, then each selected Service at each of its ports.
 func (an *analyzer) columns() []Destination {
-	var out []Destination
+	// At most a column per class and port (one for a class with none),
+	// and per Service port.
+	n := 0
+	for _, c := range an.Classes {
+		n += max(1, len(c.Ports))
+	}
+	for _, s := range an.C.Services {
+		n += max(1, len(s.Spec.Ports))
+	}
+	out := make([]Destination, 0, n)
 	opt := an.opt
 	for _, c := range an.Classes {
 		c := c
