@@ -57,6 +57,9 @@ type Plane struct {
 	// needs none of them.
 	idxOnce sync.Once
 	idx     idx
+	// podsOnce makes podIdx (pods).
+	podsOnce sync.Once
+	podIdx   podIndex
 }
 
 type lxEntry struct {
@@ -78,9 +81,6 @@ type winEntry struct {
 // idx holds the cluster's indexes. Each keeps the order of the cluster's
 // lists, or the first or last match of a scan over them, as said.
 type idx struct {
-	podByName   map[nsName]*corev1.Pod // the first of a name
-	podsByNS    map[string][]*corev1.Pod
-	podsByNode  map[string][]*corev1.Pod // by spec.nodeName, every pod
 	podByIP     map[netip.Addr]*corev1.Pod
 	hostNetByIP map[string][]*corev1.Pod       // host-network pods by status.podIP
 	svcByName   map[string]*corev1.Service     // "ns/name": the first
@@ -140,18 +140,35 @@ func groupPods(pods []*corev1.Pod, key func(*corev1.Pod) string) map[string][]*c
 	return out
 }
 
+// podIndex holds the pods by name and grouped, made on first use apart
+// from idx: a walk reads pods by address, which is most of what reach asks.
+type podIndex struct {
+	byName map[nsName]*corev1.Pod // the first of a name
+	byNS   map[string][]*corev1.Pod
+	byNode map[string][]*corev1.Pod // by spec.nodeName, every pod
+}
+
+func (p *Plane) pods() *podIndex {
+	p.podsOnce.Do(func() {
+		c, x := p.c, &p.podIdx
+		x.byName = make(map[nsName]*corev1.Pod, len(c.Pods))
+		for _, pod := range c.Pods {
+			key := nsName{pod.Namespace, pod.Name}
+			if _, ok := x.byName[key]; !ok {
+				x.byName[key] = pod
+			}
+		}
+		x.byNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
+		x.byNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
+	})
+	return &p.podIdx
+}
+
 func (p *Plane) index() {
 	c := p.c
 	x := &p.idx
-	x.podByName = make(map[nsName]*corev1.Pod, len(c.Pods))
-	x.podsByNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
-	x.podsByNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
 	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, make(map[netip.Addr]*corev1.Pod, len(c.Pods))
 	for _, pod := range c.Pods {
-		key := nsName{pod.Namespace, pod.Name}
-		if _, ok := x.podByName[key]; !ok {
-			x.podByName[key] = pod
-		}
 		if pod.Spec.HostNetwork {
 			x.hostNetByIP[pod.Status.PodIP] = append(x.hostNetByIP[pod.Status.PodIP], pod)
 			continue
@@ -217,14 +234,14 @@ func (p *Plane) IsWindows(name string) bool {
 }
 
 // Pod is the pod ns/name (the first of that name), or nil.
-func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.ix().podByName[nsName{ns, name}] }
+func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.pods().byName[nsName{ns, name}] }
 
 // PodsInNamespace lists a namespace's pods in the cluster's order.
-func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.ix().podsByNS[ns] }
+func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.pods().byNS[ns] }
 
 // PodsOnNode lists the pods bound to a node (host-network ones and
 // finished ones too) in the cluster's order.
-func (p *Plane) PodsOnNode(name string) []*corev1.Pod { return p.ix().podsByNode[name] }
+func (p *Plane) PodsOnNode(name string) []*corev1.Pod { return p.pods().byNode[name] }
 
 // PodByIP is the pod on the pod network that answers at a: bound to an
 // existing node, neither Succeeded nor Failed (the last such pod).
