@@ -29,10 +29,13 @@ type Engine struct {
 	p *plane.Plane
 	// win is the plane's Windows compiler: made in FromPlane when the
 	// cluster has a Windows node, else on first use (WindowsCompiler), so
-	// a Linux-only cluster never builds it (a Felix view of every pod).
+	// that a Linux-only cluster's engine never makes it.
 	win     *windows.Compiler
 	winOnce sync.Once
+	// dns is CoreDNS, made on the first name a walk resolves (server):
+	// most walks, and reach's, resolve none.
 	dns     *dns.Server
+	dnsOnce sync.Once
 	felix   *felix.Calc
 
 	nodes map[string]*node
@@ -126,7 +129,7 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 	}
 	c := p.Cluster()
 	e := &Engine{
-		c: c, p: p, dns: dns.NewServer(c),
+		c: c, p: p,
 		felix: p.Felix(),
 		nodes: map[string]*node{},
 		byIP:  map[netip.Addr]*node{},
@@ -194,6 +197,12 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 	}
 	e.gateway, _ = netip.ParseAddr(c.Network.Gateway)
 	return e, nil
+}
+
+// server is the engine's CoreDNS, made on first use.
+func (e *Engine) server() *dns.Server {
+	e.dnsOnce.Do(func() { e.dns = dns.NewServer(e.c) })
+	return e.dns
 }
 
 func hasWindowsNode(c *model.Cluster) bool {
