@@ -14,7 +14,6 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
 // Class is an equivalence class of pods: the same namespace, the same
@@ -187,12 +186,22 @@ func (an *Prep) BuildClasses() {
 	an.Placements = an.Placements[:0]
 	placementID := map[Placement]int{}
 	ipBlocks, nets := an.IpPeers()
+	blocks := make([]ipBlock, len(ipBlocks))
+	for i, b := range ipBlocks {
+		blocks[i] = parseIPBlock(b)
+	}
 	refs := an.WorkloadRefs()
 	owners := func(p *corev1.Pod) string { _, n := refs(p); return n }
 	tests := an.LabelTests(owners)
 	patterns := ImagePatterns()
 	calc := an.E.Felix()
 	sigs := labelSigs{calc: calc, memo: map[int32][]byte{}}
+	// A namespace's tests, and whether one reads the pod itself.
+	type nsTests struct {
+		tests []LabelTest
+		pod   bool
+	}
+	byNS := map[string]nsTests{}
 	// A workload's label, made once for its members.
 	type wlKey struct{ kind, ns, name string }
 	wlLabels := map[wlKey]string{}
@@ -228,7 +237,13 @@ func (an *Prep) BuildClasses() {
 		if sa == "" {
 			sa = "default"
 		}
-		key = sigs.append(key, p, ip, tests(p.Namespace))
+		nt, ok := byNS[p.Namespace]
+		if !ok {
+			nt.tests = tests(p.Namespace)
+			nt.pod = hasPodTest(nt.tests)
+			byNS[p.Namespace] = nt
+		}
+		key = sigs.append(key, p, ip, nt.tests, nt.pod)
 		key = append(key, 0)
 		key = append(key, sa...)
 		key = append(key, 0)
@@ -236,8 +251,8 @@ func (an *Prep) BuildClasses() {
 		key = append(key, 0)
 		key = AppendSpecSignature(key, p, nd.OS(), patterns)
 		key = append(key, 0)
-		for _, b := range ipBlocks {
-			if policy.IPBlockMatches(b, ip) {
+		for _, b := range blocks {
+			if b.matches(ip) {
 				key = append(key, '1')
 			} else {
 				key = append(key, '0')
@@ -346,6 +361,38 @@ func (an *Prep) BuildClasses() {
 		an.ByPlacement[c.Placement] = append(an.ByPlacement[c.Placement], c)
 	}
 	an.LabelClasses()
+}
+
+// ipBlock is a NetworkPolicy ipBlock parsed once, matching as
+// policy.IPBlockMatches does: a CIDR that does not parse matches nothing,
+// an except that does not parse excepts nothing.
+type ipBlock struct {
+	cidr   netip.Prefix
+	ok     bool
+	except []netip.Prefix
+}
+
+func parseIPBlock(b *networkingv1.IPBlock) ipBlock {
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	x := ipBlock{cidr: cidr, ok: err == nil}
+	for _, e := range b.Except {
+		if ex, err := netip.ParsePrefix(e); err == nil {
+			x.except = append(x.except, ex)
+		}
+	}
+	return x
+}
+
+func (b ipBlock) matches(ip netip.Addr) bool {
+	if !b.ok || !b.cidr.Contains(ip) {
+		return false
+	}
+	for _, ex := range b.except {
+		if ex.Contains(ip) {
+			return false
+		}
+	}
+	return true
 }
 
 // EndpointOf is the pod's own Felix endpoint, whose labels are those

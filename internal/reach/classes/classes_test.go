@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
 func runningPod(name, ip, app string) *corev1.Pod {
@@ -72,7 +74,7 @@ func TestALabelSignatureIsReusedOnlyForPodsItDescribes(t *testing.T) {
 			var sigs []string
 			for _, p := range tc.pods {
 				ip := netip.MustParseAddr(p.Status.PodIP)
-				got := string(s.append(nil, p, ip, tc.tests))
+				got := string(s.append(nil, p, ip, tc.tests, hasPodTest(tc.tests)))
 				want := string(AppendLabelSig(nil, p, tc.tests, felix.PodLabels(p)))
 				if got != want {
 					t.Errorf("%s: signature %q, want %q", p.Name, got, want)
@@ -81,6 +83,31 @@ func TestALabelSignatureIsReusedOnlyForPodsItDescribes(t *testing.T) {
 			}
 			if eq := sigs[0] == sigs[1]; eq != tc.wantEq {
 				t.Errorf("signatures %q: equal %t, want %t", sigs, eq, tc.wantEq)
+			}
+		})
+	}
+}
+
+// A class key parses each ipBlock once; it matches an address as
+// NetworkPolicy's ipBlock does (policy.IPBlockMatches).
+func TestAParsedIPBlockMatchesAsTheNetworkPolicyOne(t *testing.T) {
+	addrs := []string{"10.0.0.1", "10.0.1.7", "10.0.2.1", "192.168.0.1"}
+	for _, tc := range []struct {
+		name string
+		b    networkingv1.IPBlock
+	}{
+		{"a CIDR", networkingv1.IPBlock{CIDR: "10.0.0.0/16"}},
+		{"a CIDR with an except", networkingv1.IPBlock{CIDR: "10.0.0.0/16", Except: []string{"10.0.1.0/24"}}},
+		{"an except that does not parse excepts nothing", networkingv1.IPBlock{CIDR: "10.0.0.0/16", Except: []string{"bad", "10.0.2.0/24"}}},
+		{"a CIDR that does not parse matches nothing", networkingv1.IPBlock{CIDR: "10.0.0.0/33"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := parseIPBlock(&tc.b)
+			for _, s := range addrs {
+				ip := netip.MustParseAddr(s)
+				if got, want := b.matches(ip), policy.IPBlockMatches(&tc.b, ip); got != want {
+					t.Errorf("%s: matches %t, want %t", s, got, want)
+				}
 			}
 		})
 	}

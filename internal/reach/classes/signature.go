@@ -191,18 +191,24 @@ type labelSigs struct {
 	memo map[int32][]byte
 }
 
-func (s *labelSigs) append(key []byte, p *corev1.Pod, ip netip.Addr, tests []LabelTest) []byte {
+// hasPodTest reports whether a test reads the pod itself, not its labels.
+func hasPodTest(tests []LabelTest) bool {
+	for _, t := range tests {
+		if t.Pod != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// append appends the pod's signature; podTests is hasPodTest(tests).
+func (s *labelSigs) append(key []byte, p *corev1.Pod, ip netip.Addr, tests []LabelTest, podTests bool) []byte {
 	ep := s.calc.EndpointAt(ip)
 	if ep == nil || ep.Pod != p {
 		ep = EndpointOf(s.calc, p)
 	}
 	set := ep.LabelSet
-	for _, t := range tests {
-		if t.Pod != nil {
-			set = -1
-		}
-	}
-	if set < 0 {
+	if set < 0 || podTests {
 		return AppendLabelSig(key, p, tests, ep.Labels)
 	}
 	if sig, ok := s.memo[set]; ok {
