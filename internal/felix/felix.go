@@ -218,7 +218,9 @@ func New(c *model.Cluster) *Calc {
 			addrs = append(addrs, r.a)
 		}
 		for _, s := range p.Status.PodIPs {
-			if b, err := netip.ParseAddr(s.IP); err == nil {
+			if s.IP == p.Status.PodIP {
+				addrs = append(addrs, r.a) // parsed already (the first, as a rule)
+			} else if b, err := netip.ParseAddr(s.IP); err == nil {
 				addrs = append(addrs, b)
 			}
 		}

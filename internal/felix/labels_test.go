@@ -57,3 +57,30 @@ func TestEndpointsShareTheirLabelsOnlyWhenEqual(t *testing.T) {
 		})
 	}
 }
+
+// An endpoint's addresses are its pod's status.podIPs in order (the
+// status.podIP alone when the list is empty), each parsed once.
+func TestAnEndpointsAddressesAreItsPodsInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ips  []string
+		want string
+	}{
+		{"no list: the pod IP", nil, "[10.0.0.1]"},
+		{"the pod IP first", []string{"10.0.0.1", "fd00::1"}, "[10.0.0.1 fd00::1]"},
+		{"the pod IP second", []string{"fd00::1", "10.0.0.1"}, "[fd00::1 10.0.0.1]"},
+		{"an address that does not parse is left out", []string{"10.0.0.1", "bad"}, "[10.0.0.1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "n"},
+				Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1"}}
+			for _, ip := range tc.ips {
+				p.Status.PodIPs = append(p.Status.PodIPs, corev1.PodIP{IP: ip})
+			}
+			x := New(&model.Cluster{Pods: []*corev1.Pod{p}})
+			if got := fmt.Sprint(x.Endpoints[0].Addrs); got != tc.want {
+				t.Errorf("addresses %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
