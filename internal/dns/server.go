@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -41,8 +42,27 @@ type Server struct {
 
 	services   map[string]*corev1.Service
 	slices     map[string][]*discoveryv1.EndpointSlice
-	pods       map[string]*corev1.Pod
 	namespaces map[string]bool
+
+	// podList is the cluster's pods; pods indexes them by namespace and
+	// name (the last of a name) on the first query that reads a pod: most
+	// engines answer no pod query (reach, most traces).
+	podList  []*corev1.Pod
+	podsOnce sync.Once
+	podMap   map[podKey]*corev1.Pod
+}
+
+type podKey struct{ ns, name string }
+
+// pods is the pod index, made on first use.
+func (s *Server) pods() map[podKey]*corev1.Pod {
+	s.podsOnce.Do(func() {
+		s.podMap = make(map[podKey]*corev1.Pod, len(s.podList))
+		for _, p := range s.podList {
+			s.podMap[podKey{p.Namespace, p.Name}] = p
+		}
+	})
+	return s.podMap
 }
 
 // kubeadmCorefile is the part of kubeadm's default Corefile the twin reads
@@ -64,7 +84,7 @@ func NewServer(c *model.Cluster) *Server {
 		kube:       map[int]kubernetesConfig{},
 		services:   map[string]*corev1.Service{},
 		slices:     map[string][]*discoveryv1.EndpointSlice{},
-		pods:       map[string]*corev1.Pod{},
+		podList:    c.Pods,
 		namespaces: map[string]bool{},
 	}
 	for _, svc := range c.Services {
@@ -83,9 +103,6 @@ func NewServer(c *model.Cluster) *Server {
 		}
 		k := es.Namespace + "/" + name
 		s.slices[k] = append(s.slices[k], es)
-	}
-	for _, p := range c.Pods {
-		s.pods[p.Namespace+"/"+p.Name] = p
 	}
 	for _, ns := range c.Namespaces {
 		s.namespaces[ns.Name] = true
@@ -586,7 +603,7 @@ func (s *Server) findPod(k kubernetesConfig, ns, podname string) lookup {
 	// selector status.phase!=Succeeded,status.phase!=Failed,
 	// status.phase!=Unknown, so finished pods have no records.
 	var names []string
-	for _, p := range s.pods {
+	for _, p := range s.pods() {
 		if p.Namespace != ns || p.Status.PodIP != ip.String() {
 			continue
 		}
@@ -744,7 +761,7 @@ func (s *Server) readyEndpoints(svc *corev1.Service) []endpoint {
 			if e.Hostname != nil {
 				host = *e.Hostname
 			} else if e.TargetRef != nil && e.TargetRef.Kind == "Pod" {
-				if p := s.pods[es.Namespace+"/"+e.TargetRef.Name]; p != nil && p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name {
+				if p := s.pods()[podKey{es.Namespace, e.TargetRef.Name}]; p != nil && p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name {
 					host = p.Spec.Hostname
 				}
 			}
@@ -888,7 +905,7 @@ func (s *Server) defaultNS(a Answer, k kubernetesConfig, qtype uint16) (Answer, 
 // a replica answers its own address, which differs between replicas.
 func (s *Server) nsAddrs() ([]string, string) {
 	own := map[string]bool{}
-	for _, p := range s.pods {
+	for _, p := range s.pods() {
 		if p.Namespace == "kube-system" && p.Labels["k8s-app"] == "kube-dns" && p.Status.PodIP != "" {
 			own[p.Status.PodIP] = true
 		}
@@ -951,7 +968,7 @@ func cacheMiss(c *directive) string {
 // isPod reports whether ip is a CoreDNS pod's own address, which answers
 // as the kube-dns ClusterIP does (kube-system's k8s-app=kube-dns pods).
 func (s *Server) isPod(ip string) bool {
-	for _, p := range s.pods {
+	for _, p := range s.pods() {
 		if p.Namespace == "kube-system" && p.Labels["k8s-app"] == "kube-dns" && p.Status.PodIP == ip {
 			return true
 		}

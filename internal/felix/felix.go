@@ -15,6 +15,7 @@
 package felix
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"slices"
 	"sort"
@@ -42,9 +43,15 @@ type Endpoint struct {
 	Namespace      string
 	ServiceAccount string
 	// Addr is status.podIP; Addrs every pod address.
-	Addr   netip.Addr
-	Addrs  []netip.Addr
+	Addr  netip.Addr
+	Addrs []netip.Addr
+	// Labels are PodLabels, one map for the endpoints of a Calc whose
+	// labels are equal: read them, never change them.
 	Labels map[string]string
+	// LabelSet numbers the endpoints' sets of labels, namespace and
+	// service account within a Calc: equal for equal sets (the endpoints
+	// share Labels), else different; -1 for an endpoint not in a Calc.
+	LabelSet int32
 }
 
 // Calc is the calculation for one cluster. Its caches are safe for
@@ -84,6 +91,44 @@ func PodLabels(p *corev1.Pod) map[string]string {
 	}
 	l[LabelNamespace], l[LabelOrchestrator], l[LabelServiceAccount] = p.Namespace, "k8s", serviceAccount(p)
 	return l
+}
+
+// podLabelSets returns PodLabels of pods, one map for pods whose labels,
+// namespace and service account are equal (a workload's replicas): an
+// endpoint's labels are only read. The key holds each of those strings
+// after its length, so that no two different sets share one.
+func podLabelSets() func(*corev1.Pod) (map[string]string, int32) {
+	type set struct {
+		labels map[string]string
+		id     int32
+	}
+	sets := map[string]set{}
+	var key []byte
+	var names []string
+	str := func(s string) {
+		key = binary.AppendUvarint(key, uint64(len(s)))
+		key = append(key, s...)
+	}
+	return func(p *corev1.Pod) (map[string]string, int32) {
+		names = names[:0]
+		for k := range p.Labels {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		key = key[:0]
+		str(p.Namespace)
+		str(serviceAccount(p))
+		for _, k := range names {
+			str(k)
+			str(p.Labels[k])
+		}
+		if x, ok := sets[string(key)]; ok {
+			return x.labels, x.id
+		}
+		x := set{PodLabels(p), int32(len(sets))}
+		sets[string(key)] = x
+		return x.labels, x.id
+	}
 }
 
 func serviceAccount(p *corev1.Pod) string {
@@ -132,7 +177,17 @@ func New(c *model.Cluster) *Calc {
 		l[LabelName] = sa.Name
 		x.saLabels[sa.Namespace+"/"+sa.Name] = l
 	}
-	for _, p := range c.Pods {
+	// The ready pods by address, then their endpoints made in that order
+	// into a slice of their number: pods that share an address (an
+	// invalid cluster) keep their order. A pod's addresses share one
+	// array with every other pod's.
+	type ready struct {
+		a netip.Addr
+		i int32 // in c.Pods
+	}
+	order := make([]ready, 0, len(c.Pods))
+	extra := 0
+	for i, p := range c.Pods {
 		if !Ready(p) {
 			continue
 		}
@@ -140,41 +195,44 @@ func New(c *model.Cluster) *Calc {
 		if err != nil {
 			continue
 		}
-		ep := Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: a, Labels: PodLabels(p)}
-		if len(p.Status.PodIPs) == 0 {
-			ep.Addrs = []netip.Addr{a}
-		}
-		for _, s := range p.Status.PodIPs {
-			if b, err := netip.ParseAddr(s.IP); err == nil {
-				ep.Addrs = append(ep.Addrs, b)
-			}
-		}
-		x.Endpoints = append(x.Endpoints, ep)
+		order = append(order, ready{a: a, i: int32(i)})
+		extra += len(p.Status.PodIPs)
 	}
-	// By address; pods that share one (an invalid cluster) keep their
-	// order. Sorting positions moves less than a stable sort of endpoints.
-	order := make([]int32, len(x.Endpoints))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := x.Endpoints[a].Addr.Compare(x.Endpoints[b].Addr); c != 0 {
+	slices.SortFunc(order, func(a, b ready) int {
+		if c := a.a.Compare(b.a); c != 0 {
 			return c
 		}
-		return int(a - b)
+		return int(a.i - b.i)
 	})
-	sorted := make([]Endpoint, len(x.Endpoints))
-	for i, j := range order {
-		sorted[i] = x.Endpoints[j]
-	}
-	x.Endpoints = sorted
-	for i := range x.Endpoints {
-		for _, a := range x.Endpoints[i].Addrs {
+	x.Endpoints = make([]Endpoint, len(order))
+	addrs := make([]netip.Addr, 0, len(order)+extra)
+	x.byAddr = make(map[netip.Addr]int, len(order))
+	labelsOf := podLabelSets()
+	for i, r := range order {
+		p := c.Pods[r.i]
+		ep := &x.Endpoints[i]
+		*ep = Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Addr: r.a}
+		ep.Labels, ep.LabelSet = labelsOf(p)
+		start := len(addrs)
+		if len(p.Status.PodIPs) == 0 {
+			addrs = append(addrs, r.a)
+		}
+		for _, s := range p.Status.PodIPs {
+			if s.IP == p.Status.PodIP {
+				addrs = append(addrs, r.a) // parsed already (the first, as a rule)
+			} else if b, err := netip.ParseAddr(s.IP); err == nil {
+				addrs = append(addrs, b)
+			}
+		}
+		if len(addrs) > start {
+			ep.Addrs = addrs[start:len(addrs):len(addrs)]
+		}
+		for _, a := range ep.Addrs {
 			if _, ok := x.byAddr[a]; !ok {
 				x.byAddr[a] = i
 			}
 		}
-		x.byNS[x.Endpoints[i].Namespace] = append(x.byNS[x.Endpoints[i].Namespace], i)
+		x.byNS[ep.Namespace] = append(x.byNS[ep.Namespace], i)
 	}
 	for _, np := range c.NetworkPolicies {
 		x.Policies = append(x.Policies, FromKubernetes(np))
@@ -236,7 +294,7 @@ func (x *Calc) EndpointOf(p *corev1.Pod) *Endpoint {
 			return ep
 		}
 	}
-	ep := &Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Labels: PodLabels(p)}
+	ep := &Endpoint{Pod: p, Namespace: p.Namespace, ServiceAccount: serviceAccount(p), Labels: PodLabels(p), LabelSet: -1}
 	if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
 		ep.Addr, ep.Addrs = a, []netip.Addr{a}
 	}

@@ -57,6 +57,9 @@ type Plane struct {
 	// needs none of them.
 	idxOnce sync.Once
 	idx     idx
+	// podsOnce makes podIdx (pods).
+	podsOnce sync.Once
+	podIdx   podIndex
 }
 
 type lxEntry struct {
@@ -78,9 +81,6 @@ type winEntry struct {
 // idx holds the cluster's indexes. Each keeps the order of the cluster's
 // lists, or the first or last match of a scan over them, as said.
 type idx struct {
-	podByName   map[string]*corev1.Pod // "ns/name": the first
-	podsByNS    map[string][]*corev1.Pod
-	podsByNode  map[string][]*corev1.Pod // by spec.nodeName, every pod
 	podByIP     map[netip.Addr]*corev1.Pod
 	hostNetByIP map[string][]*corev1.Pod       // host-network pods by status.podIP
 	svcByName   map[string]*corev1.Service     // "ns/name": the first
@@ -117,18 +117,58 @@ func (p *Plane) ix() *idx {
 	return &p.idx
 }
 
+type nsName struct{ ns, name string }
+
+// groupPods lists the pods by key, in order, each list a run of one
+// array.
+func groupPods(pods []*corev1.Pod, key func(*corev1.Pod) string) map[string][]*corev1.Pod {
+	n := map[string]int{}
+	for _, p := range pods {
+		n[key(p)]++
+	}
+	all := make([]*corev1.Pod, len(pods))
+	out := make(map[string][]*corev1.Pod, len(n))
+	off := 0
+	for k, c := range n {
+		out[k] = all[off : off : off+c]
+		off += c
+	}
+	for _, p := range pods {
+		k := key(p)
+		out[k] = append(out[k], p)
+	}
+	return out
+}
+
+// podIndex holds the pods by name and grouped, made on first use apart
+// from idx: a walk reads pods by address, which is most of what reach asks.
+type podIndex struct {
+	byName map[nsName]*corev1.Pod // the first of a name
+	byNS   map[string][]*corev1.Pod
+	byNode map[string][]*corev1.Pod // by spec.nodeName, every pod
+}
+
+func (p *Plane) pods() *podIndex {
+	p.podsOnce.Do(func() {
+		c, x := p.c, &p.podIdx
+		x.byName = make(map[nsName]*corev1.Pod, len(c.Pods))
+		for _, pod := range c.Pods {
+			key := nsName{pod.Namespace, pod.Name}
+			if _, ok := x.byName[key]; !ok {
+				x.byName[key] = pod
+			}
+		}
+		x.byNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
+		x.byNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
+	})
+	return &p.podIdx
+}
+
 func (p *Plane) index() {
 	c := p.c
 	x := &p.idx
-	x.podByName, x.podsByNS, x.podsByNode = map[string]*corev1.Pod{}, map[string][]*corev1.Pod{}, map[string][]*corev1.Pod{}
-	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, map[netip.Addr]*corev1.Pod{}
+	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, make(map[netip.Addr]*corev1.Pod, len(c.Pods))
 	for _, pod := range c.Pods {
-		key := pod.Namespace + "/" + pod.Name
-		if _, ok := x.podByName[key]; !ok {
-			x.podByName[key] = pod
-		}
-		x.podsByNS[pod.Namespace] = append(x.podsByNS[pod.Namespace], pod)
-		x.podsByNode[pod.Spec.NodeName] = append(x.podsByNode[pod.Spec.NodeName], pod)
 		if pod.Spec.HostNetwork {
 			x.hostNetByIP[pod.Status.PodIP] = append(x.hostNetByIP[pod.Status.PodIP], pod)
 			continue
@@ -194,14 +234,14 @@ func (p *Plane) IsWindows(name string) bool {
 }
 
 // Pod is the pod ns/name (the first of that name), or nil.
-func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.ix().podByName[ns+"/"+name] }
+func (p *Plane) Pod(ns, name string) *corev1.Pod { return p.pods().byName[nsName{ns, name}] }
 
 // PodsInNamespace lists a namespace's pods in the cluster's order.
-func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.ix().podsByNS[ns] }
+func (p *Plane) PodsInNamespace(ns string) []*corev1.Pod { return p.pods().byNS[ns] }
 
 // PodsOnNode lists the pods bound to a node (host-network ones and
 // finished ones too) in the cluster's order.
-func (p *Plane) PodsOnNode(name string) []*corev1.Pod { return p.ix().podsByNode[name] }
+func (p *Plane) PodsOnNode(name string) []*corev1.Pod { return p.pods().byNode[name] }
 
 // PodByIP is the pod on the pod network that answers at a: bound to an
 // existing node, neither Succeeded nor Failed (the last such pod).
@@ -262,6 +302,13 @@ func (p *Plane) HasLinux(name string) bool { return p.lxc.Has(name) }
 // LinuxTunnel is the address of the Linux node's vxlan.calico device,
 // read without compiling the node.
 func (p *Plane) LinuxTunnel(name string) (netip.Addr, bool) { return p.lxc.TunnelAddr(name) }
+
+// LinuxVXLAN is the VNI and destination port of the Linux node's
+// vxlan.calico device, read without compiling the node.
+func (p *Plane) LinuxVXLAN(name string) (vni, port int, ok bool) {
+	_, vni, port, ok = p.lxc.Tunnel(name)
+	return vni, port, ok
+}
 
 // LinuxNodes compiles every Linux node (those not compiled yet) and
 // returns them by name.

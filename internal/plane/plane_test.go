@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console/powershell"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
@@ -246,5 +249,60 @@ func TestReuseKeepsOnlyWhatThePreviousPlaneCompiled(t *testing.T) {
 			t.Errorf("plane %d compiled %+v, want %+v", i, got, want)
 		}
 		prev = p
+	}
+}
+
+// Reach tells nodes apart by their vxlan.calico without compiling them:
+// what LinuxTunnel and LinuxVXLAN read is the device the compiled node has
+// (or none), whatever the Felix configuration says.
+func TestTheTunnelReadWithoutCompilingIsTheCompiledNodesDevice(t *testing.T) {
+	base := generated(t, 20)
+	lx, _ := names(t, base)
+	ptr := func(v int) *int { return &v }
+	off := false
+	with := func(fcs ...*calico.FelixConfiguration) *model.Cluster {
+		c := *base
+		c.FelixConfigs = fcs
+		return &c
+	}
+	fc := func(name string, spec calico.FelixConfigurationSpec) *calico.FelixConfiguration {
+		return &calico.FelixConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
+	}
+	for _, tc := range []struct {
+		name string
+		c    *model.Cluster
+	}{
+		{"the generated cluster", base},
+		{"a default configuration with its own VNI and port", with(fc("default", calico.FelixConfigurationSpec{VXLANVNI: ptr(4097), VXLANPort: ptr(8472)}))},
+		{"one node's configuration with its own VNI", with(fc("node."+lx, calico.FelixConfigurationSpec{VXLANVNI: ptr(7)}))},
+		{"one node with VXLAN disabled", with(fc("node."+lx, calico.FelixConfigurationSpec{VXLANEnabled: &off}))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range tc.c.Nodes {
+				before := p.Compiled()
+				a, aok := p.LinuxTunnel(n.Name)
+				vni, port, vok := p.LinuxVXLAN(n.Name)
+				if p.Compiled() != before {
+					t.Fatalf("reading %s's tunnel compiled a node", n.Name)
+				}
+				var want linux.Link
+				wok := false
+				if ln := p.Linux(n.Name); ln != nil {
+					want, wok = ln.Link(linux.VXLANDevice)
+				}
+				got := fmt.Sprintf("%t %v / %t %d %d", aok, a, vok, vni, port)
+				exp := fmt.Sprintf("%t %v / %t %d %d", false, netip.Addr{}, false, 0, 0)
+				if wok {
+					exp = fmt.Sprintf("%t %v / %t %d %d", true, want.Addrs[0].Addr(), true, want.VXLAN.VNI, want.VXLAN.DstPort)
+				}
+				if got != exp {
+					t.Errorf("%s: read %s, compiled %s", n.Name, got, exp)
+				}
+			}
+		})
 	}
 }

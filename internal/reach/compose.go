@@ -395,16 +395,14 @@ func (w *worker) end(c *classes.Class, member netip.Addr, egress bool, p classes
 
 // vtepNode names the Linux node whose vxlan.calico has the address.
 func (an *analyzer) vtepNode(a netip.Addr) string {
+	// The compiled nodes' vxlan.calico addresses, read without compiling
+	// them.
 	for _, n := range an.Nodes {
-		if n.LX == nil {
+		if n.Windows {
 			continue
 		}
-		if l, ok := n.LX.Link("vxlan.calico"); ok {
-			for _, p := range l.Addrs {
-				if p.Addr() == a {
-					return n.Name
-				}
-			}
+		if t, ok := an.E.Plane().LinuxTunnel(n.Name); ok && t == a {
+			return n.Name
 		}
 	}
 	return ""
@@ -675,8 +673,8 @@ func (an *analyzer) view(n *classes.NodeInfo, d *Destination) *svcView {
 	m := an.lxViews[n.Idx]
 	if m == nil {
 		m = map[svcPortKey]*svcView{}
-		if n.LX != nil {
-			for _, sp := range n.LX.ServicePorts() {
+		if lx := n.LX(); lx != nil {
+			for _, sp := range lx.ServicePorts() {
 				proto, ok := trace.ParseProto(sp.Protocol)
 				if !ok {
 					continue

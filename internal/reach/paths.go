@@ -122,9 +122,14 @@ type knowSlot struct {
 
 const knowSlots = 256
 
+// slot mixes every field into the top bits it takes: a row asks for the
+// same-node and cross-node paths of a pair one after the other, which
+// must not share a slot (the kind, relation and protocol once fell in bits
+// the slot dropped, and the two evicted each other on every cell).
 func (k pathKey) slot() int {
-	h := uint32(k.src)*0x9e3779b1 ^ uint32(k.dst)*0x85ebca6b ^ uint32(k.port)*0xc2b2ae35 ^ uint32(k.proto)<<8 ^ uint32(k.rel)<<4 ^ uint32(k.kind)
-	return int(h>>16) % knowSlots
+	h := uint32(k.src)*0x9e3779b1 ^ uint32(k.dst)*0x85ebca6b ^ uint32(k.port)*0xc2b2ae35 ^
+		(uint32(k.proto)<<8|uint32(k.rel)<<4|uint32(k.kind))*0x27d4eb2f
+	return int(h>>24) % knowSlots
 }
 
 // podPathKey is the path of class a's pods to target t's, on one node or

@@ -610,15 +610,14 @@ func unmarked(copyable []bool) []int32 {
 }
 
 func (an *analyzer) classSource(c *classes.Class) Source {
-	s := Source{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, Labels: c.Common, class: c}
-	seen := map[string]bool{}
-	for _, mb := range c.Members {
-		s.Pods = append(s.Pods, mb.Pod.Name)
-		s.Workloads = append(s.Workloads, mb.Workload)
-		if n := an.Nodes[mb.Node].Name; !seen[n] {
-			seen[n] = true
-			s.Nodes = append(s.Nodes, n)
-		}
+	s := Source{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, Labels: c.Common, class: c,
+		Pods: make([]string, len(c.Members)), Workloads: make([]string, len(c.Members)), Nodes: make([]string, len(c.Nodes))}
+	for i, mb := range c.Members {
+		s.Pods[i], s.Workloads[i] = mb.Pod.Name, mb.Workload
+	}
+	// c.Nodes are the members' nodes, each once (a name is one node's).
+	for i, n := range c.Nodes {
+		s.Nodes[i] = an.Nodes[n].Name
 	}
 	sort.Strings(s.Nodes)
 	return s
@@ -627,17 +626,26 @@ func (an *analyzer) classSource(c *classes.Class) Source {
 // columns lists the destinations: each selected class at each port it
 // serves, then each selected Service at each of its ports.
 func (an *analyzer) columns() []Destination {
-	var out []Destination
+	// At most a column per class and port (one for a class with none),
+	// and per Service port.
+	n := 0
+	for _, c := range an.Classes {
+		n += max(1, len(c.Ports))
+	}
+	for _, s := range an.C.Services {
+		n += max(1, len(s.Spec.Ports))
+	}
+	out := make([]Destination, 0, n)
 	opt := an.opt
 	for _, c := range an.Classes {
 		c := c
 		if !an.selected(opt.To, c.NS, func(f classes.Filter) bool { return f.Kind != "svc" && f.MatchClass(c, nil) }) {
 			continue
 		}
-		base := Destination{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, class: c}
-		for _, mb := range c.Members {
-			base.Pods = append(base.Pods, mb.Pod.Name)
-			base.Workloads = append(base.Workloads, mb.Workload)
+		base := Destination{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, class: c,
+			Pods: make([]string, len(c.Members)), Workloads: make([]string, len(c.Members))}
+		for i, mb := range c.Members {
+			base.Pods[i], base.Workloads[i] = mb.Pod.Name, mb.Workload
 		}
 		base.selfNA = len(c.Members) == 1
 		add := func(proto trace.Proto, port int) {

@@ -108,8 +108,13 @@ func (e *Engine) EndpointACL(pod *corev1.Pod, dir policy.Direction, peer netip.A
 // decisions and its Windows ACLs read.
 func (e *Engine) Felix() *felix.Calc { return e.felix }
 
-// WindowsCompiler is the engine's compiler of Windows nodes.
-func (e *Engine) WindowsCompiler() *windows.Compiler { return e.win }
+// WindowsCompiler is the engine's compiler of Windows nodes, made on
+// first use in a cluster with no Windows node (nil if it cannot be made:
+// no node of such a cluster is compiled with it).
+func (e *Engine) WindowsCompiler() *windows.Compiler {
+	e.winOnce.Do(func() { e.win, _ = e.p.WindowsCompiler() })
+	return e.win
+}
 
 // Views for the console's client tools, which walk the twin through the
 // engine.

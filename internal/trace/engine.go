@@ -25,11 +25,18 @@ import (
 // compiled state of its plane, where each node compiles when a trace
 // first crosses it.
 type Engine struct {
-	c     *model.Cluster
-	p     *plane.Plane
-	win   *windows.Compiler
-	dns   *dns.Server
-	felix *felix.Calc
+	c *model.Cluster
+	p *plane.Plane
+	// win is the plane's Windows compiler: made in FromPlane when the
+	// cluster has a Windows node, else on first use (WindowsCompiler), so
+	// that a Linux-only cluster's engine never makes it.
+	win     *windows.Compiler
+	winOnce sync.Once
+	// dns is CoreDNS, made on the first name a walk resolves (server):
+	// most walks, and reach's, resolve none.
+	dns     *dns.Server
+	dnsOnce sync.Once
+	felix   *felix.Calc
 
 	nodes map[string]*node
 	byIP  map[netip.Addr]*node // node addresses and Linux VTEP addresses
@@ -121,15 +128,21 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 		return nil, errors.New("trace: nil plane")
 	}
 	c := p.Cluster()
-	win, err := p.WindowsCompiler()
-	if err != nil {
-		return nil, fmt.Errorf("compiling the Windows dataplane: %w", err)
-	}
 	e := &Engine{
-		c: c, p: p, win: win, dns: dns.NewServer(c),
+		c: c, p: p,
 		felix: p.Felix(),
 		nodes: map[string]*node{},
 		byIP:  map[netip.Addr]*node{},
+	}
+	// Only a Windows node has HNS state: with one, a compiler that cannot
+	// be made fails the engine here, as every walk to it would fail.
+	if hasWindowsNode(c) {
+		win, err := p.WindowsCompiler()
+		if err != nil {
+			return nil, fmt.Errorf("compiling the Windows dataplane: %w", err)
+		}
+		e.win = win
+		e.winOnce.Do(func() {})
 	}
 	for _, n := range c.Nodes {
 		nd := &node{name: n.Name, k8s: n, p: p, windows: n.Labels[corev1.LabelOSStable] == hybrid.OSWindows}
@@ -184,6 +197,21 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 	}
 	e.gateway, _ = netip.ParseAddr(c.Network.Gateway)
 	return e, nil
+}
+
+// server is the engine's CoreDNS, made on first use.
+func (e *Engine) server() *dns.Server {
+	e.dnsOnce.Do(func() { e.dns = dns.NewServer(e.c) })
+	return e.dns
+}
+
+func hasWindowsNode(c *model.Cluster) bool {
+	for _, n := range c.Nodes {
+		if n.Labels[corev1.LabelOSStable] == hybrid.OSWindows {
+			return true
+		}
+	}
+	return false
 }
 
 // Plane is the compiled twin the engine reads.

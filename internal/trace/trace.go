@@ -260,7 +260,7 @@ func (e *Engine) resolve(src Source, name string) resolution {
 		out.outcome, out.reason = NotModeled, "an address outside the cluster has no resolver the twin knows; give an address"
 		return out
 	}
-	r := e.dns.Resolve(e.c, dsrc, name)
+	r := e.server().Resolve(e.c, dsrc, name)
 	out.result = r
 	srcAddr := src.Addr
 	cfg := r.Config
@@ -339,7 +339,7 @@ func (e *Engine) resolve(src Source, name string) resolution {
 		if r.Resolver == dns.ResolverWindows && strings.Contains(strings.TrimSuffix(name, "."), ".") && !strings.HasSuffix(name, ".") {
 			for _, sfx := range cfg.Searches {
 				full := strings.TrimSuffix(name, ".") + "." + strings.TrimSuffix(sfx, ".")
-				if a := e.dns.Query(full, dns.TypeA); a.Rcode == dns.NoError && len(a.Addresses()) > 0 {
+				if a := e.server().Query(full, dns.TypeA); a.Rcode == dns.NoError && len(a.Addresses()) > 0 {
 					out.reason += fmt.Sprintf("; the Windows DNS client sends a name with a dot as is and never appends the search suffixes (dotted short names are not resolved on Windows), while %s would resolve", full)
 					out.fix = "use the full name " + full + " (or a single-label name from the same namespace)"
 					break

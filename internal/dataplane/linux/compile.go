@@ -116,16 +116,25 @@ func (x *Compiler) Node(name string) (n *Node, ok bool) {
 // TunnelAddr is the address of the node's vxlan.calico device, read
 // without compiling the node; ok is false when the node has none.
 func (x *Compiler) TunnelAddr(name string) (a netip.Addr, ok bool) {
+	a, _, _, ok = x.Tunnel(name)
+	return a, ok
+}
+
+// Tunnel is the node's vxlan.calico device as compileNode creates it,
+// read without compiling the node: its address, VNI and destination
+// port; ok is false when the node has none.
+func (x *Compiler) Tunnel(name string) (a netip.Addr, vni, port int, ok bool) {
 	ni := x.byName[name]
 	if ni == nil || ni.vtep == nil || !x.cc.anyVX {
-		return netip.Addr{}, false
+		return netip.Addr{}, 0, 0, false
 	}
 	// compileNode creates the device under the same condition; the NIC's
-	// MTU plays no part in it.
-	if x.cc.felix(ni, defaultNICMTU).vxlanOff {
-		return netip.Addr{}, false
+	// MTU plays no part in it, nor in the VNI and port.
+	fc := x.cc.felix(ni, defaultNICMTU)
+	if fc.vxlanOff {
+		return netip.Addr{}, 0, 0, false
 	}
-	return ni.vtep.tunnel, true
+	return ni.vtep.tunnel, fc.vni, fc.port, true
 }
 
 // nodeInfo is what the compiler needs to know about one node.

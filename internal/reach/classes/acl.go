@@ -125,7 +125,6 @@ func (an *Prep) StartACLCompiler() {
 func (an *Prep) LoadACLs(ips []netip.Addr) {
 	an.AclMu.Lock()
 	defer an.AclMu.Unlock()
-	aclc := an.AclCompiler()
 	byNode := map[int][]netip.Addr{}
 	var order []int
 	for _, ip := range ips {
@@ -146,6 +145,10 @@ func (an *Prep) LoadACLs(ips []netip.Addr) {
 			}
 		}
 	}
+	if len(order) == 0 {
+		return // no Windows endpoint: the compiler is not made
+	}
+	aclc := an.AclCompiler()
 	if aclc == nil {
 		return
 	}

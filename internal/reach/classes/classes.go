@@ -14,7 +14,6 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/registry"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/felix"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/policy"
 )
 
 // Class is an equivalence class of pods: the same namespace, the same
@@ -183,15 +182,33 @@ func (an *Prep) IpPeers() (blocks []*networkingv1.IPBlock, nets []netip.Prefix) 
 // BuildClasses puts every eligible pod into its class.
 func (an *Prep) BuildClasses() {
 	an.Classes = an.Classes[:0]
-	an.PodClass = map[netip.Addr]*Class{}
+	an.PodClass = make(map[netip.Addr]*Class, len(an.C.Pods))
 	an.Placements = an.Placements[:0]
 	placementID := map[Placement]int{}
 	ipBlocks, nets := an.IpPeers()
+	blocks := make([]ipBlock, len(ipBlocks))
+	for i, b := range ipBlocks {
+		blocks[i] = parseIPBlock(b)
+	}
 	refs := an.WorkloadRefs()
 	owners := func(p *corev1.Pod) string { _, n := refs(p); return n }
 	tests := an.LabelTests(owners)
+	patterns := ImagePatterns()
+	calc := an.E.Felix()
+	sigs := labelSigs{calc: calc, memo: map[int32][]byte{}}
+	// A namespace's tests, and whether one reads the pod itself.
+	type nsTests struct {
+		tests []LabelTest
+		pod   bool
+	}
+	byNS := map[string]nsTests{}
+	// A workload's label, made once for its members.
+	type wlKey struct{ kind, ns, name string }
+	wlLabels := map[wlKey]string{}
 	byKey := map[string]*Class{}
-	var key strings.Builder
+	// The key is built in one buffer; the map lookup of string(key) does
+	// not copy it, so only a new class's key is allocated.
+	var key []byte
 	for _, p := range an.C.Pods {
 		ip, ok := Eligible(p)
 		if !ok {
@@ -214,48 +231,57 @@ func (an *Prep) BuildClasses() {
 			placementID[pl] = pid
 			an.Placements = append(an.Placements, pl)
 		}
-		key.Reset()
-		key.WriteString(p.Namespace)
-		key.WriteByte(0)
+		key = append(key[:0], p.Namespace...)
+		key = append(key, 0)
 		sa := p.Spec.ServiceAccountName
 		if sa == "" {
 			sa = "default"
 		}
-		WriteLabelSig(&key, p, tests(p.Namespace))
-		key.WriteByte(0)
-		key.WriteString(sa)
-		key.WriteByte(0)
-		key.WriteString(nd.OS())
-		key.WriteByte(0)
-		key.WriteString(SpecSignature(p, nd.OS()))
-		key.WriteByte(0)
-		for _, b := range ipBlocks {
-			if policy.IPBlockMatches(b, ip) {
-				key.WriteByte('1')
+		nt, ok := byNS[p.Namespace]
+		if !ok {
+			nt.tests = tests(p.Namespace)
+			nt.pod = hasPodTest(nt.tests)
+			byNS[p.Namespace] = nt
+		}
+		key = sigs.append(key, p, ip, nt.tests, nt.pod)
+		key = append(key, 0)
+		key = append(key, sa...)
+		key = append(key, 0)
+		key = append(key, nd.OS()...)
+		key = append(key, 0)
+		key = AppendSpecSignature(key, p, nd.OS(), patterns)
+		key = append(key, 0)
+		for _, b := range blocks {
+			if b.matches(ip) {
+				key = append(key, '1')
 			} else {
-				key.WriteByte('0')
+				key = append(key, '0')
 			}
 		}
 		for _, n := range nets {
 			if n.Contains(ip) {
-				key.WriteByte('1')
+				key = append(key, '1')
 			} else {
-				key.WriteByte('0')
+				key = append(key, '0')
 			}
 		}
-		key.WriteByte(0)
-		key.WriteString(strconv.Itoa(pid))
-		k := key.String()
-		c := byKey[k]
+		key = append(key, 0)
+		key = strconv.AppendInt(key, int64(pid), 10)
+		c := byKey[string(key)]
 		if c == nil {
 			c = &Class{ID: len(an.Classes), NS: p.Namespace, Labels: p.Labels, OS: nd.OS(), Placement: pid,
-				NodeBits: NewBitset(len(an.Nodes)), ByNode: map[int][]int{}}
-			byKey[k] = c
+				NodeBits: NewBitset(len(an.Nodes))}
+			byKey[string(key)] = c
 			an.Classes = append(an.Classes, c)
 		}
-		c.ByNode[nd.Idx] = append(c.ByNode[nd.Idx], len(c.Members))
 		wkind, w := refs(p)
-		c.Members = append(c.Members, Member{Pod: p, IP: ip, Node: nd.Idx, Workload: WorkloadLabel(wkind, p.Namespace, w)})
+		wk := wlKey{wkind, p.Namespace, w}
+		wl, ok := wlLabels[wk]
+		if !ok {
+			wl = WorkloadLabel(wkind, p.Namespace, w)
+			wlLabels[wk] = wl
+		}
+		c.Members = append(c.Members, Member{Pod: p, IP: ip, Node: nd.Idx, Workload: wl})
 		c.NodeBits.Set(nd.Idx)
 		an.PodClass[ip] = c
 		if !Contains(c.Workloads, w) {
@@ -268,9 +294,7 @@ func (an *Prep) BuildClasses() {
 	rank := map[int]int{}
 	for _, c := range an.Classes {
 		if c.OS == "windows" {
-			for n := range c.ByNode {
-				rank[n]++
-			}
+			c.NodeBits.Each(func(n int) { rank[n]++ })
 		}
 	}
 	for _, g := range an.Groups {
@@ -278,20 +302,30 @@ func (an *Prep) BuildClasses() {
 			rank[g[0].Idx] += len(an.Classes) // compiled already (groupNodes)
 		}
 	}
+	perNode := make([]int32, len(an.Nodes))
 	for _, c := range an.Classes {
 		sort.Slice(c.Members, func(i, j int) bool { return c.Members[i].Pod.Name < c.Members[j].Pod.Name })
-		c.ByNode = map[int][]int{}
-		for i, m := range c.Members {
-			c.ByNode[m.Node] = append(c.ByNode[m.Node], i)
-			if len(c.ByNode[m.Node]) > 1 {
+		// The member indexes per node, in one array: each node's run holds
+		// its members in order.
+		c.Nodes = c.NodeBits.List()
+		for _, m := range c.Members {
+			perNode[m.Node]++
+		}
+		idx := make([]int, len(c.Members))
+		c.ByNode = make(map[int][]int, len(c.Nodes))
+		off := 0
+		for _, n := range c.Nodes {
+			k := int(perNode[n])
+			if k > 1 {
 				c.MultiOnNode = true
 			}
+			c.ByNode[n] = idx[off : off : off+k]
+			off += k
+			perNode[n] = 0
 		}
-		c.Nodes = c.Nodes[:0]
-		for n := range c.ByNode {
-			c.Nodes = append(c.Nodes, n)
+		for i, m := range c.Members {
+			c.ByNode[m.Node] = append(c.ByNode[m.Node], i)
 		}
-		sort.Ints(c.Nodes)
 		r := c.Members[0]
 		if c.OS == "windows" {
 			for _, m := range c.Members[1:] {
@@ -329,6 +363,50 @@ func (an *Prep) BuildClasses() {
 	an.LabelClasses()
 }
 
+// ipBlock is a NetworkPolicy ipBlock parsed once, matching as
+// policy.IPBlockMatches does: a CIDR that does not parse matches nothing,
+// an except that does not parse excepts nothing.
+type ipBlock struct {
+	cidr   netip.Prefix
+	ok     bool
+	except []netip.Prefix
+}
+
+func parseIPBlock(b *networkingv1.IPBlock) ipBlock {
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	x := ipBlock{cidr: cidr, ok: err == nil}
+	for _, e := range b.Except {
+		if ex, err := netip.ParsePrefix(e); err == nil {
+			x.except = append(x.except, ex)
+		}
+	}
+	return x
+}
+
+func (b ipBlock) matches(ip netip.Addr) bool {
+	if !b.ok || !b.cidr.Contains(ip) {
+		return false
+	}
+	for _, ex := range b.except {
+		if ex.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// EndpointOf is the pod's own Felix endpoint, whose labels are those
+// Calico selectors see; a pod Felix gave none (one whose address an
+// earlier pod holds) gets an endpoint with its own labels only.
+func EndpointOf(calc *felix.Calc, p *corev1.Pod) *felix.Endpoint {
+	if a, err := netip.ParseAddr(p.Status.PodIP); err == nil {
+		if ep := calc.EndpointAt(a); ep != nil && ep.Pod == p {
+			return ep
+		}
+	}
+	return &felix.Endpoint{Labels: felix.PodLabels(p), LabelSet: -1}
+}
+
 // Owners returns the function naming a pod's workload: its Deployment,
 // DaemonSet, StatefulSet, Job or ReplicaSet, else the pod itself.
 func (an *Prep) Owners() func(*corev1.Pod) string {
@@ -344,11 +422,12 @@ func (an *Prep) Owners() func(*corev1.Pod) string {
 // that a Deployment owns stands for that Deployment), else the pod
 // itself ("Pod").
 func (an *Prep) WorkloadRefs() func(*corev1.Pod) (kind, name string) {
-	rsDeploy := map[string]string{}
+	type nsName struct{ ns, name string }
+	rsDeploy := make(map[nsName]string, len(an.C.ReplicaSets))
 	for _, rs := range an.C.ReplicaSets {
 		for _, ref := range rs.OwnerReferences {
 			if ref.Kind == "Deployment" {
-				rsDeploy[rs.Namespace+"/"+rs.Name] = ref.Name
+				rsDeploy[nsName{rs.Namespace, rs.Name}] = ref.Name
 			}
 		}
 	}
@@ -358,7 +437,7 @@ func (an *Prep) WorkloadRefs() func(*corev1.Pod) (kind, name string) {
 				continue
 			}
 			if ref.Kind == "ReplicaSet" {
-				if d, ok := rsDeploy[p.Namespace+"/"+ref.Name]; ok {
+				if d, ok := rsDeploy[nsName{p.Namespace, ref.Name}]; ok {
 					return "Deployment", d
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
 // NodeInfo is one node as the analysis sees it.
@@ -19,7 +20,9 @@ type NodeInfo struct {
 	Name    string
 	IP      netip.Addr
 	Windows bool
-	LX      *linux.Node
+	// linux says Linux compiles the node (it is not a Windows node).
+	linux bool
+	e     *trace.Engine
 	// Agents are the DaemonSets with a running host-network pod on the
 	// node (kube-proxy, the Calico node agent).
 	Agents []string
@@ -36,6 +39,16 @@ func (n *NodeInfo) OS() string {
 		return hybrid.OSWindows
 	}
 	return hybrid.OSLinux
+}
+
+// LX is a Linux node's compiled dataplane, compiled on first use: most
+// nodes are told apart without it (StaticFingerprint). Nil for a Windows
+// node.
+func (n *NodeInfo) LX() *linux.Node {
+	if !n.linux {
+		return nil
+	}
+	return n.e.LinuxNode(n.Name)
 }
 
 // WinNode is a Windows node's HNS state, compiled on first use.
@@ -61,7 +74,8 @@ func (an *Prep) LoadNodes() {
 				ni.IP, _ = netip.ParseAddr(a.Address)
 			}
 		}
-		ni.LX = an.E.LinuxNode(n.Name)
+		ni.e = an.E
+		ni.linux = !ni.Windows && an.E.Plane().HasLinux(n.Name)
 		if ni.Windows {
 			ni.Build = hybrid.ParseWindowsKernel(n.Status.NodeInfo.KernelVersion).Number
 		}
@@ -188,9 +202,10 @@ func (an *Prep) StaticFingerprint(n *NodeInfo) string {
 		// firewall are taken to compile alike, and one of each is looked
 		// at (unreachable, and the views of Services).
 		fmt.Fprintf(&b, "|ws2025:%t", n.Build == 0 || n.Build >= 26100)
-	} else if n.LX != nil {
-		if l, ok := n.LX.Link("vxlan.calico"); ok && l.VXLAN != nil {
-			fmt.Fprintf(&b, "|vxlan:%d/%d", l.VXLAN.VNI, l.VXLAN.DstPort)
+	} else if n.linux {
+		// The compiled node's vxlan.calico, read without compiling it.
+		if vni, port, ok := an.E.Plane().LinuxVXLAN(n.Name); ok {
+			fmt.Fprintf(&b, "|vxlan:%d/%d", vni, port)
 		}
 	} else {
 		b.WriteString("|no-dataplane")
@@ -235,9 +250,10 @@ func (an *Prep) Unreachable(n *NodeInfo) []string {
 				bad(m.Name)
 			}
 		}
-	case !n.Windows && n.LX != nil:
+	case !n.Windows && n.LX() != nil:
+		lx := n.LX()
 		routes := map[netip.Prefix]linux.Route{}
-		for _, r := range n.LX.Routes() {
+		for _, r := range lx.Routes() {
 			if r.Pod == "" {
 				if _, dup := routes[r.Dst]; !dup {
 					routes[r.Dst] = r
@@ -245,11 +261,11 @@ func (an *Prep) Unreachable(n *NodeInfo) []string {
 			}
 		}
 		neigh := map[netip.Addr]string{}
-		for _, x := range n.LX.Neighbors() {
+		for _, x := range lx.Neighbors() {
 			neigh[x.IP] = x.MAC.String()
 		}
 		fdb := map[string]netip.Addr{}
-		for _, f := range n.LX.FDB() {
+		for _, f := range lx.FDB() {
 			fdb[f.MAC.String()] = f.Dst
 		}
 		for _, b := range an.Blocks {

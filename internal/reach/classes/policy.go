@@ -76,7 +76,7 @@ func CompileSelector(s *metav1.LabelSelector) (labels.Selector, bool) {
 }
 
 func (an *Prep) CompilePolicies() {
-	ps := &Policies{ByNS: map[string][]*Npol{}, NsLabels: map[string]labels.Set{}, Workloads: map[netip.Addr]*corev1.Pod{}}
+	ps := &Policies{ByNS: map[string][]*Npol{}, NsLabels: map[string]labels.Set{}, Workloads: make(map[netip.Addr]*corev1.Pod, len(an.C.Pods))}
 	for _, ns := range an.C.Namespaces {
 		l := labels.Set{}
 		for k, v := range ns.Labels {

@@ -1,9 +1,9 @@
 package classes
 
 import (
+	"net/netip"
 	"sort"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -157,56 +157,109 @@ func (an *Prep) LabelTests(owners func(*corev1.Pod) string) func(ns string) []La
 	}
 }
 
-// WriteLabelSig writes which of the tests the pod matches.
-func WriteLabelSig(key *strings.Builder, p *corev1.Pod, tests []LabelTest) {
-	var cl map[string]string
+// AppendLabelSig appends which of the tests the pod matches to key;
+// calico are the pod's labels as Calico selectors see them (its Felix
+// endpoint's).
+func AppendLabelSig(key []byte, p *corev1.Pod, tests []LabelTest, calico map[string]string) []byte {
 	for _, t := range tests {
 		var m bool
 		switch {
 		case t.K8s != nil:
 			m = t.K8s.Matches(labels.Set(p.Labels))
 		case t.Calico != nil:
-			if cl == nil {
-				// As Felix sees them.
-				cl = felix.PodLabels(p)
-			}
-			m = t.Calico.Evaluate(cl)
+			m = t.Calico.Evaluate(calico)
 		default:
 			m = t.Pod(p)
 		}
 		if m {
-			key.WriteByte('1')
+			key = append(key, '1')
 		} else {
-			key.WriteByte('0')
+			key = append(key, '0')
 		}
 	}
+	return key
 }
 
-// SpecSignature is what of a pod's spec decides what it answers and what
-// its named ports are: per container, the workload table's row for its
-// image (a known server's listeners) or, for an unknown image, none; and
-// its declared ports with their names.
-func SpecSignature(p *corev1.Pod, os string) string {
-	var b strings.Builder
+// labelSigs appends label signatures (AppendLabelSig), each computed once
+// per set of labels: pods whose Felix endpoints have one LabelSet have
+// equal labels, namespace and service account, so every selector test
+// answers alike for them; a test on the pod itself (a workload filter)
+// reads more than the labels, and so does a pod without an endpoint of
+// its own: those are computed each time.
+type labelSigs struct {
+	calc *felix.Calc
+	memo map[int32][]byte
+}
+
+// hasPodTest reports whether a test reads the pod itself, not its labels.
+func hasPodTest(tests []LabelTest) bool {
+	for _, t := range tests {
+		if t.Pod != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// append appends the pod's signature; podTests is hasPodTest(tests).
+func (s *labelSigs) append(key []byte, p *corev1.Pod, ip netip.Addr, tests []LabelTest, podTests bool) []byte {
+	ep := s.calc.EndpointAt(ip)
+	if ep == nil || ep.Pod != p {
+		ep = EndpointOf(s.calc, p)
+	}
+	set := ep.LabelSet
+	if set < 0 || podTests {
+		return AppendLabelSig(key, p, tests, ep.Labels)
+	}
+	if sig, ok := s.memo[set]; ok {
+		return append(key, sig...)
+	}
+	n := len(key)
+	key = AppendLabelSig(key, p, tests, ep.Labels)
+	s.memo[set] = append([]byte(nil), key[n:]...)
+	return key
+}
+
+// AppendSpecSignature appends what of a pod's spec decides what it
+// answers and what its named ports are: per container, the workload
+// table's row for its image (a known server's listeners) or, for an
+// unknown image, none; and its declared ports with their names. lookup is
+// imagecatalog.Lookup's row pattern, "" for an unknown image.
+func AppendSpecSignature(b []byte, p *corev1.Pod, os string, lookup func(image, os string) string) []byte {
 	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
 		for _, c := range cs {
-			if prof := imagecatalog.Lookup(c.Image, os); prof.Known {
-				b.WriteString(prof.Row.Pattern)
-			}
-			b.WriteByte('|')
+			b = append(b, lookup(c.Image, os)...)
+			b = append(b, '|')
 			for _, cp := range c.Ports {
-				b.WriteString(cp.Name)
-				b.WriteByte('/')
-				b.WriteString(string(cp.Protocol))
-				b.WriteByte('/')
-				b.WriteString(strconv.Itoa(int(cp.ContainerPort)))
-				b.WriteByte(',')
+				b = append(b, cp.Name...)
+				b = append(b, '/')
+				b = append(b, cp.Protocol...)
+				b = append(b, '/')
+				b = strconv.AppendInt(b, int64(cp.ContainerPort), 10)
+				b = append(b, ',')
 			}
-			b.WriteByte(0)
+			b = append(b, 0)
 		}
-		b.WriteByte(1)
+		b = append(b, 1)
 	}
-	return b.String()
+	return b
+}
+
+// ImagePatterns returns imagecatalog.Lookup's row pattern for an image on
+// an OS ("" for an unknown image), each looked up once.
+func ImagePatterns() func(image, os string) string {
+	memo := map[[2]string]string{}
+	return func(image, os string) string {
+		k := [2]string{image, os}
+		pat, ok := memo[k]
+		if !ok {
+			if prof := imagecatalog.Lookup(image, os); prof.Known {
+				pat = prof.Row.Pattern
+			}
+			memo[k] = pat
+		}
+		return pat
+	}
 }
 
 // CommonLabels are the labels every member of a class carries.
