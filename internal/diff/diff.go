@@ -187,7 +187,9 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	}
 	if !opts.NoReach {
 		r.Reach = &ReachDiff{}
-		if !same {
+		// The matrices are functions of what reach reads (reachKinds):
+		// when none of it differs they are equal, and none is computed.
+		if !sameReachInputs(before, after) {
 			ro := reach.Options{AllNamespaces: true}
 			if opts.Reach != nil {
 				ro = *opts.Reach
