@@ -145,6 +145,27 @@ func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, error) {
 	return t.matrix, t.reachErr
 }
 
+// adoptReach gives the twin before's reach matrix for opt, when before
+// has made it and the twin none: the caller has found that the two read
+// the same inputs (sameReachInputs), so the matrices are equal. A plan's
+// step that changes nothing reach reads then costs its next step no
+// matrix either.
+func (t *Twin) adoptReach(before *Twin, opt reach.Options) {
+	key := fmt.Sprintf("%+v", opt)
+	before.reachMu.Lock()
+	m := before.matrix
+	ok := m != nil && before.reachKey == key
+	before.reachMu.Unlock()
+	if !ok {
+		return
+	}
+	t.reachMu.Lock()
+	defer t.reachMu.Unlock()
+	if t.matrix == nil && t.reachErr == nil {
+		t.matrix, t.reachKey = m, key
+	}
+}
+
 // Compare reports what changes from before to after, two clusters built by
 // engine.Build or engine.BuildOwned (a base, and the base with what-if
 // files layered on it). It is CompareTwins on fresh twins.
@@ -187,13 +208,16 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	}
 	if !opts.NoReach {
 		r.Reach = &ReachDiff{}
+		ro := reach.Options{AllNamespaces: true}
+		if opts.Reach != nil {
+			ro = *opts.Reach
+		}
 		// The matrices are functions of what reach reads (reachKinds):
-		// when none of it differs they are equal, and none is computed.
-		if !sameReachInputs(before, after) {
-			ro := reach.Options{AllNamespaces: true}
-			if opts.Reach != nil {
-				ro = *opts.Reach
-			}
+		// when none of it differs they are equal, none is computed, and
+		// the after twin holds the before twin's for the next comparison.
+		if sameReachInputs(before, after) {
+			after.adoptReach(before, ro)
+		} else {
 			rd, err := compareReach(before, after, ro)
 			if err != nil {
 				return nil, err
