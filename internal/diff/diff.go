@@ -87,6 +87,8 @@ type Twin struct {
 	reachKey string
 	matrix   *reach.Matrix
 	reachErr error
+	// keys are matrix's rows and columns by key, made on first use.
+	keys *reachKeys
 }
 
 // NewTwin prepares a built cluster for comparison; nothing is compiled yet.
@@ -128,21 +130,27 @@ func (t *Twin) LinuxNode(name string) (*linux.Node, error) {
 	return p.Linux(name), nil
 }
 
-// reachMatrix is the twin's reach matrix for opt, made once per options.
-func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, error) {
+// reachMatrix is the twin's reach matrix for opt, made once per options,
+// with its rows and columns by key.
+func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, *reachKeys, error) {
 	key := fmt.Sprintf("%+v", opt)
 	t.reachMu.Lock()
 	defer t.reachMu.Unlock()
-	if t.matrix != nil && t.reachKey == key || t.reachErr != nil && t.reachKey == key {
-		return t.matrix, t.reachErr
+	if t.reachKey != key || t.matrix == nil && t.reachErr == nil {
+		e, err := t.Engine()
+		if err != nil {
+			return nil, nil, err
+		}
+		t.reachKey, t.keys = key, nil
+		t.matrix, t.reachErr = reach.Compute(e, opt)
 	}
-	e, err := t.Engine()
-	if err != nil {
-		return nil, err
+	if t.reachErr != nil {
+		return nil, nil, t.reachErr
 	}
-	t.reachKey = key
-	t.matrix, t.reachErr = reach.Compute(e, opt)
-	return t.matrix, t.reachErr
+	if t.keys == nil {
+		t.keys = &reachKeys{sources: sourceKeys(t.matrix), dests: destKeys(t.matrix)}
+	}
+	return t.matrix, t.keys, nil
 }
 
 // adoptReach gives the twin before's reach matrix for opt, when before
@@ -153,7 +161,7 @@ func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, error) {
 func (t *Twin) adoptReach(before *Twin, opt reach.Options) {
 	key := fmt.Sprintf("%+v", opt)
 	before.reachMu.Lock()
-	m := before.matrix
+	m, keys := before.matrix, before.keys
 	ok := m != nil && before.reachKey == key
 	before.reachMu.Unlock()
 	if !ok {
@@ -162,7 +170,7 @@ func (t *Twin) adoptReach(before *Twin, opt reach.Options) {
 	t.reachMu.Lock()
 	defer t.reachMu.Unlock()
 	if t.matrix == nil && t.reachErr == nil {
-		t.matrix, t.reachKey = m, key
+		t.matrix, t.keys, t.reachKey = m, keys, key
 	}
 }
 

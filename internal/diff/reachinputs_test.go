@@ -108,155 +108,165 @@ func denyIngress(ns string) *networkingv1.NetworkPolicy {
 	}
 }
 
+// reachCase is a change to a twin, and what it does to the reach matrix.
+type reachCase struct {
+	name    string
+	change  func(*model.Cluster)
+	reaches int
+	// onWindows: an input only the Windows dataplane reads, which moves
+	// the hash of a twin with a Windows node alone.
+	onWindows bool
+	// base changes both twins first.
+	base func(*model.Cluster)
+}
+
+const (
+	hashOnly = iota // the hash moves; the matrices may not differ
+	differs         // the matrices differ in a verdict, a row or a column
+	fails           // the after twin's trace engine fails
+)
+
+// reachCases are changes to the inputs the reach matrix reads, one
+// input each, on base, which they change to hold a NetworkPolicy that
+// selects no pod yet.
+func reachCases(t *testing.T, base *model.Cluster) []reachCase {
+	wp := portPod(t, base)
+	ns := base.Pods[wp].Namespace
+	base.NetworkPolicies = append(slices.Clone(base.NetworkPolicies), denyIngress(ns))
+	return []reachCase{
+		{"a pod's label a policy selects", func(c *model.Cluster) {
+			withPod(c, wp, func(p *corev1.Pod) { p.Labels["reach-test"] = "denied" })
+		}, differs, false, nil},
+		{"a pod's declared port", func(c *model.Cluster) {
+			withPod(c, wp, func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort++ })
+		}, differs, false, nil},
+		{"a NetworkPolicy", func(c *model.Cluster) {
+			np := denyIngress(ns)
+			np.Name, np.Spec.PodSelector = "deny-all", metav1.LabelSelector{}
+			c.NetworkPolicies = append(slices.Clone(c.NetworkPolicies), np)
+		}, differs, false, nil},
+		{"a Calico GlobalNetworkPolicy", func(c *model.Cluster) {
+			c.GlobalNetworkPolicies = append(slices.Clone(c.GlobalNetworkPolicies), &calico.GlobalNetworkPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: "deny-app"},
+				Spec: calico.PolicySpec{Selector: fmt.Sprintf("projectcalico.org/namespace == '%s'", ns),
+					Types: []string{"Ingress"}, Ingress: []calico.Rule{{Action: "Deny"}}},
+			})
+		}, differs, false, nil},
+		{"a Namespace's labels", func(c *model.Cluster) {
+			i := slices.IndexFunc(c.Namespaces, func(n *corev1.Namespace) bool { return n.Name == ns })
+			n := c.Namespaces[i].DeepCopy()
+			n.Labels["reach-test"] = "x"
+			c.Namespaces = slices.Clone(c.Namespaces)
+			c.Namespaces[i] = n
+		}, hashOnly, false, nil},
+		{"a ServiceAccount", func(c *model.Cluster) {
+			c.ServiceAccounts = append(slices.Clone(c.ServiceAccounts), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "reach-test"}})
+		}, hashOnly, false, nil},
+		{"a Service's port", func(c *model.Cluster) {
+			i := slices.IndexFunc(c.Services, func(s *corev1.Service) bool { return s.Namespace == ns })
+			s := c.Services[i].DeepCopy()
+			s.Spec.Ports[0].Port++
+			c.Services = slices.Clone(c.Services)
+			c.Services[i] = s
+		}, differs, false, nil},
+		{"an EndpointSlice's endpoints", func(c *model.Cluster) {
+			// A Service whose pods no policy selects: allowed before.
+			selected := func(svc string) bool {
+				return slices.ContainsFunc(c.NetworkPolicies, func(np *networkingv1.NetworkPolicy) bool {
+					return np.Namespace == ns && slices.Contains(slices.Collect(maps.Values(np.Spec.PodSelector.MatchLabels)), svc)
+				})
+			}
+			i := slices.IndexFunc(c.EndpointSlices, func(s *discoveryv1.EndpointSlice) bool {
+				return s.Namespace == ns && len(s.Endpoints) > 0 && !selected(s.Labels[discoveryv1.LabelServiceName])
+			})
+			s := c.EndpointSlices[i].DeepCopy()
+			s.Endpoints = nil
+			c.EndpointSlices = slices.Clone(c.EndpointSlices)
+			c.EndpointSlices[i] = s
+		}, differs, false, nil},
+		{"a ReplicaSet", func(c *model.Cluster) {
+			rs := c.ReplicaSets[0].DeepCopy()
+			rs.OwnerReferences = nil
+			c.ReplicaSets = slices.Clone(c.ReplicaSets)
+			c.ReplicaSets[0] = rs
+		}, hashOnly, false, nil},
+		{"a node's address", func(c *model.Cluster) {
+			n := c.Nodes[1].DeepCopy()
+			for j, a := range n.Status.Addresses {
+				if a.Type == corev1.NodeInternalIP {
+					n.Status.Addresses[j].Address = "192.0.2.77"
+				}
+			}
+			c.Nodes = slices.Clone(c.Nodes)
+			c.Nodes[1] = n
+		}, hashOnly, false, nil},
+		{"a host-network pod's declared port", func(c *model.Cluster) {
+			withPod(c, hostPod(t, c, "calico-node"), func(p *corev1.Pod) {
+				p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, corev1.ContainerPort{ContainerPort: 9999})
+			})
+		}, hashOnly, false, nil},
+		{"a pool's natOutgoing", func(c *model.Cluster) {
+			p := *c.IPPools[0]
+			p.Spec.NATOutgoing = !p.Spec.NATOutgoing
+			c.IPPools = slices.Clone(c.IPPools)
+			c.IPPools[0] = &p
+		}, hashOnly, false, nil},
+		{"a pool with a bad CIDR, which the Linux compiler skips", func(c *model.Cluster) {
+			c.IPPools = append(slices.Clone(c.IPPools), &calico.IPPool{ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Spec: calico.IPPoolSpec{CIDR: "10.300.0.0/16"}})
+		}, fails, false, nil},
+		{"an IPAM block marked deleted", func(c *model.Cluster) {
+			b := *c.IPAMBlocks[0]
+			b.Spec.Deleted = true
+			c.IPAMBlocks = slices.Clone(c.IPAMBlocks)
+			c.IPAMBlocks[0] = &b
+		}, hashOnly, false, nil},
+		{"an IPAM block's affinity", func(c *model.Cluster) {
+			b := *c.IPAMBlocks[0]
+			b.Spec.Affinity = str("host:elsewhere")
+			c.IPAMBlocks = slices.Clone(c.IPAMBlocks)
+			c.IPAMBlocks[0] = &b
+		}, hashOnly, false, nil},
+		{"a FelixConfiguration", func(c *model.Cluster) {
+			c.FelixConfigs = append(slices.Clone(c.FelixConfigs), &calico.FelixConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "node.reach-test"}})
+		}, hashOnly, false, nil},
+		{"the Installation's Linux dataplane", func(c *model.Cluster) {
+			withInstallation(c, func(in *operator.Installation) { in.Spec.CalicoNetwork.LinuxDataplane = str("Iptables") })
+		}, hashOnly, false, nil},
+		{"the node network", func(c *model.Cluster) {
+			c.Network.Gateway = "192.0.2.1"
+		}, hashOnly, false, nil},
+		{"the Installation's bgp on a pool without VXLAN", func(c *model.Cluster) {
+			withInstallation(c, func(in *operator.Installation) {
+				bgp := "Enabled"
+				if in.Spec.CalicoNetwork.BGP != nil && *in.Spec.CalicoNetwork.BGP == bgp {
+					bgp = "Disabled"
+				}
+				in.Spec.CalicoNetwork.BGP = &bgp
+			})
+		}, hashOnly, false, func(c *model.Cluster) {
+			p := *c.IPPools[0]
+			p.Spec.VXLANMode = calico.ModeNever
+			c.IPPools = slices.Clone(c.IPPools)
+			c.IPPools[0] = &p
+		}},
+		{"the Installation's serviceCIDRs", func(c *model.Cluster) {
+			withInstallation(c, func(in *operator.Installation) { in.Spec.ServiceCIDRs = append(in.Spec.ServiceCIDRs, "10.200.0.0/16") })
+		}, hashOnly, true, nil},
+		{"the Windows kube-proxy's environment", func(c *model.Cluster) {
+			withPod(c, hostPod(t, c, "kube-proxy-windows"), func(p *corev1.Pod) {
+				p.Spec.Containers[0].Env = append(p.Spec.Containers[0].Env, corev1.EnvVar{Name: "KUBE_NETWORK", Value: "other"})
+			})
+		}, hashOnly, true, nil},
+	}
+}
+
 // Each input the reach matrix reads (reachKinds) moves the reach hash, and
 // where the change reaches a verdict, the matrices' difference is not
 // empty: the hash never hides a difference the matrices hold.
 func TestEachInputTheReachMatrixReadsChangesTheReachHash(t *testing.T) {
 	for _, windows := range []int{0, 1} {
 		base := generated(t, windows)
-		wp := portPod(t, base)
-		ns := base.Pods[wp].Namespace
-		// The base holds a policy that selects no pod yet.
-		base.NetworkPolicies = append(slices.Clone(base.NetworkPolicies), denyIngress(ns))
-		const (
-			hashOnly = iota // the hash moves; the matrices may not differ
-			differs         // the matrices differ in a verdict, a row or a column
-			fails           // the after twin's trace engine fails
-		)
-		tests := []struct {
-			name    string
-			change  func(*model.Cluster)
-			reaches int
-			// onWindows: an input only the Windows dataplane reads, which
-			// moves the hash of a twin with a Windows node alone.
-			onWindows bool
-			// base changes both twins first.
-			base func(*model.Cluster)
-		}{
-			{"a pod's label a policy selects", func(c *model.Cluster) {
-				withPod(c, wp, func(p *corev1.Pod) { p.Labels["reach-test"] = "denied" })
-			}, differs, false, nil},
-			{"a pod's declared port", func(c *model.Cluster) {
-				withPod(c, wp, func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort++ })
-			}, differs, false, nil},
-			{"a NetworkPolicy", func(c *model.Cluster) {
-				np := denyIngress(ns)
-				np.Name, np.Spec.PodSelector = "deny-all", metav1.LabelSelector{}
-				c.NetworkPolicies = append(slices.Clone(c.NetworkPolicies), np)
-			}, differs, false, nil},
-			{"a Calico GlobalNetworkPolicy", func(c *model.Cluster) {
-				c.GlobalNetworkPolicies = append(slices.Clone(c.GlobalNetworkPolicies), &calico.GlobalNetworkPolicy{
-					ObjectMeta: metav1.ObjectMeta{Name: "deny-app"},
-					Spec: calico.PolicySpec{Selector: fmt.Sprintf("projectcalico.org/namespace == '%s'", ns),
-						Types: []string{"Ingress"}, Ingress: []calico.Rule{{Action: "Deny"}}},
-				})
-			}, differs, false, nil},
-			{"a Namespace's labels", func(c *model.Cluster) {
-				i := slices.IndexFunc(c.Namespaces, func(n *corev1.Namespace) bool { return n.Name == ns })
-				n := c.Namespaces[i].DeepCopy()
-				n.Labels["reach-test"] = "x"
-				c.Namespaces = slices.Clone(c.Namespaces)
-				c.Namespaces[i] = n
-			}, hashOnly, false, nil},
-			{"a ServiceAccount", func(c *model.Cluster) {
-				c.ServiceAccounts = append(slices.Clone(c.ServiceAccounts), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "reach-test"}})
-			}, hashOnly, false, nil},
-			{"a Service's port", func(c *model.Cluster) {
-				i := slices.IndexFunc(c.Services, func(s *corev1.Service) bool { return s.Namespace == ns })
-				s := c.Services[i].DeepCopy()
-				s.Spec.Ports[0].Port++
-				c.Services = slices.Clone(c.Services)
-				c.Services[i] = s
-			}, differs, false, nil},
-			{"an EndpointSlice's endpoints", func(c *model.Cluster) {
-				// A Service whose pods no policy selects: allowed before.
-				selected := func(svc string) bool {
-					return slices.ContainsFunc(c.NetworkPolicies, func(np *networkingv1.NetworkPolicy) bool {
-						return np.Namespace == ns && slices.Contains(slices.Collect(maps.Values(np.Spec.PodSelector.MatchLabels)), svc)
-					})
-				}
-				i := slices.IndexFunc(c.EndpointSlices, func(s *discoveryv1.EndpointSlice) bool {
-					return s.Namespace == ns && len(s.Endpoints) > 0 && !selected(s.Labels[discoveryv1.LabelServiceName])
-				})
-				s := c.EndpointSlices[i].DeepCopy()
-				s.Endpoints = nil
-				c.EndpointSlices = slices.Clone(c.EndpointSlices)
-				c.EndpointSlices[i] = s
-			}, differs, false, nil},
-			{"a ReplicaSet", func(c *model.Cluster) {
-				rs := c.ReplicaSets[0].DeepCopy()
-				rs.OwnerReferences = nil
-				c.ReplicaSets = slices.Clone(c.ReplicaSets)
-				c.ReplicaSets[0] = rs
-			}, hashOnly, false, nil},
-			{"a node's address", func(c *model.Cluster) {
-				n := c.Nodes[1].DeepCopy()
-				for j, a := range n.Status.Addresses {
-					if a.Type == corev1.NodeInternalIP {
-						n.Status.Addresses[j].Address = "192.0.2.77"
-					}
-				}
-				c.Nodes = slices.Clone(c.Nodes)
-				c.Nodes[1] = n
-			}, hashOnly, false, nil},
-			{"a host-network pod's declared port", func(c *model.Cluster) {
-				withPod(c, hostPod(t, c, "calico-node"), func(p *corev1.Pod) {
-					p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, corev1.ContainerPort{ContainerPort: 9999})
-				})
-			}, hashOnly, false, nil},
-			{"a pool's natOutgoing", func(c *model.Cluster) {
-				p := *c.IPPools[0]
-				p.Spec.NATOutgoing = !p.Spec.NATOutgoing
-				c.IPPools = slices.Clone(c.IPPools)
-				c.IPPools[0] = &p
-			}, hashOnly, false, nil},
-			{"a pool with a bad CIDR, which the Linux compiler skips", func(c *model.Cluster) {
-				c.IPPools = append(slices.Clone(c.IPPools), &calico.IPPool{ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Spec: calico.IPPoolSpec{CIDR: "10.300.0.0/16"}})
-			}, fails, false, nil},
-			{"an IPAM block marked deleted", func(c *model.Cluster) {
-				b := *c.IPAMBlocks[0]
-				b.Spec.Deleted = true
-				c.IPAMBlocks = slices.Clone(c.IPAMBlocks)
-				c.IPAMBlocks[0] = &b
-			}, hashOnly, false, nil},
-			{"an IPAM block's affinity", func(c *model.Cluster) {
-				b := *c.IPAMBlocks[0]
-				b.Spec.Affinity = str("host:elsewhere")
-				c.IPAMBlocks = slices.Clone(c.IPAMBlocks)
-				c.IPAMBlocks[0] = &b
-			}, hashOnly, false, nil},
-			{"a FelixConfiguration", func(c *model.Cluster) {
-				c.FelixConfigs = append(slices.Clone(c.FelixConfigs), &calico.FelixConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "node.reach-test"}})
-			}, hashOnly, false, nil},
-			{"the Installation's Linux dataplane", func(c *model.Cluster) {
-				withInstallation(c, func(in *operator.Installation) { in.Spec.CalicoNetwork.LinuxDataplane = str("Iptables") })
-			}, hashOnly, false, nil},
-			{"the node network", func(c *model.Cluster) {
-				c.Network.Gateway = "192.0.2.1"
-			}, hashOnly, false, nil},
-			{"the Installation's bgp on a pool without VXLAN", func(c *model.Cluster) {
-				withInstallation(c, func(in *operator.Installation) {
-					bgp := "Enabled"
-					if in.Spec.CalicoNetwork.BGP != nil && *in.Spec.CalicoNetwork.BGP == bgp {
-						bgp = "Disabled"
-					}
-					in.Spec.CalicoNetwork.BGP = &bgp
-				})
-			}, hashOnly, false, func(c *model.Cluster) {
-				p := *c.IPPools[0]
-				p.Spec.VXLANMode = calico.ModeNever
-				c.IPPools = slices.Clone(c.IPPools)
-				c.IPPools[0] = &p
-			}},
-			{"the Installation's serviceCIDRs", func(c *model.Cluster) {
-				withInstallation(c, func(in *operator.Installation) { in.Spec.ServiceCIDRs = append(in.Spec.ServiceCIDRs, "10.200.0.0/16") })
-			}, hashOnly, true, nil},
-			{"the Windows kube-proxy's environment", func(c *model.Cluster) {
-				withPod(c, hostPod(t, c, "kube-proxy-windows"), func(p *corev1.Pod) {
-					p.Spec.Containers[0].Env = append(p.Spec.Containers[0].Env, corev1.EnvVar{Name: "KUBE_NETWORK", Value: "other"})
-				})
-			}, hashOnly, true, nil},
-		}
+		tests := reachCases(t, base)
 		for _, tc := range tests {
 			if tc.onWindows && windows == 0 {
 				continue
