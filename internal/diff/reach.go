@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,8 +34,8 @@ func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb
 	if err != nil {
 		return nil, fmt.Errorf("the after twin's reach: %w", err)
 	}
-	srcs, onlyA, onlyB := match(ka.sources, kb.sources)
-	dsts, donlyA, donlyB := match(ka.dests, kb.dests)
+	srcs, onlyA, onlyB := matchSorted(ka.sources, kb.sources)
+	dsts, donlyA, donlyB := matchSorted(ka.dests, kb.dests)
 	rd := &ReachDiff{}
 	changed := differ(ma, mb, dsts)
 	for _, s := range srcs {
@@ -181,7 +182,7 @@ func verdict(m *reach.Matrix, c reach.Cell) Verdict {
 
 // reachKeys are a matrix's rows and columns by key (sourceKeys,
 // destKeys), made once per twin and matrix.
-type reachKeys struct{ sources, dests map[string]int }
+type reachKeys struct{ sources, dests []keyed }
 
 // sourceKeys maps each pod ("namespace/name") and node ("node/NAME") to
 // its row.
@@ -227,31 +228,50 @@ type matched struct {
 // pair, in the order of each group's first key; it also counts the keys
 // only one side holds.
 func match(a, b map[string]int) (out []matched, onlyA, onlyB int) {
+	return matchSorted(sortedKeys(a), sortedKeys(b))
+}
+
+// keyed is a key and its row or column.
+type keyed struct {
+	key string
+	i   int
+}
+
+// sortedKeys lists m by key.
+func sortedKeys(m map[string]int) []keyed {
+	out := make([]keyed, 0, len(m))
+	for k, i := range m {
+		out = append(out, keyed{k, i})
+	}
+	slices.SortFunc(out, func(x, y keyed) int { return strings.Compare(x.key, y.key) })
+	return out
+}
+
+// matchSorted is match over keys sorted once per matrix (a twin keeps
+// them for the comparisons it is in): one merge of the two lists.
+func matchSorted(a, b []keyed) (out []matched, onlyA, onlyB int) {
 	type ab struct{ a, b int }
 	idx := map[ab]int{}
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		if _, ok := b[k]; ok {
-			keys = append(keys, k)
-		} else {
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		switch {
+		case j == len(b) || i < len(a) && a[i].key < b[j].key:
 			onlyA++
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
+			i++
+		case i == len(a) || b[j].key < a[i].key:
 			onlyB++
+			j++
+		default:
+			p := ab{a[i].i, b[j].i}
+			g, ok := idx[p]
+			if !ok {
+				g = len(out)
+				idx[p] = g
+				out = append(out, matched{a: p.a, b: p.b})
+			}
+			out[g].keys = append(out[g].keys, a[i].key)
+			i++
+			j++
 		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p := ab{a[k], b[k]}
-		i, ok := idx[p]
-		if !ok {
-			i = len(out)
-			idx[p] = i
-			out = append(out, matched{a: p.a, b: p.b})
-		}
-		out[i].keys = append(out[i].keys, k)
 	}
 	return out, onlyA, onlyB
 }

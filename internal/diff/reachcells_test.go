@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sort"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -132,5 +133,80 @@ func TestATwinWithTheReachInputsOfTheOneBeforeTakesItsMatrix(t *testing.T) {
 	}
 	if len(results[2].Changes) == 0 {
 		t.Errorf("the last comparison has no change: the test compares nothing the adopted matrix decides")
+	}
+}
+
+// matchThroughMaps is match as a lookup of every key in the other side's
+// map and one sort of the keys both hold: what the merge of sorted keys
+// stands for.
+func matchThroughMaps(a, b map[string]int) (out []matched, onlyA, onlyB int) {
+	type ab struct{ a, b int }
+	idx := map[ab]int{}
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		if _, ok := b[k]; ok {
+			keys = append(keys, k)
+		} else {
+			onlyA++
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			onlyB++
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := ab{a[k], b[k]}
+		i, ok := idx[p]
+		if !ok {
+			i = len(out)
+			idx[p] = i
+			out = append(out, matched{a: p.a, b: p.b})
+		}
+		out[i].keys = append(out[i].keys, k)
+	}
+	return out, onlyA, onlyB
+}
+
+// The rows and columns of two twins' matrices are paired alike through
+// their sorted keys and through maps, for each change of an input reach
+// reads.
+func TestMatchingSortedKeysEqualsMatchingThroughMaps(t *testing.T) {
+	base := generated(t, 1)
+	onlyOne := 0
+	for _, tc := range reachCases(t, base) {
+		if tc.reaches == fails {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			before := *base
+			if tc.base != nil {
+				tc.base(&before)
+			}
+			after := before
+			tc.change(&after)
+			opt := reach.Options{AllNamespaces: true, Nodes: true}
+			ma, _, err := NewTwin(&before).reachMatrix(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mb, _, err := NewTwin(&after).reachMatrix(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, keys := range []func(*reach.Matrix) map[string]int{sourceKeys, destKeys} {
+				a, b := keys(ma), keys(mb)
+				got, ga, gb := match(a, b)
+				want, wa, wb := matchThroughMaps(a, b)
+				if !reflect.DeepEqual(got, want) || ga != wa || gb != wb {
+					t.Errorf("merged: %+v %d %d\nthrough maps: %+v %d %d", got, ga, gb, want, wa, wb)
+				}
+				onlyOne += wa + wb
+			}
+		})
+	}
+	if onlyOne == 0 {
+		t.Error("no key only one side holds: the test pairs nothing the merge skips")
 	}
 }
