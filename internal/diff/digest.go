@@ -220,8 +220,8 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 		}
 		// A pod on the pod network is routed to and policed by all it
 		// holds; a host-network pod (an agent: calico-node, kube-proxy)
-		// counts by where and whether it runs, not by its spec, which a
-		// rollout of the agent changes.
+		// counts in the Linux parts by where and whether it runs, not by
+		// its spec, which a rollout of the agent changes.
 		if p, ok := o.(*corev1.Pod); ok && p.Spec.HostNetwork {
 			s.agent, s.isAgent = agentHash(p), true
 			s.reachAgent = reachAgentHash(p, buf)
@@ -306,10 +306,19 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 			}
 			d.reach = mixKey(d.reach, rs, kh)
 		}
+		// A host-network pod counts in the Linux parts by where and whether
+		// it runs; the Windows compiler reads the Windows kube-proxy pod's
+		// flags and environment (internal/dataplane/windows kubeproxy.go
+		// kubeProxyFlags), so the windows part, and all, hold it whole.
+		whole := sum
 		if sums[i].isAgent {
 			sum = sums[i].agent
 		}
 		for _, t := range targets {
+			if t == &d.windows || t == &d.all {
+				*t = mixKey(*t, whole, kh)
+				continue
+			}
 			*t = mixKey(*t, sum, kh)
 			if o.key.Kind == "Pod" {
 				continue
