@@ -57,6 +57,10 @@ type Twin struct {
 	pl     *plane.Plane
 	plErr  error
 
+	// linuxFrom is the twin whose plane the node comparison reads for
+	// this one's Linux nodes (see comparedPlane), nil for its own.
+	linuxFrom *Twin
+
 	engOnce sync.Once
 	eng     *trace.Engine
 	engErr  error
@@ -102,6 +106,35 @@ func (t *Twin) Cluster() *model.Cluster { return t.c }
 func (t *Twin) plane() (*plane.Plane, error) {
 	t.plOnce.Do(func() { t.pl, t.plErr = plane.New(t.c) })
 	return t.pl, t.plErr
+}
+
+// comparedPlane is the plane the node comparison reads: the twin's own,
+// or that of an earlier twin whose Linux nodes compile from the same
+// inputs (takeLinuxPlane), whose nodes and Felix are then compiled once
+// for both.
+func (t *Twin) comparedPlane() (*plane.Plane, error) {
+	if t.linuxFrom != nil {
+		return t.linuxFrom.plane()
+	}
+	return t.plane()
+}
+
+// takeLinuxPlane makes the node comparison read before's plane for the
+// twin, when neither has a Windows node and their Linux parts' inputs
+// (routing, proxy, policy) and what plane.New, Felix and the Linux
+// compilers read besides (the reach inputs: reachKinds) agree: the
+// compiled Linux nodes are then equal. Called before the twin's nodes
+// are read.
+func (t *Twin) takeLinuxPlane(before *Twin) {
+	da, db := before.digest(), t.digest()
+	if da.routing != db.routing || da.proxy != db.proxy || da.policy != db.policy || da.reach != db.reach ||
+		hasWindowsNode(before) || hasWindowsNode(t) {
+		return
+	}
+	t.linuxFrom = before
+	if before.linuxFrom != nil {
+		t.linuxFrom = before.linuxFrom
+	}
 }
 
 // Engine is the twin's trace engine, made on first use over the twin's
@@ -199,6 +232,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	r.Deferred = deferredChanges(r.Objects, after.c)
 	r.Workloads = compareWorkloadsOf(before.podsByController, before.workloads(), after.workloads(), da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
+	after.takeLinuxPlane(before)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does
 	// anything compiled from them, and nothing is compiled.
