@@ -57,6 +57,10 @@ type Twin struct {
 	pl     *plane.Plane
 	plErr  error
 
+	// linuxFrom is the twin whose plane the node comparison reads for
+	// this one's Linux nodes (see comparedPlane), nil for its own.
+	linuxFrom *Twin
+
 	engOnce sync.Once
 	eng     *trace.Engine
 	engErr  error
@@ -87,6 +91,8 @@ type Twin struct {
 	reachKey string
 	matrix   *reach.Matrix
 	reachErr error
+	// keys are matrix's rows and columns by key, made on first use.
+	keys *reachKeys
 }
 
 // NewTwin prepares a built cluster for comparison; nothing is compiled yet.
@@ -100,6 +106,35 @@ func (t *Twin) Cluster() *model.Cluster { return t.c }
 func (t *Twin) plane() (*plane.Plane, error) {
 	t.plOnce.Do(func() { t.pl, t.plErr = plane.New(t.c) })
 	return t.pl, t.plErr
+}
+
+// comparedPlane is the plane the node comparison reads: the twin's own,
+// or that of an earlier twin whose Linux nodes compile from the same
+// inputs (takeLinuxPlane), whose nodes and Felix are then compiled once
+// for both.
+func (t *Twin) comparedPlane() (*plane.Plane, error) {
+	if t.linuxFrom != nil {
+		return t.linuxFrom.plane()
+	}
+	return t.plane()
+}
+
+// takeLinuxPlane makes the node comparison read before's plane for the
+// twin, when neither has a Windows node and their Linux parts' inputs
+// (routing, proxy, policy) and what plane.New, Felix and the Linux
+// compilers read besides (the reach inputs: reachKinds) agree: the
+// compiled Linux nodes are then equal. Called before the twin's nodes
+// are read.
+func (t *Twin) takeLinuxPlane(before *Twin) {
+	da, db := before.digest(), t.digest()
+	if da.routing != db.routing || da.proxy != db.proxy || da.policy != db.policy || da.reach != db.reach ||
+		hasWindowsNode(before) || hasWindowsNode(t) {
+		return
+	}
+	t.linuxFrom = before
+	if before.linuxFrom != nil {
+		t.linuxFrom = before.linuxFrom
+	}
 }
 
 // Engine is the twin's trace engine, made on first use over the twin's
@@ -128,21 +163,48 @@ func (t *Twin) LinuxNode(name string) (*linux.Node, error) {
 	return p.Linux(name), nil
 }
 
-// reachMatrix is the twin's reach matrix for opt, made once per options.
-func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, error) {
+// reachMatrix is the twin's reach matrix for opt, made once per options,
+// with its rows and columns by key.
+func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, *reachKeys, error) {
 	key := fmt.Sprintf("%+v", opt)
 	t.reachMu.Lock()
 	defer t.reachMu.Unlock()
-	if t.matrix != nil && t.reachKey == key || t.reachErr != nil && t.reachKey == key {
-		return t.matrix, t.reachErr
+	if t.reachKey != key || t.matrix == nil && t.reachErr == nil {
+		e, err := t.Engine()
+		if err != nil {
+			return nil, nil, err
+		}
+		t.reachKey, t.keys = key, nil
+		t.matrix, t.reachErr = reach.Compute(e, opt)
 	}
-	e, err := t.Engine()
-	if err != nil {
-		return nil, err
+	if t.reachErr != nil {
+		return nil, nil, t.reachErr
 	}
-	t.reachKey = key
-	t.matrix, t.reachErr = reach.Compute(e, opt)
-	return t.matrix, t.reachErr
+	if t.keys == nil {
+		t.keys = &reachKeys{sources: sortedKeys(sourceKeys(t.matrix)), dests: sortedKeys(destKeys(t.matrix))}
+	}
+	return t.matrix, t.keys, nil
+}
+
+// adoptReach gives the twin before's reach matrix for opt, when before
+// has made it and the twin none: the caller has found that the two read
+// the same inputs (sameReachInputs), so the matrices are equal. A plan's
+// step that changes nothing reach reads then costs its next step no
+// matrix either.
+func (t *Twin) adoptReach(before *Twin, opt reach.Options) {
+	key := fmt.Sprintf("%+v", opt)
+	before.reachMu.Lock()
+	m, keys := before.matrix, before.keys
+	ok := m != nil && before.reachKey == key
+	before.reachMu.Unlock()
+	if !ok {
+		return
+	}
+	t.reachMu.Lock()
+	defer t.reachMu.Unlock()
+	if t.matrix == nil && t.reachErr == nil {
+		t.matrix, t.keys, t.reachKey = m, keys, key
+	}
 }
 
 // Compare reports what changes from before to after, two clusters built by
@@ -170,6 +232,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	r.Deferred = deferredChanges(r.Objects, after.c)
 	r.Workloads = compareWorkloadsOf(before.podsByController, before.workloads(), after.workloads(), da, db)
 	r.TigeraStatus = compareTigeraStatus(before.c, after.c)
+	after.takeLinuxPlane(before)
 	// The dataplanes and reachability are functions of the objects the
 	// twin compiles them from: when none of those differ, neither does
 	// anything compiled from them, and nothing is compiled.
@@ -187,11 +250,16 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	}
 	if !opts.NoReach {
 		r.Reach = &ReachDiff{}
-		if !same {
-			ro := reach.Options{AllNamespaces: true}
-			if opts.Reach != nil {
-				ro = *opts.Reach
-			}
+		ro := reach.Options{AllNamespaces: true}
+		if opts.Reach != nil {
+			ro = *opts.Reach
+		}
+		// The matrices are functions of what reach reads (reachKinds):
+		// when none of it differs they are equal, none is computed, and
+		// the after twin holds the before twin's for the next comparison.
+		if sameReachInputs(before, after) {
+			after.adoptReach(before, ro)
+		} else {
 			rd, err := compareReach(before, after, ro)
 			if err != nil {
 				return nil, err

@@ -36,6 +36,10 @@ type digest struct {
 	// Installation; all: everything a trace or reach reads, which is every
 	// one of them and more.
 	routing, proxy, policy, windows, all uint64
+	// reach is what the reach matrix reads (reachKinds): host-network pods
+	// as reachAgentHash; reachWindows adds the windows part and holds
+	// host-network pods whole, for twins with a Windows node.
+	reach, reachWindows uint64
 	// routingShared and policyShared are routing and policy over the
 	// objects other than pods (see nodeInputs).
 	routingShared, policyShared uint64
@@ -58,6 +62,8 @@ type digest struct {
 // one object or their encodings hash alike.
 type objectSums struct {
 	sum, key, agent uint64
+	// reachAgent is a host-network pod as reach reads it (reachAgentHash).
+	reachAgent uint64
 	// content is the hash of the encoding, 0 until it is needed (an
 	// object given a token, whose twin no later twin has compared yet).
 	content uint64
@@ -214,10 +220,11 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 		}
 		// A pod on the pod network is routed to and policed by all it
 		// holds; a host-network pod (an agent: calico-node, kube-proxy)
-		// counts by where and whether it runs, not by its spec, which a
-		// rollout of the agent changes.
+		// counts in the Linux parts by where and whether it runs, not by
+		// its spec, which a rollout of the agent changes.
 		if p, ok := o.(*corev1.Pod); ok && p.Spec.HostNetwork {
 			s.agent, s.isAgent = agentHash(p), true
+			s.reachAgent = reachAgentHash(p, buf)
 		}
 		sums[i] = s
 	})
@@ -271,12 +278,16 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 	d.routing = mix(d.routing, valueHash(ls.Routing), "linux routing settings")
 	d.policy = mix(d.policy, valueHash(ls.Policy), "linux policy settings")
 	d.routingShared, d.policyShared = d.routing, d.policy
+	d.reach = mix(mix(extra, valueHash(ls.Routing), "linux routing settings"), valueHash(ls.Policy), "linux policy settings")
+	reachWhole := d.reach
 	podParts := []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 	var targets []*uint64
 	kind := "\x00" // objectsOf lists the objects kind by kind
+	inReach := false
 	for i, o := range objs {
 		if o.key.Kind != kind {
 			kind = o.key.Kind
+			inReach = reachKinds[kind]
 			targets = append(targets[:0], parts[kind]...)
 			if kind == "Pod" {
 				targets = append(targets[:0], podParts...)
@@ -286,11 +297,28 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 			}
 		}
 		sum := sums[i].sum
+		kh := sums[i].key
+		if inReach {
+			reachWhole = mixKey(reachWhole, sum, kh)
+			rs := sum
+			if sums[i].isAgent {
+				rs = sums[i].reachAgent
+			}
+			d.reach = mixKey(d.reach, rs, kh)
+		}
+		// A host-network pod counts in the Linux parts by where and whether
+		// it runs; the Windows compiler reads the Windows kube-proxy pod's
+		// flags and environment (internal/dataplane/windows kubeproxy.go
+		// kubeProxyFlags), so the windows part, and all, hold it whole.
+		whole := sum
 		if sums[i].isAgent {
 			sum = sums[i].agent
 		}
-		kh := sums[i].key
 		for _, t := range targets {
+			if t == &d.windows || t == &d.all {
+				*t = mixKey(*t, whole, kh)
+				continue
+			}
 			*t = mixKey(*t, sum, kh)
 			if o.key.Kind == "Pod" {
 				continue
@@ -303,6 +331,7 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 			}
 		}
 	}
+	d.reachWindows = mix(mix(fnvOffset64, reachWhole, "reach"), d.windows, "windows")
 	return d, match
 }
 

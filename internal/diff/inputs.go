@@ -170,7 +170,7 @@ func routingFacts(p *corev1.Pod) uint64 {
 
 // policy is the shared Felix inputs: the objects and the peers' members.
 func (in *nodeInputs) policy(t *Twin) (uint64, error) {
-	p, err := t.plane()
+	p, err := t.comparedPlane()
 	if err != nil {
 		return 0, err
 	}

@@ -59,11 +59,11 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 	}
 	// The twins' planes compile a node's dataplane only when a part of it
 	// is read below.
-	ea, err := before.plane()
+	ea, err := before.comparedPlane()
 	if err != nil {
 		return nil, fmt.Errorf("the before twin: %w", err)
 	}
-	eb, err := after.plane()
+	eb, err := after.comparedPlane()
 	if err != nil {
 		return nil, fmt.Errorf("the after twin: %w", err)
 	}

@@ -128,3 +128,30 @@ func TestBGPReachesTheLinuxRoutesOfAPoolWithoutVXLAN(t *testing.T) {
 		t.Errorf("changed parts %+v, want %+v", got, want)
 	}
 }
+
+// The Windows compiler reads the Windows kube-proxy pod's flags and
+// environment: a change to them in place (a rollout of its DaemonSet
+// keeps the pods' names) reaches the Windows node's load balancers.
+func TestAnInPlaceChangeOfTheWindowsKubeProxysFlagsReachesTheWindowsNode(t *testing.T) {
+	base := build(t, true)
+	i := slices.IndexFunc(base.Pods, func(p *corev1.Pod) bool {
+		ref := metav1.GetControllerOf(p)
+		return p.Spec.HostNetwork && ref != nil && ref.Kind == "DaemonSet" && ref.Name == "kube-proxy-windows"
+	})
+	if i < 0 {
+		t.Fatal("the lab has no kube-proxy-windows pod")
+	}
+	after := *base
+	withPod(&after, i, func(p *corev1.Pod) {
+		p.Spec.Containers[0].Args = append(p.Spec.Containers[0].Args, "--enable-dsr=false")
+	})
+	r, err := Compare(base, &after, Options{NoReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := base.Pods[i].Spec.NodeName
+	j := slices.IndexFunc(r.Nodes, func(n NodeDiff) bool { return n.Node == node })
+	if j < 0 || len(r.Nodes[j].LoadBalancers.Added) == 0 {
+		t.Fatalf("node changes %+v, want %s's load balancers changed (DSR off)", r.Nodes, node)
+	}
+}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,21 +15,32 @@ import (
 // policy splits a class): rows are matched through the pods (and nodes)
 // both hold, columns through the pods at a port and the Service ports, and
 // each pair of (before row, after row) × (before column, after column)
-// that some pod pair falls into is compared once.
+// that some pod pair falls into is compared once (cellDiffer says which
+// differ without reading every cell).
 func compareReach(before, after *Twin, opt reach.Options) (*ReachDiff, error) {
-	ma, err := before.reachMatrix(opt)
+	return compareReachWith(before, after, opt, func(ma, mb *reach.Matrix, dsts []matched) func(a, b int) []int32 {
+		return newCellDiffer(ma, mb, dsts).changed
+	})
+}
+
+// compareReachWith is compareReach with the columns whose verdicts differ
+// for a pair of rows told by the function differ makes.
+func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb *reach.Matrix, dsts []matched) func(a, b int) []int32) (*ReachDiff, error) {
+	ma, ka, err := before.reachMatrix(opt)
 	if err != nil {
 		return nil, fmt.Errorf("the before twin's reach: %w", err)
 	}
-	mb, err := after.reachMatrix(opt)
+	mb, kb, err := after.reachMatrix(opt)
 	if err != nil {
 		return nil, fmt.Errorf("the after twin's reach: %w", err)
 	}
-	srcs, onlyA, onlyB := match(sourceKeys(ma), sourceKeys(mb))
-	dsts, donlyA, donlyB := match(destKeys(ma), destKeys(mb))
+	srcs, onlyA, onlyB := matchSorted(ka.sources, kb.sources)
+	dsts, donlyA, donlyB := matchSorted(ka.dests, kb.dests)
 	rd := &ReachDiff{}
+	changed := differ(ma, mb, dsts)
 	for _, s := range srcs {
-		for _, d := range dsts {
+		for _, j := range changed(s.a, s.b) {
+			d := &dsts[j]
 			ca, cb := ma.At(s.a, d.a), mb.At(s.b, d.b)
 			// Only the verdict counts: reasons name classes, whose labels
 			// change when a class splits. They are read only for the
@@ -58,6 +70,8 @@ func compareReach(before, after *Twin, opt reach.Options) (*ReachDiff, error) {
 			rd.Changes = append(rd.Changes, ch)
 		}
 	}
+	// The order is total: two changes of one row and column pair are
+	// told apart by their pods.
 	sort.Slice(rd.Changes, func(i, j int) bool {
 		a, b := rd.Changes[i], rd.Changes[j]
 		if a.From != b.From {
@@ -83,11 +97,92 @@ func compareReach(before, after *Twin, opt reach.Options) (*ReachDiff, error) {
 	return rd, nil
 }
 
+// cellDiffer tells, for a pair of rows, the column pairs (indexes in
+// dsts) whose verdicts may differ, reading each template pair's cells
+// once: a row a matrix holds as its template's (reach.Matrix.Held) has
+// the template's verdict in every column but its own diff columns, so
+// two rows differ where their templates do, but in those columns, which
+// are read cell by cell.
+type cellDiffer struct {
+	ma, mb *reach.Matrix
+	dsts   []matched
+	// byA and byB list, per column of each matrix, the column pairs that
+	// hold it.
+	byA, byB [][]int32
+	// tmpl are, per pair of template rows, the column pairs whose
+	// verdicts differ.
+	tmpl map[[2]int][]int32
+	// seen marks the column pairs a row pair's diff columns name (seen[j]
+	// == stamp); out is the list changed returns for such a pair.
+	seen  []uint32
+	stamp uint32
+	out   []int32
+}
+
+func newCellDiffer(ma, mb *reach.Matrix, dsts []matched) *cellDiffer {
+	c := &cellDiffer{ma: ma, mb: mb, dsts: dsts, tmpl: map[[2]int][]int32{},
+		byA: make([][]int32, len(ma.Destinations)), byB: make([][]int32, len(mb.Destinations)), seen: make([]uint32, len(dsts))}
+	for j, d := range dsts {
+		c.byA[d.a] = append(c.byA[d.a], int32(j))
+		c.byB[d.b] = append(c.byB[d.b], int32(j))
+	}
+	return c
+}
+
+// changed lists the column pairs whose verdicts may differ between row a
+// of the before matrix and row b of the after one; the list is valid
+// until the next call.
+func (c *cellDiffer) changed(a, b int) []int32 {
+	ta, diffA := c.ma.Held(a)
+	tb, diffB := c.mb.Held(b)
+	key := [2]int{ta, tb}
+	base, ok := c.tmpl[key]
+	if !ok {
+		for j, d := range c.dsts {
+			if c.ma.At(ta, d.a).Verdict != c.mb.At(tb, d.b).Verdict {
+				base = append(base, int32(j))
+			}
+		}
+		c.tmpl[key] = base
+	}
+	if len(diffA) == 0 && len(diffB) == 0 {
+		return base
+	}
+	c.stamp++
+	if c.stamp == 0 { // wrapped: clear the marks
+		clear(c.seen)
+		c.stamp = 1
+	}
+	c.out = c.out[:0]
+	mark := func(cols []int32, by [][]int32) {
+		for _, col := range cols {
+			for _, j := range by[col] {
+				if c.seen[j] != c.stamp {
+					c.seen[j] = c.stamp
+					c.out = append(c.out, j)
+				}
+			}
+		}
+	}
+	mark(diffA, c.byA)
+	mark(diffB, c.byB)
+	for _, j := range base {
+		if c.seen[j] != c.stamp {
+			c.out = append(c.out, j)
+		}
+	}
+	return c.out
+}
+
 func verdict(m *reach.Matrix, c reach.Cell) Verdict {
 	v := Verdict{Verdict: c.Verdict.String()}
 	v.Reason, v.Hop = m.Why(c)
 	return v
 }
+
+// reachKeys are a matrix's rows and columns by key (sourceKeys,
+// destKeys), made once per twin and matrix.
+type reachKeys struct{ sources, dests []keyed }
 
 // sourceKeys maps each pod ("namespace/name") and node ("node/NAME") to
 // its row.
@@ -133,31 +228,50 @@ type matched struct {
 // pair, in the order of each group's first key; it also counts the keys
 // only one side holds.
 func match(a, b map[string]int) (out []matched, onlyA, onlyB int) {
+	return matchSorted(sortedKeys(a), sortedKeys(b))
+}
+
+// keyed is a key and its row or column.
+type keyed struct {
+	key string
+	i   int
+}
+
+// sortedKeys lists m by key.
+func sortedKeys(m map[string]int) []keyed {
+	out := make([]keyed, 0, len(m))
+	for k, i := range m {
+		out = append(out, keyed{k, i})
+	}
+	slices.SortFunc(out, func(x, y keyed) int { return strings.Compare(x.key, y.key) })
+	return out
+}
+
+// matchSorted is match over keys sorted once per matrix (a twin keeps
+// them for the comparisons it is in): one merge of the two lists.
+func matchSorted(a, b []keyed) (out []matched, onlyA, onlyB int) {
 	type ab struct{ a, b int }
 	idx := map[ab]int{}
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		if _, ok := b[k]; ok {
-			keys = append(keys, k)
-		} else {
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		switch {
+		case j == len(b) || i < len(a) && a[i].key < b[j].key:
 			onlyA++
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
+			i++
+		case i == len(a) || b[j].key < a[i].key:
 			onlyB++
+			j++
+		default:
+			p := ab{a[i].i, b[j].i}
+			g, ok := idx[p]
+			if !ok {
+				g = len(out)
+				idx[p] = g
+				out = append(out, matched{a: p.a, b: p.b})
+			}
+			out[g].keys = append(out[g].keys, a[i].key)
+			i++
+			j++
 		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p := ab{a[k], b[k]}
-		i, ok := idx[p]
-		if !ok {
-			i = len(out)
-			idx[p] = i
-			out = append(out, matched{a: p.a, b: p.b})
-		}
-		out[i].keys = append(out[i].keys, k)
 	}
 	return out, onlyA, onlyB
 }
