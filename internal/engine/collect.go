@@ -53,7 +53,6 @@ type input struct {
 func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 	in := &input{
 		c: &model.Cluster{
-			Origins: make(map[model.Key]model.Origin, len(s.Objects)),
 			Kubeadm: model.Kubeadm{
 				KubeletPatches: map[string]*kubeletv1beta1.KubeletConfiguration{},
 				NodeKubelet:    map[string]*kubeletv1beta1.KubeletConfiguration{},
@@ -67,7 +66,9 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 	// A derivation's snapshot is the previous one with a few objects
 	// layered on it: their origins are all that differ.
 	origins := d == nil || d.origins == nil
-	if !origins {
+	if origins {
+		c.Origins = make(map[model.Key]model.Origin, len(s.Objects))
+	} else {
 		c.Origins = maps.Clone(d.origins)
 		for _, o := range d.layered {
 			c.Origins[o.Key] = o.Origin
@@ -99,9 +100,16 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *corev1.Namespace:
 			c.Namespaces = append(c.Namespaces, keep(own, t))
 		case *corev1.Pod:
-			if d != nil && d.reuse[t] != nil {
-				c.Pods = append(c.Pods, d.reuse[t])
-				continue
+			if d != nil {
+				if c.Pods == nil {
+					// Most of a derivation's pods are reused: one
+					// allocation, not a run of growing ones.
+					c.Pods = make([]*corev1.Pod, 0, len(d.reuse)+len(d.reuse)/8)
+				}
+				if p := d.reuse[t]; p != nil {
+					c.Pods = append(c.Pods, p)
+					continue
+				}
 			}
 			c.Pods = append(c.Pods, keep(own, t))
 		case *model.Undecodable:

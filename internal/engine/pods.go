@@ -45,8 +45,11 @@ type candidate struct {
 func (b *builder) workloads() error {
 	c := b.c
 	idx := controllers.IndexPods(c.Pods)
-	var cands []candidate
-	claimed := make(map[*corev1.Pod]bool, len(c.Pods))
+	// Every pod, and one per DaemonSet and node at most besides: one
+	// allocation each, not a run of growing ones.
+	size := len(c.Pods) + len(c.DaemonSets)*len(c.Nodes)
+	cands := make([]candidate, 0, size)
+	claimed := make(map[*corev1.Pod]bool, size)
 	stubs := make(map[*corev1.Pod]bool, len(c.Pods))
 	for _, p := range c.Pods {
 		// A reused pod is judged by its input: the stub it was, its phase.
@@ -68,7 +71,9 @@ func (b *builder) workloads() error {
 	// maybes are the candidates holding a previous pod, by index: the
 	// DaemonSet's index.
 	maybes := map[int]int{}
+	daemonPods := make([]*controllers.DaemonPods, len(c.DaemonSets))
 	for i, ds := range c.DaemonSets {
+		daemonPods[i] = controllers.NewDaemonPods(ds)
 		observed := map[string]*corev1.Pod{}
 		for _, p := range idx.Owned(ds.Namespace, "DaemonSet", ds.Name) {
 			observed[p.Spec.NodeName] = p
@@ -80,7 +85,7 @@ func (b *builder) workloads() error {
 				maybes[len(cands)] = i
 				add(kept[i][node], creator)
 			} else {
-				add(controllers.DaemonPod(ds, node, observed[node]), creator)
+				add(daemonPods[i].Pod(node, observed[node]), creator)
 			}
 			cands[len(cands)-1].node = node
 			if observed[node] == nil {
@@ -117,8 +122,9 @@ func (b *builder) workloads() error {
 			if !haveRS[rs.Namespace+"/"+rs.Name] {
 				c.ReplicaSets = append(c.ReplicaSets, rs)
 			}
+			creator := "ReplicaSet " + rs.Namespace + "/" + rs.Name
 			for _, p := range idx.Owned(d.Namespace, "ReplicaSet", rs.Name) {
-				add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
+				add(p, creator)
 			}
 			continue
 		}
@@ -130,8 +136,9 @@ func (b *builder) workloads() error {
 			rs.CreationTimestamp = b.ref
 			c.ReplicaSets = append(c.ReplicaSets, rs)
 		}
+		creator := "ReplicaSet " + rs.Namespace + "/" + rs.Name
 		for _, p := range pods {
-			add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
+			add(p, creator)
 		}
 	}
 	for _, rs := range c.ReplicaSets {
@@ -163,7 +170,7 @@ func (b *builder) workloads() error {
 	// Pods already on a node count against it before anything new is
 	// placed; a derivation starts from the previous build's record of
 	// them (scheduler.NewBase records only the nodes whose pods changed).
-	var running []*corev1.Pod
+	running := make([]*corev1.Pod, 0, len(cands))
 	for _, cd := range cands {
 		if cd.pod.Spec.NodeName != "" && cd.running {
 			running = append(running, cd.pod)
@@ -190,7 +197,7 @@ func (b *builder) workloads() error {
 			}
 			again[node] = true
 			if ok {
-				cd.pod = controllers.DaemonPod(c.DaemonSets[ds], node, nil)
+				cd.pod = daemonPods[ds].Pod(node, nil)
 				made[ds][node] = cd.pod
 			}
 		}
@@ -204,6 +211,9 @@ func (b *builder) workloads() error {
 	// made after that.
 	var sched *scheduler.Scheduler
 	var admitted []*corev1.Pod
+	if len(cands) > 0 {
+		admitted = make([]*corev1.Pod, 0, len(cands))
+	}
 	admit := func(cd candidate) {
 		p := cd.pod
 		if p.CreationTimestamp.IsZero() {
