@@ -178,30 +178,6 @@ func (b *builder) workloads() error {
 	}
 	b.carry.sched = scheduler.NewBase(b.d.schedBase(), running)
 	state := b.carry.sched.State()
-	// A DaemonSet pod is kept where the node's running pods are the
-	// previous build's, and so are the DaemonSets' pods placed there
-	// before it, in the same order (derive_daemons.go).
-	if len(maybes) > 0 {
-		again, at := map[string]bool{}, map[string]int{}
-		for i := range cands {
-			cd := &cands[i]
-			if !cd.daemon || cd.running {
-				continue // running: in the scheduler's state already
-			}
-			node := cd.node
-			ds, ok := maybes[i]
-			if ok && !again[node] && b.keepDaemon(cd.pod, node, at[node], state) {
-				b.d.keep(cd.pod)
-				at[node]++
-				continue
-			}
-			again[node] = true
-			if ok {
-				cd.pod = daemonPods[ds].Pod(node, nil)
-				made[ds][node] = cd.pod
-			}
-		}
-	}
 	// daemonsOn are the DaemonSets' pods placed on each node, in order.
 	daemonsOn := map[string][]*corev1.Pod{}
 	// sched places the pods admitted after readiness: it caches per node
@@ -288,9 +264,31 @@ func (b *builder) workloads() error {
 		}
 		admitted = append(admitted, p)
 	}
-	for _, cd := range cands {
-		if cd.daemon {
-			admit(cd)
+	// A DaemonSet pod the previous build made is kept where the node's
+	// running pods are the previous build's and the DaemonSets' pods
+	// placed there before it weigh in the scheduler's state as the
+	// previous build's did, in the same order (derive_daemons.go): decided
+	// in its turn, once those are placed.
+	weighsOther := map[string]bool{}
+	for i := range cands {
+		cd := &cands[i]
+		if !cd.daemon {
+			continue
+		}
+		if ds, ok := maybes[i]; ok {
+			node := cd.node
+			if !weighsOther[node] && b.keepDaemon(cd.pod, node, len(daemonsOn[node]), state) {
+				b.d.keep(cd.pod)
+			} else {
+				cd.pod = daemonPods[ds].Pod(node, nil)
+				made[ds][node] = cd.pod
+			}
+		}
+		admit(*cd)
+		if node := cd.pod.Spec.NodeName; len(maybes) > 0 && !cd.running && node != "" {
+			if on := daemonsOn[node]; len(on) > 0 && on[len(on)-1] == cd.pod {
+				b.weighDaemon(node, on, weighsOther)
+			}
 		}
 	}
 	b.readiness(admitted)

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"maps"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -415,6 +417,22 @@ type podInfo struct {
 	owner            string
 	qualifiedName    string
 	preemptNeverFlag bool
+}
+
+// SameWeight reports whether pods a and b, each recorded on one node,
+// weigh the same for every pod placed on that node after them: what State
+// records of them (podInfo: requests, host ports, priority, owner, name,
+// preemption policy) and what the filters and scores read of the pods on
+// a node besides (interpod.go, spreadscore.go, morescores.go: namespace,
+// labels, deletion, pod (anti-)affinity).
+func SameWeight(a, b *corev1.Pod) bool {
+	if finished(a) || finished(b) {
+		return finished(a) && finished(b) // neither recorded
+	}
+	x, y := *newPodInfo(a), *newPodInfo(b)
+	x.pod, y.pod = nil, nil
+	return reflect.DeepEqual(x, y) && a.Namespace == b.Namespace && maps.Equal(a.Labels, b.Labels) &&
+		reflect.DeepEqual(a.DeletionTimestamp, b.DeletionTimestamp) && reflect.DeepEqual(a.Spec.Affinity, b.Spec.Affinity)
 }
 
 func newPodInfo(pod *corev1.Pod) *podInfo {
