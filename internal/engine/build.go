@@ -63,6 +63,8 @@ type builder struct {
 	own bool
 	// carry is what this build keeps for a derivation from its twin.
 	carry carried
+	// marks are the fields it marks derived (derive_marks.go).
+	marks marks
 }
 
 // Build derives the cluster from the snapshot, which it leaves as it was.
@@ -85,6 +87,9 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 		return nil, err
 	}
 	b := &builder{in: in, c: in.c, version: defaultVersion, d: d, own: own}
+	if k := d.previous(); k != nil {
+		b.marks.prev, b.marks.prevFields = k.marks, k.fields
+	}
 	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
 		b.version = cc.KubernetesVersion
 	}
@@ -123,6 +128,7 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 	}
 	b.stamp()
 	b.sort()
+	b.finishMarks()
 	if !own {
 		if d != nil {
 			b.carry.settled = d.carried()

@@ -202,7 +202,7 @@ func (b *builder) workloads() error {
 			p.Namespace = "default"
 		}
 		if cd.stub {
-			b.markSpec(p)
+			b.markField(keyOf(p), "spec")
 		}
 		// A reused pod was admitted by the previous build, which said
 		// nothing about it, and admission reads nothing a derivation
@@ -300,24 +300,6 @@ func (b *builder) workloads() error {
 	c.Pods = admitted
 	b.madeDaemons(made, daemonsOn)
 	return nil
-}
-
-// specOnly is the derived fields of a completed stub: one shared slice,
-// full, so that a later MarkDerived's append copies it.
-var specOnly = []string{"spec"}
-
-// markSpec is c.MarkDerived(keyOf(p), "spec") without a slice per pod:
-// every stub of a derivation's reused pods is marked again.
-func (b *builder) markSpec(p *corev1.Pod) {
-	c, k := b.c, keyOf(p)
-	if c.DerivedFields == nil {
-		c.DerivedFields = make(map[model.Key][]string, len(c.Pods))
-	}
-	if f, ok := c.DerivedFields[k]; ok {
-		c.DerivedFields[k] = append(f, "spec")
-		return
-	}
-	c.DerivedFields[k] = specOnly[:1:1]
 }
 
 // isRunning: a pod with a status phase was observed in a cluster, so it went
