@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // State is what the model knows about pods already bound to nodes: their
@@ -199,24 +200,29 @@ func (r resources) isZero() bool {
 func fromList(list corev1.ResourceList) resources {
 	var r resources
 	for name, q := range list {
-		switch name {
-		case corev1.ResourceCPU:
-			r.milliCPU += q.MilliValue()
-		case corev1.ResourceMemory:
-			r.memory += q.Value()
-		case corev1.ResourceEphemeralStorage:
-			r.ephemeral += q.Value()
-		case corev1.ResourcePods:
-		default:
-			if isScalarResource(name) {
-				if r.scalar == nil {
-					r.scalar = map[corev1.ResourceName]int64{}
-				}
-				r.scalar[name] += q.Value()
-			}
-		}
+		r.addQuantity(name, q)
 	}
 	return r
+}
+
+// addQuantity adds one entry of a ResourceList (fromList).
+func (r *resources) addQuantity(name corev1.ResourceName, q resource.Quantity) {
+	switch name {
+	case corev1.ResourceCPU:
+		r.milliCPU += q.MilliValue()
+	case corev1.ResourceMemory:
+		r.memory += q.Value()
+	case corev1.ResourceEphemeralStorage:
+		r.ephemeral += q.Value()
+	case corev1.ResourcePods:
+	default:
+		if isScalarResource(name) {
+			if r.scalar == nil {
+				r.scalar = map[corev1.ResourceName]int64{}
+			}
+			r.scalar[name] += q.Value()
+		}
+	}
 }
 
 // isScalarResource approximates pkg/scheduler/util IsScalarResourceName:
@@ -229,18 +235,26 @@ func isScalarResource(name corev1.ResourceName) bool {
 		(strings.Contains(n, "/") && !strings.HasPrefix(n, "requests."))
 }
 
-// containerRequests is what the API server stores as the container's
-// requests: the requests, or the limits where a request is missing (pod
-// defaulting copies limits into absent requests).
-func containerRequests(c *corev1.Container) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	for k, v := range c.Resources.Limits {
-		out[k] = v
+// containerRequests is fromList of what the API server stores as the
+// container's requests: the requests, or the limits where a request is
+// missing (pod defaulting copies limits into absent requests); cpu and
+// memory report whether that list names them. Summed from the two lists
+// in place, without making the merged one.
+func containerRequests(c *corev1.Container) (r resources, cpu, memory bool) {
+	req, lim := c.Resources.Requests, c.Resources.Limits
+	for name, q := range lim {
+		if _, ok := req[name]; !ok {
+			r.addQuantity(name, q)
+		}
 	}
-	for k, v := range c.Resources.Requests {
-		out[k] = v
+	for name, q := range req {
+		r.addQuantity(name, q)
 	}
-	return out
+	_, cpuReq := req[corev1.ResourceCPU]
+	_, cpuLim := lim[corev1.ResourceCPU]
+	_, memReq := req[corev1.ResourceMemory]
+	_, memLim := lim[corev1.ResourceMemory]
+	return r, cpuReq || cpuLim, memReq || memLim
 }
 
 // podRequests follows component-helpers resource.PodRequests: the sum of the
@@ -259,13 +273,12 @@ func podRequests(pod *corev1.Pod) resources {
 func podRequestsWith(pod *corev1.Pod, nonZero bool) resources {
 	podLevel := pod.Spec.Resources != nil && len(pod.Spec.Resources.Requests) > 0
 	req := func(c *corev1.Container) resources {
-		r := fromList(containerRequests(c))
+		r, cpu, memory := containerRequests(c)
 		if nonZero && !podLevel {
-			list := containerRequests(c)
-			if _, ok := list[corev1.ResourceCPU]; !ok {
+			if !cpu {
 				r.milliCPU = defaultMilliCPURequest
 			}
-			if _, ok := list[corev1.ResourceMemory]; !ok {
+			if !memory {
 				r.memory = defaultMemoryRequest
 			}
 		}
@@ -335,13 +348,7 @@ func (p hostPort) conflicts(o hostPort) bool {
 // containerPort, as pod defaulting makes it.
 func hostPorts(pod *corev1.Pod) []hostPort {
 	var out []hostPort
-	var cs []corev1.Container
-	for _, c := range pod.Spec.InitContainers {
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			cs = append(cs, c)
-		}
-	}
-	for _, c := range append(cs, pod.Spec.Containers...) {
+	add := func(c *corev1.Container) {
 		for _, p := range c.Ports {
 			port := p.HostPort
 			if port == 0 && pod.Spec.HostNetwork {
@@ -356,6 +363,14 @@ func hostPorts(pod *corev1.Pod) []hostPort {
 			}
 			out = append(out, hostPort{ip: p.HostIP, protocol: proto, port: port})
 		}
+	}
+	for i := range pod.Spec.InitContainers {
+		if c := &pod.Spec.InitContainers[i]; c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			add(c)
+		}
+	}
+	for i := range pod.Spec.Containers {
+		add(&pod.Spec.Containers[i])
 	}
 	return out
 }
