@@ -44,8 +44,10 @@ type nodeTotals struct {
 	count                  int64
 	requests               resources
 	nonZeroCPU, nonZeroMem int64
-	// owners counts the pods per (non-empty) owner key.
-	owners map[string]int
+	// owners counts the pods per (non-empty) owner key (ownerCount):
+	// those added since the totals were copied from ownersBase, the
+	// counts of the totals they were copied from, when set (own).
+	owners, ownersBase map[string]int
 	// withPorts are the pods that claim host ports, in the order added.
 	withPorts []*podInfo
 	// first tells, per pod in the order added, whether it was its owner's
@@ -110,7 +112,7 @@ func (t *nodeTotals) record(pi *podInfo) *podInfo {
 	first := false
 	if pi.owner != "" {
 		t.owners[pi.owner]++
-		first = t.owners[pi.owner] == 1
+		first = t.ownerCount(pi.owner) == 1
 	}
 	t.first = append(t.first, first)
 	if len(pi.ports) > 0 {
@@ -123,6 +125,11 @@ func (t *nodeTotals) record(pi *podInfo) *podInfo {
 		t.withAffinity++
 	}
 	return pi
+}
+
+// ownerCount is the number of the node's pods with the owner key.
+func (t *nodeTotals) ownerCount(owner string) int {
+	return t.ownersBase[owner] + t.owners[owner]
 }
 
 // Pods returns the pods recorded on node, in the order they were added.
