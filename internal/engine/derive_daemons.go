@@ -1,11 +1,10 @@
 package engine
 
 import (
-	"reflect"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
@@ -36,7 +35,7 @@ func (b *builder) keptDaemons() []map[string]*corev1.Pod {
 	for i, ds := range b.c.DaemonSets {
 		for j := range d.prev.daemons {
 			was := &d.prev.daemons[j]
-			if was.namespace == ds.Namespace && was.name == ds.Name && reflect.DeepEqual(&was.spec, &ds.Spec) {
+			if was.namespace == ds.Namespace && was.name == ds.Name && objeq.Equal(&was.spec, &ds.Spec) {
 				out[i] = was.pods
 			}
 		}

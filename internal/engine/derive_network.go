@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 )
 
 // netMemo is what a build's network stage keeps for a Derive from its
@@ -121,8 +122,8 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 func (was *ipamHistory) replays(now *ipamHistory, strictRead bool) bool {
 	if !was.quiet || was.cfg != now.cfg || (was.strict != now.strict && strictRead) ||
 		len(was.pods) != len(now.pods) || !slices.Equal(was.nodes, now.nodes) ||
-		!reflect.DeepEqual(was.pools, now.pools) ||
-		!reflect.DeepEqual(was.blocks, now.blocks) || !reflect.DeepEqual(was.affs, now.affs) {
+		!objeq.Equal(&was.pools, &now.pools) ||
+		!objeq.Equal(&was.blocks, &now.blocks) || !objeq.Equal(&was.affs, &now.affs) {
 		return false
 	}
 	for i := range was.pods {
