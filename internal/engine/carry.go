@@ -40,6 +40,9 @@ type carried struct {
 	// twin's DerivedFields they made (derive_marks.go).
 	marks  []mark
 	fields map[model.Key][]string
+	// kubelets are each node's kubelet configuration and what it was
+	// made from (derive_kubelets.go).
+	kubelets *kubelets
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is

@@ -36,6 +36,10 @@ type input struct {
 	kubeletPatches map[string][]byte
 	kubelets       []*kubeletv1beta1.KubeletConfiguration
 	kubeletOrigins []model.Origin
+	// kubeletObjects are the snapshot's KubeletConfiguration objects, in
+	// order: what each node's kubelet configuration is made from
+	// (derive_kubelets.go).
+	kubeletObjects []*model.Object
 	clusterOrigin  model.Origin
 	// v1CRDs: the cluster serves Calico's crd.projectcalico.org/v1 CRDs
 	// (see calicoCRDMode); the group an object is written in does not say.
@@ -157,6 +161,7 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *kubeadm.JoinConfiguration:
 			c.Kubeadm.Joins = append(c.Kubeadm.Joins, keepJSON(own, t))
 		case *kubeletv1beta1.KubeletConfiguration:
+			in.kubeletObjects = append(in.kubeletObjects, o)
 			// kubeadm reads patch files by name: "kubeletconfiguration" plus an
 			// optional suffix and patch type (kubeadm app/util/patches).
 			if name, ok := kubeletPatchName(o.Origin.File); ok {
