@@ -135,6 +135,14 @@ func (d *derivation) reused(p *corev1.Pod) bool {
 	return ok || d.kept[p]
 }
 
+// reusedPods is the number of pods taken from the previous twin.
+func (d *derivation) reusedPods() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.input)
+}
+
 // inputOf is the input pod p was built from: the snapshot's object for a
 // reused pod (its stub, its phase), else p itself.
 func (d *derivation) inputOf(p *corev1.Pod) *corev1.Pod {

@@ -50,15 +50,25 @@ func (b *builder) workloads() error {
 	size := len(c.Pods) + len(c.DaemonSets)*len(c.Nodes)
 	cands := make([]candidate, 0, size)
 	claimed := make(map[*corev1.Pod]bool, size)
-	stubs := make(map[*corev1.Pod]bool, len(c.Pods))
+	// Whether each pod came as a stub, taken before expanding completes
+	// it. A reused pod is judged by its input (the stub it was, its
+	// phase), which nothing changes: only the others are recorded.
+	stubs := make(map[*corev1.Pod]bool, max(0, len(c.Pods)-b.d.reusedPods()))
 	for _, p := range c.Pods {
-		// A reused pod is judged by its input: the stub it was, its phase.
-		stubs[p] = controllers.IsStub(b.d.inputOf(p))
+		if b.d.inputOf(p) == p {
+			stubs[p] = controllers.IsStub(p)
+		}
+	}
+	stub := func(p *corev1.Pod) bool {
+		if in := b.d.inputOf(p); in != p {
+			return controllers.IsStub(in)
+		}
+		return stubs[p]
 	}
 	daemon := false
 	add := func(p *corev1.Pod, creator string) {
 		claimed[p] = true
-		cands = append(cands, candidate{pod: p, creator: creator, running: isRunning(b.d.inputOf(p)), stub: stubs[p], daemon: daemon})
+		cands = append(cands, candidate{pod: p, creator: creator, running: isRunning(b.d.inputOf(p)), stub: stub(p), daemon: daemon})
 	}
 
 	// DaemonSets: one pod per eligible node.
@@ -157,7 +167,7 @@ func (b *builder) workloads() error {
 	// Pods given on their own (and observed pods whose controller is absent).
 	for _, p := range c.Pods {
 		if !claimed[p] {
-			if stubs[p] {
+			if stub(p) {
 				kind, name := controllers.ControllerOf(p)
 				b.note(model.Warning, keyOf(p), "pod stub owned by %s %s, which the input does not contain; dropped", kind, name)
 				claimed[p] = true

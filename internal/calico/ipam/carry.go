@@ -75,7 +75,10 @@ func (b *block) copy(live bool) *block {
 		}
 	}
 	c.unallocated = slices.Clone(b.unallocated)
-	c.attrs = slices.Clone(b.attrs)
+	// Room for one more attribute: a derivation's copy mostly gets one
+	// (a kept pod's address asked for again), which would otherwise copy
+	// them all again.
+	c.attrs = append(make([]attribute, 0, len(b.attrs)+1), b.attrs...)
 	c.seqShared = true
 	if live {
 		b.seqShared = true
