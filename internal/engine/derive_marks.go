@@ -15,7 +15,8 @@ type mark struct {
 // completed stub of its reused pods is marked again): while it does, it
 // records nothing, and if it marks exactly the previous build's fields
 // its twin shares the previous twin's DerivedFields (neither changes
-// them once built) instead of making a map of one entry per stub.
+// them once built) instead of making a map of one entry per stub. A full
+// build keeps no log (the first derivation from it makes its own).
 type marks struct {
 	// log is this build's marks, nil while they are the first same of
 	// prev's.
@@ -30,9 +31,10 @@ type marks struct {
 // markField records that the build filled in a field of an observed
 // object (Cluster.MarkDerived).
 func (b *builder) markField(k model.Key, field string) {
-	if b.own {
-		// No derivation starts from an owned build: no log.
-		b.c.MarkDerived(k, field)
+	if b.d == nil {
+		// A full build marks the map directly and keeps no log: the
+		// first derivation from its twin makes its own.
+		markDirect(b.c, k, field)
 		return
 	}
 	m := &b.marks
@@ -51,7 +53,7 @@ func (b *builder) markField(k model.Key, field string) {
 // previous twin's when they are all the previous build's, and carries
 // them for the next derivation.
 func (b *builder) finishMarks() {
-	if b.own {
+	if b.d == nil {
 		return
 	}
 	m := &b.marks
@@ -83,3 +85,21 @@ func (b *builder) finishMarks() {
 
 // specOnly is the derived fields of a completed stub.
 var specOnly = []string{"spec"}
+
+// markDirect is c.MarkDerived(k, field) without a slice per completed
+// stub (one shared, full, so that a later append copies it), the map
+// made once for every pod.
+func markDirect(c *model.Cluster, k model.Key, field string) {
+	if field != "spec" {
+		c.MarkDerived(k, field)
+		return
+	}
+	if c.DerivedFields == nil {
+		c.DerivedFields = make(map[model.Key][]string, len(c.Pods))
+	}
+	if f, ok := c.DerivedFields[k]; ok {
+		c.DerivedFields[k] = append(f, "spec")
+		return
+	}
+	c.DerivedFields[k] = specOnly[:1:1]
+}

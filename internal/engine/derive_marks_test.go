@@ -32,11 +32,15 @@ func TestADerivationSharesDerivedFieldsOnlyWhenItMarksThePreviousBuildsFields(t 
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base := genSnapshot(t)
-			prev, err := Build(base)
+			// A full build keeps no log of its marks: the twin derived
+			// from it is the previous one here.
+			first := genSnapshot(t)
+			built, err := Build(first)
 			if err != nil {
 				t.Fatal(err)
 			}
+			base := withStrictAffinity(true)(t, first)
+			prev := derivedAsBuilt(t, built, first, base)
 			if len(prev.DerivedFields) == 0 {
 				t.Fatal("the previous twin marks no field derived: the case tests nothing")
 			}
@@ -69,7 +73,7 @@ func TestMarksGiveTheDerivedFieldsOfMarkingThemOneByOne(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prev := &builder{c: &model.Cluster{}}
+			prev := &builder{c: &model.Cluster{}, d: &derivation{}}
 			for _, m := range prevMarks {
 				prev.markField(m.k, m.field)
 			}
@@ -78,7 +82,7 @@ func TestMarksGiveTheDerivedFieldsOfMarkingThemOneByOne(t *testing.T) {
 			for _, m := range tt.marks {
 				want.MarkDerived(m.k, m.field)
 			}
-			got := &builder{c: &model.Cluster{}}
+			got := &builder{c: &model.Cluster{}, d: &derivation{}}
 			got.marks.prev, got.marks.prevFields = prev.carry.marks, prev.carry.fields
 			for _, m := range tt.marks {
 				got.markField(m.k, m.field)
