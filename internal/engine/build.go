@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/admission"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
@@ -63,6 +64,8 @@ type builder struct {
 	own bool
 	// carry is what this build keeps for a derivation from its twin.
 	carry carried
+	// marks are the fields it marks derived (derive_marks.go).
+	marks marks
 }
 
 // Build derives the cluster from the snapshot, which it leaves as it was.
@@ -85,6 +88,9 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 		return nil, err
 	}
 	b := &builder{in: in, c: in.c, version: defaultVersion, d: d, own: own}
+	if k := d.previous(); k != nil {
+		b.marks.prev, b.marks.prevFields = k.marks, k.fields
+	}
 	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
 		b.version = cc.KubernetesVersion
 	}
@@ -123,6 +129,7 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 	}
 	b.stamp()
 	b.sort()
+	b.finishMarks()
 	if !own {
 		if d != nil {
 			b.carry.settled = d.carried()
@@ -200,8 +207,11 @@ func (b *builder) nodes() error {
 	c := b.c
 	cidrs := podCIDRs(b.podSubnet(), len(b.hosts))
 	var out []*corev1.Node
+	made := b.kubeletsMade()
 	for i, h := range b.hosts {
-		kc, err := effectiveKubelet(c.Kubeadm.Kubelet, b.in.kubeletPatches, h.Patches)
+		kc, err := made.of(h, func() (*kubeletv1beta1.KubeletConfiguration, error) {
+			return effectiveKubelet(c.Kubeadm.Kubelet, b.in.kubeletPatches, h.Patches)
+		})
 		if err != nil {
 			return errorAt(b.in.clusterOrigin, "host %s: %v", h.Name, err)
 		}
@@ -228,6 +238,7 @@ func (b *builder) nodes() error {
 		}
 		out = append(out, n)
 	}
+	made.done()
 	// Observed nodes that no host names (a Cluster kind listing fewer hosts
 	// than the cluster has) are kept as they are.
 	named := map[string]bool{}

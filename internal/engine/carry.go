@@ -36,6 +36,13 @@ type carried struct {
 	net *netMemo
 	// orders are how the build sorted its lists (derive_sort.go).
 	orders orders
+	// marks are the fields it marked derived, in order, and fields the
+	// twin's DerivedFields they made (derive_marks.go).
+	marks  []mark
+	fields map[model.Key][]string
+	// kubelets are each node's kubelet configuration and what it was
+	// made from (derive_kubelets.go).
+	kubelets *kubelets
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is
@@ -113,4 +120,12 @@ func (k *carried) movePods(moved map[*corev1.Pod]*corev1.Pod) {
 			}
 		}
 	}
+}
+
+// previous is what the previous build kept, nil without one.
+func (d *derivation) previous() *carried {
+	if d == nil {
+		return nil
+	}
+	return d.prev
 }

@@ -36,6 +36,10 @@ type input struct {
 	kubeletPatches map[string][]byte
 	kubelets       []*kubeletv1beta1.KubeletConfiguration
 	kubeletOrigins []model.Origin
+	// kubeletObjects are the snapshot's KubeletConfiguration objects, in
+	// order: what each node's kubelet configuration is made from
+	// (derive_kubelets.go).
+	kubeletObjects []*model.Object
 	clusterOrigin  model.Origin
 	// v1CRDs: the cluster serves Calico's crd.projectcalico.org/v1 CRDs
 	// (see calicoCRDMode); the group an object is written in does not say.
@@ -53,7 +57,6 @@ type input struct {
 func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 	in := &input{
 		c: &model.Cluster{
-			Origins: make(map[model.Key]model.Origin, len(s.Objects)),
 			Kubeadm: model.Kubeadm{
 				KubeletPatches: map[string]*kubeletv1beta1.KubeletConfiguration{},
 				NodeKubelet:    map[string]*kubeletv1beta1.KubeletConfiguration{},
@@ -67,7 +70,9 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 	// A derivation's snapshot is the previous one with a few objects
 	// layered on it: their origins are all that differ.
 	origins := d == nil || d.origins == nil
-	if !origins {
+	if origins {
+		c.Origins = make(map[model.Key]model.Origin, len(s.Objects))
+	} else {
 		c.Origins = maps.Clone(d.origins)
 		for _, o := range d.layered {
 			c.Origins[o.Key] = o.Origin
@@ -99,9 +104,16 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *corev1.Namespace:
 			c.Namespaces = append(c.Namespaces, keep(own, t))
 		case *corev1.Pod:
-			if d != nil && d.reuse[t] != nil {
-				c.Pods = append(c.Pods, d.reuse[t])
-				continue
+			if d != nil {
+				if c.Pods == nil {
+					// Most of a derivation's pods are reused: one
+					// allocation, not a run of growing ones.
+					c.Pods = make([]*corev1.Pod, 0, len(d.reuse)+len(d.reuse)/8)
+				}
+				if p := d.reuse[t]; p != nil {
+					c.Pods = append(c.Pods, p)
+					continue
+				}
 			}
 			c.Pods = append(c.Pods, keep(own, t))
 		case *model.Undecodable:
@@ -149,6 +161,7 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *kubeadm.JoinConfiguration:
 			c.Kubeadm.Joins = append(c.Kubeadm.Joins, keepJSON(own, t))
 		case *kubeletv1beta1.KubeletConfiguration:
+			in.kubeletObjects = append(in.kubeletObjects, o)
 			// kubeadm reads patch files by name: "kubeletconfiguration" plus an
 			// optional suffix and patch type (kubeadm app/util/patches).
 			if name, ok := kubeletPatchName(o.Origin.File); ok {

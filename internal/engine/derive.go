@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 )
 
 // Derive is Build(next) for a snapshot that differs from prevSnap, whose
@@ -132,6 +133,14 @@ func (d *derivation) reused(p *corev1.Pod) bool {
 	}
 	_, ok := d.input[p]
 	return ok || d.kept[p]
+}
+
+// reusedPods is the number of pods taken from the previous twin.
+func (d *derivation) reusedPods() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.input)
 }
 
 // inputOf is the input pod p was built from: the snapshot's object for a
@@ -558,7 +567,7 @@ func (d *derivation) holds(prev, c *model.Cluster) bool {
 		switch {
 		case b == nil || !sameNodeView(a, b):
 			changed[name], placed[name] = true, true
-		case a.Spec.Unschedulable != b.Spec.Unschedulable || !reflect.DeepEqual(a.Status.Allocatable, b.Status.Allocatable):
+		case a.Spec.Unschedulable != b.Spec.Unschedulable || !objeq.Equal(a.Status.Allocatable, b.Status.Allocatable):
 			placed[name] = true
 		}
 	}
@@ -573,7 +582,7 @@ func (d *derivation) holds(prev, c *model.Cluster) bool {
 	}
 	nsChanged := map[string]bool{}
 	for _, ns := range c.Namespaces {
-		if a := nsWas[ns.Name]; a == nil || !reflect.DeepEqual(a, ns) {
+		if a := nsWas[ns.Name]; a == nil || !objeq.Equal(a, ns) {
 			nsChanged[ns.Name] = true
 		}
 		delete(nsWas, ns.Name)
@@ -601,7 +610,7 @@ func (d *derivation) holds(prev, c *model.Cluster) bool {
 // (status.hostIP), the OS and build (whether its images run), readiness
 // and taints (the node lifecycle controller, the network's readiness).
 func sameNodeView(a, b *corev1.Node) bool {
-	return reflect.DeepEqual(a.Labels, b.Labels) && reflect.DeepEqual(a.Status.Addresses, b.Status.Addresses) &&
-		reflect.DeepEqual(a.Status.NodeInfo, b.Status.NodeInfo) && reflect.DeepEqual(a.Status.Conditions, b.Status.Conditions) &&
-		reflect.DeepEqual(a.Spec.Taints, b.Spec.Taints)
+	return objeq.Equal(a.Labels, b.Labels) && objeq.Equal(&a.Status.Addresses, &b.Status.Addresses) &&
+		objeq.Equal(&a.Status.NodeInfo, &b.Status.NodeInfo) && objeq.Equal(&a.Status.Conditions, &b.Status.Conditions) &&
+		objeq.Equal(&a.Spec.Taints, &b.Spec.Taints)
 }

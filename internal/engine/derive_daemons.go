@@ -1,11 +1,10 @@
 package engine
 
 import (
-	"reflect"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
 
@@ -36,7 +35,7 @@ func (b *builder) keptDaemons() []map[string]*corev1.Pod {
 	for i, ds := range b.c.DaemonSets {
 		for j := range d.prev.daemons {
 			was := &d.prev.daemons[j]
-			if was.namespace == ds.Namespace && was.name == ds.Name && reflect.DeepEqual(&was.spec, &ds.Spec) {
+			if was.namespace == ds.Namespace && was.name == ds.Name && objeq.Equal(&was.spec, &ds.Spec) {
 				out[i] = was.pods
 			}
 		}
@@ -49,12 +48,27 @@ func (b *builder) keptDaemons() []map[string]*corev1.Pod {
 // network (its address is the node's) or with an address from IPAM
 // (the network stage asks IPAM again and checks it gets the same one:
 // keptAddress), not spoken of, the previous build's i-th DaemonSet pod
-// placed on the node (the ones before it are kept too), and placing it
-// reads only its node, whose running pods are the previous build's.
+// placed on the node (the i placed before it weigh as the previous
+// build's: weighDaemon), and placing it reads only its node, whose
+// running pods are the previous build's.
 func (b *builder) keepDaemon(p *corev1.Pod, node string, i int, state *scheduler.State) bool {
 	on := b.d.prev.daemonsOn[node]
 	return p.Spec.NodeName == node && (p.Spec.HostNetwork || (b.d.podNet && p.Status.PodIP != "")) && p.Status.Phase == corev1.PodRunning &&
 		i < len(on) && on[i] == p && b.carry.sched.Kept(node) && !b.d.spoken[keyOf(p)] && !scheduler.ReadsOtherNodes(p, state)
+}
+
+// weighDaemon compares the DaemonSet pod just placed on node, the last of
+// on, with the previous build's pod placed there in the same turn, and
+// marks the node in weighsOther when they weigh differently for the pods
+// placed after them (scheduler.SameWeight): a pod built again (its
+// DaemonSet's template changed, calico-node's in a migration step) that
+// the scheduler records as it recorded the previous one leaves the later
+// DaemonSet pods' placement as it was, so they may still be kept.
+func (b *builder) weighDaemon(node string, on []*corev1.Pod, weighsOther map[string]bool) {
+	i, was := len(on)-1, b.d.prev.daemonsOn[node]
+	if i >= len(was) || (on[i] != was[i] && !scheduler.SameWeight(on[i], was[i])) {
+		weighsOther[node] = true
+	}
 }
 
 // keptOnPodNetwork reports whether p is a kept DaemonSet pod on the pod

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -181,5 +183,81 @@ func TestAKeptPodNetworkDaemonSetPodWhoseAddressChangesStopsTheDerivation(t *tes
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Fatalf("Derive differs from Build in %s", differingField(want, got))
+	}
+}
+
+// A step that changes calico-node's template (its MTU) builds its pods
+// again; the DaemonSet pods placed after them on a node (csi-node-driver)
+// are kept where the rebuilt pod weighs in the scheduler's state as the
+// previous one did, and built again where it does not: here the previous
+// build's record of calico-node's pod on one node is made heavier. (The
+// control plane's node keeps none: its static pods are made anew.)
+func TestADaemonSetPodAfterARebuiltOneIsKeptOnlyWhereThatOneWeighsTheSame(t *testing.T) {
+	tests := []struct {
+		name string
+		// heavier: the previous calico-node pod on one node is
+		// recorded with a larger cpu request.
+		heavier bool
+	}{
+		{name: "calico-node weighing the same keeps csi-node-driver"},
+		{name: "calico-node weighing more on a node builds csi-node-driver there again", heavier: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := withStrictAffinity(false)(t, genSnapshot(t))
+			prev, err := Build(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := editFirst(t, base, "Installation", func(in *operator.Installation) {
+				mtu := int32(1400)
+				in.Spec.CalicoNetwork.MTU = &mtu
+			})
+			// on are the previous build's DaemonSet pods by node:
+			// kube-proxy's, calico-node's, csi-node-driver's.
+			on := recall(prev).daemonsOn
+			heavy := ""
+			if tt.heavier {
+				for node, ps := range on {
+					if len(ps) == 3 && ps[1].OwnerReferences[0].Name == "calico-node" && !strings.HasPrefix(node, "gen-cp") {
+						p := ps[1].DeepCopy()
+						p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}
+						ps[1], heavy = p, node
+						break
+					}
+				}
+				if heavy == "" {
+					t.Fatal("no worker holds kube-proxy's, calico-node's and csi-node-driver's pods")
+				}
+			}
+			d := settle(prev, base, next)
+			if d == nil {
+				t.Fatal("no pod qualifies for reuse: the case does not test the keep")
+			}
+			d.prev = recall(prev)
+			d.net = d.prev.net
+			if _, err := build(next, false, d); err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for node, ps := range on {
+				if len(ps) != 3 || ps[2].OwnerReferences[0].Name != "csi-node-driver" || !d.kept[ps[0]] {
+					continue // the node's running pods changed: nothing is kept there
+				}
+				checked++
+				if d.kept[ps[1]] {
+					t.Errorf("calico-node's pod on %s kept, though its template changed", node)
+				}
+				if want := node != heavy; d.kept[ps[2]] != want {
+					t.Errorf("csi-node-driver's pod on %s kept: %v, want %v", node, d.kept[ps[2]], want)
+				}
+			}
+			if checked == 0 {
+				t.Fatal("no node kept kube-proxy's pod: the case tests nothing")
+			}
+			if !tt.heavier {
+				derivedAsBuilt(t, prev, base, next)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 )
 
 // netMemo is what a build's network stage keeps for a Derive from its
@@ -82,7 +83,14 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 		t, ok := joinedAt[n.Name]
 		h.nodes[i] = nodeJoin{name: n.Name, os: n.Labels[corev1.LabelOSStable], joined: t, known: ok}
 	}
-	h.pods = make([]observedAddr, 0, len(c.Pods))
+	// A derivation's observed addresses are mostly the previous build's,
+	// the same pods in the same order: its list is shared (neither build
+	// changes it) as long as they are.
+	var was []observedAddr
+	if prev := b.d.network(); prev != nil {
+		was = prev.in.pods
+	}
+	same := 0 // the first same are was's; h.pods is nil until one is not
 	for _, p := range c.Pods {
 		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" || b.d.keptOnPodNetwork(p) {
 			continue // a kept pod's address is asked for again (network)
@@ -91,7 +99,19 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 		if !ok || !inPools(pools, a) {
 			continue
 		}
-		h.pods = append(h.pods, observedAddr{pod: p, node: p.Spec.NodeName, namespace: p.Namespace, name: p.Name, uid: p.UID, addr: a})
+		o := observedAddr{pod: p, node: p.Spec.NodeName, namespace: p.Namespace, name: p.Name, uid: p.UID, addr: a}
+		if h.pods == nil {
+			if same < len(was) && was[same] == o {
+				same++
+				continue
+			}
+			h.pods = make([]observedAddr, same, len(c.Pods))
+			copy(h.pods, was)
+		}
+		h.pods = append(h.pods, o)
+	}
+	if h.pods == nil {
+		h.pods = was[:same:same]
 	}
 	return h
 }
@@ -102,8 +122,8 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 func (was *ipamHistory) replays(now *ipamHistory, strictRead bool) bool {
 	if !was.quiet || was.cfg != now.cfg || (was.strict != now.strict && strictRead) ||
 		len(was.pods) != len(now.pods) || !slices.Equal(was.nodes, now.nodes) ||
-		!reflect.DeepEqual(was.pools, now.pools) ||
-		!reflect.DeepEqual(was.blocks, now.blocks) || !reflect.DeepEqual(was.affs, now.affs) {
+		!objeq.Equal(&was.pools, &now.pools) ||
+		!objeq.Equal(&was.blocks, &now.blocks) || !objeq.Equal(&was.affs, &now.affs) {
 		return false
 	}
 	for i := range was.pods {

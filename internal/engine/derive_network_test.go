@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -487,4 +488,54 @@ func derivedAsBuilt(t *testing.T, prev *model.Cluster, base, next *model.Snapsho
 		t.Fatalf("Derive differs from Build in %s", differingField(want, got))
 	}
 	return got
+}
+
+// A derivation whose observed pod addresses are the previous build's, the
+// same pods in the same order, shares the previous build's list of them;
+// one whose pod moved makes its own, which holds the move.
+func TestADerivationSharesTheObservedAddressesOnlyWhileTheyAreThePreviousBuilds(t *testing.T) {
+	tests := []struct {
+		name   string
+		next   func(t *testing.T, s *model.Snapshot) *model.Snapshot
+		shared bool
+	}{
+		{name: "strictAffinity turned off shares them", next: withStrictAffinity(false), shared: true},
+		{name: "an observed pod moved in its block does not", next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+			next, _, _ := movePod(t, s, ownNode)
+			return next
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := genSnapshot(t)
+			prev, err := Build(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := tt.next(t, base)
+			got := derivedAsBuilt(t, prev, base, next)
+			was, now := networkMemo(prev).in.pods, networkMemo(got).in.pods
+			if len(was) == 0 || len(now) == 0 {
+				t.Fatal("no observed address in the history: the case tests nothing")
+			}
+			if shared := &was[0] == &now[0]; shared != tt.shared {
+				t.Errorf("the observed addresses shared: %v, want %v", shared, tt.shared)
+			}
+			want, err := Build(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wanted := networkMemo(want).in.pods; !slices.Equal(addrsOf(wanted), addrsOf(now)) {
+				t.Error("the derivation's observed addresses differ from the full build's")
+			}
+		})
+	}
+}
+
+func addrsOf(h []observedAddr) []netip.Addr {
+	out := make([]netip.Addr, len(h))
+	for i, o := range h {
+		out[i] = o.addr
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"reflect"
 	"slices"
 	"strings"
 
@@ -9,11 +8,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 )
 
 // shareEqual replaces each object of the derived twin c that equals
-// (reflect.DeepEqual) prev's object of the same kind, namespace and name by
-// prev's: the build made it again (a Node, a Service, a pod of a rendered
+// (reflect.DeepEqual, compared through objeq) prev's object of the same
+// kind, namespace and name by prev's: the build made it again (a Node, a Service, a pod of a rendered
 // DaemonSet, the operator's objects), but the step left it as it was, and
 // whoever compares the two twins skips an object they share by pointer
 // (diff's digest, plane.Reuse) instead of encoding it again. c stays equal
@@ -57,7 +57,7 @@ func shareEqual(prev, c *model.Cluster) {
 
 func shareOne[T comparable](prev T, cur *T) {
 	var zero T
-	if prev != zero && *cur != zero && *cur != prev && reflect.DeepEqual(prev, *cur) {
+	if prev != zero && *cur != zero && *cur != prev && objeq.Equal(prev, *cur) {
 		*cur = prev
 	}
 }
@@ -77,7 +77,7 @@ func shareList[T interface {
 		byName[[2]string{p.GetNamespace(), p.GetName()}] = p
 	}
 	for i, o := range cur {
-		if p, ok := byName[[2]string{o.GetNamespace(), o.GetName()}]; ok && o != p && reflect.DeepEqual(p, o) {
+		if p, ok := byName[[2]string{o.GetNamespace(), o.GetName()}]; ok && o != p && objeq.Equal(p, o) {
 			cur[i] = p
 		}
 	}
@@ -108,7 +108,7 @@ func shareSorted[T interface {
 			j++
 		}
 		if j < len(prev) && byNsName(prev[j], o) == 0 {
-			if p := prev[j]; o != p && reflect.DeepEqual(p, o) {
+			if p := prev[j]; o != p && objeq.Equal(p, o) {
 				cur[i] = p
 				if len(moved) > 0 {
 					moved[0][o] = p

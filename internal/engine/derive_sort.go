@@ -28,12 +28,36 @@ func sortAs[T metav1.Object](o, prev orders, slot int, s []T) {
 		sortObjs(s)
 		return
 	}
-	names := make([]nsName, len(s))
-	for i, x := range s {
-		names[i] = nsName{x.GetNamespace(), x.GetName()}
+	// names are s's names, the previous build's list of them while they
+	// are the same (its list is shared: neither build changes it).
+	var was, names []nsName
+	if slot < len(prev) {
+		was = prev[slot].names
+	}
+	same := 0
+	for _, x := range s {
+		n := nsName{x.GetNamespace(), x.GetName()}
+		if names == nil {
+			if same < len(was) && was[same] == n {
+				same++
+				continue
+			}
+			names = make([]nsName, same, len(s))
+			copy(names, was)
+		}
+		names = append(names, n)
+	}
+	equal := names == nil && was != nil && same == len(was)
+	if equal {
+		names = was
+	} else if names == nil {
+		names = slices.Clone(was[:same:same])
+		if names == nil {
+			names = []nsName{}
+		}
 	}
 	var perm []int
-	if slot < len(prev) && prev[slot].names != nil && slices.Equal(prev[slot].names, names) {
+	if equal {
 		perm = prev[slot].perm
 		if perm != nil {
 			in := slices.Clone(s)

@@ -10,9 +10,10 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// A derivation orders its pods with the previous build's permutation only
-// when they come in the previous build's order of names; the derived twin
-// equals the full build either way.
+// A derivation orders its pods with the previous build's permutation (and
+// shares its list of their names) only when they come in the previous
+// build's order of names; the derived twin equals the full build either
+// way.
 func TestADerivationSortsItsPodsAsThePreviousBuildOnlyWhenTheirNamesComeAlike(t *testing.T) {
 	pod := func(name, node string) *model.Object {
 		p := &corev1.Pod{
@@ -73,6 +74,11 @@ func TestADerivationSortsItsPodsAsThePreviousBuildOnlyWhenTheirNamesComeAlike(t 
 			}
 			if same := len(now.perm) > 0 && &was.perm[0] == &now.perm[0]; same != tt.same {
 				t.Errorf("the previous build's permutation taken: %v, want %v", same, tt.same)
+			}
+			// The names it compares are the previous build's list, shared,
+			// only when they are the same.
+			if shared := len(now.names) > 0 && &was.names[0] == &now.names[0]; shared != tt.same {
+				t.Errorf("the previous build's list of names shared: %v, want %v", shared, tt.same)
 			}
 		})
 	}

@@ -106,7 +106,7 @@ func (b *builder) podsWithoutNetwork() {
 		if p.Status.PodIP != "" {
 			p.Status.PodIP, p.Status.PodIPs = "", nil
 			if c.Observed(keyOf(p)) {
-				c.MarkDerived(keyOf(p), "status.podIP")
+				b.markField(keyOf(p), "status.podIP")
 			}
 		}
 		p.Status.ContainerStatuses = nil

@@ -162,7 +162,7 @@ func (b *builder) network() error {
 			p.Status.PodIP = a.String()
 		}
 		if c.Observed(keyOf(p)) {
-			c.MarkDerived(keyOf(p), "status.podIP")
+			b.markField(keyOf(p), "status.podIP")
 		}
 	}
 	toAssign := func(p *corev1.Pod) bool {
@@ -396,7 +396,7 @@ func tunnelMode(typ string) string {
 // markDerived marks an observed Node's annotation as the engine's.
 func (b *builder) markDerived(n *corev1.Node, key string) {
 	if k := keyOf(n); b.c.Observed(k) {
-		b.c.MarkDerived(k, "metadata.annotations["+key+"]")
+		b.markField(k, "metadata.annotations["+key+"]")
 	}
 }
 
@@ -433,7 +433,7 @@ func (b *builder) windowsVTEP(n *corev1.Node) {
 	n.Annotations[calico.AnnotationVXLANTunnelMACAddr] = mac
 	n.Annotations[hybrid.VTEPMACPlaceholderAnnotation] = "placeholder: the DrPort adapter's MAC is not observed"
 	if b.c.Observed(keyOf(n)) {
-		b.c.MarkDerived(keyOf(n), "metadata.annotations["+calico.AnnotationVXLANTunnelMACAddr+"]")
+		b.markField(keyOf(n), "metadata.annotations["+calico.AnnotationVXLANTunnelMACAddr+"]")
 	}
 	b.note(model.Info, keyOf(n), "the Windows VTEP MAC (the DrPort adapter's) is not observed: %s is a placeholder every node uses until the join records the real one (give hosts[].observed.vxlanTunnelMAC)", mac)
 }

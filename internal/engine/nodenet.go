@@ -202,6 +202,6 @@ func (b *builder) fillAnnotation(n *corev1.Node, key, value string) {
 	}
 	n.Annotations[key] = value
 	if k := keyOf(n); b.c.Observed(k) {
-		b.c.MarkDerived(k, "metadata.annotations["+key+"]")
+		b.markField(k, "metadata.annotations["+key+"]")
 	}
 }

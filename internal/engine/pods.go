@@ -45,17 +45,30 @@ type candidate struct {
 func (b *builder) workloads() error {
 	c := b.c
 	idx := controllers.IndexPods(c.Pods)
-	var cands []candidate
-	claimed := make(map[*corev1.Pod]bool, len(c.Pods))
-	stubs := make(map[*corev1.Pod]bool, len(c.Pods))
+	// Every pod, and one per DaemonSet and node at most besides: one
+	// allocation each, not a run of growing ones.
+	size := len(c.Pods) + len(c.DaemonSets)*len(c.Nodes)
+	cands := make([]candidate, 0, size)
+	claimed := make(map[*corev1.Pod]bool, size)
+	// Whether each pod came as a stub, taken before expanding completes
+	// it. A reused pod is judged by its input (the stub it was, its
+	// phase), which nothing changes: only the others are recorded.
+	stubs := make(map[*corev1.Pod]bool, max(0, len(c.Pods)-b.d.reusedPods()))
 	for _, p := range c.Pods {
-		// A reused pod is judged by its input: the stub it was, its phase.
-		stubs[p] = controllers.IsStub(b.d.inputOf(p))
+		if b.d.inputOf(p) == p {
+			stubs[p] = controllers.IsStub(p)
+		}
+	}
+	stub := func(p *corev1.Pod) bool {
+		if in := b.d.inputOf(p); in != p {
+			return controllers.IsStub(in)
+		}
+		return stubs[p]
 	}
 	daemon := false
 	add := func(p *corev1.Pod, creator string) {
 		claimed[p] = true
-		cands = append(cands, candidate{pod: p, creator: creator, running: isRunning(b.d.inputOf(p)), stub: stubs[p], daemon: daemon})
+		cands = append(cands, candidate{pod: p, creator: creator, running: isRunning(b.d.inputOf(p)), stub: stub(p), daemon: daemon})
 	}
 
 	// DaemonSets: one pod per eligible node.
@@ -68,7 +81,9 @@ func (b *builder) workloads() error {
 	// maybes are the candidates holding a previous pod, by index: the
 	// DaemonSet's index.
 	maybes := map[int]int{}
+	daemonPods := make([]*controllers.DaemonPods, len(c.DaemonSets))
 	for i, ds := range c.DaemonSets {
+		daemonPods[i] = controllers.NewDaemonPods(ds)
 		observed := map[string]*corev1.Pod{}
 		for _, p := range idx.Owned(ds.Namespace, "DaemonSet", ds.Name) {
 			observed[p.Spec.NodeName] = p
@@ -80,7 +95,7 @@ func (b *builder) workloads() error {
 				maybes[len(cands)] = i
 				add(kept[i][node], creator)
 			} else {
-				add(controllers.DaemonPod(ds, node, observed[node]), creator)
+				add(daemonPods[i].Pod(node, observed[node]), creator)
 			}
 			cands[len(cands)-1].node = node
 			if observed[node] == nil {
@@ -117,8 +132,9 @@ func (b *builder) workloads() error {
 			if !haveRS[rs.Namespace+"/"+rs.Name] {
 				c.ReplicaSets = append(c.ReplicaSets, rs)
 			}
+			creator := "ReplicaSet " + rs.Namespace + "/" + rs.Name
 			for _, p := range idx.Owned(d.Namespace, "ReplicaSet", rs.Name) {
-				add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
+				add(p, creator)
 			}
 			continue
 		}
@@ -130,8 +146,9 @@ func (b *builder) workloads() error {
 			rs.CreationTimestamp = b.ref
 			c.ReplicaSets = append(c.ReplicaSets, rs)
 		}
+		creator := "ReplicaSet " + rs.Namespace + "/" + rs.Name
 		for _, p := range pods {
-			add(p, "ReplicaSet "+rs.Namespace+"/"+rs.Name)
+			add(p, creator)
 		}
 	}
 	for _, rs := range c.ReplicaSets {
@@ -150,7 +167,7 @@ func (b *builder) workloads() error {
 	// Pods given on their own (and observed pods whose controller is absent).
 	for _, p := range c.Pods {
 		if !claimed[p] {
-			if stubs[p] {
+			if stub(p) {
 				kind, name := controllers.ControllerOf(p)
 				b.note(model.Warning, keyOf(p), "pod stub owned by %s %s, which the input does not contain; dropped", kind, name)
 				claimed[p] = true
@@ -163,7 +180,7 @@ func (b *builder) workloads() error {
 	// Pods already on a node count against it before anything new is
 	// placed; a derivation starts from the previous build's record of
 	// them (scheduler.NewBase records only the nodes whose pods changed).
-	var running []*corev1.Pod
+	running := make([]*corev1.Pod, 0, len(cands))
 	for _, cd := range cands {
 		if cd.pod.Spec.NodeName != "" && cd.running {
 			running = append(running, cd.pod)
@@ -171,30 +188,6 @@ func (b *builder) workloads() error {
 	}
 	b.carry.sched = scheduler.NewBase(b.d.schedBase(), running)
 	state := b.carry.sched.State()
-	// A DaemonSet pod is kept where the node's running pods are the
-	// previous build's, and so are the DaemonSets' pods placed there
-	// before it, in the same order (derive_daemons.go).
-	if len(maybes) > 0 {
-		again, at := map[string]bool{}, map[string]int{}
-		for i := range cands {
-			cd := &cands[i]
-			if !cd.daemon || cd.running {
-				continue // running: in the scheduler's state already
-			}
-			node := cd.node
-			ds, ok := maybes[i]
-			if ok && !again[node] && b.keepDaemon(cd.pod, node, at[node], state) {
-				b.d.keep(cd.pod)
-				at[node]++
-				continue
-			}
-			again[node] = true
-			if ok {
-				cd.pod = controllers.DaemonPod(c.DaemonSets[ds], node, nil)
-				made[ds][node] = cd.pod
-			}
-		}
-	}
 	// daemonsOn are the DaemonSets' pods placed on each node, in order.
 	daemonsOn := map[string][]*corev1.Pod{}
 	// sched places the pods admitted after readiness: it caches per node
@@ -204,6 +197,9 @@ func (b *builder) workloads() error {
 	// made after that.
 	var sched *scheduler.Scheduler
 	var admitted []*corev1.Pod
+	if len(cands) > 0 {
+		admitted = make([]*corev1.Pod, 0, len(cands))
+	}
 	admit := func(cd candidate) {
 		p := cd.pod
 		if p.CreationTimestamp.IsZero() {
@@ -216,7 +212,7 @@ func (b *builder) workloads() error {
 			p.Namespace = "default"
 		}
 		if cd.stub {
-			b.markSpec(p)
+			b.markField(keyOf(p), "spec")
 		}
 		// A reused pod was admitted by the previous build, which said
 		// nothing about it, and admission reads nothing a derivation
@@ -278,9 +274,31 @@ func (b *builder) workloads() error {
 		}
 		admitted = append(admitted, p)
 	}
-	for _, cd := range cands {
-		if cd.daemon {
-			admit(cd)
+	// A DaemonSet pod the previous build made is kept where the node's
+	// running pods are the previous build's and the DaemonSets' pods
+	// placed there before it weigh in the scheduler's state as the
+	// previous build's did, in the same order (derive_daemons.go): decided
+	// in its turn, once those are placed.
+	weighsOther := map[string]bool{}
+	for i := range cands {
+		cd := &cands[i]
+		if !cd.daemon {
+			continue
+		}
+		if ds, ok := maybes[i]; ok {
+			node := cd.node
+			if !weighsOther[node] && b.keepDaemon(cd.pod, node, len(daemonsOn[node]), state) {
+				b.d.keep(cd.pod)
+			} else {
+				cd.pod = daemonPods[ds].Pod(node, nil)
+				made[ds][node] = cd.pod
+			}
+		}
+		admit(*cd)
+		if node := cd.pod.Spec.NodeName; len(maybes) > 0 && !cd.running && node != "" {
+			if on := daemonsOn[node]; len(on) > 0 && on[len(on)-1] == cd.pod {
+				b.weighDaemon(node, on, weighsOther)
+			}
 		}
 	}
 	b.readiness(admitted)
@@ -292,24 +310,6 @@ func (b *builder) workloads() error {
 	c.Pods = admitted
 	b.madeDaemons(made, daemonsOn)
 	return nil
-}
-
-// specOnly is the derived fields of a completed stub: one shared slice,
-// full, so that a later MarkDerived's append copies it.
-var specOnly = []string{"spec"}
-
-// markSpec is c.MarkDerived(keyOf(p), "spec") without a slice per pod:
-// every stub of a derivation's reused pods is marked again.
-func (b *builder) markSpec(p *corev1.Pod) {
-	c, k := b.c, keyOf(p)
-	if c.DerivedFields == nil {
-		c.DerivedFields = make(map[model.Key][]string, len(c.Pods))
-	}
-	if f, ok := c.DerivedFields[k]; ok {
-		c.DerivedFields[k] = append(f, "spec")
-		return
-	}
-	c.DerivedFields[k] = specOnly[:1:1]
 }
 
 // isRunning: a pod with a status phase was observed in a cluster, so it went

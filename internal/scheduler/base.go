@@ -172,7 +172,14 @@ func (s *State) own(node string) *nodeTotals {
 	if t.gen != s.gen {
 		cp := *t
 		cp.gen = s.gen
-		cp.owners = maps.Clone(t.owners)
+		// The shared totals never change again (a State changes only
+		// its own generation's): their counts are read where they are,
+		// and the copy counts only the pods added since.
+		if t.ownersBase == nil {
+			cp.ownersBase, cp.owners = t.owners, map[string]int{}
+		} else {
+			cp.owners = maps.Clone(t.owners)
+		}
 		cp.requests.scalar = maps.Clone(t.requests.scalar)
 		cp.withPorts = slices.Clip(t.withPorts)
 		cp.first = slices.Clip(t.first)

@@ -28,6 +28,15 @@ func recorded(s *State) State {
 		for k, t := range s.totals {
 			cp := *t
 			cp.gen = 0
+			// The counts a copy reads from the totals it was made
+			// from are its own.
+			cp.owners, cp.ownersBase = map[string]int{}, nil
+			for owner := range t.ownersBase {
+				cp.owners[owner] = t.ownerCount(owner)
+			}
+			for owner := range t.owners {
+				cp.owners[owner] = t.ownerCount(owner)
+			}
 			out.totals[k] = &cp
 		}
 	}
@@ -136,9 +145,23 @@ func TestAddingToABasesStateLeavesTheBaseAsItWas(t *testing.T) {
 	base := NewBase(nil, pods)
 	other := base.State()
 	s := base.State()
-	s.Add(bound(replica("demo", "web-1", 2, "300m", ""), "", 80), "n1")
-	s.Add(bound(replica("demo", "api-1", 0, "", ""), "", 0), "n2")
-	s.Add(bound(replica("demo", "api-1", 1, "", ""), "", 0), "n3")
+	added := []struct {
+		pod  *corev1.Pod
+		node string
+	}{
+		{bound(replica("demo", "web-1", 2, "300m", ""), "", 80), "n1"},
+		{bound(replica("demo", "api-1", 0, "", ""), "", 0), "n2"},
+		{bound(replica("demo", "api-1", 1, "", ""), "", 0), "n3"},
+		{bound(replica("demo", "web-1", 3, "", ""), "", 0), "n1"},
+	}
+	all := addAll(pods)
+	for _, a := range added {
+		s.Add(a.pod, a.node)
+		all.Add(a.pod, a.node)
+	}
+	if !reflect.DeepEqual(recorded(s), recorded(all)) {
+		t.Errorf("the State added to differs from adding every pod to an empty one:\n got %+v\nwant %+v", recorded(s), recorded(all))
+	}
 	want := recorded(addAll(pods))
 	if !reflect.DeepEqual(recorded(base.state), want) {
 		t.Errorf("adding to a State changed its Base:\n got %+v\nwant %+v", recorded(base.state), want)
@@ -146,7 +169,7 @@ func TestAddingToABasesStateLeavesTheBaseAsItWas(t *testing.T) {
 	if !reflect.DeepEqual(recorded(other), want) {
 		t.Errorf("adding to a State changed another State of the same Base:\n got %+v\nwant %+v", recorded(other), want)
 	}
-	if got := s.totalsOn("n1").count; got != 2 {
-		t.Errorf("n1 holds %d pods in the State added to, want 2", got)
+	if got := s.totalsOn("n1").count; got != 3 {
+		t.Errorf("n1 holds %d pods in the State added to, want 3", got)
 	}
 }

@@ -167,7 +167,7 @@ func (s *Scheduler) bestOf(t *classTree, pi *podInfo, leaves []int32) int32 {
 		}
 		r := t.ranks[j]
 		if tot := s.state.totals[s.sorted[t.leaves[j]].Name]; tot != nil {
-			r.sameOwner = tot.owners[pi.owner]
+			r.sameOwner = tot.ownerCount(pi.owner)
 		}
 		if best < 0 || r.better(br) {
 			best, br = j, r
@@ -471,7 +471,7 @@ func (s *Scheduler) evalLeaf(t *classTree, j int32) {
 	}
 	r := nodeRank{name: name, preferTaints: t.sc.preferTaints[j], affinityScore: t.sc.affinity[j]}
 	if t.owner && pi.owner != "" {
-		r.sameOwner = tot.owners[pi.owner]
+		r.sameOwner = tot.ownerCount(pi.owner)
 	}
 	cpu, mem := pi.nonZeroMilliCPU+tot.nonZeroCPU, pi.nonZeroMemory+tot.nonZeroMem
 	r.leastAlloc = (leastRequested(cpu, ns.alloc.milliCPU) + leastRequested(mem, ns.alloc.memory)) / 2

@@ -1,10 +1,13 @@
 package scheduler
 
 import (
+	"maps"
+	"reflect"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // State is what the model knows about pods already bound to nodes: their
@@ -41,8 +44,10 @@ type nodeTotals struct {
 	count                  int64
 	requests               resources
 	nonZeroCPU, nonZeroMem int64
-	// owners counts the pods per (non-empty) owner key.
-	owners map[string]int
+	// owners counts the pods per (non-empty) owner key (ownerCount):
+	// those added since the totals were copied from ownersBase, the
+	// counts of the totals they were copied from, when set (own).
+	owners, ownersBase map[string]int
 	// withPorts are the pods that claim host ports, in the order added.
 	withPorts []*podInfo
 	// first tells, per pod in the order added, whether it was its owner's
@@ -107,7 +112,7 @@ func (t *nodeTotals) record(pi *podInfo) *podInfo {
 	first := false
 	if pi.owner != "" {
 		t.owners[pi.owner]++
-		first = t.owners[pi.owner] == 1
+		first = t.ownerCount(pi.owner) == 1
 	}
 	t.first = append(t.first, first)
 	if len(pi.ports) > 0 {
@@ -120,6 +125,11 @@ func (t *nodeTotals) record(pi *podInfo) *podInfo {
 		t.withAffinity++
 	}
 	return pi
+}
+
+// ownerCount is the number of the node's pods with the owner key.
+func (t *nodeTotals) ownerCount(owner string) int {
+	return t.ownersBase[owner] + t.owners[owner]
 }
 
 // Pods returns the pods recorded on node, in the order they were added.
@@ -197,24 +207,29 @@ func (r resources) isZero() bool {
 func fromList(list corev1.ResourceList) resources {
 	var r resources
 	for name, q := range list {
-		switch name {
-		case corev1.ResourceCPU:
-			r.milliCPU += q.MilliValue()
-		case corev1.ResourceMemory:
-			r.memory += q.Value()
-		case corev1.ResourceEphemeralStorage:
-			r.ephemeral += q.Value()
-		case corev1.ResourcePods:
-		default:
-			if isScalarResource(name) {
-				if r.scalar == nil {
-					r.scalar = map[corev1.ResourceName]int64{}
-				}
-				r.scalar[name] += q.Value()
-			}
-		}
+		r.addQuantity(name, q)
 	}
 	return r
+}
+
+// addQuantity adds one entry of a ResourceList (fromList).
+func (r *resources) addQuantity(name corev1.ResourceName, q resource.Quantity) {
+	switch name {
+	case corev1.ResourceCPU:
+		r.milliCPU += q.MilliValue()
+	case corev1.ResourceMemory:
+		r.memory += q.Value()
+	case corev1.ResourceEphemeralStorage:
+		r.ephemeral += q.Value()
+	case corev1.ResourcePods:
+	default:
+		if isScalarResource(name) {
+			if r.scalar == nil {
+				r.scalar = map[corev1.ResourceName]int64{}
+			}
+			r.scalar[name] += q.Value()
+		}
+	}
 }
 
 // isScalarResource approximates pkg/scheduler/util IsScalarResourceName:
@@ -227,18 +242,26 @@ func isScalarResource(name corev1.ResourceName) bool {
 		(strings.Contains(n, "/") && !strings.HasPrefix(n, "requests."))
 }
 
-// containerRequests is what the API server stores as the container's
-// requests: the requests, or the limits where a request is missing (pod
-// defaulting copies limits into absent requests).
-func containerRequests(c *corev1.Container) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	for k, v := range c.Resources.Limits {
-		out[k] = v
+// containerRequests is fromList of what the API server stores as the
+// container's requests: the requests, or the limits where a request is
+// missing (pod defaulting copies limits into absent requests); cpu and
+// memory report whether that list names them. Summed from the two lists
+// in place, without making the merged one.
+func containerRequests(c *corev1.Container) (r resources, cpu, memory bool) {
+	req, lim := c.Resources.Requests, c.Resources.Limits
+	for name, q := range lim {
+		if _, ok := req[name]; !ok {
+			r.addQuantity(name, q)
+		}
 	}
-	for k, v := range c.Resources.Requests {
-		out[k] = v
+	for name, q := range req {
+		r.addQuantity(name, q)
 	}
-	return out
+	_, cpuReq := req[corev1.ResourceCPU]
+	_, cpuLim := lim[corev1.ResourceCPU]
+	_, memReq := req[corev1.ResourceMemory]
+	_, memLim := lim[corev1.ResourceMemory]
+	return r, cpuReq || cpuLim, memReq || memLim
 }
 
 // podRequests follows component-helpers resource.PodRequests: the sum of the
@@ -257,13 +280,12 @@ func podRequests(pod *corev1.Pod) resources {
 func podRequestsWith(pod *corev1.Pod, nonZero bool) resources {
 	podLevel := pod.Spec.Resources != nil && len(pod.Spec.Resources.Requests) > 0
 	req := func(c *corev1.Container) resources {
-		r := fromList(containerRequests(c))
+		r, cpu, memory := containerRequests(c)
 		if nonZero && !podLevel {
-			list := containerRequests(c)
-			if _, ok := list[corev1.ResourceCPU]; !ok {
+			if !cpu {
 				r.milliCPU = defaultMilliCPURequest
 			}
-			if _, ok := list[corev1.ResourceMemory]; !ok {
+			if !memory {
 				r.memory = defaultMemoryRequest
 			}
 		}
@@ -333,13 +355,7 @@ func (p hostPort) conflicts(o hostPort) bool {
 // containerPort, as pod defaulting makes it.
 func hostPorts(pod *corev1.Pod) []hostPort {
 	var out []hostPort
-	var cs []corev1.Container
-	for _, c := range pod.Spec.InitContainers {
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			cs = append(cs, c)
-		}
-	}
-	for _, c := range append(cs, pod.Spec.Containers...) {
+	add := func(c *corev1.Container) {
 		for _, p := range c.Ports {
 			port := p.HostPort
 			if port == 0 && pod.Spec.HostNetwork {
@@ -354,6 +370,14 @@ func hostPorts(pod *corev1.Pod) []hostPort {
 			}
 			out = append(out, hostPort{ip: p.HostIP, protocol: proto, port: port})
 		}
+	}
+	for i := range pod.Spec.InitContainers {
+		if c := &pod.Spec.InitContainers[i]; c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			add(c)
+		}
+	}
+	for i := range pod.Spec.Containers {
+		add(&pod.Spec.Containers[i])
 	}
 	return out
 }
@@ -415,6 +439,22 @@ type podInfo struct {
 	owner            string
 	qualifiedName    string
 	preemptNeverFlag bool
+}
+
+// SameWeight reports whether pods a and b, each recorded on one node,
+// weigh the same for every pod placed on that node after them: what State
+// records of them (podInfo: requests, host ports, priority, owner, name,
+// preemption policy) and what the filters and scores read of the pods on
+// a node besides (interpod.go, spreadscore.go, morescores.go: namespace,
+// labels, deletion, pod (anti-)affinity).
+func SameWeight(a, b *corev1.Pod) bool {
+	if finished(a) || finished(b) {
+		return finished(a) && finished(b) // neither recorded
+	}
+	x, y := *newPodInfo(a), *newPodInfo(b)
+	x.pod, y.pod = nil, nil
+	return reflect.DeepEqual(x, y) && a.Namespace == b.Namespace && maps.Equal(a.Labels, b.Labels) &&
+		reflect.DeepEqual(a.DeletionTimestamp, b.DeletionTimestamp) && reflect.DeepEqual(a.Spec.Affinity, b.Spec.Affinity)
 }
 
 func newPodInfo(pod *corev1.Pod) *podInfo {

@@ -43,7 +43,14 @@ func (m *IPAM) copyState(from *IPAM, live bool) {
 	for h, set := range from.affsByHost {
 		m.affsByHost[h] = maps.Clone(set)
 	}
-	m.byHandle = maps.Clone(from.byHandle)
+	// Restore's source never changes: its handles are read where they
+	// are, not copied (one per pod).
+	switch {
+	case !live && from.handlesBase == nil:
+		m.handlesBase, m.byHandle = from.byHandle, map[string]netip.Prefix{}
+	default:
+		m.handlesBase, m.byHandle = from.handlesBase, maps.Clone(from.byHandle)
+	}
 	m.moreHandles = make(map[string][]netip.Prefix, len(from.moreHandles))
 	for h, more := range from.moreHandles {
 		m.moreHandles[h] = slices.Clone(more)
@@ -68,7 +75,10 @@ func (b *block) copy(live bool) *block {
 		}
 	}
 	c.unallocated = slices.Clone(b.unallocated)
-	c.attrs = slices.Clone(b.attrs)
+	// Room for one more attribute: a derivation's copy mostly gets one
+	// (a kept pod's address asked for again), which would otherwise copy
+	// them all again.
+	c.attrs = append(make([]attribute, 0, len(b.attrs)+1), b.attrs...)
 	c.seqShared = true
 	if live {
 		b.seqShared = true

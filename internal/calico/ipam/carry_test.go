@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"reflect"
 	"slices"
@@ -28,8 +29,12 @@ func TestACloneAnswersAsTheOriginalAndNeitherChangesTheOther(t *testing.T) {
 		restored.pools = o.m.pools
 		restored.Restore(c2)
 
+		c1Handles, c2Handles := handleIndex(c1), handleIndex(c2)
 		orig := o.on(o.m, seed+1000)
 		orig.run(150, 150, 10)
+		if !maps.Equal(handleIndex(c1), c1Handles) {
+			t.Fatalf("seed %d: calls on the original changed its clone's handle index", seed)
+		}
 		if got := o.on(c1, 0).render(); !slices.Equal(got, before) {
 			t.Fatalf("seed %d: calls on the original changed its clone", seed)
 		}
@@ -48,8 +53,16 @@ func TestACloneAnswersAsTheOriginalAndNeitherChangesTheOther(t *testing.T) {
 				t.Fatalf("seed %d: %s logs %d lines, the original %d", seed, name, len(run.log), len(orig.log))
 			}
 		}
-		if got := o.on(c2, 0).render(); !slices.Equal(got, before) {
+		if got := o.on(c2, 0).render(); !slices.Equal(got, before) || !maps.Equal(handleIndex(c2), c2Handles) {
 			t.Fatalf("seed %d: the restored model's calls changed the clone it was restored from", seed)
+		}
+		// What the restored model reads in place of copying (its
+		// handles) was left as it was too: the source still answers as
+		// the original did.
+		again := o.on(c2, seed+1000)
+		again.run(150, 150, 10)
+		if !slices.Equal(again.log, orig.log) {
+			t.Fatalf("seed %d: the restored model's calls changed how the clone it was restored from answers", seed)
 		}
 	}
 }
@@ -239,4 +252,15 @@ func TestBlockEqualTellsApartBlocksThatDifferInAnyField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// handleIndex is m's index of the first block of each handle, what it
+// holds itself and what it reads of the state it was restored from.
+func handleIndex(m *IPAM) map[string]netip.Prefix {
+	out := maps.Clone(m.handlesBase)
+	if out == nil {
+		out = map[string]netip.Prefix{}
+	}
+	maps.Copy(out, m.byHandle)
+	return out
 }

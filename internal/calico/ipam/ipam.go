@@ -227,6 +227,10 @@ type IPAM struct {
 	// one block: a set per handle cost a map each.
 	byHandle    map[string]netip.Prefix
 	moreHandles map[string][]netip.Prefix
+	// handlesBase, when set, holds the entries of byHandle a restored
+	// model took from the state it was restored from (Restore), which
+	// never changes: byHandle holds only the handles noted since.
+	handlesBase map[string]netip.Prefix
 
 	// loaded holds the blocks read from IPAMBlock objects; inferred those
 	// the model built from observed pod addresses alone (AssignObserved),
@@ -415,7 +419,7 @@ func (m *IPAM) noteHandle(h *string, cidr netip.Prefix) {
 		return
 	}
 	key := sanitizeHandle(*h)
-	first, ok := m.byHandle[key]
+	first, ok := m.firstBlock(key)
 	switch {
 	case !ok:
 		m.byHandle[key] = cidr
@@ -424,13 +428,22 @@ func (m *IPAM) noteHandle(h *string, cidr netip.Prefix) {
 	}
 }
 
+// firstBlock is byHandle's entry for the handle, else handlesBase's.
+func (m *IPAM) firstBlock(handle string) (netip.Prefix, bool) {
+	if first, ok := m.byHandle[handle]; ok {
+		return first, true
+	}
+	first, ok := m.handlesBase[handle]
+	return first, ok
+}
+
 // blocksWithHandle lists, in sortedBlocks order, the existing blocks that
 // may hold the (sanitized) handle.
 func (m *IPAM) blocksWithHandle(handle string) []netip.Prefix {
 	if referenceMode {
 		return m.sortedBlocks()
 	}
-	first, ok := m.byHandle[handle]
+	first, ok := m.firstBlock(handle)
 	if !ok {
 		return nil
 	}

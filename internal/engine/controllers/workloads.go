@@ -233,22 +233,38 @@ func ExpandStatefulSet(s *appsv1.StatefulSet, idx PodIndex) []*corev1.Pod {
 	return out
 }
 
-// DaemonPod builds a DaemonSet's pod for one node. The DaemonSet controller
+// DaemonPods makes one DaemonSet's pods: the template the controller
+// creates them from is made once for every node.
+type DaemonPods struct {
+	ds *appsv1.DaemonSet
+	t  *corev1.PodTemplateSpec
+}
+
+// NewDaemonPods makes the pods of ds.
+func NewDaemonPods(ds *appsv1.DaemonSet) *DaemonPods { return &DaemonPods{ds: ds} }
+
+// template is the DaemonSet's pod template with the tolerations the
+// controller adds (not-ready, unreachable, the pressure conditions, ...)
+// before creating a pod. Its metadata is the DaemonSet's, read only: the
+// pods copy what they take of it, and their spec.
+func (m *DaemonPods) template() *corev1.PodTemplateSpec {
+	if m.t == nil {
+		m.t = &corev1.PodTemplateSpec{ObjectMeta: m.ds.Spec.Template.ObjectMeta, Spec: *scheduler.DaemonPodSpec(m.ds)}
+	}
+	return m.t
+}
+
+// Pod builds the DaemonSet's pod for one node. The DaemonSet controller
 // pins it with a required node affinity on metadata.name
 // (pkg/controller/daemon/util/daemonset_util.go ReplaceDaemonSetPodNodeNameNodeAffinity).
-func DaemonPod(ds *appsv1.DaemonSet, node string, observed *corev1.Pod) *corev1.Pod {
+func (m *DaemonPods) Pod(node string, observed *corev1.Pod) *corev1.Pod {
 	if observed != nil && !IsStub(observed) {
 		return observed // nothing of the template is read
 	}
 	extra := map[string]string{"pod-template-generation": "1"}
-	// The controller adds its tolerations (not-ready, unreachable, the
-	// pressure conditions, ...) to the template before creating the pod.
-	t := ds.Spec.Template.DeepCopy()
-	t.Spec = *scheduler.DaemonPodSpec(ds)
+	ds, t := m.ds, m.template()
 	if observed != nil {
-		if IsStub(observed) {
-			completeStub(observed, t, extra)
-		}
+		completeStub(observed, t, extra)
 		return observed
 	}
 	name := ds.Name + "-" + names.Suffix(ds.Namespace+"/"+ds.Name+"/"+node)
