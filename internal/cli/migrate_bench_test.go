@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkPlanMigrateCommand runs the two commands a user compares, end
-// to end from the files (loading, building, computing, printing JSON):
-// `check --expect-windows` and `plan migrate` of a generated Linux-only
+// to end from the files (loading, building, computing, printing JSON, and
+// the plan's text too): `check --expect-windows` and `plan migrate` of a generated Linux-only
 // cluster before its migration (gen --before-migration: N nodes, 30 pods
 // per node with observed addresses, 2 Services and 0.4 policies per node).
 // Issue 15 asks that the plan cost at most twice the check. The size is
@@ -46,6 +46,8 @@ func BenchmarkPlanMigrateCommand(b *testing.B) {
 	}{
 		{"check", []string{"check", "-f", dir, "--expect-windows", "-o", "json"}, ExitNegative},
 		{"plan", []string{"plan", "migrate", "-f", dir, "-o", "json"}, 0},
+		// The default output, for a terminal.
+		{"plan-text", []string{"plan", "migrate", "-f", dir}, 0},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			start := processCPU()
