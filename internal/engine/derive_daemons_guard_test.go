@@ -108,11 +108,7 @@ func TestADerivationKeepsPodNetworkDaemonSetPodsOnlyWhenIPAMReadsTheSame(t *test
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base := genSnapshot(t)
-			prev, err := Build(base)
-			if err != nil {
-				t.Fatal(err)
-			}
+			base, prev := builtGen(t)
 			next := tt.next(t, base)
 			kept, err := keptOnPodNetworkBy(t, prev, base, next)
 			if err != nil {

@@ -22,11 +22,7 @@ func TestADerivationTakesThePreviousKubeletConfigurationsOnlyFromTheSameObjects(
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base := genSnapshot(t)
-			prev, err := Build(base)
-			if err != nil {
-				t.Fatal(err)
-			}
+			base, prev := builtGen(t)
 			if len(prev.Kubeadm.NodeKubelet) == 0 {
 				t.Fatal("no node has a kubelet configuration: the case tests nothing")
 			}

@@ -34,6 +34,17 @@ func genSnapshot(t *testing.T) *model.Snapshot {
 	return s
 }
 
+// builtGen is genSnapshot and its full build.
+func builtGen(t *testing.T) (*model.Snapshot, *model.Cluster) {
+	t.Helper()
+	base := genSnapshot(t)
+	prev, err := Build(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, prev
+}
+
 // editFirst is s with a copy of its first object of kind changed by f.
 func editFirst[T any](t *testing.T, s *model.Snapshot, kind string, f func(T)) *model.Snapshot {
 	t.Helper()
@@ -373,11 +384,7 @@ func TestEachInputTheReplayReadsStopsTheRestoreWhenItDiffers(t *testing.T) {
 // unchanged (Nodes, Services, the rendered DaemonSets' pods), and none it
 // changed.
 func TestADerivedTwinSharesTheObjectsItBuiltAgainUnchanged(t *testing.T) {
-	base := genSnapshot(t)
-	prev, err := Build(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, prev := builtGen(t)
 	next := withStrictAffinity(false)(t, base)
 	got := derivedAsBuilt(t, prev, base, next)
 	if !sharesAPod(prev, got) {
@@ -430,11 +437,7 @@ func TestADerivedTwinSharesTheObjectsItBuiltAgainUnchanged(t *testing.T) {
 // it holds): restoring IPAM's state and comparing blocks only read the
 // previous twin's memo. Run with -race to see a write.
 func TestTwoDerivationsFromOneTwinMayRunAtOnce(t *testing.T) {
-	base := genSnapshot(t)
-	prev, err := Build(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, prev := builtGen(t)
 	nexts := []*model.Snapshot{withStrictAffinity(false)(t, base), withStrictAffinity(false)(t, base)}
 	got := make([]*model.Cluster, len(nexts))
 	errs := make([]error, len(nexts))
@@ -507,11 +510,7 @@ func TestADerivationSharesTheObservedAddressesOnlyWhileTheyAreThePreviousBuilds(
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base := genSnapshot(t)
-			prev, err := Build(base)
-			if err != nil {
-				t.Fatal(err)
-			}
+			base, prev := builtGen(t)
 			next := tt.next(t, base)
 			got := derivedAsBuilt(t, prev, base, next)
 			was, now := networkMemo(prev).in.pods, networkMemo(got).in.pods
