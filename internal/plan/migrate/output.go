@@ -1,6 +1,8 @@
 package migrate
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,12 +11,117 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
-// WriteJSON prints the migration as JSON.
+// WriteJSON prints the migration as JSON: the bytes of one json.Encoder
+// with a two-space indent, written a step and, within a step's changes, a
+// node at a time. At 1,000 nodes the nodes' route changes are most of a
+// plan's ~170 MB, which one encoding would hold in memory twice (compact,
+// then indented).
 func WriteJSON(w io.Writer, m *Plan) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(m)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	x := newIndented()
+	if len(m.Steps) == 0 {
+		if err := x.write(bw, m, ""); err != nil {
+			return err
+		}
+		bw.WriteByte('\n')
+		return bw.Flush()
+	}
+	shell := *m
+	shell.Steps = []Step{}
+	var head bytes.Buffer
+	if err := x.write(&head, &shell, ""); err != nil {
+		return err
+	}
+	// The steps are the top level's second key; a raw newline is never
+	// inside a JSON string, so the line is the key's.
+	const empty = "\n  \"steps\": [],\n"
+	before, after, ok := bytes.Cut(head.Bytes(), []byte(empty))
+	if !ok {
+		return fmt.Errorf("plan JSON: no steps key in %.80q", head.Bytes())
+	}
+	bw.Write(before)
+	bw.WriteString("\n  \"steps\": [\n    ")
+	for i := range m.Steps {
+		if i > 0 {
+			bw.WriteString(",\n    ")
+		}
+		if err := writeStep(bw, x, &m.Steps[i]); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n  ],\n")
+	bw.Write(after)
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// writeStep writes one step at the steps' depth, its changes' nodes one
+// at a time.
+func writeStep(bw *bufio.Writer, x *indented, s *Step) error {
+	if s.Changes == nil || len(s.Changes.Nodes) == 0 {
+		return x.write(bw, s, "    ")
+	}
+	st, ch := *s, *s.Changes
+	ch.Nodes = nil
+	st.Changes = &ch
+	var body bytes.Buffer
+	if err := x.write(&body, &st, "    "); err != nil {
+		return err
+	}
+	// The step's own changes key is the only one at its depth.
+	const key = "\n      \"changes\": {"
+	before, after, ok := bytes.Cut(body.Bytes(), []byte(key))
+	if !ok {
+		return fmt.Errorf("plan JSON: step %s: no changes object", s.ID)
+	}
+	bw.Write(before)
+	bw.WriteString(key)
+	bw.WriteString("\n        \"nodes\": [\n          ")
+	for i := range s.Changes.Nodes {
+		if i > 0 {
+			bw.WriteString(",\n          ")
+		}
+		if err := x.write(bw, &s.Changes.Nodes[i], "          "); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n        ]")
+	// nodes is the first key of a diff.Result; with no other key the
+	// object was "{}".
+	if rest, ok := bytes.CutPrefix(after, []byte("}")); ok {
+		bw.WriteString("\n      }")
+		bw.Write(rest)
+		return nil
+	}
+	bw.WriteByte(',')
+	bw.Write(after)
+	return nil
+}
+
+// indented encodes values as json.Encoder does with a prefix and a
+// two-space indent, HTML left unescaped, without the trailing newline; one
+// encoder and buffer serve every value, so a node's encoding reuses the
+// memory of the node before it.
+type indented struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newIndented() *indented {
+	x := &indented{}
+	x.enc = json.NewEncoder(&x.buf)
+	x.enc.SetEscapeHTML(false)
+	return x
+}
+
+func (x *indented) write(w io.Writer, v any, prefix string) error {
+	x.buf.Reset()
+	x.enc.SetIndent(prefix, "  ")
+	if err := x.enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.TrimSuffix(x.buf.Bytes(), []byte("\n")))
+	return err
 }
 
 // WriteText prints the migration for a terminal.
