@@ -44,11 +44,17 @@ func (r *Result) WriteText(w io.Writer) error {
 					continue
 				}
 				fmt.Fprintf(bw, "    %s: +%d -%d\n", s.Title, len(s.Lines.Added), len(s.Lines.Removed))
+				// The lines are most of a large cluster's output: written
+				// without formatting each.
 				for _, l := range s.Lines.Removed {
-					fmt.Fprintf(bw, "      - %s\n", l)
+					bw.WriteString("      - ")
+					bw.WriteString(l)
+					bw.WriteByte('\n')
 				}
 				for _, l := range s.Lines.Added {
-					fmt.Fprintf(bw, "      + %s\n", l)
+					bw.WriteString("      + ")
+					bw.WriteString(l)
+					bw.WriteByte('\n')
 				}
 			}
 			for _, c := range n.RulesReordered {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -101,6 +102,85 @@ func (p *Printer) Head(s string) {
 		p.F("\n## %s\n\n", s)
 	} else {
 		p.F("\n%s\n%s\n", s, strings.Repeat("=", len(s)))
+	}
+}
+
+// CodeBlock returns a writer whose text, once closed, p has printed as
+// Code prints the lines of that text with its trailing newlines dropped;
+// it streams, so a long text (a plan's node differences) is never held
+// whole.
+func (p *Printer) CodeBlock() *CodeBlock {
+	b := &CodeBlock{p: p}
+	if p.md {
+		p.F("```\n")
+	}
+	return b
+}
+
+// CodeBlock is a code block being written (Printer.CodeBlock).
+type CodeBlock struct {
+	p       *Printer
+	started bool
+	pending int // newlines read and not yet printed
+}
+
+// Write takes more of the block's text.
+func (b *CodeBlock) Write(q []byte) (int, error) {
+	n := len(q)
+	for len(q) > 0 {
+		if q[0] == '\n' {
+			b.pending++
+			q = q[1:]
+			continue
+		}
+		run := q
+		if i := bytes.IndexByte(q, '\n'); i >= 0 {
+			run = q[:i]
+		}
+		if !b.started {
+			b.started = true
+			b.indent()
+		}
+		for ; b.pending > 0; b.pending-- {
+			b.p.write("\n")
+			b.indent()
+		}
+		b.p.writeBytes(run)
+		q = q[len(run):]
+	}
+	return n, b.p.err
+}
+
+// indent starts a line: four spaces for a terminal, nothing in Markdown's
+// fenced block.
+func (b *CodeBlock) indent() {
+	if !b.p.md {
+		b.p.write("    ")
+	}
+}
+
+// Close ends the block.
+func (b *CodeBlock) Close() error {
+	switch {
+	case b.p.md:
+		b.p.write("\n```\n")
+	case !b.started:
+		b.p.write("    \n") // an empty text is one empty line, as Code prints it
+	default:
+		b.p.write("\n")
+	}
+	return b.p.err
+}
+
+func (p *Printer) write(s string) {
+	if p.err == nil {
+		_, p.err = io.WriteString(p.w, s)
+	}
+}
+
+func (p *Printer) writeBytes(q []byte) {
+	if p.err == nil {
+		_, p.err = p.w.Write(q)
 	}
 }
 

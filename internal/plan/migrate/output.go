@@ -147,7 +147,16 @@ func Files(m *Plan) map[string]string {
 }
 
 func writeMigration(w io.Writer, m *Plan, md bool) error {
-	p := plan.NewPrinter(w, md)
+	// One write per line of a large plan would be one system call each on
+	// a terminal.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := printMigration(plan.NewPrinter(bw, md), m, md); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func printMigration(p *plan.Printer, m *Plan, md bool) error {
 	if md {
 		p.F("# Migrate the cluster for Windows nodes: runbook\n\n")
 	}
@@ -178,12 +187,14 @@ func writeMigration(w io.Writer, m *Plan, md bool) error {
 		p.Code(s.Commands...)
 		p.F("\nDisruption: %s\n", s.Disruption)
 		if s.Changes != nil {
-			var b strings.Builder
-			if err := s.Changes.WriteText(&b); err != nil {
+			p.F("\nChanges (the twin before and after the step):\n")
+			b := p.CodeBlock()
+			if err := s.Changes.WriteText(b); err != nil {
 				return err
 			}
-			p.F("\nChanges (the twin before and after the step):\n")
-			p.Code(strings.Split(strings.TrimRight(b.String(), "\n"), "\n")...)
+			if err := b.Close(); err != nil {
+				return err
+			}
 		}
 		for _, v := range s.Verify {
 			p.F("\nVerify:\n")
