@@ -18,14 +18,18 @@ type mark struct {
 // them once built) instead of making a map of one entry per stub. A full
 // build keeps no log (the first derivation from it makes its own).
 type marks struct {
-	// log is this build's marks, nil while they are the first same of
-	// prev's.
-	log  []mark
-	same int
-	// prev and prevFields are the previous build's marks and the
-	// DerivedFields they made (carried).
-	prev       []mark
+	// list is this build's marks, the previous build's as long as they
+	// come alike; prevFields are the DerivedFields those made (carried).
+	list       sharedPrefix[mark]
 	prevFields map[model.Key][]string
+}
+
+// after starts a derivation's marks from the previous build's marks and
+// the DerivedFields they made; size is the capacity its own list is made
+// with, if it needs one.
+func (m *marks) after(prev []mark, fields map[model.Key][]string, size int) {
+	m.list = sharedPrefix[mark]{prev: prev, size: max(len(prev), size)}
+	m.prevFields = fields
 }
 
 // markField records that the build filled in a field of an observed
@@ -37,16 +41,7 @@ func (b *builder) markField(k model.Key, field string) {
 		markDirect(b.c, k, field)
 		return
 	}
-	m := &b.marks
-	if m.log == nil {
-		if m.same < len(m.prev) && m.prev[m.same] == (mark{k, field}) {
-			m.same++
-			return
-		}
-		m.log = make([]mark, m.same, max(len(m.prev), len(b.c.Pods)))
-		copy(m.log, m.prev)
-	}
-	m.log = append(m.log, mark{k, field})
+	b.marks.list.add(mark{k, field})
 }
 
 // finishMarks sets the twin's DerivedFields from the build's marks, the
@@ -57,49 +52,41 @@ func (b *builder) finishMarks() {
 		return
 	}
 	m := &b.marks
-	if m.log == nil && m.same == len(m.prev) {
+	log, whole := m.list.list()
+	if whole {
 		b.c.DerivedFields = m.prevFields
-		b.carry.marks, b.carry.fields = m.prev, m.prevFields
+		b.carry.marks, b.carry.fields = log, m.prevFields
 		return
 	}
-	if m.log == nil {
-		m.log = m.prev[:m.same:m.same]
-	}
 	var fields map[model.Key][]string
-	if len(m.log) > 0 {
-		fields = make(map[model.Key][]string, len(m.log))
+	if len(log) > 0 {
+		fields = make(map[model.Key][]string, len(log))
 	}
-	for _, x := range m.log {
-		f, ok := fields[x.k]
-		switch {
-		case !ok && x.field == "spec":
-			// One shared slice, full, so that a later append copies it.
-			fields[x.k] = specOnly[:1:1]
-		default:
-			fields[x.k] = append(f, x.field)
-		}
+	for _, x := range log {
+		addMark(fields, x.k, x.field)
 	}
 	b.c.DerivedFields = fields
-	b.carry.marks, b.carry.fields = m.log, fields
+	b.carry.marks, b.carry.fields = log, fields
 }
 
 // specOnly is the derived fields of a completed stub.
 var specOnly = []string{"spec"}
 
-// markDirect is c.MarkDerived(k, field) without a slice per completed
-// stub (one shared, full, so that a later append copies it), the map
-// made once for every pod.
+// markDirect is c.MarkDerived(k, field), the map made once for every pod.
 func markDirect(c *model.Cluster, k model.Key, field string) {
-	if field != "spec" {
-		c.MarkDerived(k, field)
-		return
-	}
 	if c.DerivedFields == nil {
 		c.DerivedFields = make(map[model.Key][]string, len(c.Pods))
 	}
-	if f, ok := c.DerivedFields[k]; ok {
-		c.DerivedFields[k] = append(f, "spec")
+	addMark(c.DerivedFields, k, field)
+}
+
+// addMark appends field to k's derived fields, without a slice per
+// completed stub: one shared, full, so that a later append copies it.
+func addMark(fields map[model.Key][]string, k model.Key, field string) {
+	f, ok := fields[k]
+	if !ok && field == "spec" {
+		fields[k] = specOnly[:1:1]
 		return
 	}
-	c.DerivedFields[k] = specOnly[:1:1]
+	fields[k] = append(f, field)
 }

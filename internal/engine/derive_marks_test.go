@@ -83,7 +83,7 @@ func TestMarksGiveTheDerivedFieldsOfMarkingThemOneByOne(t *testing.T) {
 				want.MarkDerived(m.k, m.field)
 			}
 			got := &builder{c: &model.Cluster{}, d: &derivation{}}
-			got.marks.prev, got.marks.prevFields = prev.carry.marks, prev.carry.fields
+			got.marks.after(prev.carry.marks, prev.carry.fields, 0)
 			for _, m := range tt.marks {
 				got.markField(m.k, m.field)
 			}

@@ -84,13 +84,12 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 		h.nodes[i] = nodeJoin{name: n.Name, os: n.Labels[corev1.LabelOSStable], joined: t, known: ok}
 	}
 	// A derivation's observed addresses are mostly the previous build's,
-	// the same pods in the same order: its list is shared (neither build
-	// changes it) as long as they are.
-	var was []observedAddr
+	// the same pods in the same order: its list is shared as long as they
+	// are.
+	pods := sharedPrefix[observedAddr]{size: len(c.Pods)}
 	if prev := b.d.network(); prev != nil {
-		was = prev.in.pods
+		pods.prev = prev.in.pods
 	}
-	same := 0 // the first same are was's; h.pods is nil until one is not
 	for _, p := range c.Pods {
 		if p.Spec.HostNetwork || p.Status.PodIP == "" || p.Spec.NodeName == "" || b.d.keptOnPodNetwork(p) {
 			continue // a kept pod's address is asked for again (network)
@@ -99,20 +98,9 @@ func (b *builder) history(pools []ipam.Pool, cfg ipam.Config, joinedAt map[strin
 		if !ok || !inPools(pools, a) {
 			continue
 		}
-		o := observedAddr{pod: p, node: p.Spec.NodeName, namespace: p.Namespace, name: p.Name, uid: p.UID, addr: a}
-		if h.pods == nil {
-			if same < len(was) && was[same] == o {
-				same++
-				continue
-			}
-			h.pods = make([]observedAddr, same, len(c.Pods))
-			copy(h.pods, was)
-		}
-		h.pods = append(h.pods, o)
+		pods.add(observedAddr{pod: p, node: p.Spec.NodeName, namespace: p.Namespace, name: p.Name, uid: p.UID, addr: a})
 	}
-	if h.pods == nil {
-		h.pods = was[:same:same]
-	}
+	h.pods, _ = pods.list()
 	return h
 }
 

@@ -29,32 +29,18 @@ func sortAs[T metav1.Object](o, prev orders, slot int, s []T) {
 		return
 	}
 	// names are s's names, the previous build's list of them while they
-	// are the same (its list is shared: neither build changes it).
-	var was, names []nsName
+	// are the same.
+	ns := sharedPrefix[nsName]{size: len(s)}
 	if slot < len(prev) {
-		was = prev[slot].names
+		ns.prev = prev[slot].names
 	}
-	same := 0
 	for _, x := range s {
-		n := nsName{x.GetNamespace(), x.GetName()}
-		if names == nil {
-			if same < len(was) && was[same] == n {
-				same++
-				continue
-			}
-			names = make([]nsName, same, len(s))
-			copy(names, was)
-		}
-		names = append(names, n)
+		ns.add(nsName{x.GetNamespace(), x.GetName()})
 	}
-	equal := names == nil && was != nil && same == len(was)
-	if equal {
-		names = was
-	} else if names == nil {
-		names = slices.Clone(was[:same:same])
-		if names == nil {
-			names = []nsName{}
-		}
+	names, whole := ns.list()
+	equal := whole && ns.prev != nil
+	if names == nil {
+		names = []nsName{} // recorded, if empty
 	}
 	var perm []int
 	if equal {
