@@ -143,19 +143,6 @@ func (t *Twin) matchWith(prev *digest) []int32 {
 	return t.digMatch
 }
 
-// newDigest hashes the cluster's objects. An object prev's twin holds too
-// (the same pointer: a twin derived from another shares the objects it
-// leaves unchanged) takes prev's hashes instead of being encoded again.
-// That is sound because a built twin's objects are never changed after
-// the build (NewTwin requires it; the comparison and the commands only
-// read them), and prev holds its objects, so no other object can take a
-// shared one's address while prev exists. Held to hashing every object by
-// TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
-func newDigest(c *model.Cluster, prev *digest) *digest {
-	d, _ := newDigestMatch(c, prev, false)
-	return d
-}
-
 // identities: a digest made without an earlier one need not hash its
 // objects, only tell them apart. Its objects take tokens (distinct
 // numbers) for sums, and their encodings are hashed only when a later
@@ -172,9 +159,17 @@ func newDigest(c *model.Cluster, prev *digest) *digest {
 // before twin's. Held to hashing every object by
 // TestComparisonsThroughTokensEqualThoseThroughHashes.
 
-// newDigestMatch is newDigest, with the pairing by pointer of c's objects
-// with prev's (align; nil without prev); identities gives the objects
-// tokens when there is no prev.
+// newDigestMatch hashes the cluster's objects, and returns the pairing by
+// pointer of c's objects with prev's (align; nil without prev);
+// identities gives the objects tokens when there is no prev. An object
+// prev's twin holds too (the same pointer: a twin derived from another
+// shares the objects it leaves unchanged) takes prev's hashes instead of
+// being encoded again. That is sound because a built twin's objects are
+// never changed after the build (NewTwin requires it; the comparison and
+// the commands only read them), and prev holds its objects, so no other
+// object can take a shared one's address while prev exists. Held to
+// hashing every object by
+// TestADigestReusingAnEarlierTwinsHashesEqualsOneMadeFromScratch.
 func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, []int32) {
 	objs := objectsOf(c)
 	sums := make([]objectSums, len(objs))
@@ -275,10 +270,11 @@ func newDigestMatch(c *model.Cluster, prev *digest, identities bool) (*digest, [
 	// (windowsDataplane, serviceCIDRs, the ConfigMaps) is the Windows
 	// dataplane's and the operator's.
 	ls := linux.ReadSettings(c)
-	d.routing = mix(d.routing, valueHash(ls.Routing), "linux routing settings")
-	d.policy = mix(d.policy, valueHash(ls.Policy), "linux policy settings")
+	routing, policy := valueHash(ls.Routing), valueHash(ls.Policy)
+	d.routing = mix(d.routing, routing, "linux routing settings")
+	d.policy = mix(d.policy, policy, "linux policy settings")
 	d.routingShared, d.policyShared = d.routing, d.policy
-	d.reach = mix(mix(extra, valueHash(ls.Routing), "linux routing settings"), valueHash(ls.Policy), "linux policy settings")
+	d.reach = mix(mix(extra, routing, "linux routing settings"), policy, "linux policy settings")
 	reachWhole := d.reach
 	podParts := []*uint64{&d.routing, &d.proxy, &d.policy, &d.windows}
 	var targets []*uint64

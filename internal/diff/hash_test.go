@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff/objhash"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 )
 
 // Every leaf of the lab's objects without protobuf code counts: changing
@@ -123,7 +124,7 @@ func mutateLeaf(v reflect.Value, n *int) bool {
 	return false
 }
 
-// objhash.DeepEqual, which prune compares fields with, must be reflect.DeepEqual:
+// objeq.DeepEqual, which prune compares fields with, must be reflect.DeepEqual:
 // for every object of the lab against itself, a copy of it through JSON
 // (where nil and empty lists and maps may differ) and copies with one
 // leaf changed.
@@ -145,8 +146,8 @@ func TestDeepEqualAgreesWithReflect(t *testing.T) {
 			}
 			for _, other := range []any{o.obj, cp.Interface()} {
 				want := reflect.DeepEqual(o.obj, other)
-				if got := objhash.DeepEqual(reflect.ValueOf(o.obj), reflect.ValueOf(other)); got != want {
-					t.Errorf("%v (change %d): objhash.DeepEqual %v, reflect.DeepEqual %v", o.key, i, got, want)
+				if got := objeq.DeepEqual(reflect.ValueOf(o.obj), reflect.ValueOf(other)); got != want {
+					t.Errorf("%v (change %d): objeq.DeepEqual %v, reflect.DeepEqual %v", o.key, i, got, want)
 				}
 				pairs++
 				if !want {

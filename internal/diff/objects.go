@@ -83,15 +83,12 @@ var ignoredFields = map[string]bool{
 	"metadata.managedFields":     true,
 }
 
-// compareObjects lists the objects only one twin holds and those whose
-// JSON differs (by hash; then field by field), by kind, namespace and name.
-// An object both twins hold as the same pointer is the same object (a
-// derived twin shares those it leaves alone): paired by align, not by
-// key; only the others are matched by key.
-func compareObjects(a, b *digest) []ObjectChange { return compareObjectsMatched(a, b, nil) }
-
-// compareObjectsMatched is compareObjects with b's objects paired with a's
-// by pointer already (align(a.objects, b.objects)), or nil.
+// compareObjectsMatched lists the objects only one twin holds and those
+// whose JSON differs (by hash; then field by field), by kind, namespace
+// and name. An object both twins hold as the same pointer is the same
+// object (a derived twin shares those it leaves alone): paired by align,
+// not by key; only the others are matched by key. match is that pairing
+// (align(a.objects, b.objects)) when made already, else nil.
 func compareObjectsMatched(a, b *digest, match []int32) []ObjectChange {
 	if match == nil {
 		match = align(a.objects, b.objects)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff/objhash"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 )
 
 // The objects' field differences convert both objects to their JSON
@@ -59,7 +59,7 @@ func pruneStruct(x, y reflect.Value) {
 			continue
 		}
 		// Compared in place: no copy of a large field.
-		if objhash.DeepEqual(fx, fy) {
+		if objeq.DeepEqual(fx, fy) {
 			fx.SetZero()
 			fy.SetZero()
 			continue
@@ -131,7 +131,7 @@ func (m fieldMemo) changes(a, b any) []FieldChange {
 		return fieldChangesOf(pa, pb)
 	}
 	for _, e := range m[h] {
-		if objhash.DeepEqual(reflect.ValueOf(e.a), reflect.ValueOf(pa)) && objhash.DeepEqual(reflect.ValueOf(e.b), reflect.ValueOf(pb)) {
+		if objeq.DeepEqual(reflect.ValueOf(e.a), reflect.ValueOf(pa)) && objeq.DeepEqual(reflect.ValueOf(e.b), reflect.ValueOf(pb)) {
 			return slices.Clone(e.out)
 		}
 	}

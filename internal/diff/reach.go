@@ -224,13 +224,6 @@ type matched struct {
 	keys []string
 }
 
-// match groups the keys both sides hold by their (before, after) index
-// pair, in the order of each group's first key; it also counts the keys
-// only one side holds.
-func match(a, b map[string]int) (out []matched, onlyA, onlyB int) {
-	return matchSorted(sortedKeys(a), sortedKeys(b))
-}
-
 // keyed is a key and its row or column.
 type keyed struct {
 	key string
@@ -247,8 +240,10 @@ func sortedKeys(m map[string]int) []keyed {
 	return out
 }
 
-// matchSorted is match over keys sorted once per matrix (a twin keeps
-// them for the comparisons it is in): one merge of the two lists.
+// matchSorted groups the keys both sides hold by their (before, after)
+// index pair, in the order of each group's first key, and counts the keys
+// only one side holds: one merge of the two lists, sorted once per matrix
+// (a twin keeps them for the comparisons it is in).
 func matchSorted(a, b []keyed) (out []matched, onlyA, onlyB int) {
 	type ab struct{ a, b int }
 	idx := map[ab]int{}

@@ -75,16 +75,6 @@ func maxUnavailable(ru *appsv1.RollingUpdateDaemonSet) string {
 	return ru.MaxUnavailable.String()
 }
 
-// compareWorkloads reports the controllers whose pod template differs,
-// and the pods of the before twin a rollout replaces.
-//
-// A controller whose object hashes the same in both digests (the same
-// JSON) has the same template, which is then not compared field by field;
-// the pods are listed by controller only when a rollout needs them.
-func compareWorkloads(a, b *model.Cluster, da, db *digest) []WorkloadDiff {
-	return compareWorkloadsOf(func() map[ObjectRef][]string { return podsByController(a) }, workloadsOf(a), workloadsOf(b), da, db)
-}
-
 // podsByController is the twin's podsByController, made once.
 func (t *Twin) podsByController() map[ObjectRef][]string {
 	t.ownedOnce.Do(func() { t.owned = podsByController(t.c) })
@@ -98,9 +88,14 @@ func (t *Twin) workloads() map[ObjectRef]workload {
 	return t.wl
 }
 
-// compareWorkloadsOf is compareWorkloads with the twins' controllers
-// given, and the before twin's pods by controller made by owners when
-// first needed.
+// compareWorkloadsOf reports the controllers whose pod template differs,
+// of the twins' controllers wa and wb, and the pods of the before twin a
+// rollout replaces (its pods by controller, made by owners when first
+// needed).
+//
+// A controller whose object hashes the same in both digests (the same
+// JSON) has the same template, which is then not compared field by field;
+// the pods are listed by controller only when a rollout needs them.
 func compareWorkloadsOf(owners func() map[ObjectRef][]string, wa, wb map[ObjectRef]workload, da, db *digest) []WorkloadDiff {
 	var owned map[ObjectRef][]string
 	pods := func() map[ObjectRef][]string {

@@ -1,8 +1,7 @@
-// Package objhash hashes and compares the values of API objects through
-// reflection, without encoding them: a hash that stands for an object's
-// JSON (several times cheaper than hashing the JSON) and reflect.DeepEqual
-// without its map of visited pointers. internal/diff's digest and field
-// differences use them.
+// Package objhash hashes the values of API objects through reflection,
+// without encoding them: a hash that stands for an object's JSON (several
+// times cheaper than hashing the JSON). internal/diff's digest uses it;
+// comparing objects is internal/model/objeq's.
 package objhash
 
 import (
@@ -13,8 +12,6 @@ import (
 	"math/bits"
 	"reflect"
 	"sync"
-
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model/objeq"
 )
 
 // seed keys every hash of the process: the hashes are compared only
@@ -289,7 +286,3 @@ func (f *fieldHasher) value(v reflect.Value, depth int) bool {
 	}
 	return true
 }
-
-// DeepEqual is reflect.DeepEqual of two values of one type, without its
-// allocations (internal/model/objeq, which the engine's sharing uses too).
-func DeepEqual(x, y reflect.Value) bool { return objeq.DeepEqual(x, y) }
