@@ -305,14 +305,7 @@ func mayDiffer(before, after *Twin, p parts) bool {
 }
 
 // hasWindowsNode says whether the twin has a node labelled Windows.
-func hasWindowsNode(t *Twin) bool {
-	for _, n := range t.c.Nodes {
-		if nodeOS(n) == hybrid.OSWindows {
-			return true
-		}
-	}
-	return false
-}
+func hasWindowsNode(t *Twin) bool { return hybrid.HasWindowsNode(t.c.Nodes) }
 
 // nodeParts are the parts of one node's state read so far from a twin.
 // One comparison reads a node in one goroutine, and comparisons of a twin

@@ -136,7 +136,7 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 	}
 	// Only a Windows node has HNS state: with one, a compiler that cannot
 	// be made fails the engine here, as every walk to it would fail.
-	if hasWindowsNode(c) {
+	if hybrid.HasWindowsNode(c.Nodes) {
 		win, err := p.WindowsCompiler()
 		if err != nil {
 			return nil, fmt.Errorf("compiling the Windows dataplane: %w", err)
@@ -203,15 +203,6 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 func (e *Engine) server() *dns.Server {
 	e.dnsOnce.Do(func() { e.dns = dns.NewServer(e.c) })
 	return e.dns
-}
-
-func hasWindowsNode(c *model.Cluster) bool {
-	for _, n := range c.Nodes {
-		if n.Labels[corev1.LabelOSStable] == hybrid.OSWindows {
-			return true
-		}
-	}
-	return false
 }
 
 // Plane is the compiled twin the engine reads.

@@ -17,6 +17,17 @@ func NodeOS(n *corev1.Node) string {
 	return n.Status.NodeInfo.OperatingSystem
 }
 
+// HasWindowsNode reports whether a node is labelled kubernetes.io/os
+// windows: whether the cluster has a Windows dataplane to compile.
+func HasWindowsNode(nodes []*corev1.Node) bool {
+	for _, n := range nodes {
+		if n.Labels[corev1.LabelOSStable] == OSWindows {
+			return true
+		}
+	}
+	return false
+}
+
 // WindowsKernel is a Windows kernelVersion as the kubelet reports it in
 // status.nodeInfo (10.0.26100.33438: major, minor, build, update revision;
 // pkg/kubelet/winstats/version.go).
