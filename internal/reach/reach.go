@@ -610,17 +610,23 @@ func unmarked(copyable []bool) []int32 {
 }
 
 func (an *analyzer) classSource(c *classes.Class) Source {
-	s := Source{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, Labels: c.Common, class: c,
-		Pods: make([]string, len(c.Members)), Workloads: make([]string, len(c.Members)), Nodes: make([]string, len(c.Nodes))}
-	for i, mb := range c.Members {
-		s.Pods[i], s.Workloads[i] = mb.Pod.Name, mb.Workload
-	}
+	s := Source{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, Labels: c.Common, class: c, Nodes: make([]string, len(c.Nodes))}
+	s.Pods, s.Workloads = members(c)
 	// c.Nodes are the members' nodes, each once (a name is one node's).
 	for i, n := range c.Nodes {
 		s.Nodes[i] = an.Nodes[n].Name
 	}
 	sort.Strings(s.Nodes)
 	return s
+}
+
+// members are a class's pods' names and workloads, in its members' order.
+func members(c *classes.Class) (pods, workloads []string) {
+	pods, workloads = make([]string, len(c.Members)), make([]string, len(c.Members))
+	for i, mb := range c.Members {
+		pods[i], workloads[i] = mb.Pod.Name, mb.Workload
+	}
+	return pods, workloads
 }
 
 // columns lists the destinations: each selected class at each port it
@@ -642,11 +648,8 @@ func (an *analyzer) columns() []Destination {
 		if !an.selected(opt.To, c.NS, func(f classes.Filter) bool { return f.Kind != "svc" && f.MatchClass(c, nil) }) {
 			continue
 		}
-		base := Destination{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, class: c,
-			Pods: make([]string, len(c.Members)), Workloads: make([]string, len(c.Members))}
-		for i, mb := range c.Members {
-			base.Pods[i], base.Workloads[i] = mb.Pod.Name, mb.Workload
-		}
+		base := Destination{Kind: "pods", Label: c.Label, Namespace: c.NS, OS: c.OS, class: c}
+		base.Pods, base.Workloads = members(c)
 		base.selfNA = len(c.Members) == 1
 		add := func(proto trace.Proto, port int) {
 			d := base
