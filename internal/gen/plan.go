@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 )
 
@@ -155,9 +156,9 @@ func newPlan(o Options) (*plan, error) {
 // Installation's encapsulation (VXLANCrossSubnet before a migration).
 func vxlanMode(o Options) string {
 	if o.BeforeMigration {
-		return "CrossSubnet"
+		return calico.ModeCrossSubnet
 	}
-	return "Always"
+	return calico.ModeAlways
 }
 
 // poolPrefix: one /24 pod CIDR per node must fit the pod subnet (the

@@ -33,6 +33,18 @@ func beforeMigration(b testing.TB, nodes int) *model.Snapshot {
 	return snap
 }
 
+// benchSnapshot is beforeMigration of HYBRID_BENCH_MIGRATE_NODES nodes,
+// else of the benchmark's default size.
+func benchSnapshot(b *testing.B, nodes int) *model.Snapshot {
+	b.Helper()
+	if s := os.Getenv("HYBRID_BENCH_MIGRATE_NODES"); s != "" {
+		if _, err := fmt.Sscan(s, &nodes); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return beforeMigration(b, nodes)
+}
+
 // beforeMigrationOptions size the generated cluster for N nodes: 30 pods
 // with observed addresses, 2 Services and 0.4 policies per node.
 func beforeMigrationOptions(nodes int) gen.Options {
@@ -46,13 +58,7 @@ func beforeMigrationOptions(nodes int) gen.Options {
 // then each step's twin, compares consecutive twins and runs check on the
 // last. HYBRID_BENCH_MIGRATE_NODES overrides the size.
 func BenchmarkMigratePlan(b *testing.B) {
-	nodes := 1000
-	if s := os.Getenv("HYBRID_BENCH_MIGRATE_NODES"); s != "" {
-		if _, err := fmt.Sscan(s, &nodes); err != nil {
-			b.Fatal(err)
-		}
-	}
-	snap := beforeMigration(b, nodes)
+	snap := benchSnapshot(b, 1000)
 	b.Run("check", func(b *testing.B) {
 		defer cpuMetric(b)()
 		for b.Loop() {
@@ -93,13 +99,7 @@ func BenchmarkMigratePlan(b *testing.B) {
 // and the twin with one observed pod changed derived from the base twin;
 // HYBRID_BENCH_MIGRATE_NODES sets the size (1,000 by default).
 func BenchmarkMigrateStepTwin(b *testing.B) {
-	nodes := 1000
-	if s := os.Getenv("HYBRID_BENCH_MIGRATE_NODES"); s != "" {
-		if _, err := fmt.Sscan(s, &nodes); err != nil {
-			b.Fatal(err)
-		}
-	}
-	snap := beforeMigration(b, nodes)
+	snap := benchSnapshot(b, 1000)
 	base, err := engine.Build(snap)
 	if err != nil {
 		b.Fatal(err)

@@ -1,8 +1,6 @@
 package migrate
 
 import (
-	"fmt"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -25,13 +23,7 @@ import (
 // comparisons' part of the plan, which objects shared between twins make
 // cheaper. HYBRID_BENCH_MIGRATE_NODES sets the cluster size (default 200).
 func BenchmarkMigrateComparisons(b *testing.B) {
-	nodes := 200
-	if s := os.Getenv("HYBRID_BENCH_MIGRATE_NODES"); s != "" {
-		if _, err := fmt.Sscan(s, &nodes); err != nil {
-			b.Fatal(err)
-		}
-	}
-	snap := beforeMigration(b, nodes)
+	snap := benchSnapshot(b, 200)
 	c, err := engine.Build(snap)
 	if err != nil {
 		b.Fatal(err)
