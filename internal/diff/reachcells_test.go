@@ -50,13 +50,8 @@ func TestTheReachComparisonThroughTemplatesEqualsOneOfEveryCell(t *testing.T) {
 			}
 			for _, opt := range []reach.Options{{AllNamespaces: true}, {AllNamespaces: true, Nodes: true}} {
 				t.Run(fmt.Sprintf("%s (%d Windows nodes, node rows %v)", tc.name, windows, opt.Nodes), func(t *testing.T) {
-					before := *base
-					if tc.base != nil {
-						tc.base(&before)
-					}
-					after := before
-					tc.change(&after)
-					ta, tb := NewTwin(&before), NewTwin(&after)
+					before, after := tc.clusters(base)
+					ta, tb := NewTwin(before), NewTwin(after)
 					got, err := compareReach(ta, tb, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -180,18 +175,13 @@ func TestMatchingSortedKeysEqualsMatchingThroughMaps(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			before := *base
-			if tc.base != nil {
-				tc.base(&before)
-			}
-			after := before
-			tc.change(&after)
+			before, after := tc.clusters(base)
 			opt := reach.Options{AllNamespaces: true, Nodes: true}
-			ma, _, err := NewTwin(&before).reachMatrix(opt)
+			ma, _, err := NewTwin(before).reachMatrix(opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			mb, _, err := NewTwin(&after).reachMatrix(opt)
+			mb, _, err := NewTwin(after).reachMatrix(opt)
 			if err != nil {
 				t.Fatal(err)
 			}

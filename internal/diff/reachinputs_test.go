@@ -120,6 +120,18 @@ type reachCase struct {
 	base func(*model.Cluster)
 }
 
+// clusters are base with the case's base change made to both, and with
+// its change made to the second.
+func (tc reachCase) clusters(base *model.Cluster) (before, after *model.Cluster) {
+	b := *base
+	if tc.base != nil {
+		tc.base(&b)
+	}
+	a := b
+	tc.change(&a)
+	return &b, &a
+}
+
 const (
 	hashOnly = iota // the hash moves; the matrices may not differ
 	differs         // the matrices differ in a verdict, a row or a column
@@ -278,13 +290,8 @@ func TestEachInputTheReachMatrixReadsChangesTheReachHash(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s (%d Windows nodes)", tc.name, windows), func(t *testing.T) {
-				before := *base
-				if tc.base != nil {
-					tc.base(&before)
-				}
-				after := before
-				tc.change(&after)
-				ta, tb := NewTwin(&before), NewTwin(&after)
+				before, after := tc.clusters(base)
+				ta, tb := NewTwin(before), NewTwin(after)
 				tb.digestAfter(ta.digest())
 				if sameReachInputs(ta, tb) {
 					t.Errorf("the reach hashes are the same")
@@ -295,7 +302,7 @@ func TestEachInputTheReachMatrixReadsChangesTheReachHash(t *testing.T) {
 						t.Errorf("the after twin's reach matrix was computed: the change is no example of an input the trace engine fails on")
 					}
 				case differs:
-					if rd := forcedReach(t, &before, &after); len(rd.Changes) == 0 && len(rd.Notes) == 0 {
+					if rd := forcedReach(t, before, after); len(rd.Changes) == 0 && len(rd.Notes) == 0 {
 						t.Errorf("the matrices do not differ: the change is no example of an input reach reads")
 					}
 				}
