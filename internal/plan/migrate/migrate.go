@@ -131,24 +131,25 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, prev := in.Snapshot, diff.NewTwin(c)
+	for i := range steps {
+		steps[i].File = fmt.Sprintf("%02d-%s.yaml", i+1, steps[i].ID)
+	}
+	// Each step's twin is derived from the previous step's twin alone, so
+	// the derivations run ahead of the comparisons, which read the twins
+	// without changing them: on more than one CPU the two overlap.
+	stop := make(chan struct{})
+	defer close(stop)
+	twins := deriveTwins(c, in.Snapshot, steps, stop)
+	prev := diff.NewTwin(c)
+	snap := in.Snapshot
 	for i := range steps {
 		st := &steps[i]
-		st.File = fmt.Sprintf("%02d-%s.yaml", i+1, st.ID)
-		objs, err := plan.Decode(st.File, st.Body)
-		if err != nil {
-			return nil, err
+		d := <-twins
+		if d.err != nil {
+			return nil, d.err
 		}
-		before := snap
-		snap = plan.Layer(snap, objs...)
-		// The step changes only Calico's configuration: its twin is the
-		// previous one's, with what reads that configuration built again.
-		next, err := engine.Derive(prev.Cluster(), before, snap)
-		if err != nil {
-			return nil, fmt.Errorf("step %s applied to the twin: %w", st.ID, err)
-		}
-		st.Cluster = next
-		twin := diff.NewTwin(next)
+		snap, st.Cluster = d.snap, d.cluster
+		twin := diff.NewTwin(d.cluster)
 		ch, err := diff.CompareTwins(prev, twin, req.Diff)
 		if err != nil {
 			return nil, fmt.Errorf("step %s: comparing the twins before and after: %w", st.ID, err)
@@ -183,6 +184,61 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 	}
 	m.Values = r.Values()
 	return m, nil
+}
+
+// derived is one step's twin and the snapshot it is built from, or why
+// the step could not be applied.
+type derived struct {
+	snap    *model.Snapshot
+	cluster *model.Cluster
+	err     error
+}
+
+// deriveTwins derives the steps' twins in order, each from the one before
+// on the previous snapshot with the step's objects layered on it
+// (engine.Derive, equal to a Build), and sends them on the channel it
+// returns; after an error it sends nothing more. It stops early when stop
+// is closed.
+func deriveTwins(base *model.Cluster, snap *model.Snapshot, steps []Step, stop <-chan struct{}) <-chan derived {
+	out := make(chan derived, len(steps))
+	go func() {
+		defer close(out)
+		prev := base
+		for i := range steps {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			d := deriveStep(prev, snap, &steps[i])
+			select {
+			case out <- d:
+			case <-stop:
+				return
+			}
+			if d.err != nil {
+				return
+			}
+			prev, snap = d.cluster, d.snap
+		}
+	}()
+	return out
+}
+
+// deriveStep applies one step to the twin before it. The step changes
+// only Calico's configuration: its twin is the previous one's, with what
+// reads that configuration built again.
+func deriveStep(prev *model.Cluster, before *model.Snapshot, st *Step) derived {
+	objs, err := plan.Decode(st.File, st.Body)
+	if err != nil {
+		return derived{err: err}
+	}
+	snap := plan.Layer(before, objs...)
+	next, err := engine.Derive(prev, before, snap)
+	if err != nil {
+		return derived{err: fmt.Errorf("step %s applied to the twin: %w", st.ID, err)}
+	}
+	return derived{snap: snap, cluster: next}
 }
 
 // inputInstallation is the Installation as the input gave it (the patches
