@@ -56,6 +56,14 @@ sets, not as text:
                 gained, lost or changed, with both verdicts and reasons
   objects       the API objects added, removed or changed, field by field
 
+In the text output, when ten or more nodes of one OS change, the lines
+most of them share are printed once ("shared by most of the N changed linux
+nodes"), and each of those nodes lists only where it differs: "not -" and
+"not +" for a shared line it lacks, "-" and "+" for a line of its own. A
+change of the pools' encapsulation replaces on every node the routes to
+every other node's blocks, which this prints once instead of once a node.
+JSON lists every node's lines whole.
+
 Only the parts whose inputs differ are compiled and compared (objects are
 compared by the hash of their JSON first): a change that no route, rule or
 HNS object is made from compiles no dataplane.

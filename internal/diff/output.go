@@ -32,29 +32,27 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if len(r.Nodes) > 0 {
 		fmt.Fprintf(bw, "Nodes (%d with dataplane changes):\n", len(r.Nodes))
+		fs := folds(r.Nodes)
+		for _, f := range fs {
+			f.writeShared(bw, r.Nodes[0].Sections())
+		}
 		for i := range r.Nodes {
 			n := &r.Nodes[i]
-			head := fmt.Sprintf("  node/%s (%s)", n.Node, n.OS)
-			if n.Change != Changed {
-				head += ": " + string(n.Change)
-			}
-			fmt.Fprintln(bw, head)
-			for _, s := range n.Sections() {
-				if s.Lines.Empty() {
-					continue
+			if f := foldOf(fs, n); f != nil {
+				f.writeNode(bw, n)
+			} else {
+				head := fmt.Sprintf("  node/%s (%s)", n.Node, n.OS)
+				if n.Change != Changed {
+					head += ": " + string(n.Change)
 				}
-				fmt.Fprintf(bw, "    %s: +%d -%d\n", s.Title, len(s.Lines.Added), len(s.Lines.Removed))
-				// The lines are most of a large cluster's output: written
-				// without formatting each.
-				for _, l := range s.Lines.Removed {
-					bw.WriteString("      - ")
-					bw.WriteString(l)
-					bw.WriteByte('\n')
-				}
-				for _, l := range s.Lines.Added {
-					bw.WriteString("      + ")
-					bw.WriteString(l)
-					bw.WriteByte('\n')
+				fmt.Fprintln(bw, head)
+				for _, s := range n.Sections() {
+					if s.Lines.Empty() {
+						continue
+					}
+					fmt.Fprintf(bw, "    %s: +%d -%d\n", s.Title, len(s.Lines.Added), len(s.Lines.Removed))
+					writeLines(bw, "      - ", s.Lines.Removed)
+					writeLines(bw, "      + ", s.Lines.Added)
 				}
 			}
 			for _, c := range n.RulesReordered {

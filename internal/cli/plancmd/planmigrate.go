@@ -48,6 +48,8 @@ rollouts, TigeraStatus, reachability), and answers the step's verification
 commands (ip route | grep vxlan, kubectl get ippools, calico-node's backend
 and readiness probe, kubectl get tigerastatus, calicoctl node status,
 calicoctl ipam show --show-configuration). All expected output is simulated.
+The text and Markdown print the changes most of ten or more nodes share once,
+as diff's text does; JSON lists every node's.
 
 The preflight reads the cluster for what the steps run into: UDP 4789 between
 all nodes, TCP 179 no longer needed, ipBlock rules naming node addresses,

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
 // Golden migrations: the main cluster (with the reachability difference),
@@ -47,4 +49,24 @@ func TestMigrationsMatchTheirGoldenFiles(t *testing.T) {
 			golden.Check(t, "testdata/"+tc.name+".dir.txt", dir.String())
 		})
 	}
+}
+
+// A generated cluster of twelve nodes before its migration: the
+// encapsulation step replaces every node's routes to the other nodes'
+// blocks, which the text prints once for all of them (diff's fold).
+func TestAGeneratedClustersMigrationMatchesItsGoldenFile(t *testing.T) {
+	snap := beforeMigration(t, 12)
+	c, err := engine.Build(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compute(plan.Input{Cluster: c, Snapshot: snap}, Request{Diff: diff.Options{NoReach: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, m); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/generated-12-nodes.txt", text.String())
 }
