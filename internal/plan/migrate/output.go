@@ -81,7 +81,7 @@ func writeStep(bw *bufio.Writer, x *indented, s *Step) error {
 		if i > 0 {
 			bw.WriteString(",\n          ")
 		}
-		if err := x.write(bw, &s.Changes.Nodes[i], "          "); err != nil {
+		if err := writeNode(bw, x, &s.Changes.Nodes[i], "          "); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,146 @@
+package migrate
+
+import (
+	"bufio"
+	"reflect"
+	"strings"
+
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
+)
+
+// A node's changes are most of a large plan's JSON: at 1,000 nodes the
+// encapsulation step lists some four million route lines. json.Encoder
+// reaches each through reflection and then indents the whole value a
+// second time; nodeJSON writes the same bytes in one pass, reading the
+// keys and their order from diff.NodeDiff's and diff.Lines' struct tags.
+// TestTheStreamedJSONIsOneEncodingsBytes holds the bytes equal.
+
+// jsonField is one field of a struct as encoding/json writes it: its key,
+// and whether it is left out when zero (omitzero) or empty (omitempty).
+type jsonField struct {
+	index               int
+	key                 string
+	omitZero, omitEmpty bool
+}
+
+// jsonFields are the struct's exported fields in order, or false when one
+// has a kind nodeJSON does not write (a string, a []string, or a struct of
+// []string fields: diff.Lines).
+func jsonFields(t reflect.Type) ([]jsonField, bool) {
+	var out []jsonField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		jf := jsonField{index: i, key: name}
+		for _, o := range strings.Split(opts, ",") {
+			jf.omitZero = jf.omitZero || o == "omitzero"
+			jf.omitEmpty = jf.omitEmpty || o == "omitempty"
+		}
+		switch {
+		case f.Type.Kind() == reflect.String:
+		case f.Type == reflect.TypeFor[[]string]():
+		case f.Type == reflect.TypeFor[diff.Lines]():
+		default:
+			return nil, false
+		}
+		out = append(out, jf)
+	}
+	return out, true
+}
+
+var (
+	nodeFields, nodeOK   = jsonFields(reflect.TypeFor[diff.NodeDiff]())
+	linesFields, linesOK = jsonFields(reflect.TypeFor[diff.Lines]())
+)
+
+// writeNode writes the node as x.write does, through nodeJSON when the
+// struct has only the kinds it writes.
+func writeNode(bw *bufio.Writer, x *indented, n *diff.NodeDiff, prefix string) error {
+	if !nodeOK || !linesOK {
+		return x.write(bw, n, prefix)
+	}
+	nodeJSON(bw, x, reflect.ValueOf(n).Elem(), nodeFields, prefix)
+	return nil
+}
+
+// nodeJSON writes a struct value of the fields' kinds as json.Encoder with
+// SetIndent(prefix, "  ") and HTML left unescaped does, without the first
+// prefix and the trailing newline.
+func nodeJSON(bw *bufio.Writer, x *indented, v reflect.Value, fields []jsonField, prefix string) {
+	inner := prefix + "  "
+	n := 0
+	for _, f := range fields {
+		fv := v.Field(f.index)
+		if (f.omitZero && fv.IsZero()) || (f.omitEmpty && fv.Kind() == reflect.Slice && fv.Len() == 0) ||
+			(f.omitEmpty && fv.Kind() == reflect.String && fv.Len() == 0) {
+			continue
+		}
+		if n == 0 {
+			bw.WriteString("{\n")
+		} else {
+			bw.WriteString(",\n")
+		}
+		n++
+		bw.WriteString(inner)
+		x.quote(bw, f.key)
+		bw.WriteString(": ")
+		switch fv.Kind() {
+		case reflect.String:
+			x.quote(bw, fv.String())
+		case reflect.Slice:
+			if fv.IsNil() {
+				bw.WriteString("null")
+				continue
+			}
+			lines := fv.Interface().([]string)
+			if len(lines) == 0 {
+				bw.WriteString("[]")
+				continue
+			}
+			bw.WriteString("[\n")
+			for i, l := range lines {
+				if i > 0 {
+					bw.WriteString(",\n")
+				}
+				bw.WriteString(inner + "  ")
+				x.quote(bw, l)
+			}
+			bw.WriteString("\n" + inner + "]")
+		default:
+			nodeJSON(bw, x, fv, linesFields, inner)
+		}
+	}
+	if n == 0 {
+		bw.WriteString("{}")
+		return
+	}
+	bw.WriteString("\n" + prefix + "}")
+}
+
+// quote writes s as a JSON string: as it is between quotes when no byte
+// needs escaping (printable ASCII but '"' and '\'), else through the
+// encoder.
+func (x *indented) quote(bw *bufio.Writer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			x.buf.Reset()
+			x.enc.SetIndent("", "")
+			_ = x.enc.Encode(s) // a string always encodes
+			bw.Write(x.buf.Bytes()[:x.buf.Len()-1])
+			return
+		}
+	}
+	bw.WriteByte('"')
+	bw.WriteString(s)
+	bw.WriteByte('"')
+}
