@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,11 +14,43 @@ import (
 // them all.
 const maxPodsShown = 5
 
-// WriteJSON prints the result as one indented JSON object.
+// WriteJSON prints the result as one indented JSON object: the bytes of
+// one json.Encoder with a two-space indent, the nodes written one at a
+// time (NodeJSON), which at 1,000 nodes are most of the output and which
+// one encoding would hold in memory twice (compact, then indented).
 func (r *Result) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	shell := *r
+	shell.Nodes = nil
+	var rest bytes.Buffer
+	enc := json.NewEncoder(&rest)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if err := enc.Encode(&shell); err != nil {
+		return err
+	}
+	if len(r.Nodes) == 0 {
+		bw.Write(rest.Bytes())
+		return bw.Flush()
+	}
+	// nodes is the result's first key.
+	bw.WriteString("{\n  \"nodes\": [\n    ")
+	x := NewNodeJSON(true) // json.Encoder's default
+	for i := range r.Nodes {
+		if i > 0 {
+			bw.WriteString(",\n    ")
+		}
+		if err := x.Write(bw, &r.Nodes[i], "    "); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n  ]")
+	if after, ok := bytes.CutPrefix(rest.Bytes(), []byte("{\n")); ok {
+		bw.WriteString(",\n")
+		bw.Write(after)
+	} else {
+		bw.WriteString("\n}\n") // the rest was {}
+	}
+	return bw.Flush()
 }
 
 // WriteText prints the result for a reader, section by section: nodes,

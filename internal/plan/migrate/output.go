@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
 
@@ -81,7 +82,7 @@ func writeStep(bw *bufio.Writer, x *indented, s *Step) error {
 		if i > 0 {
 			bw.WriteString(",\n          ")
 		}
-		if err := writeNode(bw, x, &s.Changes.Nodes[i], "          "); err != nil {
+		if err := x.nodes.Write(bw, &s.Changes.Nodes[i], "          "); err != nil {
 			return err
 		}
 	}
@@ -103,12 +104,13 @@ func writeStep(bw *bufio.Writer, x *indented, s *Step) error {
 // encoder and buffer serve every value, so a node's encoding reuses the
 // memory of the node before it.
 type indented struct {
-	buf bytes.Buffer
-	enc *json.Encoder
+	buf   bytes.Buffer
+	enc   *json.Encoder
+	nodes *diff.NodeJSON
 }
 
 func newIndented() *indented {
-	x := &indented{}
+	x := &indented{nodes: diff.NewNodeJSON(false)}
 	x.enc = json.NewEncoder(&x.buf)
 	x.enc.SetEscapeHTML(false)
 	return x

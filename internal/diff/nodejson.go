@@ -1,19 +1,18 @@
-package migrate
+package diff
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
-
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 )
 
-// A node's changes are most of a large plan's JSON: at 1,000 nodes the
-// encapsulation step lists some four million route lines. json.Encoder
-// reaches each through reflection and then indents the whole value a
-// second time; nodeJSON writes the same bytes in one pass, reading the
-// keys and their order from diff.NodeDiff's and diff.Lines' struct tags.
-// TestTheStreamedJSONIsOneEncodingsBytes holds the bytes equal.
+// A node's changes are most of a large result's JSON: at 1,000 nodes a
+// change of the pools' encapsulation lists some four million route lines.
+// json.Encoder reaches each through reflection and then indents the whole
+// value a second time; NodeJSON writes the same bytes in one pass, reading
+// the keys and their order from NodeDiff's and Lines' struct tags.
 
 // jsonField is one field of a struct as encoding/json writes it: its key,
 // and whether it is left out when zero (omitzero) or empty (omitempty).
@@ -24,8 +23,7 @@ type jsonField struct {
 }
 
 // jsonFields are the struct's exported fields in order, or false when one
-// has a kind nodeJSON does not write (a string, a []string, or a struct of
-// []string fields: diff.Lines).
+// has a kind nodeJSON does not write (a string, a []string, or Lines).
 func jsonFields(t reflect.Type) ([]jsonField, bool) {
 	var out []jsonField
 	for i := range t.NumField() {
@@ -49,7 +47,7 @@ func jsonFields(t reflect.Type) ([]jsonField, bool) {
 		switch {
 		case f.Type.Kind() == reflect.String:
 		case f.Type == reflect.TypeFor[[]string]():
-		case f.Type == reflect.TypeFor[diff.Lines]():
+		case f.Type == reflect.TypeFor[Lines]():
 		default:
 			return nil, false
 		}
@@ -59,15 +57,39 @@ func jsonFields(t reflect.Type) ([]jsonField, bool) {
 }
 
 var (
-	nodeFields, nodeOK   = jsonFields(reflect.TypeFor[diff.NodeDiff]())
-	linesFields, linesOK = jsonFields(reflect.TypeFor[diff.Lines]())
+	nodeFields, nodeOK   = jsonFields(reflect.TypeFor[NodeDiff]())
+	linesFields, linesOK = jsonFields(reflect.TypeFor[Lines]())
 )
 
-// writeNode writes the node as x.write does, through nodeJSON when the
-// struct has only the kinds it writes.
-func writeNode(bw *bufio.Writer, x *indented, n *diff.NodeDiff, prefix string) error {
+// NodeJSON writes nodes' changes as json.Encoder does with SetIndent(prefix,
+// "  "), without the first line's prefix and the trailing newline. One
+// NodeJSON serves every node of an output; it is not safe for concurrent
+// use.
+type NodeJSON struct {
+	buf  bytes.Buffer
+	enc  *json.Encoder
+	html bool
+}
+
+// NewNodeJSON makes a NodeJSON that escapes '<', '>' and '&' as
+// json.Encoder's SetEscapeHTML(escapeHTML) says.
+func NewNodeJSON(escapeHTML bool) *NodeJSON {
+	x := &NodeJSON{html: escapeHTML}
+	x.enc = json.NewEncoder(&x.buf)
+	x.enc.SetEscapeHTML(escapeHTML)
+	return x
+}
+
+// Write writes the node at the prefix.
+func (x *NodeJSON) Write(bw *bufio.Writer, n *NodeDiff, prefix string) error {
 	if !nodeOK || !linesOK {
-		return x.write(bw, n, prefix)
+		x.buf.Reset()
+		x.enc.SetIndent(prefix, "  ")
+		if err := x.enc.Encode(n); err != nil {
+			return err
+		}
+		_, err := bw.Write(bytes.TrimSuffix(x.buf.Bytes(), []byte("\n")))
+		return err
 	}
 	nodeJSON(bw, x, reflect.ValueOf(n).Elem(), nodeFields, prefix)
 	return nil
@@ -76,7 +98,7 @@ func writeNode(bw *bufio.Writer, x *indented, n *diff.NodeDiff, prefix string) e
 // nodeJSON writes a struct value of the fields' kinds as json.Encoder with
 // SetIndent(prefix, "  ") and HTML left unescaped does, without the first
 // prefix and the trailing newline.
-func nodeJSON(bw *bufio.Writer, x *indented, v reflect.Value, fields []jsonField, prefix string) {
+func nodeJSON(bw *bufio.Writer, x *NodeJSON, v reflect.Value, fields []jsonField, prefix string) {
 	inner := prefix + "  "
 	n := 0
 	for _, f := range fields {
@@ -128,11 +150,11 @@ func nodeJSON(bw *bufio.Writer, x *indented, v reflect.Value, fields []jsonField
 }
 
 // quote writes s as a JSON string: as it is between quotes when no byte
-// needs escaping (printable ASCII but '"' and '\'), else through the
-// encoder.
-func (x *indented) quote(bw *bufio.Writer, s string) {
+// needs escaping (printable ASCII but '"' and '\', and '<', '>' and '&'
+// when HTML is escaped), else through the encoder.
+func (x *NodeJSON) quote(bw *bufio.Writer, s string) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || (x.html && (c == '<' || c == '>' || c == '&')) {
 			x.buf.Reset()
 			x.enc.SetIndent("", "")
 			_ = x.enc.Encode(s) // a string always encodes
