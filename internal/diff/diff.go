@@ -14,6 +14,7 @@ package diff
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -56,6 +57,16 @@ type Twin struct {
 	plOnce sync.Once
 	pl     *plane.Plane
 	plErr  error
+	// plMade is set once pl is made (a later twin may then follow it).
+	plMade atomic.Bool
+	// follows is the twin compared before this one (CompareTwins), and
+	// donor a plane made for an earlier twin: this twin's plane is made
+	// after the first of them that is made (plane.Follow: it shares what
+	// the inputs leave equal). When this twin is followed in turn, follows
+	// is resolved to donor, so a chain of twins holds at most one twin and
+	// one plane per twin; both are cleared once the plane is made.
+	follows *Twin
+	donor   *plane.Plane
 
 	// linuxFrom is the twin whose plane the node comparison reads for
 	// this one's Linux nodes (see comparedPlane), nil for its own.
@@ -104,8 +115,37 @@ func (t *Twin) Cluster() *model.Cluster { return t.c }
 
 // plane is the twin's plane, made on first use; it compiles no node yet.
 func (t *Twin) plane() (*plane.Plane, error) {
-	t.plOnce.Do(func() { t.pl, t.plErr = plane.New(t.c) })
+	t.plOnce.Do(func() {
+		prev := t.donorBefore()
+		t.follows, t.donor = nil, nil
+		t.pl, t.plErr = plane.Follow(prev, t.c)
+		t.plMade.Store(true)
+	})
 	return t.pl, t.plErr
+}
+
+// donorBefore is the plane this twin's may follow, the newest made of:
+// the twin it follows' (madePlane), the one its node comparison reads
+// (linuxFrom), the donor.
+func (t *Twin) donorBefore() *plane.Plane {
+	if f := t.follows; f != nil {
+		if p := f.madePlane(); p != nil {
+			return p
+		}
+	}
+	if l := t.linuxFrom; l != nil && l.plMade.Load() {
+		return l.pl
+	}
+	return t.donor
+}
+
+// madePlane is the twin's plane when made, else the one it would follow;
+// nil when none is made.
+func (t *Twin) madePlane() *plane.Plane {
+	if t.plMade.Load() {
+		return t.pl
+	}
+	return t.donorBefore()
 }
 
 // comparedPlane is the plane the node comparison reads: the twin's own,
@@ -224,6 +264,14 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("diff: nil twin")
 	}
 	r := &Result{}
+	// The after twin's plane shares with the before twin's what their
+	// inputs leave equal (plane.Follow), when the before one is made first.
+	if !before.plMade.Load() && before.follows != nil {
+		before.donor, before.follows = before.donorBefore(), nil
+	}
+	if !after.plMade.Load() && after != before {
+		after.follows = before
+	}
 	// The after twin's digest reuses the before twin's hashes of the
 	// objects both hold (a plan's step twin shares those it leaves alone).
 	da := before.digest()

@@ -92,13 +92,19 @@ type idx struct {
 }
 
 // New indexes c and prepares compiling its nodes; it compiles none.
-func New(c *model.Cluster) (*Plane, error) {
+func New(c *model.Cluster) (*Plane, error) { return newPlane(c, nil) }
+
+// newPlane is New with the Felix calculation calc (nil: the cluster's own,
+// made on first use).
+func newPlane(c *model.Cluster, calc func() *felix.Calc) (*Plane, error) {
 	if c == nil {
 		return nil, errors.New("plane: nil cluster")
 	}
 	// One Felix calculation: the Linux tables and decisions and the
 	// Windows ACLs read it.
-	calc := sync.OnceValue(func() *felix.Calc { return felix.New(c) })
+	if calc == nil {
+		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
+	}
 	lxc, err := linux.NewCompilerLazy(c, calc)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)

@@ -64,6 +64,17 @@ func Reuse(prev *Plane, c *model.Cluster) (*Plane, error) {
 	return p, nil
 }
 
+// Follow is New(c) for a cluster that follows prev's (a plan's next
+// step): when Felix reads the same objects of both (felix.SameInputs),
+// the plane shares prev's Felix calculation, made once for both on first
+// use by either; it compiles no node of prev's. A nil prev is New(c).
+func Follow(prev *Plane, c *model.Cluster) (*Plane, error) {
+	if prev == nil || c == nil || !felix.SameInputs(prev.c, c) {
+		return New(c)
+	}
+	return newPlane(c, prev.calc)
+}
+
 // sameShared compares what every node's compile reads besides the pods.
 func sameShared(a, b *model.Cluster) bool {
 	return reflect.DeepEqual(a.Nodes, b.Nodes) &&
