@@ -163,8 +163,8 @@ func (t *Twin) comparedPlane() (*plane.Plane, error) {
 // twin, when neither has a Windows node and their Linux parts' inputs
 // (routing, proxy, policy) and what plane.New, Felix and the Linux
 // compilers read besides (the reach inputs: reachKinds) agree: the
-// compiled Linux nodes are then equal. Called before the twin's nodes
-// are read.
+// compiled Linux nodes are then equal, and so are the reach matrices
+// (reachMatrix takes before's). Called before the twin's nodes are read.
 func (t *Twin) takeLinuxPlane(before *Twin) {
 	da, db := before.digest(), t.digest()
 	if da.routing != db.routing || da.proxy != db.proxy || da.policy != db.policy || da.reach != db.reach ||
@@ -210,6 +210,18 @@ func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, *reachKeys, error)
 	t.reachMu.Lock()
 	defer t.reachMu.Unlock()
 	if t.reachKey != key || t.matrix == nil && t.reachErr == nil {
+		// A twin compared through an earlier twin's plane (takeLinuxPlane)
+		// reads the same reach inputs, without a Windows node: its matrix
+		// is that twin's, made on that plane, whose nodes the comparison
+		// has compiled, instead of on a plane of its own.
+		if l := t.linuxFrom; l != nil {
+			m, keys, err := l.reachMatrix(opt)
+			if err != nil {
+				return nil, nil, err
+			}
+			t.reachKey, t.matrix, t.keys, t.reachErr = key, m, keys, nil
+			return m, keys, nil
+		}
 		e, err := t.Engine()
 		if err != nil {
 			return nil, nil, err
