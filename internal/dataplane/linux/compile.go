@@ -430,18 +430,19 @@ func mode(s string) string {
 // sortPods orders pods by creation: creationTimestamp, then pod IP (Calico
 // IPAM hands out a block's addresses in request order), then name.
 func sortPods(ps []*corev1.Pod) {
-	// The keys are made once, not per comparison, and the position is the
-	// last key: a stable order from a sort with fewer moves.
+	// The addresses are parsed once, not per comparison, and the
+	// position is the last key: a stable order from a sort with fewer
+	// moves. "namespace/name" is made only for pods that tie before it
+	// (pods apart in time or address, as a rule, need none).
 	type keyed struct {
 		p    *corev1.Pod
 		addr netip.Addr
-		name string // namespace/name
 		i    int
 	}
 	ks := make([]keyed, len(ps))
 	for i, p := range ps {
 		a, _ := netip.ParseAddr(p.Status.PodIP)
-		ks[i] = keyed{p, a, p.Namespace + "/" + p.Name, i}
+		ks[i] = keyed{p, a, i}
 	}
 	slices.SortFunc(ks, func(x, y keyed) int {
 		a, b := x.p, y.p
@@ -454,7 +455,7 @@ func sortPods(ps []*corev1.Pod) {
 		if c := x.addr.Compare(y.addr); c != 0 {
 			return c
 		}
-		if c := strings.Compare(x.name, y.name); c != 0 {
+		if c := strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name); c != 0 {
 			return c
 		}
 		return x.i - y.i
