@@ -233,7 +233,7 @@ func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, *reachKeys, error)
 		return nil, nil, t.reachErr
 	}
 	if t.keys == nil {
-		t.keys = &reachKeys{sources: sortedKeys(sourceKeys(t.matrix)), dests: sortedKeys(destKeys(t.matrix))}
+		t.keys = &reachKeys{sources: sourceKeys(t.matrix), dests: destKeys(t.matrix)}
 	}
 	return t.matrix, t.keys, nil
 }
