@@ -2,6 +2,7 @@ package linux
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -626,7 +627,17 @@ func netnsName(p *corev1.Pod) string {
 	s := sha256.Sum256([]byte(p.Namespace + "/" + p.Name + "/" + string(p.UID)))
 	s[6] = s[6]&0x0f | 0x40
 	s[8] = s[8]&0x3f | 0x80
-	return fmt.Sprintf("cni-%x-%x-%x-%x-%x", s[0:4], s[4:6], s[6:8], s[8:10], s[10:16])
+	// "cni-%x-%x-%x-%x-%x" of s[0:4], s[4:6], s[6:8], s[8:10], s[10:16],
+	// written without fmt: every pod of every compiled node has one.
+	b := make([]byte, 0, len("cni-")+36)
+	b = append(b, "cni-"...)
+	for i, part := range [][]byte{s[0:4], s[4:6], s[6:8], s[8:10], s[10:16]} {
+		if i > 0 {
+			b = append(b, '-')
+		}
+		b = hex.AppendEncode(b, part)
+	}
+	return string(b)
 }
 
 // Has says whether a Linux node has that name: whether Node compiles one.
