@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -597,7 +598,12 @@ func (n *Node) note(format string, args ...any) {
 // (libcalico-go/lib/backend/k8s/conversion/workload_endpoint_default.go
 // VethNameForWorkload with the default prefix).
 func VethName(namespace, pod string) string {
-	return "cali" + sha1Hex(namespace + "." + pod)[:11]
+	// The first 11 hex digits need the first 6 bytes of the hash.
+	h := sha1.Sum([]byte(namespace + "." + pod))
+	var b [len("cali") + 12]byte
+	copy(b[:], "cali")
+	hex.Encode(b[len("cali"):], h[:6])
+	return string(b[:len("cali")+11])
 }
 
 // standInMAC is a deterministic locally administered unicast MAC.

@@ -29,3 +29,14 @@ func TestAPodsNetworkNamespaceIsTheUUIDOfItsNamespaceNameAndUID(t *testing.T) {
 		})
 	}
 }
+
+// A pod's host-side veth is "cali" and the first 11 hex digits of the
+// SHA-1 of namespace.name (Calico's default interface name).
+func TestAPodsVethIsCaliAndElevenHexDigitsOfItsNamesHash(t *testing.T) {
+	for _, tc := range [][2]string{{"ns", "first"}, {"kube-system", "coredns-7c65d6cfc9-abcde"}, {"", ""}} {
+		want := "cali" + sha1Hex(tc[0] + "." + tc[1])[:11]
+		if got := VethName(tc[0], tc[1]); got != want {
+			t.Errorf("VethName(%q, %q) = %q, want %q", tc[0], tc[1], got, want)
+		}
+	}
+}
