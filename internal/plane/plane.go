@@ -54,12 +54,10 @@ type Plane struct {
 
 	nodeByName map[string]*corev1.Node // the last of a name, as compiled
 	// The other indexes are made on first use: a question about one node
-	// needs none of them.
-	idxOnce sync.Once
-	idx     idx
-	// podsOnce makes podIdx (pods).
-	podsOnce sync.Once
-	podIdx   podIndex
+	// needs none of them. A plane that follows another whose cluster has
+	// the same inputs shares them (Follow).
+	ixOf   func() *idx
+	podsOf func() *podIndex
 }
 
 type lxEntry struct {
@@ -110,6 +108,7 @@ func newPlane(c *model.Cluster, calc func() *felix.Calc) (*Plane, error) {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}
 	p := &Plane{c: c, calc: calc, lxc: lxc, lx: map[string]*lxEntry{}, win: map[string]*winEntry{}}
+	p.ixOf, p.podsOf = sync.OnceValue(p.index), sync.OnceValue(p.podIndexes)
 	p.nodeByName = make(map[string]*corev1.Node, len(c.Nodes))
 	for _, n := range c.Nodes {
 		p.nodeByName[n.Name] = n
@@ -118,10 +117,7 @@ func newPlane(c *model.Cluster, calc func() *felix.Calc) (*Plane, error) {
 }
 
 // ix is the indexes, made on first use.
-func (p *Plane) ix() *idx {
-	p.idxOnce.Do(p.index)
-	return &p.idx
-}
+func (p *Plane) ix() *idx { return p.ixOf() }
 
 type nsName struct{ ns, name string }
 
@@ -154,25 +150,30 @@ type podIndex struct {
 	byNode map[string][]*corev1.Pod // by spec.nodeName, every pod
 }
 
-func (p *Plane) pods() *podIndex {
-	p.podsOnce.Do(func() {
-		c, x := p.c, &p.podIdx
-		x.byName = make(map[nsName]*corev1.Pod, len(c.Pods))
-		for _, pod := range c.Pods {
-			key := nsName{pod.Namespace, pod.Name}
-			if _, ok := x.byName[key]; !ok {
-				x.byName[key] = pod
-			}
+func (p *Plane) pods() *podIndex { return p.podsOf() }
+
+// podIndexes makes the pod index. It reads the cluster's pods alone
+// (their namespaces, names and nodes).
+func (p *Plane) podIndexes() *podIndex {
+	c, x := p.c, &podIndex{}
+	x.byName = make(map[nsName]*corev1.Pod, len(c.Pods))
+	for _, pod := range c.Pods {
+		key := nsName{pod.Namespace, pod.Name}
+		if _, ok := x.byName[key]; !ok {
+			x.byName[key] = pod
 		}
-		x.byNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
-		x.byNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
-	})
-	return &p.podIdx
+	}
+	x.byNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
+	x.byNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
+	return x
 }
 
-func (p *Plane) index() {
+// index makes the other indexes. It reads the cluster's pods, the
+// Nodes' names, Services, EndpointSlices, ReplicaSets and each Host's
+// name and NIC name and MTU (sameIndexInputs).
+func (p *Plane) index() *idx {
 	c := p.c
-	x := &p.idx
+	x := &idx{}
 	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, make(map[netip.Addr]*corev1.Pod, len(c.Pods))
 	for _, pod := range c.Pods {
 		if pod.Spec.HostNetwork {
@@ -221,6 +222,7 @@ func (p *Plane) index() {
 			x.mtuByNode[h.Name] = int(h.NIC.MTU)
 		}
 	}
+	return x
 }
 
 // Cluster is the built cluster the plane compiles.
