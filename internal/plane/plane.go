@@ -90,11 +90,12 @@ type idx struct {
 }
 
 // New indexes c and prepares compiling its nodes; it compiles none.
-func New(c *model.Cluster) (*Plane, error) { return newPlane(c, nil) }
+func New(c *model.Cluster) (*Plane, error) { return newPlane(c, nil, nil) }
 
 // newPlane is New with the Felix calculation calc (nil: the cluster's own,
-// made on first use).
-func newPlane(c *model.Cluster, calc func() *felix.Calc) (*Plane, error) {
+// made on first use), and the Linux compiler made after prevLx
+// (linux.NewCompilerAfter; nil: none).
+func newPlane(c *model.Cluster, calc func() *felix.Calc, prevLx *linux.Compiler) (*Plane, error) {
 	if c == nil {
 		return nil, errors.New("plane: nil cluster")
 	}
@@ -103,7 +104,7 @@ func newPlane(c *model.Cluster, calc func() *felix.Calc) (*Plane, error) {
 	if calc == nil {
 		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
 	}
-	lxc, err := linux.NewCompilerLazy(c, calc)
+	lxc, err := linux.NewCompilerAfter(prevLx, c, calc)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}

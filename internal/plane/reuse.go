@@ -68,7 +68,8 @@ func Reuse(prev *Plane, c *model.Cluster) (*Plane, error) {
 // Follow is New(c) for a cluster that follows prev's (a plan's next
 // step): what the two clusters' inputs leave equal is made once for both,
 // on first use by either. It shares prev's Felix calculation when Felix
-// reads the same objects of both (felix.SameInputs), the pod index when
+// reads the same objects of both (felix.SameInputs), kube-proxy's Service
+// model of the Linux nodes (linux.NewCompilerAfter), the pod index when
 // the pods are the same, and the other indexes when what index reads is
 // the same (sameIndexInputs); it compiles no node of prev's. Objects are
 // compared by pointer: an index holds them. A nil prev is New(c).
@@ -80,7 +81,7 @@ func Follow(prev *Plane, c *model.Cluster) (*Plane, error) {
 	if felix.SameInputs(prev.c, c) {
 		calc = prev.calc
 	}
-	p, err := newPlane(c, calc)
+	p, err := newPlane(c, calc, prev.lxc)
 	if err != nil {
 		return nil, err
 	}

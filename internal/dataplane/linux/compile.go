@@ -96,13 +96,36 @@ func NewCompilerLazy(c *model.Cluster, calc func() *felix.Calc) (*Compiler, erro
 	if calc == nil {
 		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
 	}
-	cc := newClusterCtx(c)
+	return newCompiler(c, calc, nil), nil
+}
+
+// NewCompilerAfter is NewCompilerLazy for a cluster that follows prev's
+// (a plan's next step): kube-proxy's Service model is prev's when it
+// reads the same of both (kubeproxy.SameInputs). A nil prev is
+// NewCompilerLazy.
+func NewCompilerAfter(prev *Compiler, c *model.Cluster, calc func() *felix.Calc) (*Compiler, error) {
+	if c == nil {
+		return nil, errors.New("dataplane/linux: nil cluster")
+	}
+	if prev == nil || !kubeproxy.SameInputs(prev.cc.c, c) {
+		return NewCompilerLazy(c, calc)
+	}
+	if calc == nil {
+		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
+	}
+	return newCompiler(c, calc, prev.cc.kp), nil
+}
+
+// newCompiler is the compiler of c over calc, with kube-proxy's model kp
+// (nil: its own).
+func newCompiler(c *model.Cluster, calc func() *felix.Calc, kp *kubeproxy.Cluster) *Compiler {
+	cc := newClusterCtx(c, kp)
 	cc.calc = calc
 	x := &Compiler{cc: cc, byName: make(map[string]*nodeInfo, len(cc.linux))}
 	for _, n := range cc.linux {
 		x.byName[n.name] = n
 	}
-	return x, nil
+	return x
 }
 
 // Node compiles the Linux node named; ok is false when no Linux node has
@@ -209,7 +232,10 @@ type clusterCtx struct {
 	idx     *lookupIdx
 }
 
-func newClusterCtx(c *model.Cluster) *clusterCtx {
+// newClusterCtx reads what c's Linux nodes share, with kube-proxy's
+// model kp when given (one made of a cluster kubeproxy.SameInputs finds
+// equal in what it reads), else its own.
+func newClusterCtx(c *model.Cluster, kp *kubeproxy.Cluster) *clusterCtx {
 	cc := &clusterCtx{c: c, byName: map[string]*nodeInfo{}}
 	hosts := map[string]hybrid.Host{}
 	for _, h := range c.Hosts {
@@ -302,7 +328,10 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 			}
 		}
 	}
-	cc.kp = kubeproxy.NewCluster(c)
+	cc.kp = kp
+	if kp == nil {
+		cc.kp = kubeproxy.NewCluster(c)
+	}
 	cc.cal = newCalicoCluster(cc)
 	return cc
 }
