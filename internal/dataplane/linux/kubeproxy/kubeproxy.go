@@ -334,7 +334,19 @@ func endpointsFor(slices []*discoveryv1.EndpointSlice, sp corev1.ServicePort) []
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Addr.String() < out[j].Addr.String() })
+	// Ordered by "ip:port" as text, each endpoint's made once, not per
+	// comparison.
+	keyed := make([]struct {
+		key string
+		ep  kpEndpoint
+	}, len(out))
+	for i, ep := range out {
+		keyed[i].key, keyed[i].ep = ep.Addr.String(), ep
+	}
+	sort.SliceStable(keyed, func(i, j int) bool { return keyed[i].key < keyed[j].key })
+	for i := range keyed {
+		out[i] = keyed[i].ep
+	}
 	return out
 }
 
