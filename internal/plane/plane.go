@@ -109,11 +109,15 @@ func newPlane(c *model.Cluster, calc func() *felix.Calc, prevLx *linux.Compiler)
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}
 	p := &Plane{c: c, calc: calc, lxc: lxc, lx: map[string]*lxEntry{}, win: map[string]*winEntry{}}
-	p.ixOf, p.podsOf = sync.OnceValue(p.index), sync.OnceValue(p.podIndexes)
 	p.nodeByName = make(map[string]*corev1.Node, len(c.Nodes))
 	for _, n := range c.Nodes {
 		p.nodeByName[n.Name] = n
 	}
+	// The closures hold the cluster, not the plane: a plane that shares
+	// them (Follow) keeps no other plane's compiled nodes alive.
+	nodeByName := p.nodeByName
+	p.ixOf = sync.OnceValue(func() *idx { return index(c, nodeByName) })
+	p.podsOf = sync.OnceValue(func() *podIndex { return podIndexes(c) })
 	return p, nil
 }
 
@@ -155,8 +159,8 @@ func (p *Plane) pods() *podIndex { return p.podsOf() }
 
 // podIndexes makes the pod index. It reads the cluster's pods alone
 // (their namespaces, names and nodes).
-func (p *Plane) podIndexes() *podIndex {
-	c, x := p.c, &podIndex{}
+func podIndexes(c *model.Cluster) *podIndex {
+	x := &podIndex{}
 	x.byName = make(map[nsName]*corev1.Pod, len(c.Pods))
 	for _, pod := range c.Pods {
 		key := nsName{pod.Namespace, pod.Name}
@@ -172,8 +176,7 @@ func (p *Plane) podIndexes() *podIndex {
 // index makes the other indexes. It reads the cluster's pods, the
 // Nodes' names, Services, EndpointSlices, ReplicaSets and each Host's
 // name and NIC name and MTU (sameIndexInputs).
-func (p *Plane) index() *idx {
-	c := p.c
+func index(c *model.Cluster, nodeByName map[string]*corev1.Node) *idx {
 	x := &idx{}
 	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, make(map[netip.Addr]*corev1.Pod, len(c.Pods))
 	for _, pod := range c.Pods {
@@ -189,7 +192,7 @@ func (p *Plane) index() *idx {
 		// garbage collector deletes it: kubernetes
 		// pkg/controller/podgc/gc_controller.go gcOrphaned); its address
 		// answers nothing.
-		if p.nodeByName[pod.Spec.NodeName] == nil {
+		if nodeByName[pod.Spec.NodeName] == nil {
 			continue
 		}
 		if a, err := netip.ParseAddr(pod.Status.PodIP); err == nil {
