@@ -14,6 +14,7 @@ package diff
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -56,6 +57,16 @@ type Twin struct {
 	plOnce sync.Once
 	pl     *plane.Plane
 	plErr  error
+	// plMade is set once pl is made (a later twin may then follow it).
+	plMade atomic.Bool
+	// follows is the twin compared before this one (CompareTwins), and
+	// donor a plane made for an earlier twin: this twin's plane is made
+	// after the first of them that is made (plane.Follow: it shares what
+	// the inputs leave equal). When this twin is followed in turn, follows
+	// is resolved to donor, so a chain of twins holds at most one twin and
+	// one plane per twin; both are cleared once the plane is made.
+	follows *Twin
+	donor   *plane.Plane
 
 	// linuxFrom is the twin whose plane the node comparison reads for
 	// this one's Linux nodes (see comparedPlane), nil for its own.
@@ -104,8 +115,37 @@ func (t *Twin) Cluster() *model.Cluster { return t.c }
 
 // plane is the twin's plane, made on first use; it compiles no node yet.
 func (t *Twin) plane() (*plane.Plane, error) {
-	t.plOnce.Do(func() { t.pl, t.plErr = plane.New(t.c) })
+	t.plOnce.Do(func() {
+		prev := t.donorBefore()
+		t.follows, t.donor = nil, nil
+		t.pl, t.plErr = plane.Follow(prev, t.c)
+		t.plMade.Store(true)
+	})
 	return t.pl, t.plErr
+}
+
+// donorBefore is the plane this twin's may follow, the newest made of:
+// the twin it follows' (madePlane), the one its node comparison reads
+// (linuxFrom), the donor.
+func (t *Twin) donorBefore() *plane.Plane {
+	if f := t.follows; f != nil {
+		if p := f.madePlane(); p != nil {
+			return p
+		}
+	}
+	if l := t.linuxFrom; l != nil && l.plMade.Load() {
+		return l.pl
+	}
+	return t.donor
+}
+
+// madePlane is the twin's plane when made, else the one it would follow;
+// nil when none is made.
+func (t *Twin) madePlane() *plane.Plane {
+	if t.plMade.Load() {
+		return t.pl
+	}
+	return t.donorBefore()
 }
 
 // comparedPlane is the plane the node comparison reads: the twin's own,
@@ -123,8 +163,8 @@ func (t *Twin) comparedPlane() (*plane.Plane, error) {
 // twin, when neither has a Windows node and their Linux parts' inputs
 // (routing, proxy, policy) and what plane.New, Felix and the Linux
 // compilers read besides (the reach inputs: reachKinds) agree: the
-// compiled Linux nodes are then equal. Called before the twin's nodes
-// are read.
+// compiled Linux nodes are then equal, and so are the reach matrices
+// (reachMatrix takes before's). Called before the twin's nodes are read.
 func (t *Twin) takeLinuxPlane(before *Twin) {
 	da, db := before.digest(), t.digest()
 	if da.routing != db.routing || da.proxy != db.proxy || da.policy != db.policy || da.reach != db.reach ||
@@ -170,6 +210,18 @@ func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, *reachKeys, error)
 	t.reachMu.Lock()
 	defer t.reachMu.Unlock()
 	if t.reachKey != key || t.matrix == nil && t.reachErr == nil {
+		// A twin compared through an earlier twin's plane (takeLinuxPlane)
+		// reads the same reach inputs, without a Windows node: its matrix
+		// is that twin's, made on that plane, whose nodes the comparison
+		// has compiled, instead of on a plane of its own.
+		if l := t.linuxFrom; l != nil {
+			m, keys, err := l.reachMatrix(opt)
+			if err != nil {
+				return nil, nil, err
+			}
+			t.reachKey, t.matrix, t.keys, t.reachErr = key, m, keys, nil
+			return m, keys, nil
+		}
 		e, err := t.Engine()
 		if err != nil {
 			return nil, nil, err
@@ -181,7 +233,7 @@ func (t *Twin) reachMatrix(opt reach.Options) (*reach.Matrix, *reachKeys, error)
 		return nil, nil, t.reachErr
 	}
 	if t.keys == nil {
-		t.keys = &reachKeys{sources: sortedKeys(sourceKeys(t.matrix)), dests: sortedKeys(destKeys(t.matrix))}
+		t.keys = &reachKeys{sources: sourceKeys(t.matrix), dests: destKeys(t.matrix)}
 	}
 	return t.matrix, t.keys, nil
 }
@@ -224,6 +276,14 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("diff: nil twin")
 	}
 	r := &Result{}
+	// The after twin's plane shares with the before twin's what their
+	// inputs leave equal (plane.Follow), when the before one is made first.
+	if !before.plMade.Load() && before.follows != nil {
+		before.donor, before.follows = before.donorBefore(), nil
+	}
+	if !after.plMade.Load() && after != before {
+		after.follows = before
+	}
 	// The after twin's digest reuses the before twin's hashes of the
 	// objects both hold (a plan's step twin shares those it leaves alone).
 	da := before.digest()

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -181,40 +182,70 @@ func verdict(m *reach.Matrix, c reach.Cell) Verdict {
 }
 
 // reachKeys are a matrix's rows and columns by key (sourceKeys,
-// destKeys), made once per twin and matrix.
+// destKeys), sorted, made once per twin and matrix.
 type reachKeys struct{ sources, dests []keyed }
 
-// sourceKeys maps each pod ("namespace/name") and node ("node/NAME") to
-// its row.
-func sourceKeys(m *reach.Matrix) map[string]int {
-	out := map[string]int{}
+// sourceKeys lists each pod ("namespace/name") and node ("node/NAME")
+// with its row, by key.
+func sourceKeys(m *reach.Matrix) []keyed {
+	n := 0
+	for _, s := range m.Sources {
+		n += max(1, len(s.Pods))
+	}
+	out := make([]keyed, 0, n)
 	for i, s := range m.Sources {
 		if s.Kind == "node" {
-			out[s.Label] = i
+			out = append(out, keyed{s.Label, i})
 			continue
 		}
 		for _, p := range s.Pods {
-			out[s.Namespace+"/"+p] = i
+			out = append(out, keyed{s.Namespace + "/" + p, i})
 		}
 	}
-	return out
+	return sortKeyed(out)
 }
 
-// destKeys maps each pod at a port ("namespace/name port/proto") and each
-// Service port ("svc/namespace/name port/proto") to its column.
-func destKeys(m *reach.Matrix) map[string]int {
-	out := map[string]int{}
+// destKeys lists each pod at a port ("namespace/name port/proto") and
+// each Service port ("svc/namespace/name port/proto") with its column, by
+// key.
+func destKeys(m *reach.Matrix) []keyed {
+	n := 0
+	for _, d := range m.Destinations {
+		n += max(1, len(d.Pods))
+	}
+	out := make([]keyed, 0, n)
 	for j, d := range m.Destinations {
 		at := " " + strconv.Itoa(d.Port) + "/" + string(d.Proto)
 		if d.Kind == "service" {
-			out["svc/"+d.Namespace+"/"+d.Name+at] = j
+			out = append(out, keyed{"svc/" + d.Namespace + "/" + d.Name + at, j})
 			continue
 		}
 		for _, p := range d.Pods {
-			out[d.Namespace+"/"+p+at] = j
+			out = append(out, keyed{d.Namespace + "/" + p + at, j})
 		}
 	}
-	return out
+	return sortKeyed(out)
+}
+
+// sortKeyed sorts keys listed in row (or column) order by key, and keeps
+// of a key that two rows hold the last row's (an invalid cluster's pods
+// of one name).
+func sortKeyed(out []keyed) []keyed {
+	slices.SortFunc(out, func(x, y keyed) int {
+		if c := strings.Compare(x.key, y.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+	w := 0
+	for r := range out {
+		if r+1 < len(out) && out[r+1].key == out[r].key {
+			continue
+		}
+		out[w] = out[r]
+		w++
+	}
+	return out[:w]
 }
 
 // matched is a row (or column) of each matrix and the keys that fall into
@@ -228,16 +259,6 @@ type matched struct {
 type keyed struct {
 	key string
 	i   int
-}
-
-// sortedKeys lists m by key.
-func sortedKeys(m map[string]int) []keyed {
-	out := make([]keyed, 0, len(m))
-	for k, i := range m {
-		out = append(out, keyed{k, i})
-	}
-	slices.SortFunc(out, func(x, y keyed) int { return strings.Compare(x.key, y.key) })
-	return out
 }
 
 // matchSorted groups the keys both sides hold by their (before, after)

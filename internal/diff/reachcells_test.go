@@ -185,7 +185,7 @@ func TestMatchingSortedKeysEqualsMatchingThroughMaps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, keys := range []func(*reach.Matrix) map[string]int{sourceKeys, destKeys} {
+			for _, keys := range []func(*reach.Matrix) map[string]int{sourceKeyMap, destKeyMap} {
 				a, b := keys(ma), keys(mb)
 				got, ga, gb := match(a, b)
 				want, wa, wb := matchThroughMaps(a, b)

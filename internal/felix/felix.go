@@ -271,6 +271,46 @@ func New(c *model.Cluster) *Calc {
 	return x
 }
 
+// SameInputs reports whether New reads the same objects of a and b, so
+// that one calculation serves both: the same Namespaces, ServiceAccounts,
+// NetworkPolicies, projectcalico.org NetworkPolicies and
+// GlobalNetworkPolicies, and the same ready pods (Ready) in the same
+// order, each by pointer. New reads nothing else of a cluster (this
+// file); an Endpoint holds its pod, which a reader compares by pointer
+// (EndpointOf), so equal copies are not enough. Built clusters are not
+// changed afterwards, and a twin derived from another shares the objects
+// it leaves alone, so the test is one pass over the lists.
+func SameInputs(a, b *model.Cluster) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	if !slices.Equal(a.Namespaces, b.Namespaces) || !slices.Equal(a.ServiceAccounts, b.ServiceAccounts) ||
+		!slices.Equal(a.NetworkPolicies, b.NetworkPolicies) || !slices.Equal(a.CalicoPolicies, b.CalicoPolicies) ||
+		!slices.Equal(a.GlobalNetworkPolicies, b.GlobalNetworkPolicies) {
+		return false
+	}
+	i, j := 0, 0
+	for {
+		for i < len(a.Pods) && !Ready(a.Pods[i]) {
+			i++
+		}
+		for j < len(b.Pods) && !Ready(b.Pods[j]) {
+			j++
+		}
+		if i == len(a.Pods) || j == len(b.Pods) {
+			return i == len(a.Pods) && j == len(b.Pods)
+		}
+		if a.Pods[i] != b.Pods[j] {
+			return false
+		}
+		i++
+		j++
+	}
+}
+
 // HasCalicoPolicies reports whether the cluster has projectcalico.org
 // policies.
 func (x *Calc) HasCalicoPolicies() bool { return x.hasCalico }

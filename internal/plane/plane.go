@@ -54,12 +54,10 @@ type Plane struct {
 
 	nodeByName map[string]*corev1.Node // the last of a name, as compiled
 	// The other indexes are made on first use: a question about one node
-	// needs none of them.
-	idxOnce sync.Once
-	idx     idx
-	// podsOnce makes podIdx (pods).
-	podsOnce sync.Once
-	podIdx   podIndex
+	// needs none of them. A plane that follows another whose cluster has
+	// the same inputs shares them (Follow).
+	ixOf   func() *idx
+	podsOf func() *podIndex
 }
 
 type lxEntry struct {
@@ -92,14 +90,21 @@ type idx struct {
 }
 
 // New indexes c and prepares compiling its nodes; it compiles none.
-func New(c *model.Cluster) (*Plane, error) {
+func New(c *model.Cluster) (*Plane, error) { return newPlane(c, nil, nil) }
+
+// newPlane is New with the Felix calculation calc (nil: the cluster's own,
+// made on first use), and the Linux compiler made after prevLx
+// (linux.NewCompilerAfter; nil: none).
+func newPlane(c *model.Cluster, calc func() *felix.Calc, prevLx *linux.Compiler) (*Plane, error) {
 	if c == nil {
 		return nil, errors.New("plane: nil cluster")
 	}
 	// One Felix calculation: the Linux tables and decisions and the
 	// Windows ACLs read it.
-	calc := sync.OnceValue(func() *felix.Calc { return felix.New(c) })
-	lxc, err := linux.NewCompilerLazy(c, calc)
+	if calc == nil {
+		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
+	}
+	lxc, err := linux.NewCompilerAfter(prevLx, c, calc)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the Linux dataplane: %w", err)
 	}
@@ -108,14 +113,16 @@ func New(c *model.Cluster) (*Plane, error) {
 	for _, n := range c.Nodes {
 		p.nodeByName[n.Name] = n
 	}
+	// The closures hold the cluster, not the plane: a plane that shares
+	// them (Follow) keeps no other plane's compiled nodes alive.
+	nodeByName := p.nodeByName
+	p.ixOf = sync.OnceValue(func() *idx { return index(c, nodeByName) })
+	p.podsOf = sync.OnceValue(func() *podIndex { return podIndexes(c) })
 	return p, nil
 }
 
 // ix is the indexes, made on first use.
-func (p *Plane) ix() *idx {
-	p.idxOnce.Do(p.index)
-	return &p.idx
-}
+func (p *Plane) ix() *idx { return p.ixOf() }
 
 type nsName struct{ ns, name string }
 
@@ -148,25 +155,29 @@ type podIndex struct {
 	byNode map[string][]*corev1.Pod // by spec.nodeName, every pod
 }
 
-func (p *Plane) pods() *podIndex {
-	p.podsOnce.Do(func() {
-		c, x := p.c, &p.podIdx
-		x.byName = make(map[nsName]*corev1.Pod, len(c.Pods))
-		for _, pod := range c.Pods {
-			key := nsName{pod.Namespace, pod.Name}
-			if _, ok := x.byName[key]; !ok {
-				x.byName[key] = pod
-			}
+func (p *Plane) pods() *podIndex { return p.podsOf() }
+
+// podIndexes makes the pod index. It reads the cluster's pods alone
+// (their namespaces, names and nodes).
+func podIndexes(c *model.Cluster) *podIndex {
+	x := &podIndex{}
+	x.byName = make(map[nsName]*corev1.Pod, len(c.Pods))
+	for _, pod := range c.Pods {
+		key := nsName{pod.Namespace, pod.Name}
+		if _, ok := x.byName[key]; !ok {
+			x.byName[key] = pod
 		}
-		x.byNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
-		x.byNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
-	})
-	return &p.podIdx
+	}
+	x.byNS = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Namespace })
+	x.byNode = groupPods(c.Pods, func(p *corev1.Pod) string { return p.Spec.NodeName })
+	return x
 }
 
-func (p *Plane) index() {
-	c := p.c
-	x := &p.idx
+// index makes the other indexes. It reads the cluster's pods, the
+// Nodes' names, Services, EndpointSlices, ReplicaSets and each Host's
+// name and NIC name and MTU (sameIndexInputs).
+func index(c *model.Cluster, nodeByName map[string]*corev1.Node) *idx {
+	x := &idx{}
 	x.hostNetByIP, x.podByIP = map[string][]*corev1.Pod{}, make(map[netip.Addr]*corev1.Pod, len(c.Pods))
 	for _, pod := range c.Pods {
 		if pod.Spec.HostNetwork {
@@ -181,7 +192,7 @@ func (p *Plane) index() {
 		// garbage collector deletes it: kubernetes
 		// pkg/controller/podgc/gc_controller.go gcOrphaned); its address
 		// answers nothing.
-		if p.nodeByName[pod.Spec.NodeName] == nil {
+		if nodeByName[pod.Spec.NodeName] == nil {
 			continue
 		}
 		if a, err := netip.ParseAddr(pod.Status.PodIP); err == nil {
@@ -215,6 +226,7 @@ func (p *Plane) index() {
 			x.mtuByNode[h.Name] = int(h.NIC.MTU)
 		}
 	}
+	return x
 }
 
 // Cluster is the built cluster the plane compiles.

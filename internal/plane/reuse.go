@@ -3,6 +3,7 @@ package plane
 import (
 	"maps"
 	"reflect"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -62,6 +63,57 @@ func Reuse(prev *Plane, c *model.Cluster) (*Plane, error) {
 		}
 	}
 	return p, nil
+}
+
+// Follow is New(c) for a cluster that follows prev's (a plan's next
+// step): what the two clusters' inputs leave equal is made once for both,
+// on first use by either. It shares prev's Felix calculation when Felix
+// reads the same objects of both (felix.SameInputs), kube-proxy's Service
+// model of the Linux nodes (linux.NewCompilerAfter), the pod index when
+// the pods are the same, and the other indexes when what index reads is
+// the same (sameIndexInputs); it compiles no node of prev's. Objects are
+// compared by pointer: an index holds them. A nil prev is New(c).
+func Follow(prev *Plane, c *model.Cluster) (*Plane, error) {
+	if prev == nil || c == nil {
+		return New(c)
+	}
+	var calc func() *felix.Calc
+	if felix.SameInputs(prev.c, c) {
+		calc = prev.calc
+	}
+	p, err := newPlane(c, calc, prev.lxc)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Equal(prev.c.Pods, c.Pods) {
+		p.podsOf = prev.podsOf
+		if sameIndexInputs(prev.c, c) {
+			p.ixOf = prev.ixOf
+		}
+	}
+	return p, nil
+}
+
+// sameIndexInputs compares, besides the pods, what index reads: the
+// Nodes' names, the Services, EndpointSlices and ReplicaSets (by
+// pointer) and each Host's name, NIC name and MTU.
+func sameIndexInputs(a, b *model.Cluster) bool {
+	if !slices.Equal(a.Services, b.Services) || !slices.Equal(a.EndpointSlices, b.EndpointSlices) ||
+		!slices.Equal(a.ReplicaSets, b.ReplicaSets) || len(a.Nodes) != len(b.Nodes) || len(a.Hosts) != len(b.Hosts) {
+		return false
+	}
+	for i := range a.Nodes {
+		if a.Nodes[i].Name != b.Nodes[i].Name {
+			return false
+		}
+	}
+	for i := range a.Hosts {
+		x, y := &a.Hosts[i], &b.Hosts[i]
+		if x.Name != y.Name || x.NIC.Name != y.NIC.Name || x.NIC.MTU != y.NIC.MTU {
+			return false
+		}
+	}
+	return true
 }
 
 // sameShared compares what every node's compile reads besides the pods.

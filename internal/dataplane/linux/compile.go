@@ -1,7 +1,9 @@
 package linux
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -94,13 +96,36 @@ func NewCompilerLazy(c *model.Cluster, calc func() *felix.Calc) (*Compiler, erro
 	if calc == nil {
 		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
 	}
-	cc := newClusterCtx(c)
+	return newCompiler(c, calc, nil), nil
+}
+
+// NewCompilerAfter is NewCompilerLazy for a cluster that follows prev's
+// (a plan's next step): kube-proxy's Service model is prev's when it
+// reads the same of both (kubeproxy.SameInputs). A nil prev is
+// NewCompilerLazy.
+func NewCompilerAfter(prev *Compiler, c *model.Cluster, calc func() *felix.Calc) (*Compiler, error) {
+	if c == nil {
+		return nil, errors.New("dataplane/linux: nil cluster")
+	}
+	if prev == nil || !kubeproxy.SameInputs(prev.cc.c, c) {
+		return NewCompilerLazy(c, calc)
+	}
+	if calc == nil {
+		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
+	}
+	return newCompiler(c, calc, prev.cc.kp), nil
+}
+
+// newCompiler is the compiler of c over calc, with kube-proxy's model kp
+// (nil: its own).
+func newCompiler(c *model.Cluster, calc func() *felix.Calc, kp *kubeproxy.Cluster) *Compiler {
+	cc := newClusterCtx(c, kp)
 	cc.calc = calc
 	x := &Compiler{cc: cc, byName: make(map[string]*nodeInfo, len(cc.linux))}
 	for _, n := range cc.linux {
 		x.byName[n.name] = n
 	}
-	return x, nil
+	return x
 }
 
 // Node compiles the Linux node named; ok is false when no Linux node has
@@ -207,7 +232,10 @@ type clusterCtx struct {
 	idx     *lookupIdx
 }
 
-func newClusterCtx(c *model.Cluster) *clusterCtx {
+// newClusterCtx reads what c's Linux nodes share, with kube-proxy's
+// model kp when given (one made of a cluster kubeproxy.SameInputs finds
+// equal in what it reads), else its own.
+func newClusterCtx(c *model.Cluster, kp *kubeproxy.Cluster) *clusterCtx {
 	cc := &clusterCtx{c: c, byName: map[string]*nodeInfo{}}
 	hosts := map[string]hybrid.Host{}
 	for _, h := range c.Hosts {
@@ -300,7 +328,10 @@ func newClusterCtx(c *model.Cluster) *clusterCtx {
 			}
 		}
 	}
-	cc.kp = kubeproxy.NewCluster(c)
+	cc.kp = kp
+	if kp == nil {
+		cc.kp = kubeproxy.NewCluster(c)
+	}
 	cc.cal = newCalicoCluster(cc)
 	return cc
 }
@@ -430,18 +461,19 @@ func mode(s string) string {
 // sortPods orders pods by creation: creationTimestamp, then pod IP (Calico
 // IPAM hands out a block's addresses in request order), then name.
 func sortPods(ps []*corev1.Pod) {
-	// The keys are made once, not per comparison, and the position is the
-	// last key: a stable order from a sort with fewer moves.
+	// The addresses are parsed once, not per comparison, and the
+	// position is the last key: a stable order from a sort with fewer
+	// moves. "namespace/name" is made only for pods that tie before it
+	// (pods apart in time or address, as a rule, need none).
 	type keyed struct {
 		p    *corev1.Pod
 		addr netip.Addr
-		name string // namespace/name
 		i    int
 	}
 	ks := make([]keyed, len(ps))
 	for i, p := range ps {
 		a, _ := netip.ParseAddr(p.Status.PodIP)
-		ks[i] = keyed{p, a, p.Namespace + "/" + p.Name, i}
+		ks[i] = keyed{p, a, i}
 	}
 	slices.SortFunc(ks, func(x, y keyed) int {
 		a, b := x.p, y.p
@@ -454,7 +486,7 @@ func sortPods(ps []*corev1.Pod) {
 		if c := x.addr.Compare(y.addr); c != 0 {
 			return c
 		}
-		if c := strings.Compare(x.name, y.name); c != 0 {
+		if c := strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name); c != 0 {
 			return c
 		}
 		return x.i - y.i
@@ -595,7 +627,12 @@ func (n *Node) note(format string, args ...any) {
 // (libcalico-go/lib/backend/k8s/conversion/workload_endpoint_default.go
 // VethNameForWorkload with the default prefix).
 func VethName(namespace, pod string) string {
-	return "cali" + sha1Hex(namespace + "." + pod)[:11]
+	// The first 11 hex digits need the first 6 bytes of the hash.
+	h := sha1.Sum([]byte(namespace + "." + pod))
+	var b [len("cali") + 12]byte
+	copy(b[:], "cali")
+	hex.Encode(b[len("cali"):], h[:6])
+	return string(b[:len("cali")+11])
 }
 
 // standInMAC is a deterministic locally administered unicast MAC.
@@ -625,7 +662,17 @@ func netnsName(p *corev1.Pod) string {
 	s := sha256.Sum256([]byte(p.Namespace + "/" + p.Name + "/" + string(p.UID)))
 	s[6] = s[6]&0x0f | 0x40
 	s[8] = s[8]&0x3f | 0x80
-	return fmt.Sprintf("cni-%x-%x-%x-%x-%x", s[0:4], s[4:6], s[6:8], s[8:10], s[10:16])
+	// "cni-%x-%x-%x-%x-%x" of s[0:4], s[4:6], s[6:8], s[8:10], s[10:16],
+	// written without fmt: every pod of every compiled node has one.
+	b := make([]byte, 0, len("cni-")+36)
+	b = append(b, "cni-"...)
+	for i, part := range [][]byte{s[0:4], s[4:6], s[6:8], s[8:10], s[10:16]} {
+		if i > 0 {
+			b = append(b, '-')
+		}
+		b = hex.AppendEncode(b, part)
+	}
+	return string(b)
 }
 
 // Has says whether a Linux node has that name: whether Node compiles one.

@@ -3,6 +3,7 @@ package linux
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux/kubeproxy"
@@ -112,13 +113,13 @@ func (r Route) Fields() []string {
 		f = append(f, "src", r.Src.String())
 	}
 	if r.Metric != 0 {
-		f = append(f, "metric", fmt.Sprint(r.Metric))
+		f = append(f, "metric", strconv.Itoa(r.Metric))
 	}
 	if r.OnLink {
 		f = append(f, "onlink")
 	}
 	if r.MTU != 0 {
-		f = append(f, "mtu", fmt.Sprint(r.MTU))
+		f = append(f, "mtu", strconv.Itoa(r.MTU))
 	}
 	return f
 }

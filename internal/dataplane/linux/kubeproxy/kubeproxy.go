@@ -10,6 +10,8 @@ import (
 	"encoding/base32"
 	"fmt"
 	"net/netip"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,6 +120,26 @@ type svcPort struct {
 type kpEndpoint struct {
 	ServiceEndpoint
 	ready, serving, terminating bool
+}
+
+// SameInputs reports whether NewCluster reads the same of a and b, so
+// that one Cluster serves both: the kube-proxy configuration (equal), the
+// kubeadm networking's pod and service subnets, and the same Services and
+// EndpointSlices by pointer (a twin derived from another shares the
+// objects it leaves alone). NewCluster reads nothing else (this file).
+func SameInputs(a, b *model.Cluster) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if !slices.Equal(a.Services, b.Services) || !slices.Equal(a.EndpointSlices, b.EndpointSlices) ||
+		!reflect.DeepEqual(a.Kubeadm.KubeProxy, b.Kubeadm.KubeProxy) {
+		return false
+	}
+	ca, cb := a.Kubeadm.Cluster, b.Kubeadm.Cluster
+	if ca == nil || cb == nil {
+		return ca == cb
+	}
+	return ca.Networking.PodSubnet == cb.Networking.PodSubnet && ca.Networking.ServiceSubnet == cb.Networking.ServiceSubnet
 }
 
 // NewCluster reads the proxier's configuration and the cluster's service
@@ -312,7 +334,19 @@ func endpointsFor(slices []*discoveryv1.EndpointSlice, sp corev1.ServicePort) []
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Addr.String() < out[j].Addr.String() })
+	// Ordered by "ip:port" as text, each endpoint's made once, not per
+	// comparison.
+	keyed := make([]struct {
+		key string
+		ep  kpEndpoint
+	}, len(out))
+	for i, ep := range out {
+		keyed[i].key, keyed[i].ep = ep.Addr.String(), ep
+	}
+	sort.SliceStable(keyed, func(i, j int) bool { return keyed[i].key < keyed[j].key })
+	for i := range keyed {
+		out[i] = keyed[i].ep
+	}
 	return out
 }
 
