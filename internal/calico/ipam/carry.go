@@ -75,10 +75,11 @@ func (b *block) copy(live bool) *block {
 		}
 	}
 	c.unallocated = slices.Clone(b.unallocated)
-	// Room for one more attribute: a derivation's copy mostly gets one
-	// (a kept pod's address asked for again), which would otherwise copy
-	// them all again.
-	c.attrs = append(make([]attribute, 0, len(b.attrs)+1), b.attrs...)
+	// Room for two more attributes: a derivation's copy of a node's
+	// block mostly gets two (the node's tunnel address and its DaemonSet
+	// pod's address, asked for again), which would otherwise copy them all
+	// again.
+	c.attrs = append(make([]attribute, 0, len(b.attrs)+2), b.attrs...)
 	c.seqShared = true
 	if live {
 		b.seqShared = true
