@@ -119,6 +119,10 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *model.Undecodable:
 			c.Rejected = append(c.Rejected, model.Rejection{Key: o.Key, Origin: o.Origin, Message: strings.TrimRight(admission.FormatError(t.Err), "\n")})
 		case *corev1.Service:
+			if was := d.reusedServices(t); was != nil {
+				c.Services = append(c.Services, was)
+				continue
+			}
 			c.Services = append(c.Services, keep(own, t))
 		case *corev1.ConfigMap:
 			c.ConfigMaps = append(c.ConfigMaps, keep(own, t))

@@ -70,6 +70,9 @@ type derivation struct {
 	rs          map[*appsv1.Deployment]*appsv1.ReplicaSet
 	slices      map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice
 	policies    map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy
+	// services maps the input's Services whose build reads nothing but
+	// themselves (serviceSettled) to the previous twin's.
+	services map[*corev1.Service]*corev1.Service
 	// broken is set by a stage that would change a reused pod.
 	broken bool
 	// prev is what the previous build kept (carry.go), nil if nothing.
@@ -108,6 +111,13 @@ func (d *derivation) reusedEndpointSlices(t *discoveryv1.EndpointSlice) *discove
 		return nil
 	}
 	return d.slices[t]
+}
+
+func (d *derivation) reusedServices(t *corev1.Service) *corev1.Service {
+	if d == nil {
+		return nil
+	}
+	return d.services[t]
 }
 
 func (d *derivation) reusedNetworkPolicies(t *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy {
@@ -302,16 +312,20 @@ func (d *derivation) originsFrom(prev *model.Cluster, prevSnap *model.Snapshot, 
 // Deployment's replicas, with that ReplicaSet (their statuses read only
 // those pods); and the input's EndpointSlices and NetworkPolicies, which
 // the engine only stamps with the reference time (the same: it is the
-// newest creation time of nodes, pods and CSRs, none of which changed).
+// newest creation time of nodes, pods and CSRs, none of which changed);
+// and the input's Services the services stage settles from themselves
+// alone (serviceSettled).
 func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spoken, inputs map[model.Key]bool) {
 	d.deployments = map[*appsv1.Deployment]*appsv1.Deployment{}
 	d.rs = map[*appsv1.Deployment]*appsv1.ReplicaSet{}
 	d.slices = map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice{}
 	d.policies = map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy{}
+	d.services = map[*corev1.Service]*corev1.Service{}
 	deps := byName(prev.Deployments)
 	sets := byName(prev.ReplicaSets)
 	slices := byName(prev.EndpointSlices)
 	policies := byName(prev.NetworkPolicies)
+	services := byName(prev.Services)
 	// owned are the input's pods by ReplicaSet; observedRS the hash of
 	// each Deployment's ReplicaSet the input's pods name, the last pod's
 	// (controllers.ObservedReplicaSets).
@@ -348,6 +362,10 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 			if was := policies[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] {
 				d.policies[t] = was
 			}
+		case *corev1.Service:
+			if was := services[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] && serviceSettled(t) {
+				d.services[t] = was
+			}
 		case *appsv1.Deployment:
 			if !prev.Observed(o.Key) || spoken[o.Key] {
 				continue
@@ -375,6 +393,31 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 			}
 		}
 	}
+}
+
+// serviceSettled: the input Service asks the services stage (status.go)
+// for no address and no node port, so what the stage makes of it reads
+// only the Service itself and the reference time, not the other
+// Services allocated before it: its ClusterIP is set (or it has none, an
+// ExternalName), as is every node port it needs. The stage writes
+// nothing into the previous build's object, which it settled already; a
+// Service another one's address or port now conflicts with is refused
+// and dropped, taken or not.
+func serviceSettled(s *corev1.Service) bool {
+	if s.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
+		return false
+	}
+	if needsHealthCheckNodePort(s) && s.Spec.HealthCheckNodePort == 0 {
+		return false
+	}
+	if needsNodePort(s) {
+		for _, p := range s.Spec.Ports {
+			if p.NodePort == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // nsName is an object's namespace and name, a map key.

@@ -234,7 +234,7 @@ func (b *builder) services() error {
 		if s.Spec.Type == "" {
 			s.Spec.Type = corev1.ServiceTypeClusterIP
 		}
-		if s.CreationTimestamp.IsZero() {
+		if s.CreationTimestamp.IsZero() && !b.ref.IsZero() {
 			s.CreationTimestamp = b.ref
 		}
 		if s.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
