@@ -88,7 +88,7 @@ func (d *derivation) schedBase() *scheduler.Base {
 // the pods and objects it reused and what the build before it spoke of.
 func (d *derivation) carried() *derivation {
 	return &derivation{reuse: d.reuse, input: d.input, deployments: d.deployments, rs: d.rs,
-		slices: d.slices, policies: d.policies, spoken: d.spoken}
+		slices: d.slices, policies: d.policies, services: d.services, serviceInputs: d.serviceInputs, spoken: d.spoken}
 }
 
 // covers reports whether d, a derivation's choice, excluded every object

@@ -70,9 +70,11 @@ type derivation struct {
 	rs          map[*appsv1.Deployment]*appsv1.ReplicaSet
 	slices      map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice
 	policies    map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy
-	// services maps the input's Services whose build reads nothing but
-	// themselves (serviceSettled) to the previous twin's.
-	services map[*corev1.Service]*corev1.Service
+	// services maps the input's Services to the previous twin's, which
+	// the services stage allocates again without writing (status.go
+	// allocatedAgain); serviceInputs is the reverse.
+	services      map[*corev1.Service]*corev1.Service
+	serviceInputs map[*corev1.Service]*corev1.Service
 	// broken is set by a stage that would change a reused pod.
 	broken bool
 	// prev is what the previous build kept (carry.go), nil if nothing.
@@ -118,6 +120,15 @@ func (d *derivation) reusedServices(t *corev1.Service) *corev1.Service {
 		return nil
 	}
 	return d.services[t]
+}
+
+// serviceInput is the input Service a Service taken from the previous
+// twin stands for, nil for one built.
+func (d *derivation) serviceInput(s *corev1.Service) *corev1.Service {
+	if d == nil {
+		return nil
+	}
+	return d.serviceInputs[s]
 }
 
 func (d *derivation) reusedNetworkPolicies(t *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy {
@@ -313,14 +324,15 @@ func (d *derivation) originsFrom(prev *model.Cluster, prevSnap *model.Snapshot, 
 // those pods); and the input's EndpointSlices and NetworkPolicies, which
 // the engine only stamps with the reference time (the same: it is the
 // newest creation time of nodes, pods and CSRs, none of which changed);
-// and the input's Services the services stage settles from themselves
-// alone (serviceSettled).
+// and the input's Services, whose addresses and node ports the services
+// stage allocates again and compares (allocatedAgain).
 func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spoken, inputs map[model.Key]bool) {
 	d.deployments = map[*appsv1.Deployment]*appsv1.Deployment{}
 	d.rs = map[*appsv1.Deployment]*appsv1.ReplicaSet{}
 	d.slices = map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice{}
 	d.policies = map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy{}
 	d.services = map[*corev1.Service]*corev1.Service{}
+	d.serviceInputs = map[*corev1.Service]*corev1.Service{}
 	deps := byName(prev.Deployments)
 	sets := byName(prev.ReplicaSets)
 	slices := byName(prev.EndpointSlices)
@@ -363,8 +375,8 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 				d.policies[t] = was
 			}
 		case *corev1.Service:
-			if was := services[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] && serviceSettled(t) {
-				d.services[t] = was
+			if was := services[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] && d.serviceInputs[was] == nil {
+				d.services[t], d.serviceInputs[was] = was, t
 			}
 		case *appsv1.Deployment:
 			if !prev.Observed(o.Key) || spoken[o.Key] {
@@ -393,31 +405,6 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 			}
 		}
 	}
-}
-
-// serviceSettled: the input Service asks the services stage (status.go)
-// for no address and no node port, so what the stage makes of it reads
-// only the Service itself and the reference time, not the other
-// Services allocated before it: its ClusterIP is set (or it has none, an
-// ExternalName), as is every node port it needs. The stage writes
-// nothing into the previous build's object, which it settled already; a
-// Service another one's address or port now conflicts with is refused
-// and dropped, taken or not.
-func serviceSettled(s *corev1.Service) bool {
-	if s.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
-		return false
-	}
-	if needsHealthCheckNodePort(s) && s.Spec.HealthCheckNodePort == 0 {
-		return false
-	}
-	if needsNodePort(s) {
-		for _, p := range s.Spec.Ports {
-			if p.NodePort == 0 {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // nsName is an object's namespace and name, a map key.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -14,23 +15,29 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
-// A derivation takes the previous twin's Service only when the input's
-// asks the services stage for no address and no node port: one that does
-// is allocated again among the others (whose order a step may change),
-// and its previous address, taken as asked for, would be reserved first.
-func TestOnlyServicesThatAskForNoAddressOrPortAreTakenFromThePreviousTwin(t *testing.T) {
+// A derivation takes the previous twin's Service for each unchanged input
+// Service; the services stage allocates again what the input asks for, in
+// its turn, and a taken Service holding anything else (the Services
+// allocated before it changed) stops the derivation. The tampered cases
+// give the taken Service another address or node port than the
+// allocation gives, as a changed set of Services before it would.
+func TestATakenServiceWhoseAllocationWouldDifferStopsTheDerivation(t *testing.T) {
 	tests := []struct {
-		name  string
-		spec  corev1.ServiceSpec
-		taken bool
+		name   string
+		spec   corev1.ServiceSpec
+		tamper func(s *corev1.Service)
+		holds  bool
 	}{
-		{"a Service with its ClusterIP is taken", corev1.ServiceSpec{ClusterIP: "10.96.7.7", Ports: []corev1.ServicePort{{Port: 80}}}, true},
-		{"a Service without a ClusterIP is built again", corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}, false},
-		{"a NodePort Service without its node port is built again", corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ClusterIP: "10.96.7.8", Ports: []corev1.ServicePort{{Port: 80}}}, false},
-		{"a NodePort Service with its node port is taken", corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ClusterIP: "10.96.7.9", Ports: []corev1.ServicePort{{Port: 80, NodePort: 30080}}}, true},
-		{"a local LoadBalancer Service without its health check port is built again", corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ClusterIP: "10.96.7.10",
-			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal, Ports: []corev1.ServicePort{{Port: 80, NodePort: 30081}}}, false},
-		{"an ExternalName Service is taken", corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.com"}, true},
+		{"a Service that asks for an address holds", corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}, nil, true},
+		{"a Service with its own address holds", corev1.ServiceSpec{ClusterIP: "10.96.7.7", Ports: []corev1.ServicePort{{Port: 80}}}, nil, true},
+		{"a NodePort Service that asks for a node port holds", corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}}, nil, true},
+		{"a Service whose address would now differ stops it", corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+			func(s *corev1.Service) { s.Spec.ClusterIP, s.Spec.ClusterIPs = "10.96.7.8", []string{"10.96.7.8"} }, false},
+		{"a Service whose node port would now differ stops it", corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}},
+			func(s *corev1.Service) { s.Spec.Ports[0].NodePort++ }, false},
+		{"a Service whose health check port would now differ stops it", corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer,
+			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal, Ports: []corev1.ServicePort{{Port: 80}}},
+			func(s *corev1.Service) { s.Spec.HealthCheckNodePort++ }, false},
 	}
 	dir := t.TempDir()
 	if _, err := gen.WriteDir(dir, gen.Options{Nodes: 4, Namespaces: 1, Pods: 40, Services: 4, Seed: 1, ObservedIPs: true}); err != nil {
@@ -52,11 +59,28 @@ func TestOnlyServicesThatAskForNoAddressOrPortAreTakenFromThePreviousTwin(t *tes
 				t.Fatal(err)
 			}
 			d := settle(prev, base, next)
-			if d == nil {
-				t.Fatal("nothing qualifies for reuse: the case does not test the guard")
+			if d == nil || d.services[svc] == nil {
+				t.Fatal("the Service is not taken from the previous twin: the case does not test the guard")
 			}
-			if _, ok := d.services[svc]; ok != tc.taken {
-				t.Errorf("the Service is taken from the previous twin: %v, want %v", ok, tc.taken)
+			if tc.tamper != nil {
+				was := d.services[svc].DeepCopy()
+				tc.tamper(was)
+				delete(d.serviceInputs, d.services[svc])
+				d.services[svc], d.serviceInputs[was] = was, svc
+			}
+			d.prev = recall(prev)
+			if d.prev != nil {
+				d.net = d.prev.net
+			}
+			c, err := build(next, false, d)
+			if err != nil && !errors.Is(err, errUnsettled) {
+				t.Fatal(err)
+			}
+			if got := err == nil && d.holds(prev, c); got != tc.holds {
+				t.Errorf("the derivation holds: %v, want %v", got, tc.holds)
+			}
+			if !tc.holds {
+				return
 			}
 			derived, err := Derive(prev, base, next)
 			if err != nil {
@@ -68,6 +92,13 @@ func TestOnlyServicesThatAskForNoAddressOrPortAreTakenFromThePreviousTwin(t *tes
 			}
 			if !reflect.DeepEqual(derived, full) {
 				t.Error("the derived twin differs from the full build")
+			}
+			shared := false
+			for _, s := range derived.Services {
+				shared = shared || s == d.services[svc]
+			}
+			if !shared {
+				t.Error("the derived twin does not share the previous twin's Service")
 			}
 		})
 	}
