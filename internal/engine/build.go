@@ -134,6 +134,7 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 		if d != nil {
 			b.carry.settled = d.carried()
 		}
+		b.carry.cluster, b.carry.clusterInput = in.cluster, in.clusterInput
 		remember(b.c, &b.carry)
 	}
 	return b.c, nil

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
@@ -43,6 +44,9 @@ type carried struct {
 	// kubelets are each node's kubelet configuration and what it was
 	// made from (derive_kubelets.go).
 	kubelets *kubelets
+	// cluster is the build's copy of the snapshot's Cluster object
+	// clusterInput (collect), as the build left it (reusedCluster).
+	cluster, clusterInput *hybrid.Cluster
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is
@@ -123,6 +127,22 @@ func (k *carried) movePods(moved map[*corev1.Pod]*corev1.Pod) {
 }
 
 // previous is what the previous build kept, nil without one.
+// reusedCluster is the previous build's copy of the snapshot's Cluster
+// object t, when it made one of this very object and left it as it was:
+// registeredNames renames no host of t (each is its Node's name already),
+// and nothing else in a build writes to it. nil to copy t again.
+func (d *derivation) reusedCluster(t *hybrid.Cluster) *hybrid.Cluster {
+	if d == nil || d.prev == nil || d.prev.clusterInput != t || d.prev.cluster == nil {
+		return nil
+	}
+	for _, h := range t.Spec.Hosts {
+		if nodeName(h.Name) != h.Name {
+			return nil
+		}
+	}
+	return d.prev.cluster
+}
+
 func (d *derivation) previous() *carried {
 	if d == nil {
 		return nil
