@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
@@ -47,6 +48,10 @@ type carried struct {
 	// cluster is the build's copy of the snapshot's Cluster object
 	// clusterInput (collect), as the build left it (reusedCluster).
 	cluster, clusterInput *hybrid.Cluster
+	// rsHashes are the ReplicaSet hashes the workloads stage read from
+	// the pods it started from, rsPods (derive_replicasets.go).
+	rsPods   []*corev1.Pod
+	rsHashes controllers.ReplicaSetHashes
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is
