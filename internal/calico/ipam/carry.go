@@ -100,7 +100,7 @@ func (a *block) equal(b *block) bool {
 	if a.cidr != b.cidr || a.seq != b.seq || a.strict != b.strict ||
 		!equalPtr(a.affinity, b.affinity) || !equalPtr(a.claimTime, b.claimTime) ||
 		len(a.allocations) != len(b.allocations) || !slices.Equal(a.unallocated, b.unallocated) ||
-		!equalMap(a.seqFor, b.seqFor) || len(a.attrs) != len(b.attrs) {
+		!slices.Equal(a.seqFor, b.seqFor) || len(a.attrs) != len(b.attrs) {
 		return false
 	}
 	for i, x := range a.allocations {
@@ -128,7 +128,7 @@ func equalPtr[T comparable](a, b *T) bool {
 }
 
 // equalMap is DeepEqual of two maps, first by identity: copies share
-// their attributes' maps and, until they change it, seqFor.
+// their attributes' maps.
 func equalMap[K, V comparable](a, b map[K]V) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
