@@ -397,10 +397,11 @@ func (b *builder) controllerStatus() error {
 			need(ds.Namespace, "DaemonSet", ds.Name)
 		}
 	}
-	rsByOwner := map[string][]string{}
+	rsByOwner := map[nsName][]string{}
 	for _, rs := range c.ReplicaSets {
 		if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
-			rsByOwner[rs.Namespace+"/"+name] = append(rsByOwner[rs.Namespace+"/"+name], rs.Name)
+			k := nsName{rs.Namespace, name}
+			rsByOwner[k] = append(rsByOwner[k], rs.Name)
 		}
 		if rs.Status.ObservedGeneration == 0 {
 			need(rs.Namespace, "ReplicaSet", rs.Name)
@@ -408,7 +409,7 @@ func (b *builder) controllerStatus() error {
 	}
 	for _, d := range c.Deployments {
 		if d.Status.ObservedGeneration == 0 {
-			for _, name := range rsByOwner[d.Namespace+"/"+d.Name] {
+			for _, name := range rsByOwner[nsName{d.Namespace, d.Name}] {
 				need(d.Namespace, "ReplicaSet", name)
 			}
 		}
@@ -461,7 +462,7 @@ func (b *builder) controllerStatus() error {
 			continue
 		}
 		var total, ready int32
-		for _, name := range rsByOwner[d.Namespace+"/"+d.Name] {
+		for _, name := range rsByOwner[nsName{d.Namespace, d.Name}] {
 			t, r := count(d.Namespace, "ReplicaSet", name)
 			total, ready = total+t, ready+r
 		}
