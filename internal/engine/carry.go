@@ -131,7 +131,6 @@ func (k *carried) movePods(moved map[*corev1.Pod]*corev1.Pod) {
 	}
 }
 
-// previous is what the previous build kept, nil without one.
 // reusedCluster is the previous build's copy of the snapshot's Cluster
 // object t, when it made one of this very object and left it as it was:
 // registeredNames renames no host of t (each is its Node's name already),
@@ -148,6 +147,7 @@ func (d *derivation) reusedCluster(t *hybrid.Cluster) *hybrid.Cluster {
 	return d.prev.cluster
 }
 
+// previous is what the previous build kept, nil without one.
 func (d *derivation) previous() *carried {
 	if d == nil {
 		return nil

@@ -265,7 +265,9 @@ func (b *builder) services() error {
 }
 
 // settleService fills in what the API server defaults and allocates on a
-// Service's create: its type, creation time, ClusterIP and node ports.
+// Service's create: its type, creation time, ClusterIP and node ports
+// (pkg/apis/core/v1/defaults.go SetDefaults_Service,
+// pkg/registry/core/service/storage/alloc.go).
 func (b *builder) settleService(s *corev1.Service, sr *controllers.ServiceRange, nodePorts map[int32]bool) {
 	if s.Spec.Type == "" {
 		s.Spec.Type = corev1.ServiceTypeClusterIP
