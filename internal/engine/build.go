@@ -90,6 +90,8 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 	b := &builder{in: in, c: in.c, version: defaultVersion, d: d, own: own}
 	if k := d.previous(); k != nil {
 		b.marks.after(k.marks, k.fields, len(b.c.Pods))
+	} else {
+		b.marks.list.size = len(b.c.Pods)
 	}
 	if cc := b.c.Kubeadm.Cluster; cc != nil && cc.KubernetesVersion != "" {
 		b.version = cc.KubernetesVersion
@@ -134,6 +136,7 @@ func build(s *model.Snapshot, own bool, d *derivation) (*model.Cluster, error) {
 		if d != nil {
 			b.carry.settled = d.carried()
 		}
+		b.carry.cluster, b.carry.clusterInput = in.cluster, in.clusterInput
 		remember(b.c, &b.carry)
 	}
 	return b.c, nil

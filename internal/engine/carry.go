@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/scheduler"
 )
@@ -43,6 +45,13 @@ type carried struct {
 	// kubelets are each node's kubelet configuration and what it was
 	// made from (derive_kubelets.go).
 	kubelets *kubelets
+	// cluster is the build's copy of the snapshot's Cluster object
+	// clusterInput (collect), as the build left it (reusedCluster).
+	cluster, clusterInput *hybrid.Cluster
+	// rsHashes are the ReplicaSet hashes the workloads stage read from
+	// the pods it started from, rsPods (derive_replicasets.go).
+	rsPods   []*corev1.Pod
+	rsHashes controllers.ReplicaSetHashes
 }
 
 // carriedBy holds each twin's carried parts for as long as the twin is
@@ -88,7 +97,7 @@ func (d *derivation) schedBase() *scheduler.Base {
 // the pods and objects it reused and what the build before it spoke of.
 func (d *derivation) carried() *derivation {
 	return &derivation{reuse: d.reuse, input: d.input, deployments: d.deployments, rs: d.rs,
-		slices: d.slices, policies: d.policies, spoken: d.spoken}
+		slices: d.slices, policies: d.policies, services: d.services, serviceInputs: d.serviceInputs, spoken: d.spoken}
 }
 
 // covers reports whether d, a derivation's choice, excluded every object
@@ -120,6 +129,22 @@ func (k *carried) movePods(moved map[*corev1.Pod]*corev1.Pod) {
 			}
 		}
 	}
+}
+
+// reusedCluster is the previous build's copy of the snapshot's Cluster
+// object t, when it made one of this very object and left it as it was:
+// registeredNames renames no host of t (each is its Node's name already),
+// and nothing else in a build writes to it. nil to copy t again.
+func (d *derivation) reusedCluster(t *hybrid.Cluster) *hybrid.Cluster {
+	if d == nil || d.prev == nil || d.prev.clusterInput != t || d.prev.cluster == nil {
+		return nil
+	}
+	for _, h := range t.Spec.Hosts {
+		if nodeName(h.Name) != h.Name {
+			return nil
+		}
+	}
+	return d.prev.cluster
 }
 
 // previous is what the previous build kept, nil without one.

@@ -28,7 +28,9 @@ import (
 // themselves).
 type input struct {
 	cluster *hybrid.Cluster
-	c       *model.Cluster // observed objects land here directly
+	// clusterInput is the snapshot's Cluster object cluster was made from.
+	clusterInput *hybrid.Cluster
+	c            *model.Cluster // observed objects land here directly
 	// kubeletPatches are the patch documents as written, by patch name:
 	// kubeadm merges the file's own fields, so a field the patch sets to
 	// its zero value (serverTLSBootstrap: false) must survive, which the
@@ -92,8 +94,12 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 			if in.cluster != nil {
 				return nil, errorAt(o.Origin, "Cluster %s: only one Cluster object may be given (the first is %s)", t.Name, in.cluster.Name)
 			}
-			in.cluster = keepJSON(own, t)
-			in.clusterOrigin = o.Origin
+			if was := d.reusedCluster(t); was != nil {
+				in.cluster = was
+			} else {
+				in.cluster = keepJSON(own, t)
+			}
+			in.clusterInput, in.clusterOrigin = t, o.Origin
 		case *hybrid.HostState:
 			if c.HostStates == nil {
 				c.HostStates = map[string]*hybrid.HostState{}
@@ -119,6 +125,10 @@ func collect(s *model.Snapshot, own bool, d *derivation) (*input, error) {
 		case *model.Undecodable:
 			c.Rejected = append(c.Rejected, model.Rejection{Key: o.Key, Origin: o.Origin, Message: strings.TrimRight(admission.FormatError(t.Err), "\n")})
 		case *corev1.Service:
+			if was := d.reusedServices(t); was != nil {
+				c.Services = append(c.Services, was)
+				continue
+			}
 			c.Services = append(c.Services, keep(own, t))
 		case *corev1.ConfigMap:
 			c.ConfigMaps = append(c.ConfigMaps, keep(own, t))

@@ -70,6 +70,11 @@ type derivation struct {
 	rs          map[*appsv1.Deployment]*appsv1.ReplicaSet
 	slices      map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice
 	policies    map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy
+	// services maps the input's Services to the previous twin's, which
+	// the services stage allocates again without writing (status.go
+	// allocatedAgain); serviceInputs is the reverse.
+	services      map[*corev1.Service]*corev1.Service
+	serviceInputs map[*corev1.Service]*corev1.Service
 	// broken is set by a stage that would change a reused pod.
 	broken bool
 	// prev is what the previous build kept (carry.go), nil if nothing.
@@ -108,6 +113,22 @@ func (d *derivation) reusedEndpointSlices(t *discoveryv1.EndpointSlice) *discove
 		return nil
 	}
 	return d.slices[t]
+}
+
+func (d *derivation) reusedServices(t *corev1.Service) *corev1.Service {
+	if d == nil {
+		return nil
+	}
+	return d.services[t]
+}
+
+// serviceInput is the input Service a Service taken from the previous
+// twin stands for, nil for one built.
+func (d *derivation) serviceInput(s *corev1.Service) *corev1.Service {
+	if d == nil {
+		return nil
+	}
+	return d.serviceInputs[s]
 }
 
 func (d *derivation) reusedNetworkPolicies(t *networkingv1.NetworkPolicy) *networkingv1.NetworkPolicy {
@@ -302,16 +323,21 @@ func (d *derivation) originsFrom(prev *model.Cluster, prevSnap *model.Snapshot, 
 // Deployment's replicas, with that ReplicaSet (their statuses read only
 // those pods); and the input's EndpointSlices and NetworkPolicies, which
 // the engine only stamps with the reference time (the same: it is the
-// newest creation time of nodes, pods and CSRs, none of which changed).
+// newest creation time of nodes, pods and CSRs, none of which changed);
+// and the input's Services, whose addresses and node ports the services
+// stage allocates again and compares (allocatedAgain).
 func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spoken, inputs map[model.Key]bool) {
 	d.deployments = map[*appsv1.Deployment]*appsv1.Deployment{}
 	d.rs = map[*appsv1.Deployment]*appsv1.ReplicaSet{}
 	d.slices = map[*discoveryv1.EndpointSlice]*discoveryv1.EndpointSlice{}
 	d.policies = map[*networkingv1.NetworkPolicy]*networkingv1.NetworkPolicy{}
+	d.services = map[*corev1.Service]*corev1.Service{}
+	d.serviceInputs = map[*corev1.Service]*corev1.Service{}
 	deps := byName(prev.Deployments)
 	sets := byName(prev.ReplicaSets)
 	slices := byName(prev.EndpointSlices)
 	policies := byName(prev.NetworkPolicies)
+	services := byName(prev.Services)
 	// owned are the input's pods by ReplicaSet; observedRS the hash of
 	// each Deployment's ReplicaSet the input's pods name, the last pod's
 	// (controllers.ObservedReplicaSets).
@@ -347,6 +373,10 @@ func (d *derivation) reuseObjects(prev *model.Cluster, next *model.Snapshot, spo
 		case *networkingv1.NetworkPolicy:
 			if was := policies[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] {
 				d.policies[t] = was
+			}
+		case *corev1.Service:
+			if was := services[nsName{t.Namespace, t.Name}]; was != nil && prev.Observed(o.Key) && !spoken[o.Key] && d.serviceInputs[was] == nil {
+				d.services[t], d.serviceInputs[was] = was, t
 			}
 		case *appsv1.Deployment:
 			if !prev.Observed(o.Key) || spoken[o.Key] {

@@ -16,7 +16,8 @@ type mark struct {
 // records nothing, and if it marks exactly the previous build's fields
 // its twin shares the previous twin's DerivedFields (neither changes
 // them once built) instead of making a map of one entry per stub. A full
-// build keeps no log (the first derivation from it makes its own).
+// build (Build's, not BuildOwned's) keeps its log too, for the first
+// derivation from its twin.
 type marks struct {
 	// list is this build's marks, the previous build's as long as they
 	// come alike; prevFields are the DerivedFields those made (carried).
@@ -36,10 +37,12 @@ func (m *marks) after(prev []mark, fields map[model.Key][]string, size int) {
 // object (Cluster.MarkDerived).
 func (b *builder) markField(k model.Key, field string) {
 	if b.d == nil {
-		// A full build marks the map directly and keeps no log: the
-		// first derivation from its twin makes its own.
+		// A full build marks the map directly; Build's keeps the log
+		// besides, for the first derivation from its twin.
 		markDirect(b.c, k, field)
-		return
+		if b.own {
+			return
+		}
 	}
 	b.marks.list.add(mark{k, field})
 }
@@ -48,10 +51,14 @@ func (b *builder) markField(k model.Key, field string) {
 // previous twin's when they are all the previous build's, and carries
 // them for the next derivation.
 func (b *builder) finishMarks() {
+	m := &b.marks
 	if b.d == nil {
+		if !b.own {
+			b.carry.marks, _ = m.list.list()
+			b.carry.fields = b.c.DerivedFields
+		}
 		return
 	}
-	m := &b.marks
 	log, whole := m.list.list()
 	if whole {
 		b.c.DerivedFields = m.prevFields

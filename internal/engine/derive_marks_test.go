@@ -32,8 +32,9 @@ func TestADerivationSharesDerivedFieldsOnlyWhenItMarksThePreviousBuildsFields(t 
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// A full build keeps no log of its marks: the twin derived
-			// from it is the previous one here.
+			// The previous twin is a derived one here; the first
+			// derivation from a full build is
+			// TestTheFirstDerivationFromAFullBuildSharesItsDerivedFields.
 			first := genSnapshot(t)
 			built, err := Build(first)
 			if err != nil {
@@ -48,6 +49,44 @@ func TestADerivationSharesDerivedFieldsOnlyWhenItMarksThePreviousBuildsFields(t 
 			shared := reflect.ValueOf(got.DerivedFields).UnsafePointer() == reflect.ValueOf(prev.DerivedFields).UnsafePointer()
 			if shared != tt.shared {
 				t.Errorf("DerivedFields shared with the previous twin: %v, want %v", shared, tt.shared)
+			}
+		})
+	}
+}
+
+// Build keeps the log of its marks too: the first derivation from its
+// twin shares its DerivedFields when it marks the same fields, and makes
+// its own when it does not.
+func TestTheFirstDerivationFromAFullBuildSharesItsDerivedFields(t *testing.T) {
+	tests := []struct {
+		name   string
+		next   func(t *testing.T, s *model.Snapshot) *model.Snapshot
+		shared bool
+	}{
+		{name: "strictAffinity turned on shares them", next: withStrictAffinity(true), shared: true},
+		{name: "a stub given whole does not", next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
+			return editFirst(t, s, "Pod", func(p *corev1.Pod) {
+				if len(p.Spec.Containers) > 0 {
+					t.Fatal("the first pod is not a stub: the case tests nothing")
+				}
+				p.Spec.Containers = []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}
+			})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := genSnapshot(t)
+			built, err := Build(first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(built.DerivedFields) == 0 {
+				t.Fatal("the full build marks no field derived: the case tests nothing")
+			}
+			got := derivedAsBuilt(t, built, first, tt.next(t, first))
+			shared := reflect.ValueOf(got.DerivedFields).UnsafePointer() == reflect.ValueOf(built.DerivedFields).UnsafePointer()
+			if shared != tt.shared {
+				t.Errorf("DerivedFields shared with the full build's twin: %v, want %v", shared, tt.shared)
 			}
 		})
 	}

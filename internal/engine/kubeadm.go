@@ -67,8 +67,8 @@ func planHosts(in *input) ([]plannedHost, error) {
 		}
 		return out, nil
 	}
-	var out []plannedHost
-	seen := map[string]bool{}
+	out := make([]plannedHost, 0, len(in.cluster.Spec.Hosts))
+	seen := make(map[string]bool, len(in.cluster.Spec.Hosts))
 	for i, h := range in.cluster.Spec.Hosts {
 		if seen[h.Name] {
 			return nil, errorAt(in.clusterOrigin, "Cluster %s: spec.hosts[%d].name: duplicate host %q", in.cluster.Name, i, h.Name)

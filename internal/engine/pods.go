@@ -124,7 +124,7 @@ func (b *builder) workloads() error {
 	for _, r := range c.ReplicaSets {
 		haveRS[r.Namespace+"/"+r.Name] = true
 	}
-	observedRS := controllers.ObservedReplicaSets(c.Pods)
+	observedRS := b.replicaSetHashes(c.Pods)
 	for _, d := range c.Deployments {
 		if rs := b.d.replicaSetOf(d); rs != nil {
 			// Reused: ExpandDeployment would give this ReplicaSet and

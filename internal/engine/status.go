@@ -180,7 +180,16 @@ func (b *builder) services() error {
 			}
 		}
 	}
+	// What a Service asked for: one taken from the previous twin
+	// (derive.go) holds what that build allocated to it, its input not.
+	asked := func(s *corev1.Service) *corev1.Service {
+		if in := b.d.serviceInput(s); in != nil {
+			return in
+		}
+		return s
+	}
 	for _, s := range ordered {
+		s := asked(s)
 		if a, ok := parseAddr(s.Spec.ClusterIP); ok {
 			reason := ""
 			switch {
@@ -231,40 +240,10 @@ func (b *builder) services() error {
 		if rejected[s] {
 			continue
 		}
-		if s.Spec.Type == "" {
-			s.Spec.Type = corev1.ServiceTypeClusterIP
-		}
-		if s.CreationTimestamp.IsZero() {
-			s.CreationTimestamp = b.ref
-		}
-		if s.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
-			a, ok := sr.Allocate(s.Namespace + "/" + s.Name)
-			if !ok {
-				b.note(model.Warning, keyOf(s), "the service subnet %s is full", sr.Prefix)
-			} else {
-				s.Spec.ClusterIP = a.String()
-			}
-		}
-		if s.Spec.ClusterIP != "" && len(s.Spec.ClusterIPs) == 0 {
-			s.Spec.ClusterIPs = []string{s.Spec.ClusterIP}
-		}
-		for i := range s.Spec.Ports {
-			sp := &s.Spec.Ports[i]
-			if sp.Protocol == "" {
-				sp.Protocol = corev1.ProtocolTCP
-			}
-			if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
-				sp.TargetPort = intstr.FromInt32(sp.Port)
-			}
-			if needsNodePort(s) && sp.NodePort == 0 {
-				sp.NodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/"+sp.Name)
-			}
-		}
-		if needsHealthCheckNodePort(s) && s.Spec.HealthCheckNodePort == 0 {
-			s.Spec.HealthCheckNodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/health")
-		}
-		if s.Spec.SessionAffinity == "" {
-			s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+		if in := b.d.serviceInput(s); in != nil {
+			b.allocatedAgain(s, in, sr, nodePorts)
+		} else {
+			b.settleService(s, sr, nodePorts)
 		}
 		kept = append(kept, s)
 		if slicesFor[s.Namespace+"/"+s.Name] || s.Spec.Selector == nil {
@@ -283,6 +262,73 @@ func (b *builder) services() error {
 	}
 	c.Services = kept
 	return nil
+}
+
+// settleService fills in what the API server defaults and allocates on a
+// Service's create: its type, creation time, ClusterIP and node ports
+// (pkg/apis/core/v1/defaults.go SetDefaults_Service,
+// pkg/registry/core/service/storage/alloc.go).
+func (b *builder) settleService(s *corev1.Service, sr *controllers.ServiceRange, nodePorts map[int32]bool) {
+	if s.Spec.Type == "" {
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+	}
+	if s.CreationTimestamp.IsZero() && !b.ref.IsZero() {
+		s.CreationTimestamp = b.ref
+	}
+	if s.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
+		a, ok := sr.Allocate(s.Namespace + "/" + s.Name)
+		if !ok {
+			b.note(model.Warning, keyOf(s), "the service subnet %s is full", sr.Prefix)
+		} else {
+			s.Spec.ClusterIP = a.String()
+		}
+	}
+	if s.Spec.ClusterIP != "" && len(s.Spec.ClusterIPs) == 0 {
+		s.Spec.ClusterIPs = []string{s.Spec.ClusterIP}
+	}
+	for i := range s.Spec.Ports {
+		sp := &s.Spec.Ports[i]
+		if sp.Protocol == "" {
+			sp.Protocol = corev1.ProtocolTCP
+		}
+		if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
+			sp.TargetPort = intstr.FromInt32(sp.Port)
+		}
+		if needsNodePort(s) && sp.NodePort == 0 {
+			sp.NodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/"+sp.Name)
+		}
+	}
+	if needsHealthCheckNodePort(s) && s.Spec.HealthCheckNodePort == 0 {
+		s.Spec.HealthCheckNodePort = allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/health")
+	}
+	if s.Spec.SessionAffinity == "" {
+		s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	}
+}
+
+// allocatedAgain makes for a Service taken from the previous twin the
+// allocations settleService would make for its input, in the same turn,
+// and stops the derivation where one differs from what the taken Service
+// holds (the Services allocated before it changed). It writes nothing:
+// the rest of what settleService fills in comes from the input alone.
+func (b *builder) allocatedAgain(s, in *corev1.Service, sr *controllers.ServiceRange, nodePorts map[int32]bool) {
+	if in.Spec.ClusterIP == "" && s.Spec.Type != corev1.ServiceTypeExternalName {
+		if a, ok := sr.Allocate(s.Namespace + "/" + s.Name); !ok || a.String() != s.Spec.ClusterIP {
+			b.d.broken = true
+		}
+	}
+	if len(in.Spec.Ports) != len(s.Spec.Ports) {
+		b.d.broken = true
+		return
+	}
+	for i, sp := range s.Spec.Ports {
+		if needsNodePort(s) && in.Spec.Ports[i].NodePort == 0 && allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/"+sp.Name) != sp.NodePort {
+			b.d.broken = true
+		}
+	}
+	if needsHealthCheckNodePort(s) && in.Spec.HealthCheckNodePort == 0 && allocateNodePort(nodePorts, s.Namespace+"/"+s.Name+"/health") != s.Spec.HealthCheckNodePort {
+		b.d.broken = true
+	}
 }
 
 // needsNodePort: the API server allocates node ports to NodePort Services
@@ -353,10 +399,11 @@ func (b *builder) controllerStatus() error {
 			need(ds.Namespace, "DaemonSet", ds.Name)
 		}
 	}
-	rsByOwner := map[string][]string{}
+	rsByOwner := map[nsName][]string{}
 	for _, rs := range c.ReplicaSets {
 		if kind, name := controllers.ControllerOf(rs); kind == "Deployment" {
-			rsByOwner[rs.Namespace+"/"+name] = append(rsByOwner[rs.Namespace+"/"+name], rs.Name)
+			k := nsName{rs.Namespace, name}
+			rsByOwner[k] = append(rsByOwner[k], rs.Name)
 		}
 		if rs.Status.ObservedGeneration == 0 {
 			need(rs.Namespace, "ReplicaSet", rs.Name)
@@ -364,7 +411,7 @@ func (b *builder) controllerStatus() error {
 	}
 	for _, d := range c.Deployments {
 		if d.Status.ObservedGeneration == 0 {
-			for _, name := range rsByOwner[d.Namespace+"/"+d.Name] {
+			for _, name := range rsByOwner[nsName{d.Namespace, d.Name}] {
 				need(d.Namespace, "ReplicaSet", name)
 			}
 		}
@@ -417,7 +464,7 @@ func (b *builder) controllerStatus() error {
 			continue
 		}
 		var total, ready int32
-		for _, name := range rsByOwner[d.Namespace+"/"+d.Name] {
+		for _, name := range rsByOwner[nsName{d.Namespace, d.Name}] {
 			t, r := count(d.Namespace, "ReplicaSet", name)
 			total, ready = total+t, ready+r
 		}

@@ -47,6 +47,16 @@ func (v *clusterView) on(node string) []*podInfo {
 	return v.state.on(node)
 }
 
+// mayHoldAnti reports whether a pod on node may have required pod
+// anti-affinity: the State's totals count them per node; the node whose
+// pods the view overrides is read as it is.
+func (v *clusterView) mayHoldAnti(node string) bool {
+	if v.override != "" && node == v.override {
+		return true
+	}
+	return v.state.totalsOn(node).antiAffinity > 0
+}
+
 // needsView reports whether the pod or a pod already placed brings
 // topology spread constraints or inter-pod (anti-)affinity into play.
 // ReadsOtherNodes reports whether placing pod reads the pods on other
@@ -191,7 +201,16 @@ func interPodCounts(pi *podInfo, v *clusterView) *podCounts {
 	aff, anti := requiredAffinity(pod), requiredAnti(pod)
 	type pair = topoPair
 	affCounts, antiCounts, existing := map[pair]int{}, map[pair]int{}, map[pair]int{}
+	// Without terms of its own, the pod reads only the placed pods with
+	// required anti-affinity: the nodes without any are skipped, as the
+	// plugin walks only HavePodsWithRequiredAntiAffinityList then
+	// (plugins/interpodaffinity filtering.go getExistingAntiAffinityCounts,
+	// getIncomingAffinityAntiAffinityCounts).
+	incoming := len(aff) > 0 || len(anti) > 0
 	for _, n := range v.nodes {
+		if !incoming && !v.mayHoldAnti(n.Name) {
+			continue
+		}
 		for _, o := range v.on(n.Name) {
 			if len(aff) > 0 {
 				all := true

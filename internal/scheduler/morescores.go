@@ -57,7 +57,11 @@ func interPodScores(pi *podInfo, feasible, all []*corev1.Node, state *State) []i
 		}
 	}
 	for _, n := range all {
-		if len(n.Labels) == 0 {
+		// Without preferred terms of its own, the pod reads only the
+		// placed pods with pod (anti-)affinity (HavePodsWithAffinityList
+		// in plugins/interpodaffinity scoring.go PreScore): the nodes
+		// without any are skipped.
+		if len(n.Labels) == 0 || (!own && state.totalsOn(n.Name).withAffinity == 0) {
 			continue
 		}
 		for _, o := range state.on(n.Name) {

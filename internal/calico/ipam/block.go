@@ -52,11 +52,44 @@ type block struct {
 	unallocated []int
 	attrs       []attribute
 	seq         uint64
-	seqFor      map[string]uint64
+	// seqFor is spec.sequenceNumberForAllocation, sorted by key: a list
+	// copies in a fraction of a map's bytes when a derivation's copy of
+	// the block first writes to it (ownSeqFor).
+	seqFor []seqEntry
 	// seqShared: seqFor is shared with a copy (block.copy), so it is
 	// replaced before it changes.
 	seqShared bool
 	strict    bool // deprecated spec.strictAffinity, kept as loaded
+}
+
+// seqEntry is one entry of sequenceNumberForAllocation: the ordinal as
+// upstream keys it (its decimal string) and the block's sequence number
+// when it was allocated.
+type seqEntry struct {
+	ord string
+	seq uint64
+}
+
+func bySeqOrd(e seqEntry, ord string) int { return strings.Compare(e.ord, ord) }
+
+// seqEntries is m as a sorted list.
+func seqEntries(m map[string]uint64) []seqEntry {
+	out := make([]seqEntry, 0, len(m))
+	for k, v := range m {
+		out = append(out, seqEntry{k, v})
+	}
+	slices.SortFunc(out, func(a, b seqEntry) int { return strings.Compare(a.ord, b.ord) })
+	return out
+}
+
+// seqMap is the block's sequenceNumberForAllocation as the object holds
+// it (never nil).
+func (b *block) seqMap() map[string]uint64 {
+	m := make(map[string]uint64, len(b.seqFor))
+	for _, e := range b.seqFor {
+		m[e.ord] = e.seq
+	}
+	return m
 }
 
 func affinityOf(host string) string { return "host:" + host }
@@ -81,7 +114,6 @@ func newBlock(cidr netip.Prefix, rsvd *HostReservedAttr, now time.Time) *block {
 		cidr:        cidr,
 		allocations: make([]*int, n),
 		unallocated: make([]int, n),
-		seqFor:      map[string]uint64{},
 	}
 	if !now.IsZero() {
 		b.seq = uint64(now.UnixNano())
@@ -120,22 +152,39 @@ func (b *block) clone() *block {
 	for i, a := range b.attrs {
 		c.attrs[i] = attribute{handle: a.handle, active: maps.Clone(a.active), alternate: maps.Clone(a.alternate), releasedAt: a.releasedAt}
 	}
-	c.seqFor, c.seqShared = maps.Clone(b.seqFor), false
-	if c.seqFor == nil {
-		c.seqFor = map[string]uint64{}
-	}
+	c.seqFor, c.seqShared = slices.Clone(b.seqFor), false
 	return &c
 }
 
-func (b *block) setSeqFor(ord int) {
+func (b *block) setSeqFor(ord int) { b.setSeq(strconv.Itoa(ord), b.seq) }
+
+// setSeq sets ord's entry of seqFor to seq.
+func (b *block) setSeq(ord string, seq uint64) {
 	b.ownSeqFor()
-	b.seqFor[strconv.Itoa(ord)] = b.seq
+	i, ok := slices.BinarySearchFunc(b.seqFor, ord, bySeqOrd)
+	if ok {
+		b.seqFor[i].seq = seq
+		return
+	}
+	b.seqFor = slices.Insert(b.seqFor, i, seqEntry{ord, seq})
 }
 
-// ownSeqFor gives the block its own seqFor before it changes.
+// deleteSeq removes ord's entry of seqFor.
+func (b *block) deleteSeq(ord string) {
+	i, ok := slices.BinarySearchFunc(b.seqFor, ord, bySeqOrd)
+	if !ok {
+		return
+	}
+	b.ownSeqFor()
+	b.seqFor = slices.Delete(b.seqFor, i, i+1)
+}
+
+// ownSeqFor gives the block its own seqFor before it changes, with room
+// for the entries a derivation's copy mostly gets (its node's tunnel
+// address and DaemonSet pod).
 func (b *block) ownSeqFor() {
 	if b.seqShared {
-		b.seqFor, b.seqShared = maps.Clone(b.seqFor), false
+		b.seqFor, b.seqShared = append(make([]seqEntry, 0, len(b.seqFor)+2), b.seqFor...), false
 	}
 }
 
@@ -431,8 +480,7 @@ func (b *block) garbageCollect(now time.Time, cooldown int) bool {
 		if free {
 			b.allocations[o] = nil
 			b.unallocated = append(b.unallocated, o)
-			b.ownSeqFor()
-			delete(b.seqFor, strconv.Itoa(o))
+			b.deleteSeq(strconv.Itoa(o))
 			changed = true
 		} else {
 			used[*a] = true

@@ -75,10 +75,11 @@ func (b *block) copy(live bool) *block {
 		}
 	}
 	c.unallocated = slices.Clone(b.unallocated)
-	// Room for one more attribute: a derivation's copy mostly gets one
-	// (a kept pod's address asked for again), which would otherwise copy
-	// them all again.
-	c.attrs = append(make([]attribute, 0, len(b.attrs)+1), b.attrs...)
+	// Room for two more attributes: a derivation's copy of a node's
+	// block mostly gets two (the node's tunnel address and its DaemonSet
+	// pod's address, asked for again), which would otherwise copy them all
+	// again.
+	c.attrs = append(make([]attribute, 0, len(b.attrs)+2), b.attrs...)
 	c.seqShared = true
 	if live {
 		b.seqShared = true
@@ -99,7 +100,7 @@ func (a *block) equal(b *block) bool {
 	if a.cidr != b.cidr || a.seq != b.seq || a.strict != b.strict ||
 		!equalPtr(a.affinity, b.affinity) || !equalPtr(a.claimTime, b.claimTime) ||
 		len(a.allocations) != len(b.allocations) || !slices.Equal(a.unallocated, b.unallocated) ||
-		!equalMap(a.seqFor, b.seqFor) || len(a.attrs) != len(b.attrs) {
+		!slices.Equal(a.seqFor, b.seqFor) || len(a.attrs) != len(b.attrs) {
 		return false
 	}
 	for i, x := range a.allocations {
@@ -127,7 +128,7 @@ func equalPtr[T comparable](a, b *T) bool {
 }
 
 // equalMap is DeepEqual of two maps, first by identity: copies share
-// their attributes' maps and, until they change it, seqFor.
+// their attributes' maps.
 func equalMap[K, V comparable](a, b map[K]V) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false

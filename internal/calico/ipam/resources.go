@@ -82,11 +82,8 @@ func blockFromResource(o *calico.IPAMBlock) (*block, error) {
 		allocations: make([]*int, n),
 		unallocated: slices.Clone(o.Spec.Unallocated),
 		seq:         o.Spec.SequenceNumber,
-		seqFor:      maps.Clone(o.Spec.SequenceNumberForAllocation),
+		seqFor:      seqEntries(o.Spec.SequenceNumberForAllocation),
 		strict:      o.Spec.StrictAffinity,
-	}
-	if b.seqFor == nil {
-		b.seqFor = map[string]uint64{}
 	}
 	if o.Spec.Affinity != nil {
 		s := *o.Spec.Affinity
@@ -153,7 +150,7 @@ func renderBlock(cidr netip.Prefix, b *block) *calico.IPAMBlock {
 			Unallocated:                 slices.Clone(b.unallocated),
 			Attributes:                  []calico.AllocationAttribute{},
 			SequenceNumber:              b.seq,
-			SequenceNumberForAllocation: maps.Clone(b.seqFor),
+			SequenceNumberForAllocation: b.seqMap(),
 		},
 	}
 	if o.Spec.Unallocated == nil {
