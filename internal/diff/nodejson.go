@@ -130,14 +130,17 @@ func nodeJSON(bw *bufio.Writer, x *NodeJSON, v reflect.Value, fields []jsonField
 				continue
 			}
 			bw.WriteString("[\n")
+			item := inner + "  "
 			for i, l := range lines {
 				if i > 0 {
 					bw.WriteString(",\n")
 				}
-				bw.WriteString(inner + "  ")
+				bw.WriteString(item)
 				x.quote(bw, l)
 			}
-			bw.WriteString("\n" + inner + "]")
+			bw.WriteByte('\n')
+			bw.WriteString(inner)
+			bw.WriteByte(']')
 		default:
 			nodeJSON(bw, x, fv, linesFields, inner)
 		}
@@ -146,7 +149,9 @@ func nodeJSON(bw *bufio.Writer, x *NodeJSON, v reflect.Value, fields []jsonField
 		bw.WriteString("{}")
 		return
 	}
-	bw.WriteString("\n" + prefix + "}")
+	bw.WriteByte('\n')
+	bw.WriteString(prefix)
+	bw.WriteByte('}')
 }
 
 // quote writes s as a JSON string: as it is between quotes when no byte
