@@ -23,23 +23,8 @@ import (
 // comparisons' part of the plan, which objects shared between twins make
 // cheaper. HYBRID_BENCH_MIGRATE_NODES sets the cluster size (default 200).
 func BenchmarkMigrateComparisons(b *testing.B) {
-	snap := benchSnapshot(b, 200)
-	c, err := engine.Build(snap)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := Compute(plan.Input{Cluster: c, Snapshot: snap}, Request{Diff: diff.Options{NoReach: true}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	full, ids := []*model.Cluster{c}, []string{}
-	for _, st := range m.Steps {
-		if st.Cluster != nil {
-			full = append(full, st.Cluster)
-			ids = append(ids, st.ID)
-		}
-	}
-	shared := []*model.Cluster{c}
+	full, ids := stepChain(b, 200)
+	shared := []*model.Cluster{full[0]}
 	for _, next := range full[1:] {
 		shared = append(shared, sharedWith(shared[len(shared)-1], next))
 	}
@@ -48,26 +33,65 @@ func BenchmarkMigrateComparisons(b *testing.B) {
 		chain []*model.Cluster
 	}{{"full", full}, {"shared", shared}} {
 		b.Run(tc.name, func(b *testing.B) {
-			defer cpuMetric(b)()
-			// Each step's CPU time too (the garbage collector's while it
-			// runs included), as <step>-cpu-ms/op.
-			steps := make([]time.Duration, len(ids))
-			for b.Loop() {
-				prev := diff.NewTwin(tc.chain[0])
-				for i, next := range tc.chain[1:] {
-					start := cputime.Now()
-					t := diff.NewTwin(next)
-					if _, err := diff.CompareTwins(prev, t, diff.Options{NoReach: true}); err != nil {
-						b.Fatal(err)
-					}
-					steps[i] += cputime.Now() - start
-					prev = t
-				}
-			}
-			for i, d := range steps {
-				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), ids[i]+"-cpu-ms/op")
-			}
+			timeComparisons(b, tc.chain, ids, diff.Options{NoReach: true})
 		})
+	}
+}
+
+// BenchmarkMigrateReachComparisons: the comparisons of a five-step
+// migration of a 1,000-node cluster with the reach difference, as the plan
+// makes them (each step's twin derived from the one before, fresh twins
+// per op), without the builds, the derivations and the final check.
+// HYBRID_BENCH_MIGRATE_NODES overrides the size.
+func BenchmarkMigrateReachComparisons(b *testing.B) {
+	chain, ids := stepChain(b, 1000)
+	b.ResetTimer()
+	timeComparisons(b, chain, ids, diff.Options{})
+}
+
+// stepChain is the base twin of benchSnapshot's cluster and each step's
+// twin as Compute derives it, with the steps' IDs.
+func stepChain(b *testing.B, nodes int) ([]*model.Cluster, []string) {
+	b.Helper()
+	snap := benchSnapshot(b, nodes)
+	c, err := engine.Build(snap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := Compute(plan.Input{Cluster: c, Snapshot: snap}, Request{Diff: diff.Options{NoReach: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	chain, ids := []*model.Cluster{c}, []string{}
+	for _, st := range m.Steps {
+		if st.Cluster != nil {
+			chain = append(chain, st.Cluster)
+			ids = append(ids, st.ID)
+		}
+	}
+	return chain, ids
+}
+
+// timeComparisons compares each twin of the chain with the one before,
+// fresh twins per op, and reports the CPU time per op from getrusage (the
+// garbage collector's included), and each step's as <step>-cpu-ms/op.
+func timeComparisons(b *testing.B, chain []*model.Cluster, ids []string, opt diff.Options) {
+	defer cpuMetric(b)()
+	steps := make([]time.Duration, len(ids))
+	for b.Loop() {
+		prev := diff.NewTwin(chain[0])
+		for i, next := range chain[1:] {
+			t := diff.NewTwin(next)
+			start := cputime.Now()
+			if _, err := diff.CompareTwins(prev, t, opt); err != nil {
+				b.Fatal(err)
+			}
+			steps[i] += cputime.Now() - start
+			prev = t
+		}
+	}
+	for i, d := range steps {
+		b.ReportMetric(float64(d.Milliseconds())/float64(b.N), ids[i]+"-cpu-ms/op")
 	}
 }
 
