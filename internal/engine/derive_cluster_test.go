@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 )
 
 // A derivation takes the previous build's copy of the Cluster object only
@@ -23,14 +21,7 @@ func TestTheClusterObjectIsCopiedAgainWhereTheBuildRenamedAHost(t *testing.T) {
 		{"a Cluster whose hosts are named as their Nodes is taken", false, true},
 		{"a Cluster with an upper-case host name is copied again", true, false},
 	}
-	dir := t.TempDir()
-	if _, err := gen.WriteDir(dir, gen.Options{Nodes: 4, Namespaces: 1, Pods: 40, Services: 4, Seed: 1, ObservedIPs: true}); err != nil {
-		t.Fatal(err)
-	}
-	generated, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	generated := smallGenSnapshot(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			base := generated

@@ -21,14 +21,7 @@ func TestADerivationSharesDerivedFieldsOnlyWhenItMarksThePreviousBuildsFields(t 
 		shared bool
 	}{
 		{name: "strictAffinity turned off shares them", next: withStrictAffinity(false), shared: true},
-		{name: "a stub given whole does not", next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
-			return editFirst(t, s, "Pod", func(p *corev1.Pod) {
-				if len(p.Spec.Containers) > 0 {
-					t.Fatal("the first pod is not a stub: the case tests nothing")
-				}
-				p.Spec.Containers = []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}
-			})
-		}},
+		{name: "a stub given whole does not", next: stubGivenWhole},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,14 +57,7 @@ func TestTheFirstDerivationFromAFullBuildSharesItsDerivedFields(t *testing.T) {
 		shared bool
 	}{
 		{name: "strictAffinity turned on shares them", next: withStrictAffinity(true), shared: true},
-		{name: "a stub given whole does not", next: func(t *testing.T, s *model.Snapshot) *model.Snapshot {
-			return editFirst(t, s, "Pod", func(p *corev1.Pod) {
-				if len(p.Spec.Containers) > 0 {
-					t.Fatal("the first pod is not a stub: the case tests nothing")
-				}
-				p.Spec.Containers = []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}
-			})
-		}},
+		{name: "a stub given whole does not", next: stubGivenWhole},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,4 +122,15 @@ func TestMarksGiveTheDerivedFieldsOfMarkingThemOneByOne(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stubGivenWhole is the snapshot with its first pod, a stub, given whole:
+// the build no longer marks that pod's fields derived.
+func stubGivenWhole(t *testing.T, s *model.Snapshot) *model.Snapshot {
+	return editFirst(t, s, "Pod", func(p *corev1.Pod) {
+		if len(p.Spec.Containers) > 0 {
+			t.Fatal("the first pod is not a stub: the case tests nothing")
+		}
+		p.Spec.Containers = []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}
+	})
 }

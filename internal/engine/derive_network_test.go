@@ -34,6 +34,21 @@ func genSnapshot(t *testing.T) *model.Snapshot {
 	return s
 }
 
+// smallGenSnapshot is a generated cluster of 4 nodes and 40 pods with
+// observed addresses, for the derivation's guard tests.
+func smallGenSnapshot(t *testing.T) *model.Snapshot {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := gen.WriteDir(dir, gen.Options{Nodes: 4, Namespaces: 1, Pods: 40, Services: 4, Seed: 1, ObservedIPs: true}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := load.Load(load.Options{Filenames: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // builtGen is genSnapshot and its full build.
 func builtGen(t *testing.T) (*model.Snapshot, *model.Cluster) {
 	t.Helper()

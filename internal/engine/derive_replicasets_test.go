@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine/controllers"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -26,14 +24,7 @@ func TestTheReplicaSetHashesAreReadAgainWhenAPodsReplicaSetChanged(t *testing.T)
 		{"pods that name the same controllers take the previous hashes", false, true},
 		{"a pod moved to another ReplicaSet makes them read again", true, false},
 	}
-	dir := t.TempDir()
-	if _, err := gen.WriteDir(dir, gen.Options{Nodes: 4, Namespaces: 1, Pods: 40, Services: 4, Seed: 1, ObservedIPs: true}); err != nil {
-		t.Fatal(err)
-	}
-	base, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := smallGenSnapshot(t)
 	prev, err := Build(base)
 	if err != nil {
 		t.Fatal(err)

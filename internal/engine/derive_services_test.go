@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -39,14 +37,7 @@ func TestATakenServiceWhoseAllocationWouldDifferStopsTheDerivation(t *testing.T)
 			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal, Ports: []corev1.ServicePort{{Port: 80}}},
 			func(s *corev1.Service) { s.Spec.HealthCheckNodePort++ }, false},
 	}
-	dir := t.TempDir()
-	if _, err := gen.WriteDir(dir, gen.Options{Nodes: 4, Namespaces: 1, Pods: 40, Services: 4, Seed: 1, ObservedIPs: true}); err != nil {
-		t.Fatal(err)
-	}
-	generated, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	generated := smallGenSnapshot(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
