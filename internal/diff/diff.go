@@ -271,6 +271,8 @@ func Compare(before, after *model.Cluster, opts Options) (*Result, error) {
 
 // CompareTwins is Compare over prepared twins, reusing what each has
 // compiled already (a plan compares step k with k+1, then k+1 with k+2).
+// It links the two twins (the after twin's plane follows the before
+// twin's): comparisons that share a twin must not run at the same time.
 func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	if before == nil || after == nil || before.c == nil || after.c == nil {
 		return nil, fmt.Errorf("diff: nil twin")
