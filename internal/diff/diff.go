@@ -269,6 +269,29 @@ func Compare(before, after *model.Cluster, opts Options) (*Result, error) {
 	return CompareTwins(NewTwin(before), NewTwin(after), opts)
 }
 
+// reachOptions are the reach options a comparison with opts computes
+// the matrices with.
+func reachOptions(opts Options) reach.Options {
+	if opts.Reach != nil {
+		return *opts.Reach
+	}
+	return reach.Options{AllNamespaces: true}
+}
+
+// PrepareReach computes the twin's reach matrix as a comparison with
+// opts reads it, so that a caller who knows the comparison will need it
+// can have it made ahead, on a CPU that would otherwise wait. Nothing
+// when opts leave reach out. A failure is kept and reported by the
+// comparison too. It must not run at the same time as a comparison that
+// reads the twin.
+func (t *Twin) PrepareReach(opts Options) error {
+	if opts.NoReach {
+		return nil
+	}
+	_, _, err := t.reachMatrix(reachOptions(opts))
+	return err
+}
+
 // CompareTwins is Compare over prepared twins, reusing what each has
 // compiled already (a plan compares step k with k+1, then k+1 with k+2).
 // It links the two twins (the after twin's plane follows the before
@@ -312,10 +335,7 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	}
 	if !opts.NoReach {
 		r.Reach = &ReachDiff{}
-		ro := reach.Options{AllNamespaces: true}
-		if opts.Reach != nil {
-			ro = *opts.Reach
-		}
+		ro := reachOptions(opts)
 		// The matrices are functions of what reach reads (reachKinds):
 		// when none of it differs they are equal, none is computed, and
 		// the after twin holds the before twin's for the next comparison.

@@ -200,3 +200,45 @@ func TestMatchingSortedKeysEqualsMatchingThroughMaps(t *testing.T) {
 		t.Error("no key only one side holds: the test pairs nothing the merge skips")
 	}
 }
+
+// A twin's matrix made ahead (PrepareReach, with the options the
+// comparison then uses) is the one the comparison reads, and gives the
+// same difference; options without reach make none.
+func TestAPreparedTwinsMatrixIsTheOneItsComparisonReads(t *testing.T) {
+	base := generated(t, 0)
+	after := *base
+	for _, tc := range reachCases(t, base) {
+		if tc.name == "a NetworkPolicy" {
+			tc.change(&after)
+		}
+	}
+	none := NewTwin(base)
+	if err := none.PrepareReach(Options{NoReach: true}); err != nil || none.matrix != nil {
+		t.Errorf("PrepareReach without reach made a matrix (%v)", err)
+	}
+	prepared := NewTwin(base)
+	if err := prepared.PrepareReach(Options{NoDataplane: true}); err != nil {
+		t.Fatal(err)
+	}
+	made := prepared.matrix
+	if made == nil {
+		t.Fatal("PrepareReach made no matrix")
+	}
+	got, err := CompareTwins(prepared, NewTwin(&after), Options{NoDataplane: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prepared.matrix != made {
+		t.Error("the comparison made the prepared twin's matrix again")
+	}
+	want, err := CompareTwins(NewTwin(base), NewTwin(&after), Options{NoDataplane: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Reach.Changes) == 0 {
+		t.Fatal("the change alters no verdict: the test compares nothing")
+	}
+	if !reflect.DeepEqual(got.Reach, want.Reach) {
+		t.Errorf("with the matrix prepared: %+v, want %+v", got.Reach, want.Reach)
+	}
+}

@@ -141,10 +141,28 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 	defer close(stop)
 	twins := deriveTwins(c, in.Snapshot, steps, stop)
 	prev := diff.NewTwin(c)
+	// While the first step is derived, the base twin's reach matrix is
+	// made on the CPU the comparison would leave idle, when a step will
+	// need it: the encapsulation step changes the IP pools and the
+	// services endpoint step replaces calico-kube-controllers' pod, both
+	// of which the matrix reads (diff reachKinds); the others read as the
+	// twin before them does. A failure is the first comparison's to tell.
+	prepared := make(chan struct{})
+	if has(steps, StepEncapsulation) || has(steps, StepServicesEndpoint) {
+		go func() {
+			defer close(prepared)
+			_ = prev.PrepareReach(req.Diff)
+		}()
+	} else {
+		close(prepared)
+	}
 	snap := in.Snapshot
 	for i := range steps {
 		st := &steps[i]
 		d := <-twins
+		if i == 0 {
+			<-prepared // no comparison reads the twin while it is prepared
+		}
 		if d.err != nil {
 			return nil, d.err
 		}
