@@ -14,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -24,15 +22,7 @@ import (
 // other nodes are. (The filled node turns NotReady and the derivation
 // then gives way to a full build; the pods it kept are read before.)
 func TestADaemonSetPodIsNotKeptOnANodeWhoseRunningPodsChanged(t *testing.T) {
-	dir := t.TempDir()
-	o := gen.Options{Nodes: 8, Namespaces: 2, Pods: 120, Services: 10, Policies: 2, Seed: 1, ObservedIPs: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		t.Fatal(err)
-	}
-	base, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := genSnapshot(t)
 	prev, err := Build(base)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/calico/ipam"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -22,31 +23,16 @@ import (
 // observed with their node and address (strictAffinity on, VXLAN).
 func genSnapshot(t *testing.T) *model.Snapshot {
 	t.Helper()
-	dir := t.TempDir()
 	o := gen.Options{Nodes: 8, Namespaces: 2, Pods: 120, Services: 10, Policies: 2, Seed: 1, ObservedIPs: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		t.Fatal(err)
-	}
-	s, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return gentest.Snapshot(t, o, load.Options{})
 }
 
 // smallGenSnapshot is a generated cluster of 4 nodes and 40 pods with
 // observed addresses, for the derivation's guard tests.
 func smallGenSnapshot(t *testing.T) *model.Snapshot {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := gen.WriteDir(dir, gen.Options{Nodes: 4, Namespaces: 1, Pods: 40, Services: 4, Seed: 1, ObservedIPs: true}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	o := gen.Options{Nodes: 4, Namespaces: 1, Pods: 40, Services: 4, Seed: 1, ObservedIPs: true}
+	return gentest.Snapshot(t, o, load.Options{})
 }
 
 // builtGen is genSnapshot and its full build.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -124,15 +125,8 @@ func TestDotQuoteEscapesQuotesBackslashesAndLineBreaks(t *testing.T) {
 // has more rows than a heat map draws cell by cell; the aggregated map's
 // rows are the source namespaces and its counts add up to the matrix's.
 func TestALargeMatrixIsDrawnPerNamespace(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := gen.WriteDir(dir, gen.Options{Nodes: 10, WindowsNodes: 2, Namespaces: 3, Pods: 100, Services: 20, Policies: 10, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := load.Load(load.Options{Filenames: []string{dir}, DropRaw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := engine.Build(s)
+	o := gen.Options{Nodes: 10, WindowsNodes: 2, Namespaces: 3, Pods: 100, Services: 20, Policies: 10, Seed: 1}
+	c, err := engine.Build(gentest.Snapshot(t, o, load.Options{DropRaw: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

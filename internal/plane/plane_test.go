@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
@@ -23,17 +23,9 @@ import (
 // tenth of them Windows, 30 pods per node.
 func generated(tb testing.TB, nodes int) *model.Cluster {
 	tb.Helper()
-	dir := tb.TempDir()
-	o := gen.Options{Nodes: nodes, WindowsNodes: nodes / 10, Namespaces: max(1, nodes/10), Pods: 30 * nodes,
-		Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		tb.Fatal(err)
-	}
-	snap, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := engine.Build(snap)
+	o := gentest.Shape(nodes)
+	o.WindowsNodes = nodes / 10
+	c, err := engine.Build(gentest.Snapshot(tb, o, load.Options{}))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,12 +3,11 @@ package reach
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cputime"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -28,16 +27,7 @@ func BenchmarkReachTwin(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	dir := b.TempDir()
-	o := gen.Options{Nodes: nodes, Namespaces: max(1, nodes/10), Pods: 30 * nodes, Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		b.Fatal(err)
-	}
-	snap, err := load.Load(load.Options{Filenames: []string{filepath.Join(dir)}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := engine.Build(snap)
+	c, err := engine.Build(gentest.Snapshot(b, gentest.Shape(nodes), load.Options{}))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package reach
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/classes"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -23,16 +23,8 @@ func TestEveryWindowsPairOfAGeneratedClusterMatchesFullTraces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a generated cluster")
 	}
-	dir := t.TempDir()
 	o := gen.Options{Nodes: 24, WindowsNodes: 20, Namespaces: 3, Pods: 400, Services: 12, Policies: 4, Seed: 3, ObservedIPs: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := load.Load(load.Options{Filenames: []string{filepath.Join(dir)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := engine.Build(snap)
+	c, err := engine.Build(gentest.Snapshot(t, o, load.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/cputime"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/live"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -44,9 +45,9 @@ func benchNodes() int {
 func benchInput(b *testing.B, nodes int) load.Options {
 	b.Helper()
 	dir := b.TempDir()
-	if _, err := gen.WriteDir(dir, gen.Options{Nodes: nodes, WindowsNodes: nodes / 10, Namespaces: max(1, nodes/10),
-		Pods: 30 * nodes, Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true,
-		PlainNodes: true, Format: gen.FormatJSON}); err != nil {
+	o := gentest.Shape(nodes)
+	o.WindowsNodes, o.PlainNodes, o.Format = nodes/10, true, gen.FormatJSON
+	if _, err := gen.WriteDir(dir, o); err != nil {
 		b.Fatal(err)
 	}
 	return load.Options{Filenames: []string{dir}, DropRaw: true}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -22,16 +23,9 @@ import (
 // Windows.
 func generatedSnapshot(tb testing.TB, nodes int) *model.Snapshot {
 	tb.Helper()
-	dir := tb.TempDir()
-	if _, err := gen.WriteDir(dir, gen.Options{Nodes: nodes, WindowsNodes: max(1, nodes/10), Namespaces: max(1, nodes/10),
-		Pods: 30 * nodes, Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true}); err != nil {
-		tb.Fatal(err)
-	}
-	snap, err := load.Load(load.Options{Filenames: []string{dir}, DropRaw: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return snap
+	o := gentest.Shape(nodes)
+	o.WindowsNodes = max(1, nodes/10)
+	return gentest.Snapshot(tb, o, load.Options{DropRaw: true})
 }
 
 // replaced is snap with the i-th object's typed value replaced.

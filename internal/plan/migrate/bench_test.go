@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
@@ -22,15 +23,7 @@ import (
 // BGP on, strictAffinity off, no Windows dataplane, no services endpoint).
 func beforeMigration(b testing.TB, nodes int) *model.Snapshot {
 	b.Helper()
-	dir := b.TempDir()
-	if _, err := gen.WriteDir(dir, beforeMigrationOptions(nodes)); err != nil {
-		b.Fatal(err)
-	}
-	snap, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return snap
+	return gentest.Snapshot(b, beforeMigrationOptions(nodes), load.Options{})
 }
 
 // benchSnapshot is beforeMigration of HYBRID_BENCH_MIGRATE_NODES nodes,
@@ -48,8 +41,9 @@ func benchSnapshot(b *testing.B, nodes int) *model.Snapshot {
 // beforeMigrationOptions size the generated cluster for N nodes: 30 pods
 // with observed addresses, 2 Services and 0.4 policies per node.
 func beforeMigrationOptions(nodes int) gen.Options {
-	return gen.Options{Nodes: nodes, Namespaces: max(1, nodes/10), Pods: 30 * nodes, Services: 2 * nodes,
-		Policies: 2 * nodes / 5, Seed: 1, ObservedIPs: true, BeforeMigration: true}
+	o := gentest.Shape(nodes)
+	o.BeforeMigration = true
+	return o
 }
 
 // BenchmarkMigratePlan: a five-step migration of a 1,000-node cluster

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen/gentest"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/reach/output"
@@ -21,17 +21,9 @@ import (
 // Services and policy mix), drawn with seed.
 func genEngine(tb testing.TB, nodes int, seed uint64) *trace.Engine {
 	tb.Helper()
-	dir := tb.TempDir()
-	o := gen.Options{Nodes: nodes, WindowsNodes: nodes / 10, Namespaces: max(1, nodes/10), Pods: 30 * nodes,
-		Services: 2 * nodes, Policies: 2 * nodes / 5, Seed: seed, ObservedIPs: true, PlainNodes: true}
-	if _, err := gen.WriteDir(dir, o); err != nil {
-		tb.Fatal(err)
-	}
-	snap, err := load.Load(load.Options{Filenames: []string{dir}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := engine.Build(snap)
+	o := gentest.Shape(nodes)
+	o.WindowsNodes, o.Seed, o.PlainNodes = nodes/10, seed, true
+	c, err := engine.Build(gentest.Snapshot(tb, o, load.Options{}))
 	if err != nil {
 		tb.Fatal(err)
 	}
