@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 )
@@ -83,16 +84,23 @@ func NewNodeJSON(escapeHTML bool) *NodeJSON {
 // Write writes the node at the prefix.
 func (x *NodeJSON) Write(bw *bufio.Writer, n *NodeDiff, prefix string) error {
 	if !nodeOK || !linesOK {
-		x.buf.Reset()
-		x.enc.SetIndent(prefix, "  ")
-		if err := x.enc.Encode(n); err != nil {
-			return err
-		}
-		_, err := bw.Write(bytes.TrimSuffix(x.buf.Bytes(), []byte("\n")))
-		return err
+		return x.Encode(bw, n, prefix)
 	}
 	nodeJSON(bw, x, reflect.ValueOf(n).Elem(), nodeFields, prefix)
 	return nil
+}
+
+// Encode writes any value as Write writes a node, through json.Encoder;
+// its buffer serves every value, so a value's encoding reuses the memory
+// of the one before it.
+func (x *NodeJSON) Encode(w io.Writer, v any, prefix string) error {
+	x.buf.Reset()
+	x.enc.SetIndent(prefix, "  ")
+	if err := x.enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.TrimSuffix(x.buf.Bytes(), []byte("\n")))
+	return err
 }
 
 // nodeJSON writes a struct value of the fields' kinds as json.Encoder with

@@ -3,7 +3,6 @@ package migrate
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -19,9 +18,10 @@ import (
 // then indented).
 func WriteJSON(w io.Writer, m *Plan) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	x := newIndented()
+	// One encoder for the plan, HTML left unescaped.
+	x := diff.NewNodeJSON(false)
 	if len(m.Steps) == 0 {
-		if err := x.write(bw, m, ""); err != nil {
+		if err := x.Encode(bw, m, ""); err != nil {
 			return err
 		}
 		bw.WriteByte('\n')
@@ -30,7 +30,7 @@ func WriteJSON(w io.Writer, m *Plan) error {
 	shell := *m
 	shell.Steps = []Step{}
 	var head bytes.Buffer
-	if err := x.write(&head, &shell, ""); err != nil {
+	if err := x.Encode(&head, &shell, ""); err != nil {
 		return err
 	}
 	// The steps are the top level's second key; a raw newline is never
@@ -58,15 +58,15 @@ func WriteJSON(w io.Writer, m *Plan) error {
 
 // writeStep writes one step at the steps' depth, its changes' nodes one
 // at a time.
-func writeStep(bw *bufio.Writer, x *indented, s *Step) error {
+func writeStep(bw *bufio.Writer, x *diff.NodeJSON, s *Step) error {
 	if s.Changes == nil || len(s.Changes.Nodes) == 0 {
-		return x.write(bw, s, "    ")
+		return x.Encode(bw, s, "    ")
 	}
 	st, ch := *s, *s.Changes
 	ch.Nodes = nil
 	st.Changes = &ch
 	var body bytes.Buffer
-	if err := x.write(&body, &st, "    "); err != nil {
+	if err := x.Encode(&body, &st, "    "); err != nil {
 		return err
 	}
 	// The step's own changes key is the only one at its depth.
@@ -82,7 +82,7 @@ func writeStep(bw *bufio.Writer, x *indented, s *Step) error {
 		if i > 0 {
 			bw.WriteString(",\n          ")
 		}
-		if err := x.nodes.Write(bw, &s.Changes.Nodes[i], "          "); err != nil {
+		if err := x.Write(bw, &s.Changes.Nodes[i], "          "); err != nil {
 			return err
 		}
 	}
@@ -97,33 +97,6 @@ func writeStep(bw *bufio.Writer, x *indented, s *Step) error {
 	bw.WriteByte(',')
 	bw.Write(after)
 	return nil
-}
-
-// indented encodes values as json.Encoder does with a prefix and a
-// two-space indent, HTML left unescaped, without the trailing newline; one
-// encoder and buffer serve every value, so a node's encoding reuses the
-// memory of the node before it.
-type indented struct {
-	buf   bytes.Buffer
-	enc   *json.Encoder
-	nodes *diff.NodeJSON
-}
-
-func newIndented() *indented {
-	x := &indented{nodes: diff.NewNodeJSON(false)}
-	x.enc = json.NewEncoder(&x.buf)
-	x.enc.SetEscapeHTML(false)
-	return x
-}
-
-func (x *indented) write(w io.Writer, v any, prefix string) error {
-	x.buf.Reset()
-	x.enc.SetIndent(prefix, "  ")
-	if err := x.enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(bytes.TrimSuffix(x.buf.Bytes(), []byte("\n")))
-	return err
 }
 
 // WriteText prints the migration for a terminal.
