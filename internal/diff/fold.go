@@ -46,11 +46,15 @@ func folds(nodes []NodeDiff) []*fold {
 			continue
 		}
 		f := &fold{os: os, nodes: len(group)}
+		secs := make([][]Section, len(group))
+		for i, n := range group {
+			secs[i] = n.Sections()
+		}
 		shares := false
-		for s := range group[0].Sections() {
+		for s := range secs[0] {
 			var sl Lines
-			sl.Removed = majority(group, func(n *NodeDiff) []string { return n.Sections()[s].Lines.Removed })
-			sl.Added = majority(group, func(n *NodeDiff) []string { return n.Sections()[s].Lines.Added })
+			sl.Removed = majority(secs, func(ns []Section) []string { return ns[s].Lines.Removed })
+			sl.Added = majority(secs, func(ns []Section) []string { return ns[s].Lines.Added })
 			shares = shares || !sl.Empty()
 			f.shared = append(f.shared, sl)
 		}
@@ -61,8 +65,9 @@ func folds(nodes []NodeDiff) []*fold {
 	return out
 }
 
-// majority are the lines more than half of the nodes list, sorted.
-func majority(nodes []*NodeDiff, lines func(*NodeDiff) []string) []string {
+// majority are the lines more than half of the nodes list, sorted; each
+// node is given by its sections.
+func majority(nodes [][]Section, lines func([]Section) []string) []string {
 	count := map[string]int{}
 	for _, n := range nodes {
 		for _, l := range lines(n) {
