@@ -86,8 +86,76 @@ func (n *Node) IPRoute() string {
 	return b.String()
 }
 
-// line is the ip route line without the trailing blank.
-func (r Route) line() string { return strings.Join(r.Fields(), " ") }
+// line is the ip route line without the trailing blank: Fields joined
+// by blanks, written into one buffer (a comparison renders every node's
+// routes, so the words are not made one string each).
+func (r Route) line() string {
+	var buf [96]byte
+	b := buf[:0]
+	word := func(s string) {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, s...)
+	}
+	addr := func(a netip.Addr) {
+		b = append(b, ' ')
+		b = a.AppendTo(b)
+	}
+	if r.Type == RouteBlackhole {
+		word("blackhole")
+	}
+	switch {
+	case !r.Dst.IsValid():
+		word(r.Dst.String())
+	case r.Dst.Bits() == 0:
+		word("default")
+	case r.Dst.IsSingleIP():
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = r.Dst.Addr().AppendTo(b)
+	default:
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = r.Dst.AppendTo(b)
+	}
+	if r.Via.IsValid() {
+		word("via")
+		addr(r.Via)
+	}
+	if r.Dev != "" {
+		word("dev")
+		word(r.Dev)
+	}
+	if r.Proto != "" {
+		word("proto")
+		word(r.Proto)
+	}
+	if r.Scope != "" {
+		word("scope")
+		word(r.Scope)
+	}
+	if r.Src.IsValid() {
+		word("src")
+		addr(r.Src)
+	}
+	if r.Metric != 0 {
+		word("metric")
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(r.Metric), 10)
+	}
+	if r.OnLink {
+		word("onlink")
+	}
+	if r.MTU != 0 {
+		word("mtu")
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(r.MTU), 10)
+	}
+	return string(b)
+}
 
 // Fields are the route's words in the order ip route prints them, which
 // is also an order ip route add reads.
