@@ -113,9 +113,12 @@ func (o *InputOptions) RESTConfig() (*rest.Config, error) { return o.Kube.ToREST
 
 // PlanInput reads the input for a plan command and builds its twin. The
 // snapshot is kept (Build, not BuildOwned): the plans layer their files on
-// the raw objects. apiServer is the live cluster's address, if any.
+// its objects and derive their twins from it. Like check's, it holds the
+// modeled kinds as typed objects only (load.Options.DropRaw): the plans
+// read no generic copy, which would hold as much memory again for the
+// collector to walk. apiServer is the live cluster's address, if any.
 func (in *InputOptions) PlanInput(streams genericiooptions.IOStreams) (plan.Input, string, error) {
-	snap, err := in.Snapshot(streams, false)
+	snap, err := in.Snapshot(streams, true)
 	if err != nil {
 		return plan.Input{}, "", err
 	}

@@ -20,10 +20,12 @@ import (
 
 // beforeMigration is a generated Linux-only cluster with the Calico
 // settings a migration starts from (gen's BeforeMigration: VXLANCrossSubnet,
-// BGP on, strictAffinity off, no Windows dataplane, no services endpoint).
+// BGP on, strictAffinity off, no Windows dataplane, no services endpoint),
+// loaded as check and plan migrate load their input: the modeled kinds as
+// typed objects only (load.Options.DropRaw).
 func beforeMigration(b testing.TB, nodes int) *model.Snapshot {
 	b.Helper()
-	return gentest.Snapshot(b, beforeMigrationOptions(nodes), load.Options{})
+	return gentest.Snapshot(b, beforeMigrationOptions(nodes), load.Options{DropRaw: true})
 }
 
 // benchSnapshot is beforeMigration of HYBRID_BENCH_MIGRATE_NODES nodes,
