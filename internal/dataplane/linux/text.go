@@ -92,16 +92,14 @@ func (n *Node) IPRoute() string {
 func (r Route) line() string {
 	var buf [96]byte
 	b := buf[:0]
-	word := func(s string) {
+	sep := func() {
 		if len(b) > 0 {
 			b = append(b, ' ')
 		}
-		b = append(b, s...)
 	}
-	addr := func(a netip.Addr) {
-		b = append(b, ' ')
-		b = a.AppendTo(b)
-	}
+	word := func(s string) { sep(); b = append(b, s...) }
+	addr := func(a netip.Addr) { sep(); b = a.AppendTo(b) }
+	num := func(n int) { sep(); b = strconv.AppendInt(b, int64(n), 10) }
 	if r.Type == RouteBlackhole {
 		word("blackhole")
 	}
@@ -111,14 +109,9 @@ func (r Route) line() string {
 	case r.Dst.Bits() == 0:
 		word("default")
 	case r.Dst.IsSingleIP():
-		if len(b) > 0 {
-			b = append(b, ' ')
-		}
-		b = r.Dst.Addr().AppendTo(b)
+		addr(r.Dst.Addr())
 	default:
-		if len(b) > 0 {
-			b = append(b, ' ')
-		}
+		sep()
 		b = r.Dst.AppendTo(b)
 	}
 	if r.Via.IsValid() {
@@ -143,16 +136,14 @@ func (r Route) line() string {
 	}
 	if r.Metric != 0 {
 		word("metric")
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(r.Metric), 10)
+		num(r.Metric)
 	}
 	if r.OnLink {
 		word("onlink")
 	}
 	if r.MTU != 0 {
 		word("mtu")
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(r.MTU), 10)
+		num(r.MTU)
 	}
 	return string(b)
 }
