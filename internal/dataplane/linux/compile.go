@@ -90,13 +90,7 @@ func NewCompiler(c *model.Cluster, calc *felix.Calc) (*Compiler, error) {
 // (nil: its own) when a node first needs it: its Calico table or a policy
 // decision. Routes, neighbours and links need none.
 func NewCompilerLazy(c *model.Cluster, calc func() *felix.Calc) (*Compiler, error) {
-	if c == nil {
-		return nil, errors.New("dataplane/linux: nil cluster")
-	}
-	if calc == nil {
-		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
-	}
-	return newCompiler(c, calc, nil), nil
+	return NewCompilerAfter(nil, c, calc)
 }
 
 // NewCompilerAfter is NewCompilerLazy for a cluster that follows prev's
@@ -107,13 +101,14 @@ func NewCompilerAfter(prev *Compiler, c *model.Cluster, calc func() *felix.Calc)
 	if c == nil {
 		return nil, errors.New("dataplane/linux: nil cluster")
 	}
-	if prev == nil || !kubeproxy.SameInputs(prev.cc.c, c) {
-		return NewCompilerLazy(c, calc)
-	}
 	if calc == nil {
 		calc = sync.OnceValue(func() *felix.Calc { return felix.New(c) })
 	}
-	return newCompiler(c, calc, prev.cc.kp), nil
+	var kp *kubeproxy.Cluster // nil: its own
+	if prev != nil && kubeproxy.SameInputs(prev.cc.c, c) {
+		kp = prev.cc.kp
+	}
+	return newCompiler(c, calc, kp), nil
 }
 
 // newCompiler is the compiler of c over calc, with kube-proxy's model kp

@@ -1,7 +1,9 @@
 package linux
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"testing"
 
@@ -34,7 +36,8 @@ func TestAPodsNetworkNamespaceIsTheUUIDOfItsNamespaceNameAndUID(t *testing.T) {
 // SHA-1 of namespace.name (Calico's default interface name).
 func TestAPodsVethIsCaliAndElevenHexDigitsOfItsNamesHash(t *testing.T) {
 	for _, tc := range [][2]string{{"ns", "first"}, {"kube-system", "coredns-7c65d6cfc9-abcde"}, {"", ""}} {
-		want := "cali" + sha1Hex(tc[0] + "." + tc[1])[:11]
+		h := sha1.Sum([]byte(tc[0] + "." + tc[1]))
+		want := "cali" + hex.EncodeToString(h[:])[:11]
 		if got := VethName(tc[0], tc[1]); got != want {
 			t.Errorf("VethName(%q, %q) = %q, want %q", tc[0], tc[1], got, want)
 		}

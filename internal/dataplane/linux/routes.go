@@ -1,8 +1,6 @@
 package linux
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"net/netip"
 
@@ -10,11 +8,6 @@ import (
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 )
-
-func sha1Hex(s string) string {
-	h := sha1.Sum([]byte(s))
-	return hex.EncodeToString(h[:])
-}
 
 // routes derives the node's main routing table. The routes come in five
 // groups, in this order before sorting (routeTo relies on it): the default
