@@ -123,6 +123,10 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nft.Table, []string) {
 		t.Chains = append(t.Chains, &nft.Chain{Name: "filter-cali-wl-to-host", Rules: []string{"jump filter-cali-from-wl-dispatch",
 			fmt.Sprintf("accept comment %q", "Configured DefaultEndpointToHostAction")}})
 		var from, to []string
+		// A policy's peer is matched the same way in the chain of every
+		// workload on this node it selects: each IP set's members are
+		// listed once.
+		sets := memberLists{}
 		names := make([]string, len(pods))
 		for i, p := range pods {
 			names[i] = VethName(p.Namespace, p.Name)
@@ -140,8 +144,8 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nft.Table, []string) {
 			&nft.Chain{Name: "filter-cali-from-wl-dispatch", Rules: []string{"iifname vmap { " + strings.Join(from, ", ") + " }"}},
 			&nft.Chain{Name: "filter-cali-to-wl-dispatch", Rules: []string{"oifname vmap { " + strings.Join(to, ", ") + " }"}})
 		for i, p := range pods {
-			tw, n1 := cn.workloadChain("filter-cali-tw-"+names[i], p, Ingress, calc)
-			fw, n2 := cn.workloadChain("filter-cali-fw-"+names[i], p, Egress, calc)
+			tw, n1 := cn.workloadChain("filter-cali-tw-"+names[i], p, Ingress, calc, sets)
+			fw, n2 := cn.workloadChain("filter-cali-fw-"+names[i], p, Egress, calc, sets)
 			notes = append(notes, n1...)
 			notes = append(notes, n2...)
 			t.Chains = append(t.Chains, tw...)
@@ -173,7 +177,7 @@ const (
 // Kubernetes NetworkPolicies' rules as before when only they apply, else
 // one chain per tier (felix/rules/endpoints.go: start of tier, policies in
 // order, end of tier drop) and the profile after the tiers.
-func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction, calc *felix.Calc) ([]*nft.Chain, []string) {
+func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction, calc *felix.Calc, sets memberLists) ([]*nft.Chain, []string) {
 	c := &nft.Chain{Name: name, Rules: []string{"ct state established,related accept", "ct state invalid drop", nftClearAccept}}
 	ep := calc.EndpointOf(pod)
 	tiers := calc.Active(ep, dir == Ingress)
@@ -183,7 +187,7 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 		return []*nft.Chain{c}, nil
 	}
 	if len(tiers) == 1 && kubernetesOnly(tiers[0]) {
-		notes := cn.kubernetesRules(c, name, tiers[0].Policies, pod, dir, calc)
+		notes := cn.kubernetesRules(c, name, tiers[0].Policies, pod, dir, calc, sets)
 		c.Rules = append(c.Rules, fmt.Sprintf("drop comment %q", "no NetworkPolicy rule allowed the packet"))
 		return []*nft.Chain{c}, notes
 	}
@@ -195,7 +199,7 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 			fmt.Sprintf("%s return comment %q", nftMarkAccepted, "Return if policy accepted"))
 		for _, p := range t.Policies {
 			if p.Kind == felix.KindKubernetes {
-				notes = append(notes, cn.kubernetesRules(tc, name, []*felix.Policy{p}, pod, dir, calc)...)
+				notes = append(notes, cn.kubernetesRules(tc, name, []*felix.Policy{p}, pod, dir, calc, sets)...)
 				continue
 			}
 			rules := p.Out
@@ -229,7 +233,7 @@ func kubernetesOnly(t felix.Tier) bool {
 
 // kubernetesRules renders Kubernetes NetworkPolicies' rules (each peer and
 // port of a rule as a line, allowing by the accept mark) into c.
-func (cn *calicoNode) kubernetesRules(c *nft.Chain, name string, pols []*felix.Policy, pod *corev1.Pod, dir Direction, calc *felix.Calc) []string {
+func (cn *calicoNode) kubernetesRules(c *nft.Chain, name string, pols []*felix.Policy, pod *corev1.Pod, dir Direction, calc *felix.Calc, sets memberLists) []string {
 	var notes []string
 	peerDir, portDir := "saddr", "dport"
 	if dir == Egress {
@@ -252,7 +256,7 @@ func (cn *calicoNode) kubernetesRules(c *nft.Chain, name string, pols []*felix.P
 			if ps := peersOf(i); len(ps) > 0 {
 				peers = nil
 				for _, pr := range ps {
-					m, ok := cn.peerMatch(fp, pr, peerDir, calc)
+					m, ok := peerMatch(fp, pr, peerDir, calc, sets)
 					if !ok {
 						notes = append(notes, fmt.Sprintf("%s: %s matches no address today; not rendered", name, comment))
 						continue
@@ -337,7 +341,7 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 			m = append(m, fmt.Sprintf("ip %s != %s", side.field, nft.PrefixList(nets)))
 		}
 		if e.HasSelector() {
-			members, ok := cn.members(p, e, calc)
+			members, ok := members(p, e, calc)
 			if !ok {
 				return "", "has a selector that does not parse"
 			}
@@ -347,7 +351,7 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 			m = append(m, fmt.Sprintf("ip %s %s", side.field, nft.PrefixList(members)))
 		}
 		if e.NotSelector != "" {
-			members, ok := cn.members(p, felix.Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector}, calc)
+			members, ok := members(p, felix.Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector}, calc)
 			if !ok {
 				return "", "has a notSelector that does not parse"
 			}
@@ -386,7 +390,7 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 	return strings.TrimSpace(strings.Join(m, " ")+" "+verdict) + fmt.Sprintf(" comment %q", comment), ""
 }
 
-func (cn *calicoNode) members(p *felix.Policy, e felix.Entity, calc *felix.Calc) ([]netip.Prefix, bool) {
+func members(p *felix.Policy, e felix.Entity, calc *felix.Calc) ([]netip.Prefix, bool) {
 	idx, ok := calc.Members(p, e)
 	if !ok {
 		return nil, false
@@ -477,7 +481,7 @@ func nonEmpty(s ...string) []string {
 
 // peerMatch renders a NetworkPolicy peer as an address match on today's
 // members of its IP set (felix.Calc.Members of the converted peer).
-func (cn *calicoNode) peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPeer, field string, calc *felix.Calc) (string, bool) {
+func peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPeer, field string, calc *felix.Calc, sets memberLists) (string, bool) {
 	if pr.IPBlock != nil {
 		cidr, err := netip.ParsePrefix(pr.IPBlock.CIDR)
 		if err != nil {
@@ -495,11 +499,28 @@ func (cn *calicoNode) peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPe
 		}
 		return s, true
 	}
-	members, _ := cn.members(p, felix.PeerEntity(pr), calc)
-	if len(members) == 0 {
+	list := sets.list(p, felix.PeerEntity(pr), calc)
+	if list == "" {
 		return "", false
 	}
-	return fmt.Sprintf("ip %s %s", field, nft.PrefixList(members)), true
+	return "ip " + field + " " + list, true
+}
+
+// memberLists are IP sets' members as nft lists them, by the set's key
+// (felix.KeyOf): "" for a set with no IPv4 member.
+type memberLists map[felix.MemberKey]string
+
+func (m memberLists) list(p *felix.Policy, e felix.Entity, calc *felix.Calc) string {
+	k := felix.KeyOf(p, e)
+	if s, ok := m[k]; ok {
+		return s
+	}
+	var s string
+	if members, _ := members(p, e, calc); len(members) > 0 {
+		s = nft.PrefixList(members)
+	}
+	m[k] = s
+	return s
 }
 
 // namedEgressPort renders a named port of an egress rule as Felix's

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -44,4 +46,43 @@ func TestGoldenCalicoPoliciesInTheCalicoTable(t *testing.T) {
 		t.Errorf("no tier chain or host endpoint note:\n%s", out)
 	}
 	checkGolden(t, "calico-policies/"+node+"/nft-list-table-ip-calico", out)
+}
+
+// Kubernetes NetworkPolicies are rendered in the chain of every workload
+// they select, each peer as a match on its IP set's members today: the
+// three calico-system pods on the control-plane node share one policy, so
+// each of its peers is listed alike in three chains (and built once).
+func TestGoldenKubernetesNetworkPoliciesInTheCalicoTable(t *testing.T) {
+	c0, _ := lab(t)
+	c := *c0
+	udp := corev1.ProtocolUDP
+	dns := intstr.FromInt32(53)
+	c.NetworkPolicies = append(c.NetworkPolicies[:len(c.NetworkPolicies):len(c.NetworkPolicies)],
+		&networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "calico-system", Name: "controllers"},
+			Spec: networkingv1.NetworkPolicySpec{
+				PodSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+					Key: "k8s-app", Operator: metav1.LabelSelectorOpIn, Values: []string{"calico-webhooks", "calico-kube-controllers"}}}},
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+				Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{
+					{PodSelector: &metav1.LabelSelector{}},
+					{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "kube-system"}}},
+					{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16"}}},
+					{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "absent"}}},
+				}}},
+				Egress: []networkingv1.NetworkPolicyEgressRule{{
+					To: []networkingv1.NetworkPolicyPeer{{
+						NamespaceSelector: &metav1.LabelSelector{},
+						PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"k8s-app": "kube-dns"}}}},
+					Ports: []networkingv1.NetworkPolicyPort{{Protocol: &udp, Port: &dns}}}},
+			}})
+	nodes, err := Compile(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, nodes["k8s-lab-master-1"], "nft list table ip calico")
+	peers := "ip saddr { 172.21.70.194, 172.21.70.195, 172.21.70.196, 172.21.70.197, 172.21.172.2, 172.21.211.1 }"
+	if n := strings.Count(out, peers); n != 3 {
+		t.Errorf("the pod selector's members appear in %d chains, want 3:\n%s", n, out)
+	}
+	checkGolden(t, "kubernetes-policies/k8s-lab-master-1/nft-list-table-ip-calico", out)
 }
