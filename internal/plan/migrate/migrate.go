@@ -139,7 +139,15 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 	// without changing them: on more than one CPU the two overlap.
 	stop := make(chan struct{})
 	defer close(stop)
-	twins := deriveTwins(c, in.Snapshot, steps, stop)
+	// check --expect-windows on the migrated twin and the preflight read
+	// the twins and the steps' IDs only: they run as soon as the last twin
+	// is derived, beside the comparisons still to come, on a copy of the
+	// steps the comparisons do not write.
+	ended := make(chan ending, 1)
+	ahead := slices.Clone(steps)
+	twins := deriveTwins(c, in.Snapshot, steps, stop, func(final *model.Cluster) {
+		ended <- finish(c, in.Snapshot, inst, ahead, final)
+	})
 	prev := diff.NewTwin(c)
 	// While the first step is derived, the base twin's reach matrix is
 	// made on the CPU the comparison would leave idle, when a step will
@@ -189,13 +197,13 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 	if m.Rollback == nil {
 		m.Rollback = []RollbackStep{}
 	}
-	rep, err := check.Run(m.Final, check.Options{ExpectWindows: true})
-	if err != nil {
-		return nil, fmt.Errorf("check on the migrated cluster: %w", err)
+	end := <-ended
+	if end.err != nil {
+		return nil, end.err
 	}
-	m.Preflight = preflight(c, in.Snapshot, inst, steps, m.Final, rep)
+	m.Preflight = end.preflight
 	m.After = []plan.Finding{}
-	for _, f := range rep.Findings {
+	for _, f := range end.rep.Findings {
 		if f.Severity == check.Error {
 			m.After = append(m.After, plan.Finding{ID: f.RuleID, Severity: string(f.Severity), Blocking: true, Object: f.Object.String(), Message: f.Message, WayOut: f.Remediation})
 		}
@@ -212,12 +220,29 @@ type derived struct {
 	err     error
 }
 
+// ending is check --expect-windows on the migrated twin and the
+// preflight, or why the check failed.
+type ending struct {
+	rep       *check.Report
+	preflight []plan.Finding
+	err       error
+}
+
+func finish(c *model.Cluster, snap *model.Snapshot, inst *operator.Installation, steps []Step, final *model.Cluster) ending {
+	rep, err := check.Run(final, check.Options{ExpectWindows: true})
+	if err != nil {
+		return ending{err: fmt.Errorf("check on the migrated cluster: %w", err)}
+	}
+	return ending{rep: rep, preflight: preflight(c, snap, inst, steps, final, rep)}
+}
+
 // deriveTwins derives the steps' twins in order, each from the one before
 // on the previous snapshot with the step's objects layered on it
 // (engine.Derive, equal to a Build), and sends them on the channel it
 // returns; after an error it sends nothing more. It stops early when stop
-// is closed.
-func deriveTwins(base *model.Cluster, snap *model.Snapshot, steps []Step, stop <-chan struct{}) <-chan derived {
+// is closed. After the last step, last is called with the last twin (the
+// base twin when there are no steps).
+func deriveTwins(base *model.Cluster, snap *model.Snapshot, steps []Step, stop <-chan struct{}, last func(*model.Cluster)) <-chan derived {
 	out := make(chan derived, len(steps))
 	go func() {
 		defer close(out)
@@ -239,6 +264,7 @@ func deriveTwins(base *model.Cluster, snap *model.Snapshot, steps []Step, stop <
 			}
 			prev, snap = d.cluster, d.snap
 		}
+		last(prev)
 	}()
 	return out
 }
