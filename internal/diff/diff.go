@@ -322,17 +322,12 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	// twin compiles them from: when none of those differ, neither does
 	// anything compiled from them, and nothing is compiled.
 	same := da.all == db.all
-	if !opts.NoDataplane && !same {
-		p, gate := changedParts(da, db), true
-		if opts.EveryPart {
-			p, gate = everything, false
-		}
-		nodes, err := compareNodes(before, after, p, gate, natDeferred(r.Deferred))
-		if err != nil {
-			return nil, err
-		}
-		r.Nodes = nodes
-	}
+	// The reach difference and the nodes' differences read the twins'
+	// planes, each made once for both (sync.Once), and write nothing the
+	// other reads: they run side by side, so that one's serial parts (the
+	// reach matrix's classes, a node's Felix inputs) leave the other CPUs
+	// work.
+	var reached chan error
 	if !opts.NoReach {
 		r.Reach = &ReachDiff{}
 		ro := reachOptions(opts)
@@ -342,11 +337,33 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		if sameReachInputs(before, after) {
 			after.adoptReach(before, ro)
 		} else {
-			rd, err := compareReach(before, after, ro)
-			if err != nil {
-				return nil, err
+			reached = make(chan error, 1)
+			go func() {
+				rd, err := compareReach(before, after, ro)
+				if err == nil {
+					r.Reach = rd
+				}
+				reached <- err
+			}()
+		}
+	}
+	if !opts.NoDataplane && !same {
+		p, gate := changedParts(da, db), true
+		if opts.EveryPart {
+			p, gate = everything, false
+		}
+		nodes, err := compareNodes(before, after, p, gate, natDeferred(r.Deferred))
+		if err != nil {
+			if reached != nil {
+				<-reached
 			}
-			r.Reach = rd
+			return nil, err
+		}
+		r.Nodes = nodes
+	}
+	if reached != nil {
+		if err := <-reached; err != nil {
+			return nil, err
 		}
 	}
 	return r, nil
