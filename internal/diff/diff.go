@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
@@ -327,7 +328,17 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 	// other reads: they run side by side, so that one's serial parts (the
 	// reach matrix's classes, a node's Felix inputs) leave the other CPUs
 	// work.
+	// A panic in the reach goroutine is raised again here (internal/crash).
 	var reached chan error
+	var crashed crash.Group
+	waitReach := func() error {
+		if reached == nil {
+			return nil
+		}
+		err := <-reached
+		crashed.Repanic()
+		return err
+	}
 	if !opts.NoReach {
 		r.Reach = &ReachDiff{}
 		ro := reachOptions(opts)
@@ -339,11 +350,13 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		} else {
 			reached = make(chan error, 1)
 			go func() {
-				rd, err := compareReach(before, after, ro)
-				if err == nil {
+				var err error
+				defer func() { reached <- err }()
+				defer crashed.Recover()
+				var rd *ReachDiff
+				if rd, err = compareReach(before, after, ro); err == nil {
 					r.Reach = rd
 				}
-				reached <- err
 			}()
 		}
 	}
@@ -354,17 +367,13 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 		}
 		nodes, err := compareNodes(before, after, p, gate, natDeferred(r.Deferred))
 		if err != nil {
-			if reached != nil {
-				<-reached
-			}
+			_ = waitReach()
 			return nil, err
 		}
 		r.Nodes = nodes
 	}
-	if reached != nil {
-		if err := <-reached; err != nil {
-			return nil, err
-		}
+	if err := waitReach(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

@@ -13,6 +13,7 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff/objhash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -364,10 +365,12 @@ func copiesIn(prev *digest, match []int32, objs []object, todo []int) []int32 {
 func parallel(n int, do func(j int, buf *[]byte)) {
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), max(1, n))
+	var crashed crash.Group
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer crashed.Recover()
 			var buf []byte // one encoding buffer per worker, not per object
 			for j := w; j < n; j += workers {
 				do(j, &buf)
@@ -375,6 +378,7 @@ func parallel(n int, do func(j int, buf *[]byte)) {
 		}()
 	}
 	wg.Wait()
+	crashed.Repanic()
 }
 
 // sameExtra says whether two twins hold deeply equal inputs that no API

@@ -2,13 +2,17 @@ package diff
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
@@ -239,5 +243,28 @@ func TestAlignPairsExactlyTheObjectsBothListsHold(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A panic in one of parallel's workers is raised again in its caller, with
+// the worker's stack, after the other workers end (internal/crash): the
+// command's recover sees it instead of the process ending.
+func TestAPanicInAParallelWorkerIsRaisedInItsCaller(t *testing.T) {
+	var done atomic.Int32
+	got := func() (p *crash.Panic) {
+		defer func() { p, _ = recover().(*crash.Panic) }()
+		parallel(64, func(j int, _ *[]byte) {
+			if j == 5 {
+				panic("boom")
+			}
+			done.Add(1)
+		})
+		return nil
+	}()
+	if got == nil || fmt.Sprint(got.Value) != "boom" || !strings.Contains(string(got.Stack), "TestAPanicInAParallelWorker") {
+		t.Fatalf("recovered %+v, want the worker's panic boom with its stack", got)
+	}
+	if done.Load() == 0 {
+		t.Errorf("no other item was done")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plane"
@@ -136,11 +137,19 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 	pairs := &pairCache{}
 	out := make([]*NodeDiff, len(names))
 	var wg sync.WaitGroup
+	var crashed crash.Group
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A worker that panicked still takes its share of the nodes,
+			// unread, so that the sender never blocks.
+			defer func() {
+				for range next {
+				}
+			}()
+			defer crashed.Recover()
 			for i := range next {
 				pr := byName[names[i]]
 				want := p
@@ -191,6 +200,7 @@ func compareNodes(before, after *Twin, p parts, gate, keepNAT bool) ([]NodeDiff,
 	}
 	close(next)
 	wg.Wait()
+	crashed.Repanic()
 	var res []NodeDiff
 	for _, d := range out {
 		if d != nil {
