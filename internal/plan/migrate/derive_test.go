@@ -2,7 +2,9 @@ package migrate
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
@@ -116,4 +118,23 @@ func clipped(b []byte) string {
 		return string(b[:1500]) + "…"
 	}
 	return string(b)
+}
+
+// A panic in the derivations' goroutine (here in what runs after the last
+// step) is sent to the comparisons' goroutine, which raises it again for
+// the command's recover, and nothing follows it.
+func TestAPanicInTheDerivationsGoroutineIsSentOnAsTheNextTwin(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	twins := deriveTwins(nil, nil, nil, stop, func(*model.Cluster) { panic("boom") })
+	d, ok := <-twins
+	if !ok || d.crashed == nil {
+		t.Fatalf("got %+v (open %v), want the panic", d, ok)
+	}
+	if fmt.Sprint(d.crashed.Value) != "boom" || !strings.Contains(string(d.crashed.Stack), "deriveTwins") {
+		t.Errorf("panic %v with stack\n%s\nwant boom raised under deriveTwins", d.crashed.Value, d.crashed.Stack)
+	}
+	if d, ok := <-twins; ok {
+		t.Errorf("after the panic: %+v", d)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/diff"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -146,7 +147,14 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 	ended := make(chan ending, 1)
 	ahead := slices.Clone(steps)
 	twins := deriveTwins(c, in.Snapshot, steps, stop, func(final *model.Cluster) {
-		ended <- finish(c, in.Snapshot, inst, ahead, final)
+		var e ending
+		defer func() {
+			if r := recover(); r != nil {
+				e = ending{crashed: crash.Recovered(r)}
+			}
+			ended <- e
+		}()
+		e = finish(c, in.Snapshot, inst, ahead, final)
 	})
 	prev := diff.NewTwin(c)
 	// While the first step is derived, the base twin's reach matrix is
@@ -156,9 +164,11 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 	// of which the matrix reads (diff reachKinds); the others read as the
 	// twin before them does. A failure is the first comparison's to tell.
 	prepared := make(chan struct{})
+	var prepCrash crash.Group
 	if has(steps, StepEncapsulation) || has(steps, StepServicesEndpoint) {
 		go func() {
 			defer close(prepared)
+			defer prepCrash.Recover()
 			_ = prev.PrepareReach(req.Diff)
 		}()
 	} else {
@@ -170,6 +180,10 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 		d := <-twins
 		if i == 0 {
 			<-prepared // no comparison reads the twin while it is prepared
+			prepCrash.Repanic()
+		}
+		if d.crashed != nil {
+			panic(d.crashed)
 		}
 		if d.err != nil {
 			return nil, d.err
@@ -198,6 +212,9 @@ func Compute(in plan.Input, req Request) (*Plan, error) {
 		m.Rollback = []RollbackStep{}
 	}
 	end := <-ended
+	if end.crashed != nil {
+		panic(end.crashed)
+	}
 	if end.err != nil {
 		return nil, end.err
 	}
@@ -218,6 +235,9 @@ type derived struct {
 	snap    *model.Snapshot
 	cluster *model.Cluster
 	err     error
+	// crashed is a panic of the derivation, raised again by the
+	// comparisons' goroutine (internal/crash).
+	crashed *crash.Panic
 }
 
 // ending is check --expect-windows on the migrated twin and the
@@ -226,6 +246,7 @@ type ending struct {
 	rep       *check.Report
 	preflight []plan.Finding
 	err       error
+	crashed   *crash.Panic
 }
 
 func finish(c *model.Cluster, snap *model.Snapshot, inst *operator.Installation, steps []Step, final *model.Cluster) ending {
@@ -241,11 +262,18 @@ func finish(c *model.Cluster, snap *model.Snapshot, inst *operator.Installation,
 // (engine.Derive, equal to a Build), and sends them on the channel it
 // returns; after an error it sends nothing more. It stops early when stop
 // is closed. After the last step, last is called with the last twin (the
-// base twin when there are no steps).
+// base twin when there are no steps). A panic ends the derivations and is
+// sent as the next one's crashed.
 func deriveTwins(base *model.Cluster, snap *model.Snapshot, steps []Step, stop <-chan struct{}, last func(*model.Cluster)) <-chan derived {
-	out := make(chan derived, len(steps))
+	// Room for every step and a panic: no send blocks on a reader gone.
+	out := make(chan derived, len(steps)+1)
 	go func() {
 		defer close(out)
+		defer func() {
+			if r := recover(); r != nil {
+				out <- derived{crashed: crash.Recovered(r)}
+			}
+		}()
 		prev := base
 		for i := range steps {
 			select {
