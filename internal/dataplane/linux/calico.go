@@ -123,9 +123,9 @@ func (cn *calicoNode) table(calcOf func() *felix.Calc) (*nft.Table, []string) {
 		t.Chains = append(t.Chains, &nft.Chain{Name: "filter-cali-wl-to-host", Rules: []string{"jump filter-cali-from-wl-dispatch",
 			fmt.Sprintf("accept comment %q", "Configured DefaultEndpointToHostAction")}})
 		var from, to []string
-		// A policy's peer is matched the same way in the chain of every
-		// workload on this node it selects: each IP set's members are
-		// listed once.
+		// A policy's rule side is matched the same way in the chain of
+		// every workload on this node it selects: each IP set's members
+		// are listed once.
 		sets := memberLists{}
 		names := make([]string, len(pods))
 		for i, p := range pods {
@@ -207,7 +207,7 @@ func (cn *calicoNode) workloadChain(name string, pod *corev1.Pod, dir Direction,
 				rules = p.In
 			}
 			for i := range rules {
-				line, why := cn.calicoRule(p, &rules[i], ep, dir, calc)
+				line, why := cn.calicoRule(p, &rules[i], ep, dir, calc, sets)
 				if why != "" {
 					notes = append(notes, fmt.Sprintf("%s: %s %s rule %d %s; not rendered", name, p.Display(), strings.ToLower(string(dir)), rules[i].Index, why))
 					continue
@@ -305,7 +305,7 @@ func (cn *calicoNode) kubernetesRules(c *nft.Chain, name string, pols []*felix.P
 // IP set members and a verdict: Allow sets the accept mark and returns,
 // Deny drops, Pass returns to the endpoint chain (the next tier), Log
 // logs. why is set when the view cannot express the rule.
-func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpoint, dir Direction, calc *felix.Calc) (string, string) {
+func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpoint, dir Direction, calc *felix.Calc, sets memberLists) (string, string) {
 	if r.IPVersion == 6 {
 		return "", "is for IPv6 (this table is IPv4)"
 	}
@@ -341,22 +341,22 @@ func (cn *calicoNode) calicoRule(p *felix.Policy, r *felix.Rule, ep *felix.Endpo
 			m = append(m, fmt.Sprintf("ip %s != %s", side.field, nft.PrefixList(nets)))
 		}
 		if e.HasSelector() {
-			members, ok := members(p, e, calc)
+			list, ok := sets.list(p, e, calc)
 			if !ok {
 				return "", "has a selector that does not parse"
 			}
-			if len(members) == 0 {
+			if list == "" {
 				return "", "matches no address today"
 			}
-			m = append(m, fmt.Sprintf("ip %s %s", side.field, nft.PrefixList(members)))
+			m = append(m, "ip "+side.field+" "+list)
 		}
 		if e.NotSelector != "" {
-			members, ok := members(p, felix.Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector}, calc)
+			list, ok := sets.list(p, felix.Entity{Selector: e.NotSelector, NamespaceSelector: e.NamespaceSelector}, calc)
 			if !ok {
 				return "", "has a notSelector that does not parse"
 			}
-			if len(members) > 0 {
-				m = append(m, fmt.Sprintf("ip %s != %s", side.field, nft.PrefixList(members)))
+			if list != "" {
+				m = append(m, "ip "+side.field+" != "+list)
 			}
 		}
 		proto := l4
@@ -499,7 +499,7 @@ func peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPeer, field string,
 		}
 		return s, true
 	}
-	list := sets.list(p, felix.PeerEntity(pr), calc)
+	list, _ := sets.list(p, felix.PeerEntity(pr), calc)
 	if list == "" {
 		return "", false
 	}
@@ -507,20 +507,26 @@ func peerMatch(p *felix.Policy, pr networkingv1.NetworkPolicyPeer, field string,
 }
 
 // memberLists are IP sets' members as nft lists them, by the set's key
-// (felix.KeyOf): "" for a set with no IPv4 member.
-type memberLists map[felix.MemberKey]string
+// (felix.KeyOf).
+type memberLists map[felix.MemberKey]memberList
 
-func (m memberLists) list(p *felix.Policy, e felix.Entity, calc *felix.Calc) string {
+type memberList struct {
+	list string // "" for a set with no IPv4 member
+	ok   bool   // false when a selector does not parse
+}
+
+func (m memberLists) list(p *felix.Policy, e felix.Entity, calc *felix.Calc) (string, bool) {
 	k := felix.KeyOf(p, e)
-	if s, ok := m[k]; ok {
-		return s
+	if l, ok := m[k]; ok {
+		return l.list, l.ok
 	}
-	var s string
-	if members, _ := members(p, e, calc); len(members) > 0 {
-		s = nft.PrefixList(members)
+	members, ok := members(p, e, calc)
+	l := memberList{ok: ok}
+	if len(members) > 0 {
+		l.list = nft.PrefixList(members)
 	}
-	m[k] = s
-	return s
+	m[k] = l
+	return l.list, l.ok
 }
 
 // namedEgressPort renders a named port of an egress rule as Felix's
