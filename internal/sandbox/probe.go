@@ -15,6 +15,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dns"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
@@ -362,17 +363,32 @@ func RunProbes(ps []Probe, e Tracer, r *Runner, standIns map[string]bool) []Resu
 // RunProbesContext is RunProbes that sends no more probes once ctx is
 // done; the probes not sent are left out of the results.
 func RunProbesContext(ctx context.Context, ps []Probe, e Tracer, r *Runner, standIns map[string]bool) []Result {
+	return runProbes(ctx, ps, e, r.Run, standIns)
+}
+
+// runProbes is RunProbesContext with the probes sent by run. A panic in
+// a worker is raised again here once the workers end (internal/crash),
+// so that the command reports it rather than the process dying.
+func runProbes(ctx context.Context, ps []Probe, e Tracer, run func(Probe) Real, standIns map[string]bool) []Result {
 	reals := make([]Real, len(ps))
 	sent := make([]bool, len(ps))
 	work := make(chan int)
 	var wg sync.WaitGroup
+	var crashed crash.Group
 	for w := 0; w < 8; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A worker that panicked still takes its share of the probes,
+			// unsent, so that the sender never blocks.
+			defer func() {
+				for range work {
+				}
+			}()
+			defer crashed.Recover()
 			for i := range work {
 				if ctx.Err() == nil {
-					reals[i], sent[i] = r.Run(ps[i]), true
+					reals[i], sent[i] = run(ps[i]), true
 				}
 			}
 		}()
@@ -382,6 +398,7 @@ func RunProbesContext(ctx context.Context, ps []Probe, e Tracer, r *Runner, stan
 	}
 	close(work)
 	wg.Wait()
+	crashed.Repanic()
 	out := make([]Result, 0, len(ps))
 	for i, p := range ps {
 		if sent[i] {

@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/golden"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
@@ -77,4 +80,42 @@ func TestResultsPrintDisagreementsSkipsAndTheCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/results.txt", b.String())
+}
+
+// A panic while sending a probe reaches the caller of the probes, after
+// the workers end, however many of them panic: the command reports it
+// instead of the process dying, and no worker waits forever.
+func TestAPanicWhileSendingAProbeIsRaisedInTheCaller(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		panic func(i int) bool
+	}{
+		{"one probe of many panics", func(i int) bool { return i == 17 }},
+		{"every probe panics", func(int) bool { return true }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := make([]Probe, 100)
+			for i := range ps {
+				ps[i] = Probe{Port: i}
+			}
+			run := func(p Probe) Real {
+				if tc.panic(p.Port) {
+					panic(fmt.Sprintf("probe %d broke", p.Port))
+				}
+				return Real{Delivered: true}
+			}
+			got := func() (v any) {
+				defer func() { v = recover() }()
+				runProbes(context.Background(), ps, nil, run, nil)
+				return nil
+			}()
+			p, ok := got.(*crash.Panic)
+			if !ok {
+				t.Fatalf("the caller recovered %#v, want a *crash.Panic", got)
+			}
+			if !strings.HasPrefix(fmt.Sprint(p.Value), "probe ") || !strings.Contains(string(p.Stack), "runProbes") {
+				t.Errorf("the panic is %v with stack\n%s\nwant a probe's, raised in a worker", p.Value, p.Stack)
+			}
+		})
+	}
 }

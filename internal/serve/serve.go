@@ -15,12 +15,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/console"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/crash"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
@@ -143,7 +145,7 @@ func (s *Server) rebuild(ctx context.Context, reread bool) error {
 	s.building.Lock()
 	defer s.building.Unlock()
 	start := time.Now()
-	t, err := s.build(ctx, reread)
+	t, err := s.buildRecovered(ctx, reread)
 	if err != nil {
 		s.failures.Add(1)
 		msg := err.Error()
@@ -158,6 +160,28 @@ func (s *Server) rebuild(ctx context.Context, reread bool) error {
 	s.rebuilds.Add(1)
 	s.logf("built the twin in %s: %d nodes, %d pods", t.took.Round(time.Millisecond), len(t.c.Nodes), len(t.c.Pods))
 	return nil
+}
+
+// buildRecovered is build with a panic turned into an error, its stack
+// logged: a bug met on one input must not take the server down (as
+// guard does for a request). The input as read may be half patched, so
+// the next build reads it again.
+func (s *Server) buildRecovered(ctx context.Context, reread bool) (t *twin, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p := crash.Recovered(v)
+			s.read = nil
+			s.logf("rebuild panicked: %v\n%s", p.Value, p.Stack)
+			err = internalError(p)
+		}
+	}()
+	return s.build(ctx, reread)
+}
+
+// internalError is a recovered panic as the server reports it.
+func internalError(p *crash.Panic) error {
+	what, _, _ := strings.Cut(fmt.Sprint(p.Value), "\n")
+	return fmt.Errorf("internal error: %s; please report this bug with the input (the stack is in the server's log)", what)
 }
 
 func (s *Server) build(ctx context.Context, reread bool) (*twin, error) {
@@ -256,6 +280,13 @@ func (s *Server) Start(ctx context.Context) error {
 		go func() {
 			isReady := func() { once.Do(func() { close(ready) }) }
 			var err error
+			defer func() {
+				if v := recover(); v != nil {
+					p := crash.Recovered(v)
+					s.logf("the watch of the input panicked: %v\n%s", p.Value, p.Stack)
+					s.watchErr <- internalError(p)
+				}
+			}()
 			if s.opts.Follow != nil {
 				err = s.opts.Follow(ctx, s.Follow, isReady)
 			} else {

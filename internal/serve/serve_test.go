@@ -225,6 +225,59 @@ func TestAFailedRebuildKeepsThePreviousTwin(t *testing.T) {
 	}
 }
 
+// A bug met while rebuilding (a panic) is a failed rebuild: the server
+// keeps answering from the previous twin, says why in /readyz and logs
+// the stack, and the next rebuild reads the input again.
+func TestARebuildThatPanicsKeepsThePreviousTwin(t *testing.T) {
+	var log bytes.Buffer
+	reads, crash := 0, false
+	s := New(Options{Log: &log, Read: func(ctx context.Context) (*model.Snapshot, error) {
+		reads++
+		if crash {
+			var m map[string]int
+			m["the input"] = 1 // a nil map: a bug's panic
+		}
+		return readLab(ctx)
+	}})
+	if err := s.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	crash = true
+	err := s.Rebuild(context.Background())
+	if err == nil || !strings.HasPrefix(err.Error(), "internal error: assignment to entry in nil map") {
+		t.Fatalf("the rebuild's error is %v, want the panic as an internal error", err)
+	}
+	h := s.Handler()
+	if got, _, body := do(h, "GET", "/api/v1/get/nodes/k8s-lab-win-1", ""); got != 200 {
+		t.Errorf("the previous twin does not answer: %d %s", got, body)
+	}
+	if _, _, body := do(h, "GET", "/readyz", ""); !strings.Contains(body, "internal error: assignment to entry in nil map") {
+		t.Errorf("/readyz does not say the rebuild failed: %q", body)
+	}
+	if !strings.Contains(log.String(), "rebuild panicked: assignment to entry in nil map") || !strings.Contains(log.String(), "goroutine ") {
+		t.Errorf("the log has no panic with its stack:\n%s", log.String())
+	}
+	crash = false
+	if err := s.Update(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if reads != 3 {
+		t.Errorf("the input was read %d times, want 3: the update after the panic reads it again", reads)
+	}
+}
+
+// A panic in the watch of the input ends the server with an internal
+// error, as the watch's own failure would, not with the process.
+func TestAWatchThatPanicsEndsTheServerWithAnError(t *testing.T) {
+	s := New(Options{Read: readLab, Watch: func(ctx context.Context, changed func(), ready func()) error {
+		panic("the watch broke")
+	}})
+	err := s.Start(context.Background())
+	if err == nil || !strings.HasPrefix(err.Error(), "internal error: the watch broke") {
+		t.Fatalf("Start returned %v, want the panic as an internal error", err)
+	}
+}
+
 // A file changed under a running server is in its answers after the
 // debounce, and the twin is swapped whole.
 func TestAChangedFileIsServedAfterTheRebuild(t *testing.T) {
