@@ -109,6 +109,13 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"hns endpoints of a linux node", []string{"get", "hnsendpoints", "--node", "k8s-lab-node-1", "--lab"}},
 		{"main cluster routes before the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "--", "ip", "route"}},
 		{"main cluster routes after the migration", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "-f", "../../examples/what-if/main-cluster-migrated.yaml", "--", "ip", "route"}},
+		// The twin does not model IPIP: the routes BIRD programs via tunl0
+		// are left out and said so, a trace that needs one stops as not
+		// modelled, and a diff does not list the cells it cannot decide.
+		{"main cluster routes on an ipip pool", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml", "--", "ip", "route"}},
+		{"a trace to another node on an ipip pool", []string{"trace", "pod/kube-system/coredns-55fd646b4-ggdcf", "pod/calico-system/calico-webhooks-557b87bcb6-5kqn4", "--port", "6443", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml"}},
+		{"the migration plan of the main cluster on an ipip pool", []string{"plan", "migrate", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml"}},
+		{"a diff from an ipip pool to vxlan", []string{"diff", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml", "--to", "../../examples/main-cluster", "--to", "../../examples/what-if/main-cluster-migrated.yaml"}},
 		{"exec without a command", []string{"exec", "node/k8s-lab-node-2", "--lab"}},
 		{"pods of demo with a finished job", []string{"get", "pods", "-n", "demo", "--lab", "-f", "../engine/testdata/finished-pods.yaml"}},
 		{"resolve-dnsname srv on the windows node", []string{"exec", "node/k8s-lab-win-1", "--lab", "--", "Resolve-DnsName", "-Type", "SRV", "_http._tcp.hello.demo.svc.cluster.local", "-Server", "172.21.172.3"}},

@@ -46,6 +46,16 @@ func execLinux(n *linux.Node, argv []string) (stdout, stderr string, exit int) {
 	return linuxNotEmulated(argv)
 }
 
+// withNotes adds to a command's stderr, after what the tool prints, the
+// node's notes that explain its output: what the twin does not model
+// there, or had to assume.
+func withNotes(stdout, stderr string, exit int, notes []string) (string, string, int) {
+	for _, n := range notes {
+		stderr += "kubectl-hybrid: " + n + "\n"
+	}
+	return stdout, stderr, exit
+}
+
 func linuxNotEmulated(argv []string) (string, string, int) {
 	return "", fmt.Sprintf("kubectl-hybrid: %q is not emulated on Linux nodes; emulated: %s\n", strings.Join(argv, " "), strings.Join(linuxEmulated, ", ")), 127
 }
@@ -98,7 +108,7 @@ func execIP(n *linux.Node, argv []string) (string, string, int) {
 		if details || len(rest) > 0 {
 			return linuxNotEmulated(argv)
 		}
-		return n.IPRoute(), "", 0
+		return withNotes(n.IPRoute(), "", 0, n.RouteNotes())
 	case "address", "link":
 		dev := ""
 		switch {
@@ -109,18 +119,18 @@ func execIP(n *linux.Node, argv []string) (string, string, int) {
 		case len(rest) != 0:
 			return linuxNotEmulated(argv)
 		}
-		if dev != "" {
-			if _, ok := n.Link(dev); !ok {
-				return "", fmt.Sprintf("Device %q does not exist.\n", dev), 1
-			}
-		}
 		if details && (obj != "link" || dev != linux.VXLANDevice) {
 			return linuxNotEmulated(argv)
 		}
-		if obj == "link" {
-			return n.IPLink(dev, details), "", 0
+		if dev != "" {
+			if _, ok := n.Link(dev); !ok {
+				return withNotes("", fmt.Sprintf("Device %q does not exist.\n", dev), 1, n.LinkNotes(dev))
+			}
 		}
-		return n.IPAddr(dev), "", 0
+		if obj == "link" {
+			return withNotes(n.IPLink(dev, details), "", 0, n.LinkNotes(dev))
+		}
+		return withNotes(n.IPAddr(dev), "", 0, n.LinkNotes(dev))
 	case "neighbor", "neighbour":
 		if details {
 			return linuxNotEmulated(argv)
@@ -129,15 +139,15 @@ func execIP(n *linux.Node, argv []string) (string, string, int) {
 			// Every device: ip prints each entry's device (ip/ipneigh.c
 			// print_neigh). Of the table the twin knows only what Felix
 			// writes; the kernel's ARP cache comes from traffic.
-			return n.IPNeighAll(), linux.UnmodelledNeigh, 0
+			return withNotes(n.IPNeighAll(), linux.UnmodelledNeigh, 0, n.L2Notes())
 		}
 		if len(rest) != 2 || rest[0] != "dev" || rest[1] != linux.VXLANDevice {
 			return linuxNotEmulated(argv)
 		}
 		if _, ok := n.Link(linux.VXLANDevice); !ok {
-			return "", fmt.Sprintf("Cannot find device %q\n", linux.VXLANDevice), 1
+			return withNotes("", fmt.Sprintf("Cannot find device %q\n", linux.VXLANDevice), 1, n.L2Notes())
 		}
-		return n.IPNeigh(), "", 0
+		return withNotes(n.IPNeigh(), "", 0, n.L2Notes())
 	}
 	return linuxNotEmulated(argv)
 }
@@ -146,13 +156,13 @@ func execBridge(n *linux.Node, argv []string) (string, string, int) {
 	a := argv[1:]
 	if (len(a) == 1 || len(a) == 2) && matches(a[0], "fdb") && (len(a) == 1 || matches(a[1], "show") || matches(a[1], "list")) {
 		// Every device: bridge prints each entry's device (bridge/fdb.c).
-		return n.BridgeFDBAll(), linux.UnmodelledFDB, 0
+		return withNotes(n.BridgeFDBAll(), linux.UnmodelledFDB, 0, n.L2Notes())
 	}
 	if len(a) == 4 && matches(a[0], "fdb") && (matches(a[1], "show") || matches(a[1], "list")) && a[2] == "dev" && a[3] == linux.VXLANDevice {
 		if _, ok := n.Link(linux.VXLANDevice); !ok {
-			return "", fmt.Sprintf("Cannot find device %q\n", linux.VXLANDevice), 1
+			return withNotes("", fmt.Sprintf("Cannot find device %q\n", linux.VXLANDevice), 1, n.L2Notes())
 		}
-		return n.BridgeFDB(), "", 0
+		return withNotes(n.BridgeFDB(), "", 0, n.L2Notes())
 	}
 	return linuxNotEmulated(argv)
 }
@@ -160,22 +170,26 @@ func execBridge(n *linux.Node, argv []string) (string, string, int) {
 func execNFT(n *linux.Node, argv []string) (string, string, int) {
 	a := argv[1:]
 	if len(a) == 2 && a[0] == "list" && a[1] == "ruleset" {
-		return n.NFTRuleset(), "", 0
+		return withNotes(n.NFTRuleset(), "", 0, n.NFTNotes(""))
 	}
 	if len(a) >= 3 && a[0] == "list" && a[1] == "table" && len(a) <= 4 {
 		family, name := "ip", a[2]
 		if len(a) == 4 {
 			family, name = a[2], a[3]
 		}
+		var notes []string
+		if family == "ip" && (name == "calico" || name == "kube-proxy") {
+			notes = n.NFTNotes(name)
+		}
 		if t, ok := n.NFTTable(family, name); ok {
-			return t.Text, "", 0
+			return withNotes(t.Text, "", 0, notes)
 		}
 		cmd := strings.Join(a, " ")
 		if len(a) == 3 {
 			cmd = "list table ip " + name
 		}
 		caret := strings.Repeat(" ", len(cmd)-len(name)) + strings.Repeat("^", len(name))
-		return "", "Error: No such file or directory\n" + cmd + "\n" + caret + "\n", 1
+		return withNotes("", "Error: No such file or directory\n"+cmd+"\n"+caret+"\n", 1, notes)
 	}
 	return linuxNotEmulated(argv)
 }

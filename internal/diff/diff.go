@@ -293,6 +293,16 @@ func (t *Twin) PrepareReach(opts Options) error {
 	return err
 }
 
+// ipipNotes say which of the twin's IP pools route between nodes over
+// IPIP, which its node states leave out (linux.UnroutedIPIPPools).
+func ipipNotes(which string, c *model.Cluster) []string {
+	var out []string
+	for _, p := range linux.UnroutedIPIPPools(c) {
+		out = append(out, fmt.Sprintf("the %s twin's routes between nodes in IPIP pool %s are left out: the twin does not model IPIP, whose routes BIRD programs via tunl0", which, p))
+	}
+	return out
+}
+
 // CompareTwins is Compare over prepared twins, reusing what each has
 // compiled already (a plan compares step k with k+1, then k+1 with k+2).
 // It links the two twins (the after twin's plane follows the before
@@ -371,6 +381,9 @@ func CompareTwins(before, after *Twin, opts Options) (*Result, error) {
 			return nil, err
 		}
 		r.Nodes = nodes
+		if len(nodes) > 0 {
+			r.NodeNotes = append(ipipNotes("before", before.c), ipipNotes("after", after.c)...)
+		}
 	}
 	if err := waitReach(); err != nil {
 		return nil, err

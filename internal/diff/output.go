@@ -65,6 +65,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if len(r.Nodes) > 0 {
 		fmt.Fprintf(bw, "Nodes (%d with dataplane changes):\n", len(r.Nodes))
+		for _, n := range r.NodeNotes {
+			fmt.Fprintf(bw, "  Note: %s\n", n)
+		}
 		fs := folds(r.Nodes)
 		for _, f := range fs {
 			f.writeShared(bw, r.Nodes[0].Sections())

@@ -39,6 +39,9 @@ func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb
 	dsts, donlyA, donlyB := matchSorted(ka.dests, kb.dests)
 	rd := &ReachDiff{}
 	changed := differ(ma, mb, dsts)
+	// Cells the twin cannot decide on one side (an IPIP route, say) are
+	// counted, not listed: their change is not known.
+	unknown, unknownWhy := 0, ""
 	for _, s := range srcs {
 		for _, j := range changed(s.a, s.b) {
 			d := &dsts[j]
@@ -46,10 +49,19 @@ func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb
 			// Only the verdict counts: reasons name classes, whose labels
 			// change when a class splits. They are read only for the
 			// cells that change.
-			if ca.Verdict == cb.Verdict {
+			if ca.Verdict == cb.Verdict || selfOnly(&s, d) {
 				continue
 			}
 			va, vb := verdict(ma, ca), verdict(mb, cb)
+			if ma.NotModeled(ca) || mb.NotModeled(cb) {
+				if unknown++; unknownWhy == "" {
+					unknownWhy = va.Reason
+					if !ma.NotModeled(ca) {
+						unknownWhy = vb.Reason
+					}
+				}
+				continue
+			}
 			src, dst := &mb.Sources[s.b], &mb.Destinations[d.b]
 			ch := ReachChange{From: src.Label, To: dst.Label, Port: dst.Port, Proto: string(dst.Proto),
 				Before: va, After: vb, Effect: Altered}
@@ -89,6 +101,9 @@ func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb
 		}
 		return strings.Join(a.FromPods, ",")+"|"+strings.Join(a.ToPods, ",") < strings.Join(b.FromPods, ",")+"|"+strings.Join(b.ToPods, ",")
 	})
+	if unknown > 0 {
+		rd.Notes = append(rd.Notes, fmt.Sprintf("%d changed cells are not listed: the twin does not model what decides them on one side (%s)", unknown, unknownWhy))
+	}
 	if onlyA+onlyB > 0 {
 		rd.Notes = append(rd.Notes, fmt.Sprintf("sources only one twin has are not compared: %d only before, %d only after", onlyA, onlyB))
 	}
@@ -96,6 +111,17 @@ func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb
 		rd.Notes = append(rd.Notes, fmt.Sprintf("destinations only one twin has are not compared: %d only before, %d only after", donlyA, donlyB))
 	}
 	return rd, nil
+}
+
+// selfOnly reports whether the only pod pair a row and column pair holds
+// is one pod to itself: no connection, whatever the cells of the classes
+// say (a class of one pod in one twin, of several in the other).
+func selfOnly(s, d *matched) bool {
+	if len(s.keys) != 1 || len(d.keys) != 1 {
+		return false
+	}
+	pod, _, _ := strings.Cut(d.keys[0], " ")
+	return pod == s.keys[0]
 }
 
 // cellDiffer tells, for a pair of rows, the column pairs (indexes in

@@ -94,13 +94,14 @@ func TestATwinWithTheReachInputsOfTheOneBeforeTakesItsMatrix(t *testing.T) {
 		t.Fatalf("no case %q", name)
 		return reachCase{}
 	}
-	// a → b changes a policy, b → c nothing reach reads, c → d a pod's label.
+	// a → b changes a pod's label, b → c nothing reach reads, c → d a
+	// policy.
 	b, d := *base, *base
-	pick("a NetworkPolicy").change(&b)
+	pick("a pod's label a policy selects").change(&b)
 	c := b
 	c.ConfigMaps = append(slices.Clone(b.ConfigMaps), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "reach-test"}})
 	d = c
-	pick("a pod's label a policy selects").change(&d)
+	pick("a NetworkPolicy").change(&d)
 	chain := []*model.Cluster{base, &b, &c, &d}
 	twins := make([]*Twin, len(chain))
 	for i, cl := range chain {

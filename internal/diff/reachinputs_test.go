@@ -13,6 +13,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
@@ -48,16 +49,37 @@ func forcedReach(t *testing.T, a, b *model.Cluster) *ReachDiff {
 }
 
 // portPod is the index of the first running pod-network pod of a
-// generated workload namespace that declares a port.
+// generated workload namespace that declares a port and that no
+// NetworkPolicy isolates for ingress: the other pods reach it, so a
+// policy that comes to select it changes cells of other pods than its own.
 func portPod(t testing.TB, c *model.Cluster) int {
 	for i, p := range c.Pods {
 		if !p.Spec.HostNetwork && workloadNamespace(p.Namespace) && p.Status.PodIP != "" &&
-			len(p.Spec.Containers) > 0 && len(p.Spec.Containers[0].Ports) > 0 {
+			len(p.Spec.Containers) > 0 && len(p.Spec.Containers[0].Ports) > 0 && !isolatedForIngress(t, c, p) {
 			return i
 		}
 	}
-	t.Fatal("no workload pod with a port")
+	t.Fatal("no workload pod with a port that no policy isolates")
 	return -1
+}
+
+// isolatedForIngress says whether a NetworkPolicy of p's namespace selects
+// p for ingress.
+func isolatedForIngress(t testing.TB, c *model.Cluster, p *corev1.Pod) bool {
+	for _, np := range c.NetworkPolicies {
+		if np.Namespace != p.Namespace {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ingress := len(np.Spec.PolicyTypes) == 0 || slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress)
+		if ingress && sel.Matches(labels.Set(p.Labels)) {
+			return true
+		}
+	}
+	return false
 }
 
 // workloadNamespace says whether ns is one of the generated workloads'
@@ -395,5 +417,36 @@ func TestWhatTheReachMatrixDoesNotReadLeavesItAlone(t *testing.T) {
 				t.Errorf("the matrices computed anyway differ: %+v", rd)
 			}
 		})
+	}
+}
+
+// A pod a policy comes to isolate leaves its class: in one twin its class
+// holds other pods, in the other itself alone. The pod to itself is no
+// connection in either, whatever the two classes' cells say, so it is no
+// change (the comparison once listed it as one, "allowed" or "denied"
+// against "a single pod to itself").
+func TestAPodToItselfIsNoChangeWhenItsClassSplits(t *testing.T) {
+	base := generated(t, 0)
+	wp := -1
+	for i, p := range base.Pods {
+		if !p.Spec.HostNetwork && workloadNamespace(p.Namespace) && p.Status.PodIP != "" &&
+			len(p.Spec.Containers) > 0 && len(p.Spec.Containers[0].Ports) > 0 && isolatedForIngress(t, base, p) {
+			wp = i
+			break
+		}
+	}
+	if wp < 0 {
+		t.Fatal("no workload pod with a port that a policy isolates")
+	}
+	p := base.Pods[wp]
+	base.NetworkPolicies = append(slices.Clone(base.NetworkPolicies), denyIngress(p.Namespace))
+	after := *base
+	withPod(&after, wp, func(q *corev1.Pod) { q.Labels["reach-test"] = "denied" })
+	rd := forcedReach(t, base, &after)
+	self := p.Namespace + "/" + p.Name
+	for _, c := range rd.Changes {
+		if len(c.FromPods) == 1 && len(c.ToPods) == 1 && c.FromPods[0] == self && c.ToPods[0] == self {
+			t.Errorf("%s to itself is listed as a change: %s -> %s", self, c.Before.Verdict, c.After.Verdict)
+		}
 	}
 }

@@ -6,6 +6,9 @@ type Result struct {
 	// Nodes are the nodes whose dataplane differs (or that only one twin
 	// has), by name.
 	Nodes []NodeDiff `json:"nodes,omitempty"`
+	// NodeNotes say what the nodes' states leave out on either side
+	// (what the twin does not model), when some node differs.
+	NodeNotes []string `json:"nodeNotes,omitempty"`
 	// Workloads are the DaemonSets, Deployments and StatefulSets whose pod
 	// template differs, with the pods a rollout restarts.
 	Workloads []WorkloadDiff `json:"workloads,omitempty"`

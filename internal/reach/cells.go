@@ -80,6 +80,18 @@ func (m *Matrix) Entries(visit func(Entry) error) error {
 	return err
 }
 
+// NotModeled reports whether a reason of the cell comes from a trace that
+// stopped where the twin does not model what happens: its verdict is not
+// known.
+func (m *Matrix) NotModeled(c Cell) bool {
+	for _, i := range []int32{c.Reason, c.Also} {
+		if i >= 0 && int(i) < len(m.Reasons) && m.Reasons[i].NotModeled {
+			return true
+		}
+	}
+	return false
+}
+
 // Why is a cell's reason and failing hop: for an allowed cell, "delivered"
 // and the decisions that let it through.
 func (m *Matrix) Why(c Cell) (reason, hop string) {

@@ -942,12 +942,20 @@ func (w *worker) combineBackends(subs []subRes, wheres []where) Cell {
 			return Reason{Text: "the twin cannot tell which backend the connection reaches"}
 		})}
 	}
-	allowed, other := 0, -1
+	// other is the first backend not reached, or the first whose trace
+	// stopped where the twin does not model what happens: then the
+	// cell's verdict is not known either, and its reason says so.
+	allowed, other, unknown := 0, -1, false
 	for i, s := range subs {
 		if s.v == Allowed {
 			allowed++
-		} else if other < 0 {
-			other = i
+			continue
+		}
+		w.an.rmu.Lock()
+		nm := s.reason >= 0 && int(s.reason) < len(w.an.reasons) && w.an.reasons[s.reason].NotModeled
+		w.an.rmu.Unlock()
+		if other < 0 || (nm && !unknown) {
+			other, unknown = i, nm
 		}
 	}
 	switch {
@@ -962,6 +970,6 @@ func (w *worker) combineBackends(subs []subRes, wheres []where) Cell {
 		w.an.rmu.Lock()
 		r := w.an.reasons[f.reason]
 		w.an.rmu.Unlock()
-		return Reason{Hop: r.Hop, Text: fmt.Sprintf("delivered to %d of %d kinds of backend; not to %s: %s", allowed, len(subs), wheres[other].String(), r.Text)}
+		return Reason{Hop: r.Hop, Text: fmt.Sprintf("delivered to %d of %d kinds of backend; not to %s: %s", allowed, len(subs), wheres[other].String(), r.Text), NotModeled: r.NotModeled}
 	})}
 }

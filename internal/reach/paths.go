@@ -224,7 +224,7 @@ func (an *analyzer) classify(res *trace.Result) knowledge {
 	var k knowledge
 	ok := stageRes{st: pass}
 	failed := func() stageRes {
-		return stageRes{st: fail, reason: an.intern(Reason{Hop: hopOf(res), Text: res.Reason})}
+		return stageRes{st: fail, reason: an.intern(Reason{Hop: hopOf(res), Text: res.Reason, NotModeled: res.Outcome == trace.NotModeled})}
 	}
 	egSeen, inSeen := false, false
 	last := -1

@@ -148,6 +148,9 @@ type Cell struct {
 type Reason struct {
 	Hop  string `json:"hop,omitempty"`
 	Text string `json:"reason"`
+	// NotModeled: the trace stopped where the twin does not model what
+	// happens (trace.NotModeled), so the verdict is not known.
+	NotModeled bool `json:"notModeled,omitempty"`
 }
 
 // Stats are what the computation took.

@@ -80,6 +80,10 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 		w.deliverHost(nd, pkt, local)
 		return
 	}
+	if why, unknown := n.UnmodelledRoute(pkt.dst); unknown {
+		w.end(NotModeled, nd.name, "kernel routing", "stop", pkt, Drop, why)
+		return
+	}
 	r, ok := n.RouteTo(pkt.dst)
 	if !ok {
 		w.end(Dropped, nd.name, "kernel routing", "unreachable", pkt, Reject, fmt.Sprintf("no route to %s", pkt.dst))

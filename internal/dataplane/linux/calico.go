@@ -44,7 +44,7 @@ func newCalicoCluster(cc *clusterCtx) *calicoCluster {
 
 func (k *calicoCluster) forNode(ni *nodeInfo, n *Node) *calicoNode {
 	if !k.nftables {
-		n.note("Calico's Linux dataplane is not Nftables: Felix programs iptables, which nft list does not show as table ip calico")
+		n.note(areaCalico, "Calico's Linux dataplane is not Nftables: Felix programs iptables, which nft list does not show as table ip calico")
 		return nil
 	}
 	return &calicoNode{cal: k, node: ni}

@@ -551,7 +551,7 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 	nicName := ni.host.NIC.Name
 	if nicName == "" {
 		nicName = defaultNICName
-		n.note("the host NIC name is not given; assumed %s", nicName)
+		n.note(areaHost, "the host NIC name is not given; assumed %s", nicName)
 	}
 	nicMTU := int(ni.host.NIC.MTU)
 	if nicMTU == 0 {
@@ -560,7 +560,7 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 	fc := cc.felix(ni, nicMTU)
 	hasVXLAN := cc.anyVX && !fc.vxlanOff && ni.vtep != nil
 	if cc.anyVX && ni.vtep == nil {
-		n.note("no VXLAN tunnel address recorded for %s: Felix has no VTEP and creates no %s", ni.name, vxlanDevice)
+		n.note(areaVXLAN, "no VXLAN tunnel address recorded for %s: Felix has no VTEP and creates no %s", ni.name, vxlanDevice)
 	}
 
 	// Links.
@@ -570,7 +570,7 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 	nicMAC, err := net.ParseMAC(ni.host.NIC.MAC)
 	if err != nil {
 		nicMAC = standInMAC("nic/" + ni.name)
-		n.note("the MAC of %s is not given; %s is a locally administered stand-in", nicName, nicMAC)
+		n.note(areaNIC, "the MAC of %s is not given; %s is a locally administered stand-in", nicName, nicMAC)
 	}
 	nic := Link{Index: ifindexNIC, Name: nicName, Kind: KindEthernet, MTU: nicMTU, MAC: nicMAC,
 		Qdisc: "fq_codel", State: "UP", LinkLocal: linkLocal(nicMAC)}
@@ -613,8 +613,27 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 	return n
 }
 
-func (n *Node) note(format string, args ...any) {
-	n.notes = append(n.notes, fmt.Sprintf(format, args...))
+// noteArea says which commands' output a note explains (Node.RouteNotes
+// and the like).
+type noteArea uint8
+
+const (
+	areaHost      noteArea = iota // the host NIC's name: every ip command
+	areaNIC                       // the host NIC's link: ip link, ip addr
+	areaVXLAN                     // vxlan.calico: ip link, addr, route, neigh, fdb
+	areaRoutes                    // ip route
+	areaL2                        // ip neigh, bridge fdb
+	areaCalico                    // nft: table ip calico
+	areaKubeProxy                 // nft: table ip kube-proxy
+)
+
+type nodeNote struct {
+	area noteArea
+	text string
+}
+
+func (n *Node) note(area noteArea, format string, args ...any) {
+	n.notes = append(n.notes, nodeNote{area: area, text: fmt.Sprintf(format, args...)})
 }
 
 // VethName is the host-side interface name Calico gives a pod:

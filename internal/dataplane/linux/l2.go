@@ -26,7 +26,7 @@ func (cc *clusterCtx) l2(ni *nodeInfo, n *Node) ([]Neighbor, []FDBEntry) {
 			continue
 		}
 		if o.vtep.macDerived && o.windows {
-			n.note("%s records no projectcalico.org/VXLANTunnelMACAddr: Felix falls back to the MAC derived from its name (%s), which is not the DrPort's", o.name, o.vtep.mac)
+			n.note(areaL2, "%s records no projectcalico.org/VXLANTunnelMACAddr: Felix falls back to the MAC derived from its name (%s), which is not the DrPort's", o.name, o.vtep.mac)
 		}
 		learned := o.created
 		if ni.created.After(learned) {

@@ -3,6 +3,7 @@ package linux
 import (
 	"net"
 	"net/netip"
+	"slices"
 	"sort"
 	"sync"
 
@@ -144,7 +145,7 @@ type Node struct {
 	routes  []Route
 	neigh   []Neighbor
 	fdb     []FDBEntry
-	notes   []string
+	notes   []nodeNote
 	notesAt int
 	// What derive needs.
 	cc       *clusterCtx
@@ -213,12 +214,62 @@ func (n *Node) FDB() []FDBEntry {
 // Notes are what the compiler could not model for this node, or had to
 // assume: its own notes, kube-proxy's and those of the Calico view.
 func (n *Node) Notes() []string {
+	return n.notesIn(areaHost, areaNIC, areaVXLAN, areaRoutes, areaL2, areaCalico, areaKubeProxy)
+}
+
+// RouteNotes are the notes that explain ip route's output: the NIC, the
+// VXLAN device and the routes.
+func (n *Node) RouteNotes() []string { return n.notesIn(areaHost, areaVXLAN, areaRoutes) }
+
+// LinkNotes are the notes that explain ip link's and ip addr's output for
+// dev, or for every device when dev is "": the NIC's for the NIC,
+// vxlan.calico's for it, and for a device the node lacks those that may
+// say why (the NIC's name assumed, no VTEP).
+func (n *Node) LinkNotes(dev string) []string {
+	_, exists := n.Link(dev)
+	switch {
+	case dev == "":
+		return n.notesIn(areaHost, areaNIC, areaVXLAN)
+	case dev == vxlanDevice:
+		return n.notesIn(areaVXLAN)
+	case dev == n.nic:
+		return n.notesIn(areaHost, areaNIC)
+	case !exists:
+		return n.notesIn(areaHost)
+	}
+	return nil
+}
+
+// L2Notes are the notes that explain the VXLAN neighbours and FDB
+// entries (ip neigh, bridge fdb).
+func (n *Node) L2Notes() []string { return n.notesIn(areaVXLAN, areaL2) }
+
+// NFTNotes are the notes that explain nft's output: of table ip calico,
+// of table ip kube-proxy, or of both (the ruleset) when table is "".
+func (n *Node) NFTNotes(table string) []string {
+	switch table {
+	case "calico":
+		return n.notesIn(areaCalico)
+	case "kube-proxy":
+		return n.notesIn(areaKubeProxy)
+	}
+	return n.notesIn(areaCalico, areaKubeProxy)
+}
+
+// notesIn are the node's notes of the given areas, in the order they
+// were made (kube-proxy's and the Calico view's last).
+func (n *Node) notesIn(areas ...noteArea) []string {
 	n.derive()
-	out := append([]string(nil), n.notes...)
-	if n.kpNotes != nil {
+	var out []string
+	for _, x := range n.notes {
+		if slices.Contains(areas, x.area) {
+			out = append(out, x.text)
+		}
+	}
+	if slices.Contains(areas, areaKubeProxy) {
 		out = append(out, n.kpNotes...)
 	}
-	if n.cal != nil {
+	if n.cal != nil && slices.Contains(areas, areaCalico) {
 		_, cn := n.cal.table(n.calc)
 		out = append(out, cn...)
 	}

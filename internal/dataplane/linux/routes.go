@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 )
 
 // routes derives the node's main routing table. The routes come in five
@@ -37,8 +38,14 @@ func (cc *clusterCtx) routes(ni *nodeInfo, n *Node, nic string, hasVXLAN bool, f
 	// via the owner's VTEP (vxlan_mgr.go tunnelRoute) unless the pool is
 	// CrossSubnet and the owner shares this node's subnet, in which case the
 	// route manager programs a direct route (route_mgr.go noEncapRoute).
+	// The routes to IPIP pools are BIRD's (via tunl0), which the twin does
+	// not model: they are counted per pool and said once.
+	var ipip unmodelledIPIP
 	for _, b := range cc.blocks {
 		if b.node == "" || b.node == ni.name {
+			continue
+		}
+		if cc.skipIPIP(&ipip, b.cidr, "blocks") {
 			continue
 		}
 		if r, ok := cc.remoteRoute(ni, n, b.cidr, b.node, nic, hasVXLAN, fc, "remote IPAM block"); ok {
@@ -46,12 +53,92 @@ func (cc *clusterCtx) routes(ni *nodeInfo, n *Node, nic string, hasVXLAN bool, f
 		}
 	}
 	for _, p := range cc.borrowed {
+		if ip, err := netip.ParseAddr(p.Status.PodIP); err == nil && p.Spec.NodeName != ni.name && cc.skipIPIP(&ipip, netip.PrefixFrom(ip, ip.BitLen()), "borrowed addresses") {
+			continue
+		}
 		if r, ok := cc.borrowedRoute(ni, n, p, nic, hasVXLAN, fc); ok {
 			rs = append(rs, r)
 		}
 	}
+	for _, u := range ipip {
+		n.note(areaRoutes, "%d %s of other nodes in IPIP pool %s have no route here: the twin does not model IPIP, whose routes BIRD programs via tunl0", u.count, u.what, u.pool)
+	}
 	sortRoutes(rs)
 	return rs
+}
+
+// unmodelledIPIP counts, per pool and kind, the remote destinations in
+// IPIP pools a node's table leaves out, in the order first met.
+type unmodelledIPIP []ipipCount
+
+type ipipCount struct {
+	pool  netip.Prefix
+	what  string
+	count int
+}
+
+// skipIPIP reports whether dst is in an IPIP pool, counting it in u.
+func (cc *clusterCtx) skipIPIP(u *unmodelledIPIP, dst netip.Prefix, what string) bool {
+	pl, ok := cc.poolOf(dst)
+	if !ok || pl.ipipMode == calico.ModeNever {
+		return false
+	}
+	for i := range *u {
+		if (*u)[i].pool == pl.cidr && (*u)[i].what == what {
+			(*u)[i].count++
+			return true
+		}
+	}
+	*u = append(*u, ipipCount{pl.cidr, what, 1})
+	return true
+}
+
+// UnroutedIPIPPools are the IP pools, as "name (cidr)", that use IPIP and
+// hold blocks of two nodes or more: the routes between those nodes are
+// BIRD's, via tunl0, which the twin does not model, so the nodes' tables
+// leave them out (routes) and traces stop there (UnmodelledRoute).
+func UnroutedIPIPPools(c *model.Cluster) []string {
+	var out []string
+	for _, p := range c.IPPools {
+		if p.Spec.IPIPMode == "" || p.Spec.IPIPMode == calico.ModeNever {
+			continue
+		}
+		pool, err := netip.ParsePrefix(p.Spec.CIDR)
+		if err != nil {
+			continue
+		}
+		nodes := map[string]bool{}
+		for _, b := range c.IPAMBlocks {
+			if cidr, err := netip.ParsePrefix(b.Spec.CIDR); err == nil && pool.Contains(cidr.Addr()) && b.Spec.Affinity != nil {
+				nodes[*b.Spec.Affinity] = true
+			}
+		}
+		if len(nodes) > 1 {
+			out = append(out, fmt.Sprintf("%s (%s)", p.Name, p.Spec.CIDR))
+		}
+	}
+	return out
+}
+
+// UnmodelledRoute says why the twin cannot tell the route this node takes
+// to dst, when it cannot: dst is in an IPIP pool and not on this node
+// (BIRD routes it via tunl0, which the twin does not model).
+func (n *Node) UnmodelledRoute(dst netip.Addr) (string, bool) {
+	cc := n.cc
+	if cc == nil {
+		return "", false
+	}
+	pl, ok := cc.poolOf(netip.PrefixFrom(dst, dst.BitLen()))
+	if !ok || pl.ipipMode == calico.ModeNever {
+		return "", false
+	}
+	if b, ok := cc.blockOf(dst); !ok || b.node == n.Name || b.node == "" {
+		return "", false // this node's block, or no block: the table says
+	}
+	if len(n.podsWithIP(dst)) > 0 {
+		return "", false // a local pod's borrowed address
+	}
+	return fmt.Sprintf("%s is in IPIP pool %s on another node: the twin does not model IPIP, whose routes BIRD programs via tunl0", dst, pl.cidr), true
 }
 
 // defaultRoute: netplan writes "routes: - to: default via: <gw>";
@@ -124,7 +211,7 @@ func (cc *clusterCtx) borrowedRoute(ni *nodeInfo, n *Node, p *corev1.Pod, nic st
 func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner, nic string, hasVXLAN bool, fc felixCfg, what string) (Route, bool) {
 	on := cc.byName[owner]
 	if on == nil {
-		n.note("%s %s is affine to %s, which is not a node: no route", what, dst, owner)
+		n.note(areaRoutes, "%s %s is affine to %s, which is not a node: no route", what, dst, owner)
 		return Route{}, false
 	}
 	pl, ok := cc.poolOf(dst)
@@ -138,15 +225,14 @@ func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner
 	}
 	switch {
 	case pl.ipipMode != calico.ModeNever:
-		n.note("%s %s is in an IPIP pool, which the twin does not route", what, dst)
-		return Route{}, false
+		return Route{}, false // not modelled: see routes and UnmodelledRoute
 	case pl.vxlanMode == calico.ModeAlways || (pl.vxlanMode == calico.ModeCrossSubnet && !sameSubnet):
 		if !hasVXLAN {
-			n.note("%s %s needs VXLAN but this node has no %s", what, dst, vxlanDevice)
+			n.note(areaRoutes, "%s %s needs VXLAN but this node has no %s", what, dst, vxlanDevice)
 			return Route{}, false
 		}
 		if on.vtep == nil {
-			n.note("%s %s: %s has no VTEP yet, so Felix holds the route back (vxlan_mgr.go tunnelRoute)", what, dst, owner)
+			n.note(areaRoutes, "%s %s: %s has no VTEP yet, so Felix holds the route back (vxlan_mgr.go tunnelRoute)", what, dst, owner)
 			return Route{}, false
 		}
 		// routetable TargetTypeVXLAN: gateway the owner's tunnel address,
@@ -158,7 +244,7 @@ func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner
 		// the parent device, RTNH_F_ONLINK, proto 80.
 		return direct(felixRouteProto, "felix", fmt.Sprintf("%s of %s in this subnet, unencapsulated (route_mgr.go noEncapRoute)", what, owner)), true
 	case !sameSubnet:
-		n.note("%s %s of %s is in an unencapsulated pool across subnets: no route", what, dst, owner)
+		n.note(areaRoutes, "%s %s of %s is in an unencapsulated pool across subnets: no route", what, dst, owner)
 		return Route{}, false
 	case cc.bgp:
 		return direct("bird", "bird", fmt.Sprintf("%s of %s learned over BGP from its BIRD", what, owner)), true

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,5 +203,44 @@ func TestRouteToPicksTheLongestPrefix(t *testing.T) {
 		if r, _ := n.RouteTo(netip.MustParseAddr(tc.dst)); r.String() != tc.want {
 			t.Errorf("RouteTo(%s) = %q, want %q", tc.dst, r, tc.want)
 		}
+	}
+}
+
+// The routes to an IPIP pool on other nodes are BIRD's, via tunl0, which
+// the twin does not model: a node's table leaves them out and says so
+// once per pool, among the notes that explain ip route (not ip link), and
+// a lookup of such an address says it cannot tell the route.
+func TestIPIPDestinationsOnOtherNodesAreSaidNotModelled(t *testing.T) {
+	f := threeNodes(calico.ModeNever, calico.ModeAlways, true)
+	f.pod("ns", "here", "a", "10.244.0.5", nil)
+	f.pod("ns", "there", "b", "10.244.0.70", nil)
+	n := f.compile(t)["a"]
+	want := "2 blocks of other nodes in IPIP pool 10.244.0.0/16 have no route here: the twin does not model IPIP, whose routes BIRD programs via tunl0"
+	if got := n.RouteNotes(); !slices.Contains(got, want) {
+		t.Errorf("ip route's notes are %q, want them to hold %q", got, want)
+	}
+	if got := n.LinkNotes(""); slices.Contains(got, want) {
+		t.Errorf("ip link's notes %q hold the routes' note", got)
+	}
+	for _, tc := range []struct {
+		name, dst string
+		unknown   bool
+	}{
+		{"a pod on another node", "10.244.0.70", true},
+		{"a free address of another node's block", "10.244.0.130", true},
+		{"a pod on this node", "10.244.0.5", false},
+		{"a free address of this node's block", "10.244.0.6", false},
+		{"an address outside the pools", "10.0.0.12", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			why, unknown := n.UnmodelledRoute(netip.MustParseAddr(tc.dst))
+			if unknown != tc.unknown || (unknown && !strings.Contains(why, tc.dst+" is in IPIP pool 10.244.0.0/16")) {
+				t.Errorf("UnmodelledRoute(%s) = %q, %t, want %t", tc.dst, why, unknown, tc.unknown)
+			}
+		})
+	}
+	vx := threeNodes(calico.ModeAlways, calico.ModeNever, false).compile(t)["a"]
+	if why, unknown := vx.UnmodelledRoute(netip.MustParseAddr("10.244.0.70")); unknown {
+		t.Errorf("a VXLAN pool's address is said not modelled: %q", why)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/operator"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/check"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/model"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/plan"
 )
@@ -25,6 +26,7 @@ const (
 	MigMTU         = "MIG006"
 	MigPoolEdit    = "MIG007"
 	MigWindowsNode = "MIG008"
+	MigIPIP        = "MIG009"
 )
 
 func has(steps []Step, id string) bool {
@@ -52,6 +54,10 @@ func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation
 	if encap {
 		out = append(out, ipBlocks(c, final)...)
 		out = append(out, mtu(c, in)...)
+		for _, p := range linux.UnroutedIPIPPools(c) {
+			out = append(out, plan.Finding{ID: MigIPIP, Severity: "warning", Object: "IPPool " + p,
+				Message: "the pool routes between nodes over IPIP, which the twin does not model: the encapsulation step shows the VXLAN routes Felix adds but not the tunl0 routes BIRD withdraws, and traffic between nodes in the pool before the step is not traced; IPIP is IP protocol 4 between the nodes, VXLAN UDP 4789 (see MIG001)"})
+		}
 	}
 	if has(steps, StepStrictAffinity) {
 		out = append(out, borrowed(c)...)
