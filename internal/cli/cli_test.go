@@ -115,6 +115,7 @@ func TestCommandsMatchTheirGoldenFiles(t *testing.T) {
 		{"main cluster routes on an ipip pool", []string{"exec", "node/k8s-node-1", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml", "--", "ip", "route"}},
 		{"a trace to another node on an ipip pool", []string{"trace", "pod/kube-system/coredns-55fd646b4-ggdcf", "pod/calico-system/calico-webhooks-557b87bcb6-5kqn4", "--port", "6443", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml"}},
 		{"the migration plan of the main cluster on an ipip pool", []string{"plan", "migrate", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml"}},
+		{"reach of the main cluster on an ipip pool", []string{"reach", "-A", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml"}},
 		{"a diff from an ipip pool to vxlan", []string{"diff", "-f", "../../examples/main-cluster", "-f", "testdata/main-cluster-ipip.yaml", "--to", "../../examples/main-cluster", "--to", "../../examples/what-if/main-cluster-migrated.yaml"}},
 		{"exec without a command", []string{"exec", "node/k8s-lab-node-2", "--lab"}},
 		{"pods of demo with a finished job", []string{"get", "pods", "-n", "demo", "--lab", "-f", "../engine/testdata/finished-pods.yaml"}},

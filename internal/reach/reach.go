@@ -585,6 +585,24 @@ func (an *analyzer) matrix() *Matrix {
 			hostNet++
 		}
 	}
+	// Cells whose trace stopped where the twin does not model what
+	// happens read denied or partial; the reader is told how many. The
+	// cells are read only when some reason says so.
+	if slices.ContainsFunc(m.Reasons, func(r Reason) bool { return r.NotModeled }) {
+		n, why := 0, ""
+		m.EachRow(func(_ int, cells []Cell) {
+			for _, c := range cells {
+				if c.Verdict != Allowed && m.NotModeled(c) {
+					if n++; why == "" {
+						why, _ = m.Why(c)
+					}
+				}
+			}
+		})
+		if n > 0 {
+			m.Notes = append(m.Notes, fmt.Sprintf("%d cells count as denied or partial where a trace stops at what the twin does not model, so their verdict is not known (%s)", n, why))
+		}
+	}
 	switch {
 	case hostNet > 0 && an.opt.Nodes:
 		m.Notes = append(m.Notes, fmt.Sprintf("%d host-network pods are their nodes' host network: the node rows stand for them as sources; they have no rows or columns of their own", hostNet))
