@@ -53,11 +53,11 @@ func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb
 				continue
 			}
 			va, vb := verdict(ma, ca), verdict(mb, cb)
-			if ma.NotModeled(ca) || mb.NotModeled(cb) {
+			if nmA, nmB := ma.NotModeled(ca), mb.NotModeled(cb); nmA || nmB {
 				if unknown++; unknownWhy == "" {
-					unknownWhy = va.Reason
-					if !ma.NotModeled(ca) {
-						unknownWhy = vb.Reason
+					unknownWhy = vb.Reason
+					if nmA {
+						unknownWhy = va.Reason
 					}
 				}
 				continue

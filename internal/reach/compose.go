@@ -942,21 +942,26 @@ func (w *worker) combineBackends(subs []subRes, wheres []where) Cell {
 			return Reason{Text: "the twin cannot tell which backend the connection reaches"}
 		})}
 	}
-	// other is the first backend not reached, or the first whose trace
-	// stopped where the twin does not model what happens: then the
-	// cell's verdict is not known either, and its reason says so.
-	allowed, other, unknown := 0, -1, false
+	allowed, other := 0, -1
 	for i, s := range subs {
 		if s.v == Allowed {
 			allowed++
-			continue
+		} else if other < 0 {
+			other = i
 		}
+	}
+	// Of the backends not reached, the first whose trace stopped where
+	// the twin does not model what happens decides: then the cell's
+	// verdict is not known either, and its reason says so.
+	if other >= 0 {
 		w.an.rmu.Lock()
-		nm := s.reason >= 0 && int(s.reason) < len(w.an.reasons) && w.an.reasons[s.reason].NotModeled
-		w.an.rmu.Unlock()
-		if other < 0 || (nm && !unknown) {
-			other, unknown = i, nm
+		for i, s := range subs {
+			if s.v != Allowed && s.reason >= 0 && int(s.reason) < len(w.an.reasons) && w.an.reasons[s.reason].NotModeled {
+				other = i
+				break
+			}
 		}
+		w.an.rmu.Unlock()
 	}
 	switch {
 	case allowed == len(subs):

@@ -184,6 +184,7 @@ type vtep struct {
 
 // pool is an IP pool's routing-relevant settings.
 type pool struct {
+	name        string
 	cidr        netip.Prefix
 	vxlanMode   string
 	ipipMode    string
@@ -357,7 +358,7 @@ func readPools(c *model.Cluster) []pool {
 		if err != nil || !pr.Addr().Is4() {
 			continue
 		}
-		out = append(out, pool{cidr: pr.Masked(), vxlanMode: mode(p.Spec.VXLANMode), ipipMode: mode(p.Spec.IPIPMode), natOutgoing: p.Spec.NATOutgoing})
+		out = append(out, pool{name: p.Name, cidr: pr.Masked(), vxlanMode: mode(p.Spec.VXLANMode), ipipMode: mode(p.Spec.IPIPMode), natOutgoing: p.Spec.NATOutgoing})
 	}
 	return out
 }

@@ -226,15 +226,15 @@ func (n *Node) RouteNotes() []string { return n.notesIn(areaHost, areaVXLAN, are
 // vxlan.calico's for it, and for a device the node lacks those that may
 // say why (the NIC's name assumed, no VTEP).
 func (n *Node) LinkNotes(dev string) []string {
-	_, exists := n.Link(dev)
-	switch {
-	case dev == "":
+	switch dev {
+	case "":
 		return n.notesIn(areaHost, areaNIC, areaVXLAN)
-	case dev == vxlanDevice:
+	case vxlanDevice:
 		return n.notesIn(areaVXLAN)
-	case dev == n.nic:
+	case n.nic:
 		return n.notesIn(areaHost, areaNIC)
-	case !exists:
+	}
+	if _, ok := n.Link(dev); !ok {
 		return n.notesIn(areaHost)
 	}
 	return nil

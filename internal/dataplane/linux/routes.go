@@ -98,23 +98,20 @@ func (cc *clusterCtx) skipIPIP(u *unmodelledIPIP, dst netip.Prefix, what string)
 // BIRD's, via tunl0, which the twin does not model, so the nodes' tables
 // leave them out (routes) and traces stop there (UnmodelledRoute).
 func UnroutedIPIPPools(c *model.Cluster) []string {
+	blocks := readBlocks(c)
 	var out []string
-	for _, p := range c.IPPools {
-		if p.Spec.IPIPMode == "" || p.Spec.IPIPMode == calico.ModeNever {
-			continue
-		}
-		pool, err := netip.ParsePrefix(p.Spec.CIDR)
-		if err != nil {
+	for _, pl := range readPools(c) {
+		if pl.ipipMode == calico.ModeNever {
 			continue
 		}
 		nodes := map[string]bool{}
-		for _, b := range c.IPAMBlocks {
-			if cidr, err := netip.ParsePrefix(b.Spec.CIDR); err == nil && pool.Contains(cidr.Addr()) && b.Spec.Affinity != nil {
-				nodes[*b.Spec.Affinity] = true
+		for _, b := range blocks {
+			if b.node != "" && pl.cidr.Contains(b.cidr.Addr()) {
+				nodes[b.node] = true
 			}
 		}
 		if len(nodes) > 1 {
-			out = append(out, fmt.Sprintf("%s (%s)", p.Name, p.Spec.CIDR))
+			out = append(out, fmt.Sprintf("%s (%s)", pl.name, pl.cidr))
 		}
 	}
 	return out
