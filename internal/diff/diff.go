@@ -293,12 +293,13 @@ func (t *Twin) PrepareReach(opts Options) error {
 	return err
 }
 
-// ipipNotes say which of the twin's IP pools route between nodes over
-// IPIP, which its node states leave out (linux.UnroutedIPIPPools).
+// ipipNotes say which of the twin's IP pools have routes Felix programs
+// with programClusterRoutes, which its node states leave out
+// (linux.FelixRoutedIPIPPools).
 func ipipNotes(which string, c *model.Cluster) []string {
 	var out []string
-	for _, p := range linux.UnroutedIPIPPools(c) {
-		out = append(out, fmt.Sprintf("the %s twin's routes between nodes in IPIP pool %s are left out: the twin does not model IPIP, whose routes BIRD programs via tunl0", which, p))
+	for _, p := range linux.FelixRoutedIPIPPools(c) {
+		out = append(out, fmt.Sprintf("the %s twin's routes between nodes in IPIP pool %s are left out: Felix programs them (FelixConfiguration programClusterRoutes), which the twin does not model", which, p))
 	}
 	return out
 }

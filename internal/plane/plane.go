@@ -315,6 +315,10 @@ func (p *Plane) HasLinux(name string) bool { return p.lxc.Has(name) }
 // read without compiling the node.
 func (p *Plane) LinuxTunnel(name string) (netip.Addr, bool) { return p.lxc.TunnelAddr(name) }
 
+// LinuxIPIP is the address of the Linux node's tunl0, read without
+// compiling the node.
+func (p *Plane) LinuxIPIP(name string) (netip.Addr, bool) { return p.lxc.IPIPAddr(name) }
+
 // LinuxVXLAN is the VNI and destination port of the Linux node's
 // vxlan.calico device, read without compiling the node.
 func (p *Plane) LinuxVXLAN(name string) (vni, port int, ok bool) {

@@ -229,8 +229,8 @@ func (w *worker) k8s(c *classes.Class, egress bool, p classes.Peer, peerIP netip
 			from = peerIP.String()
 			if n := an.NodeByIP[peerIP]; n != nil {
 				from += " (node " + n.Name + ")"
-			} else if n := an.vtepNode(peerIP); n != "" {
-				from += " (vxlan.calico of " + n + ")"
+			} else if n, dev := an.tunnelNode(peerIP); n != "" {
+				from += " (" + dev + " of " + n + ")"
 			}
 		}
 		text = fmt.Sprintf("denied: %s is selected for ingress by %s and no rule allows %s from %s", c.Label, classes.PolNames(pols), flow(proto, port), from)
@@ -393,19 +393,22 @@ func (w *worker) end(c *classes.Class, member netip.Addr, egress bool, p classes
 	return decision{allowed: allowed, reason: id}
 }
 
-// vtepNode names the Linux node whose vxlan.calico has the address.
-func (an *analyzer) vtepNode(a netip.Addr) string {
-	// The compiled nodes' vxlan.calico addresses, read without compiling
-	// them.
+// tunnelNode names the Linux node whose vxlan.calico or tunl0 has the
+// address, and that device.
+func (an *analyzer) tunnelNode(a netip.Addr) (node, dev string) {
+	// The compiled nodes' tunnel addresses, read without compiling them.
 	for _, n := range an.Nodes {
 		if n.Windows {
 			continue
 		}
 		if t, ok := an.E.Plane().LinuxTunnel(n.Name); ok && t == a {
-			return n.Name
+			return n.Name, "vxlan.calico"
+		}
+		if t, ok := an.E.Plane().LinuxIPIP(n.Name); ok && t == a {
+			return n.Name, "tunl0"
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // listens decides whether class b answers on proto/port.

@@ -6,10 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/engine"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/gen"
-	"github.com/kubectl-hybrid/kubectl-hybrid/internal/load"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/trace"
 )
 
@@ -58,22 +55,7 @@ func TestConformance(t *testing.T) {
 		{name: "a generated 20-node cluster", files: []string{genDir}, probe: ProbeOptions{Max: 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := load.Load(load.Options{Lab: tc.lab, Filenames: tc.files})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := engine.Build(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodes, err := linux.Compile(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Build(c, nodes, Zone(c), Options{Prefix: testPrefix, Pods: tc.pods})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, p := planOf(t, tc.lab, tc.files, Options{Prefix: testPrefix, Pods: tc.pods})
 			state := t.TempDir()
 			x := &Executor{StateDir: state, Self: os.Args[0]}
 			t.Cleanup(func() { _, _ = x.Down(testPrefix) })

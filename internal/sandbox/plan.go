@@ -312,6 +312,14 @@ func (b *builder) linuxNode(n *linux.Node) error {
 			for _, a := range l.Addrs {
 				b.step("", "ip", "-n", ns, "addr", "add", a.String(), "dev", l.Name)
 			}
+		case linux.KindIPIP:
+			// The kernel makes tunl0 in every namespace once the ipip
+			// module is loaded; Felix sets it up (ipip_mgr.go).
+			b.step("Felix's IP-in-IP device: the kernel's tunl0, present in every namespace once the ipip module is loaded (modprobe ipip)",
+				"ip", "-n", ns, "link", "set", l.Name, "mtu", strconv.Itoa(l.MTU), "up")
+			for _, a := range l.Addrs {
+				b.step("", "ip", "-n", ns, "addr", "add", a.String(), "dev", l.Name)
+			}
 		case linux.KindVeth:
 			if l.Peer == nil {
 				continue

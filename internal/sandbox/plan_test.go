@@ -131,3 +131,52 @@ func TestSymbolicPrioritiesBecomeTheKernelsNumbers(t *testing.T) {
 		t.Errorf("a symbolic priority is left: %s", priorityRE.FindString(s))
 	}
 }
+
+// A node on an IPIP pool sets up the kernel's tunl0 with the twin's MTU
+// and address before the routes through it.
+func TestAnIPIPNodeSetsUpTunl0BeforeItsRoutes(t *testing.T) {
+	_, p := planOf(t, false, []string{"../../examples/main-cluster", "../cli/testdata/main-cluster-ipip.yaml"}, Options{})
+	ns := ""
+	for _, n := range p.Namespaces {
+		if n.Node == "k8s-node-1" && n.Kind == KindNode {
+			ns = n.Name
+		}
+	}
+	want := []string{
+		"ip -n " + ns + " link set tunl0 mtu 1480 up",
+		"ip -n " + ns + " addr add 172.20.211.0/32 dev tunl0",
+		"ip -n " + ns + " route add 172.20.172.0/26 via 192.168.10.21 dev tunl0 proto bird onlink",
+	}
+	at := 0
+	for _, st := range p.Steps {
+		if at < len(want) && strings.Join(st.Argv, " ") == want[at] {
+			at++
+		}
+	}
+	if ns == "" || at < len(want) {
+		t.Errorf("the plan lacks, in order, %q (found %d)", want, at)
+	}
+}
+
+// planOf loads the files (over the lab with lab), builds the twin,
+// compiles its Linux nodes and plans the sandbox.
+func planOf(t testing.TB, lab bool, files []string, o Options) (*model.Cluster, *Plan) {
+	t.Helper()
+	s, err := load.Load(load.Options{Lab: lab, Filenames: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := engine.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := linux.Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(c, nodes, Zone(c), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, p
+}

@@ -65,8 +65,9 @@ type node struct {
 	// + endpoints)), while a trace crosses a few nodes.
 	win     *windows.Node
 	winOnce sync.Once
-	// vtep is a Linux node's vxlan.calico address.
-	vtep netip.Addr
+	// vtep is a Linux node's vxlan.calico address, tunl its tunl0
+	// address.
+	vtep, tunl netip.Addr
 	// build is a Windows node's OS build (26100 for Windows Server 2025).
 	build        int
 	controlPlane bool
@@ -156,9 +157,15 @@ func FromPlane(p *plane.Plane) (*Engine, error) {
 		}
 		if nd.windows {
 			nd.build = hybrid.ParseWindowsKernel(n.Status.NodeInfo.KernelVersion).Number
-		} else if a, ok := p.LinuxTunnel(n.Name); ok {
-			nd.vtep = a
-			e.byIP[nd.vtep] = nd
+		} else {
+			if a, ok := p.LinuxTunnel(n.Name); ok {
+				nd.vtep = a
+				e.byIP[nd.vtep] = nd
+			}
+			if a, ok := p.LinuxIPIP(n.Name); ok {
+				nd.tunl = a
+				e.byIP[nd.tunl] = nd
+			}
 		}
 		e.nodes[n.Name] = nd
 		if nd.ip.IsValid() {

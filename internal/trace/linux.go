@@ -16,7 +16,7 @@ func vethName(ns, name string) string { return linux.VethName(ns, name) }
 
 // isLocal reports whether a is one of the Linux node's own addresses.
 func (nd *node) isLocal(a netip.Addr) bool {
-	if a == nd.ip || (nd.vtep.IsValid() && a == nd.vtep) || a.IsLoopback() {
+	if a == nd.ip || (nd.vtep.IsValid() && a == nd.vtep) || (nd.tunl.IsValid() && a == nd.tunl) || a.IsLoopback() {
 		return true
 	}
 	return false
@@ -80,10 +80,6 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 		w.deliverHost(nd, pkt, local)
 		return
 	}
-	if why, unknown := n.UnmodelledRoute(pkt.dst); unknown {
-		w.end(NotModeled, nd.name, "kernel routing", "stop", pkt, Drop, why)
-		return
-	}
 	r, ok := n.RouteTo(pkt.dst)
 	if !ok {
 		w.end(Dropped, nd.name, "kernel routing", "unreachable", pkt, Reject, fmt.Sprintf("no route to %s", pkt.dst))
@@ -130,6 +126,8 @@ func (w *walker) linuxIn(nd *node, pkt packet, in string, fromPod *corev1.Pod) {
 		w.deliverPod(nd, outPod, pkt, "")
 	case r.Dev == "vxlan.calico":
 		w.vxlanOut(nd, pkt, r)
+	case r.Dev == "tunl0":
+		w.ipipOut(nd, pkt, r)
 	default:
 		next := pkt.dst
 		if r.Via.IsValid() {
@@ -328,8 +326,11 @@ func servicePorts(svc *corev1.Service) string {
 func (w *walker) linuxPostrouting(nd *node, pkt packet, mark string, r linux.Route, fromPod *corev1.Pod) packet {
 	e := w.e
 	outAddr := nd.ip
-	if r.Dev == "vxlan.calico" && nd.vtep.IsValid() {
+	switch {
+	case r.Dev == "vxlan.calico" && nd.vtep.IsValid():
 		outAddr = nd.vtep
+	case r.Dev == "tunl0" && nd.tunl.IsValid():
+		outAddr = nd.tunl
 	}
 	snat := func(comp, why string) packet {
 		after := pkt
@@ -385,6 +386,31 @@ func (w *walker) vxlanOut(nd *node, pkt packet, r linux.Route) {
 			r.Via, fmtMAC(mac), dst, peer, l.VXLAN.VNI, l.VXLAN.DstPort, l.MTU), 0)
 	w.add(nd.name, l.VXLAN.Parent, "transmit", after, nil, Pass, "the VXLAN datagram goes out on the node network", 0)
 	w.arriveNodeNet(nd.name, dst, after)
+}
+
+// ipipOut encapsulates through tunl0, the kernel's fallback IP-in-IP
+// device, which has no remote of its own: the outer destination is the
+// route's gateway, the owner node's address (net/ipv4/ip_tunnel.c
+// ip_tunnel_xmit takes the next hop for a tunnel without a remote), the
+// outer source this node's address toward it, and the outer ttl the
+// inner one (the fallback device's ttl is inherit).
+func (w *walker) ipipOut(nd *node, pkt packet, r linux.Route) {
+	n := nd.l()
+	l, ok := n.Link("tunl0")
+	if !ok {
+		w.end(Dropped, nd.name, "tunl0", "drop", pkt, Drop, "tunl0 does not exist")
+		return
+	}
+	if !r.Via.IsValid() {
+		w.end(Dropped, nd.name, "tunl0", "drop", pkt, Drop, "the route through tunl0 names no gateway: an IP-in-IP packet without a remote has no outer destination")
+		return
+	}
+	after := pkt
+	after.outer = &Outer{Src: nd.ip.String(), Dst: r.Via.String(), IPIP: true, InnerMTU: l.MTU}
+	w.add(nd.name, "tunl0", "encapsulate", pkt, &after, Pass,
+		fmt.Sprintf("IP in IP (protocol 4) to the gateway %s, the owner's address; MTU %d for the inner packet", r.Via, l.MTU), 0)
+	w.add(nd.name, nicName(w.e, nd), "transmit", after, nil, Pass, "the IP-in-IP packet goes out on the node network", 0)
+	w.arriveNodeNet(nd.name, r.Via, after)
 }
 
 func fmtMAC(b []byte) string {

@@ -159,9 +159,9 @@ func (e *Engine) start(src Source, dst netip.Addr, port int, proto Proto) (place
 }
 
 // hostPlace: a node sends; a Linux node's source address is the preferred
-// source of the route's device (vxlan.calico's address toward other
-// nodes' pods, which is why host traffic to pods comes from the tunnel
-// address).
+// source of the route's device (vxlan.calico's or tunl0's address toward
+// other nodes' pods, which is why host traffic to pods comes from the
+// tunnel address).
 func (e *Engine) hostPlace(nd *node, pkt packet) (place, packet) {
 	if nd.windows {
 		pkt.ttl = ttlWindows
@@ -174,6 +174,8 @@ func (e *Engine) hostPlace(nd *node, pkt packet) (place, packet) {
 			switch {
 			case r.Dev == "vxlan.calico" && nd.vtep.IsValid():
 				pkt.src = nd.vtep
+			case r.Dev == "tunl0" && nd.tunl.IsValid():
+				pkt.src = nd.tunl
 			case r.Src.IsValid():
 				pkt.src = r.Src
 			}

@@ -183,13 +183,15 @@ type Header struct {
 	Outer   *Outer `json:"outer,omitempty"`
 }
 
-// Outer is a VXLAN outer header: node to node, UDP to DstPort, with the
-// VNI (VSID on Windows) and the MTU left for the inner packet.
+// Outer is a tunnel's outer header, node to node: VXLAN's, UDP to DstPort
+// with the VNI (VSID on Windows), or, with IPIP set, IP in IP's (IP
+// protocol 4, no port); and the MTU left for the inner packet.
 type Outer struct {
 	Src      string `json:"src"`
 	Dst      string `json:"dst"`
-	DstPort  int    `json:"dstPort"`
-	VNI      int    `json:"vni"`
+	IPIP     bool   `json:"ipip,omitempty"`
+	DstPort  int    `json:"dstPort,omitempty"`
+	VNI      int    `json:"vni,omitempty"`
 	InnerMTU int    `json:"innerMTU,omitempty"`
 	// vtepMAC is the inner frame's destination MAC, the peer VTEP's as the
 	// sender knows it (lower case, colons); "" when the trace does not know
@@ -199,7 +201,10 @@ type Outer struct {
 
 func (h Header) String() string {
 	var b strings.Builder
-	if h.Outer != nil {
+	switch {
+	case h.Outer != nil && h.Outer.IPIP:
+		fmt.Fprintf(&b, "[%s → %s ipip] ", h.Outer.Src, h.Outer.Dst)
+	case h.Outer != nil:
 		fmt.Fprintf(&b, "[%s → %s:%d/udp vni %d] ", h.Outer.Src, h.Outer.Dst, h.Outer.DstPort, h.Outer.VNI)
 	}
 	b.WriteString(hostPort(h.Src, h.SrcPort))

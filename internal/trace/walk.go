@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/hybrid"
+	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/linux"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/dataplane/windows"
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/imagecatalog"
 )
@@ -286,7 +287,11 @@ func (w *walker) arriveNodeNet(from string, next netip.Addr, pkt packet) {
 		return
 	}
 	if nd := w.e.byIP[next]; nd != nil && next == nd.ip {
-		if pkt.outer != nil {
+		switch {
+		case pkt.outer != nil && pkt.outer.IPIP:
+			w.ipipIn(nd, pkt)
+			return
+		case pkt.outer != nil:
 			w.vxlanIn(nd, pkt)
 			return
 		}
@@ -298,7 +303,11 @@ func (w *walker) arriveNodeNet(from string, next netip.Addr, pkt packet) {
 		return
 	}
 	if pkt.outer != nil {
-		w.end(Dropped, from, "node network", "drop", pkt, Drop, fmt.Sprintf("the VXLAN packet's outer destination %s is no node", next))
+		kind := "VXLAN"
+		if pkt.outer.IPIP {
+			kind = "IP-in-IP"
+		}
+		w.end(Dropped, from, "node network", "drop", pkt, Drop, fmt.Sprintf("the %s packet's outer destination %s is no node", kind, next))
 		return
 	}
 	if next == w.e.gateway && !w.e.nodeNet.Contains(pkt.dst) {
@@ -396,8 +405,13 @@ func (w *walker) externalIn(pkt packet) {
 			w.end(NotModeled, "", "node network", "drop", start, Drop, fmt.Sprintf("both %s and %s are outside the cluster: nothing to trace", pkt.src, pkt.dst))
 			return
 		}
+		why := "with BGP disabled only the nodes know the VXLAN routes"
+		if linux.BGPEnabled(e.c) {
+			// BGPPeer objects are not modelled: the mesh is the twin's BGP.
+			why = "BGP runs between the nodes (the node-to-node mesh); the twin models no peering with the node network's router"
+		}
 		w.end(Dropped, "", "node network", "no route", pkt, Drop,
-			fmt.Sprintf("%s is in %s, which the node network does not route: with BGP disabled only the nodes know the VXLAN routes", pkt.dst, what))
+			fmt.Sprintf("%s is in %s, which the node network does not route: %s", pkt.dst, what, why))
 		return
 	}
 	w.arriveNodeNet("", pkt.dst, pkt)
@@ -492,6 +506,43 @@ func (w *walker) vxlanIn(nd *node, pkt packet) {
 	}
 	w.add(nd.name, "vxlan.calico", "decapsulate", pkt, &inner, Pass, fmt.Sprintf("VNI %d; the inner packet enters the host from vxlan.calico", o.VNI), costWire)
 	w.linuxIn(nd, inner, "vxlan.calico", nil)
+}
+
+// ipipIn: an IP-in-IP packet arrives at a node. Linux decapsulates it on
+// tunl0, which takes IP protocol 4 from any source (net/ipv4/ipip.c
+// ipip_rcv, the fallback tunnel); Felix accepts it only from the cluster's
+// hosts, its all-hosts set (felix/rules/static.go, "Drop IPIP packets
+// from non-Calico hosts"). Windows has no IP-in-IP decapsulation: an HNS
+// overlay network carries VXLAN only.
+func (w *walker) ipipIn(nd *node, pkt packet) {
+	o := pkt.outer
+	src := addr(o.Src)
+	comp := "host firewall"
+	if nd.windows {
+		comp = "Windows Firewall"
+	}
+	ok, why := w.firewall(nd, src, "IPIP", 0)
+	if !ok {
+		w.end(Dropped, nd.name, comp, "drop", pkt, Drop, fmt.Sprintf("the IP-in-IP packet from %s is %s", o.Src, why))
+		return
+	}
+	w.add(nd.name, comp, "allow", pkt, nil, Pass, fmt.Sprintf("IP protocol 4 from %s: %s", o.Src, why), 0)
+	if nd.windows {
+		w.end(Dropped, nd.name, "Windows TCP/IP", "drop", pkt, Drop, "Windows has no IP-in-IP decapsulation: the Calico HNS network carries VXLAN only, so IPIP pools cannot reach Windows nodes")
+		return
+	}
+	if _, ok := nd.l().Link("tunl0"); !ok {
+		w.end(Dropped, nd.name, "kernel", "drop", pkt, Drop, "no tunl0 on the node: nothing takes IP protocol 4")
+		return
+	}
+	if from := w.e.byIP[src]; from == nil || from.ip != src {
+		w.end(Dropped, nd.name, "nftables ip calico filter-INPUT", "drop", pkt, Drop, fmt.Sprintf("%s is not a node's address: Felix drops IP in IP from hosts outside its all-hosts set", o.Src))
+		return
+	}
+	inner := pkt
+	inner.outer = nil
+	w.add(nd.name, "tunl0", "decapsulate", pkt, &inner, Pass, fmt.Sprintf("IP in IP from %s, a cluster host (Felix's all-hosts set); the inner packet enters the host from tunl0", o.Src), costWire)
+	w.linuxIn(nd, inner, "tunl0", nil)
 }
 
 func externalSwitch(nd *node) string {

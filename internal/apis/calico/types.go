@@ -132,6 +132,8 @@ type FelixConfigurationSpec struct {
 	VXLANVNI          *int    `json:"vxlanVNI,omitempty"`
 	VXLANPort         *int    `json:"vxlanPort,omitempty"`
 	VXLANMTU          *int    `json:"vxlanMTU,omitempty"`
+	IPIPEnabled       *bool   `json:"ipipEnabled,omitempty"`
+	IPIPMTU           *int    `json:"ipipMTU,omitempty"`
 	BPFEnabled        *bool   `json:"bpfEnabled,omitempty"`
 	WireguardEnabled  *bool   `json:"wireguardEnabled,omitempty"`
 	IPv6Support       *bool   `json:"ipv6Support,omitempty"`

@@ -8,8 +8,8 @@ import (
 
 // AppliesTo reports whether the rule is about traffic into host with proto
 // and port: its hosts (none means every host), its protocol (any case) and
-// its ports (none means every port; ICMP has no ports, so they are not
-// read for it).
+// its ports (none means every port; ICMP and IPIP have no ports, so they
+// are not read for them).
 func (r FirewallRule) AppliesTo(host, proto string, port int32) bool {
 	if !strings.EqualFold(r.Protocol, proto) {
 		return false
@@ -17,7 +17,7 @@ func (r FirewallRule) AppliesTo(host, proto string, port int32) bool {
 	if len(r.Hosts) > 0 && !slices.Contains(r.Hosts, host) {
 		return false
 	}
-	if len(r.Ports) > 0 && !strings.EqualFold(proto, "ICMP") && !slices.Contains(r.Ports, port) {
+	if len(r.Ports) > 0 && !strings.EqualFold(proto, "ICMP") && !strings.EqualFold(proto, "IPIP") && !slices.Contains(r.Ports, port) {
 		return false
 	}
 	return true

@@ -66,7 +66,7 @@ type FirewallRule struct {
 	Hosts []string `json:"hosts,omitempty"`
 	// From is a list of CIDRs the traffic comes from; empty means anywhere.
 	From     []string `json:"from,omitempty"`
-	Protocol string   `json:"protocol"` // TCP, UDP or ICMP
+	Protocol string   `json:"protocol"` // TCP, UDP, ICMP or IPIP (IP protocol 4)
 	Ports    []int32  `json:"ports,omitempty"`
 	Action   string   `json:"action"` // Allow or Block
 }

@@ -26,6 +26,11 @@ import (
 // Names Calico and Kubernetes use.
 const (
 	vxlanDevice = "vxlan.calico"
+	// The kernel's fallback IP-in-IP device, which Felix configures
+	// (felix/dataplane/linux/ipip_mgr.go); int_dataplane.go
+	// ipipMTUOverhead 20.
+	ipipDevice   = "tunl0"
+	ipipOverhead = 20
 	// Felix defaults: felix/config/config_params.go VXLANVNI 4096,
 	// VXLANPort 4789; int_dataplane.go vxlanMTUOverhead 50.
 	defaultVNI       = 4096
@@ -157,6 +162,21 @@ func (x *Compiler) Tunnel(name string) (a netip.Addr, vni, port int, ok bool) {
 	return ni.vtep.tunnel, fc.vni, fc.port, true
 }
 
+// IPIPAddr is the address of the node's tunl0 device, read without
+// compiling the node; ok is false when the node has none.
+func (x *Compiler) IPIPAddr(name string) (netip.Addr, bool) {
+	ni := x.byName[name]
+	if ni == nil || ni.windows {
+		return netip.Addr{}, false
+	}
+	// compileNode creates tunl0 under the same condition, which the
+	// NIC's MTU plays no part in.
+	if fc := x.cc.felix(ni, defaultNICMTU); !fc.ipip {
+		return netip.Addr{}, false
+	}
+	return ni.ipip, true
+}
+
 // nodeInfo is what the compiler needs to know about one node.
 type nodeInfo struct {
 	name    string
@@ -167,7 +187,9 @@ type nodeInfo struct {
 	created time.Time
 	host    hybrid.Host
 	vtep    *vtep
-	pods    []*corev1.Pod // on the pod network, in creation order
+	// ipip is projectcalico.org/IPv4IPIPTunnelAddr, tunl0's address.
+	ipip netip.Addr
+	pods []*corev1.Pod // on the pod network, in creation order
 }
 
 // vtep is a node's VXLAN tunnel endpoint as Felix's VXLAN resolver sees it
@@ -201,6 +223,11 @@ type block struct {
 type felixCfg struct {
 	vni, port, mtu int
 	vxlanOff       bool
+	// ipipMTU is tunl0's MTU; ipip says the node has tunl0 (an IPIP pool,
+	// IPIP not turned off, a tunnel address).
+	ipipMTU int
+	ipipOff bool
+	ipip    bool
 }
 
 type clusterCtx struct {
@@ -220,9 +247,13 @@ type clusterCtx struct {
 	gateway  netip.Addr
 	network  netip.Prefix
 	anyVX    bool
-	kp       *kubeproxy.Cluster
-	cal      *calicoCluster
-	calc     func() *felix.Calc
+	anyIPIP  bool
+	// felixRoutesIPIP: FelixConfiguration programClusterRoutes has Felix,
+	// not BIRD, program the IPIP routes (not modelled).
+	felixRoutesIPIP bool
+	kp              *kubeproxy.Cluster
+	cal             *calicoCluster
+	calc            func() *felix.Calc
 	// idx holds the lookups' indexes, built on first use.
 	idxOnce sync.Once
 	idx     *lookupIdx
@@ -248,7 +279,11 @@ func newClusterCtx(c *model.Cluster, kp *kubeproxy.Cluster) *clusterCtx {
 		if pl.vxlanMode != calico.ModeNever {
 			cc.anyVX = true
 		}
+		if pl.ipipMode != calico.ModeNever {
+			cc.anyIPIP = true
+		}
 	}
+	cc.felixRoutesIPIP = felixRoutesIPIP(c)
 	cc.bgp = readBGP(c)
 	cc.blocks = readBlocks(c)
 	sort.Slice(cc.blocks, func(i, j int) bool { return cc.blocks[i].cidr.Addr().Less(cc.blocks[j].cidr.Addr()) })
@@ -300,6 +335,9 @@ func newClusterCtx(c *model.Cluster, kp *kubeproxy.Cluster) *clusterCtx {
 				v.macDerived = true
 			}
 			ni.vtep = v
+		}
+		if t, err := netip.ParseAddr(n.Annotations[calico.AnnotationIPv4IPIPTunnelAddr]); err == nil && t.Is4() {
+			ni.ipip = t
 		}
 		cc.nodes = append(cc.nodes, ni)
 		cc.byName[n.Name] = ni
@@ -383,6 +421,10 @@ func readBlocks(c *model.Cluster) []block {
 
 // readBGP: the operator's Installation decides whether calico-node runs
 // BIRD; without one (manifest installs) calico_backend is bird.
+// BGPEnabled reports whether calico-node runs BIRD: the Installation's
+// calicoNetwork.bgp, Enabled unless set otherwise.
+func BGPEnabled(c *model.Cluster) bool { return readBGP(c) }
+
 func readBGP(c *model.Cluster) bool {
 	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.BGP != nil {
 		return *in.Spec.CalicoNetwork.BGP == "Enabled"
@@ -509,6 +551,12 @@ func (cc *clusterCtx) felix(ni *nodeInfo, nicMTU int) felixCfg {
 		if s.VXLANEnabled != nil {
 			f.vxlanOff = !*s.VXLANEnabled
 		}
+		if s.IPIPMTU != nil {
+			f.ipipMTU = *s.IPIPMTU
+		}
+		if s.IPIPEnabled != nil {
+			f.ipipOff = !*s.IPIPEnabled
+		}
 	}
 	for _, name := range []string{"default", "node." + ni.name} {
 		for _, fc := range cc.c.FelixConfigs {
@@ -522,6 +570,13 @@ func (cc *clusterCtx) felix(ni *nodeInfo, nicMTU int) felixCfg {
 	if f.mtu == 0 {
 		f.mtu = nicMTU - vxlanOverhead
 	}
+	if f.ipipMTU == 0 {
+		f.ipipMTU = nicMTU - ipipOverhead
+	}
+	// Felix enables IPIP when a pool uses it unless configured off
+	// (felix/calc/encapsulation_resolver.go); ipip_mgr.go gives tunl0 the
+	// node's IPIP tunnel address, without which it has none to give.
+	f.ipip = cc.anyIPIP && !f.ipipOff && ni.ipip.IsValid()
 	return f
 }
 
@@ -563,6 +618,9 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 	if cc.anyVX && ni.vtep == nil {
 		n.note(areaVXLAN, "no VXLAN tunnel address recorded for %s: Felix has no VTEP and creates no %s", ni.name, vxlanDevice)
 	}
+	if cc.anyIPIP && !fc.ipipOff && !ni.ipip.IsValid() {
+		n.note(areaIPIP, "no IPIP tunnel address recorded for %s (%s): %s has no address, and BIRD routes no IPIP pool's block through it", ni.name, calico.AnnotationIPv4IPIPTunnelAddr, ipipDevice)
+	}
 
 	// Links.
 	n.links = append(n.links, Link{Index: ifindexLo, Name: "lo", Kind: KindLoopback, MTU: 65536,
@@ -587,6 +645,18 @@ func (cc *clusterCtx) compileNode(ni *nodeInfo) *Node {
 			VXLAN:     &VXLANConfig{VNI: fc.vni, Local: ni.vtep.host, Parent: nicName, DstPort: fc.port}})
 	}
 	next := ifindexVXLAN + 1
+	if fc.ipip {
+		// The kernel makes tunl0 when the ipip module loads; the twin
+		// gives it vxlan.calico's index, or the one after it on a node
+		// with both (see the package documentation).
+		at := ifindexVXLAN
+		if hasVXLAN {
+			at = next
+			next++
+		}
+		n.links = append(n.links, Link{Index: at, Name: ipipDevice, Kind: KindIPIP, MTU: fc.ipipMTU,
+			Qdisc: "noqueue", State: "UNKNOWN", Addrs: []netip.Prefix{netip.PrefixFrom(ni.ipip, 32)}})
+	}
 	podMTU := fc.mtu
 	if !hasVXLAN {
 		podMTU = nicMTU
@@ -622,6 +692,7 @@ const (
 	areaHost      noteArea = iota // the host NIC's name: every ip command
 	areaNIC                       // the host NIC's link: ip link, ip addr
 	areaVXLAN                     // vxlan.calico: ip link, addr, route, neigh, fdb
+	areaIPIP                      // tunl0: ip link, addr, route
 	areaRoutes                    // ip route
 	areaL2                        // ip neigh, bridge fdb
 	areaCalico                    // nft: table ip calico

@@ -28,7 +28,10 @@
 //     gone before Felix ran are the plain explanation; the twin does not
 //     guess what they were. vxlan.calico is 5, the host ends of pod veths
 //     follow from 6 in pod creation order (creationTimestamp, then pod IP,
-//     which Calico IPAM hands out in creation order within a block).
+//     which Calico IPAM hands out in creation order within a block). On a
+//     node with an IPIP pool the kernel makes tunl0 when the ipip module
+//     loads, at a moment the twin does not know: it takes 5 when the node
+//     has no vxlan.calico, else 6, and the veths follow it.
 //   - ip route: the kernel dumps the main table by walking the FIB trie
 //     (net/ipv4/fib_trie.c fib_table_dump), i.e. ascending by destination
 //     address; routes sharing an address are kept longest prefix first

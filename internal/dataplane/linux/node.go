@@ -21,6 +21,7 @@ const (
 	KindLoopback LinkKind = "loopback"
 	KindEthernet LinkKind = "ether" // the node's NIC
 	KindVXLAN    LinkKind = "vxlan" // vxlan.calico
+	KindIPIP     LinkKind = "ipip"  // tunl0
 	KindVeth     LinkKind = "veth"  // host end of a pod's veth pair
 )
 
@@ -214,23 +215,25 @@ func (n *Node) FDB() []FDBEntry {
 // Notes are what the compiler could not model for this node, or had to
 // assume: its own notes, kube-proxy's and those of the Calico view.
 func (n *Node) Notes() []string {
-	return n.notesIn(areaHost, areaNIC, areaVXLAN, areaRoutes, areaL2, areaCalico, areaKubeProxy)
+	return n.notesIn(areaHost, areaNIC, areaVXLAN, areaIPIP, areaRoutes, areaL2, areaCalico, areaKubeProxy)
 }
 
 // RouteNotes are the notes that explain ip route's output: the NIC, the
-// VXLAN device and the routes.
-func (n *Node) RouteNotes() []string { return n.notesIn(areaHost, areaVXLAN, areaRoutes) }
+// tunnel devices and the routes.
+func (n *Node) RouteNotes() []string { return n.notesIn(areaHost, areaVXLAN, areaIPIP, areaRoutes) }
 
 // LinkNotes are the notes that explain ip link's and ip addr's output for
 // dev, or for every device when dev is "": the NIC's for the NIC,
-// vxlan.calico's for it, and for a device the node lacks those that may
-// say why (the NIC's name assumed, no VTEP).
+// vxlan.calico's and tunl0's for them, and for a device the node lacks
+// those that may say why (the NIC's name assumed, no tunnel address).
 func (n *Node) LinkNotes(dev string) []string {
 	switch dev {
 	case "":
-		return n.notesIn(areaHost, areaNIC, areaVXLAN)
+		return n.notesIn(areaHost, areaNIC, areaVXLAN, areaIPIP)
 	case vxlanDevice:
 		return n.notesIn(areaVXLAN)
+	case ipipDevice:
+		return n.notesIn(areaIPIP)
 	case n.nic:
 		return n.notesIn(areaHost, areaNIC)
 	}

@@ -38,14 +38,9 @@ func (cc *clusterCtx) routes(ni *nodeInfo, n *Node, nic string, hasVXLAN bool, f
 	// via the owner's VTEP (vxlan_mgr.go tunnelRoute) unless the pool is
 	// CrossSubnet and the owner shares this node's subnet, in which case the
 	// route manager programs a direct route (route_mgr.go noEncapRoute).
-	// The routes to IPIP pools are BIRD's (via tunl0), which the twin does
-	// not model: they are counted per pool and said once.
-	var ipip unmodelledIPIP
+	// In IPIP pools BIRD programs them (remoteRoute).
 	for _, b := range cc.blocks {
 		if b.node == "" || b.node == ni.name {
-			continue
-		}
-		if cc.skipIPIP(&ipip, b.cidr, "blocks") {
 			continue
 		}
 		if r, ok := cc.remoteRoute(ni, n, b.cidr, b.node, nic, hasVXLAN, fc, "remote IPAM block"); ok {
@@ -53,55 +48,54 @@ func (cc *clusterCtx) routes(ni *nodeInfo, n *Node, nic string, hasVXLAN bool, f
 		}
 	}
 	for _, p := range cc.borrowed {
-		if ip, err := netip.ParseAddr(p.Status.PodIP); err == nil && p.Spec.NodeName != ni.name && cc.skipIPIP(&ipip, netip.PrefixFrom(ip, ip.BitLen()), "borrowed addresses") {
-			continue
-		}
 		if r, ok := cc.borrowedRoute(ni, n, p, nic, hasVXLAN, fc); ok {
 			rs = append(rs, r)
 		}
 	}
-	for _, u := range ipip {
-		n.note(areaRoutes, "%d %s of other nodes in IPIP pool %s have no route here: the twin does not model IPIP, whose routes BIRD programs via tunl0", u.count, u.what, u.pool)
-	}
+	cc.ipipNotes(ni, n, fc)
 	sortRoutes(rs)
 	return rs
 }
 
-// unmodelledIPIP counts, per pool and kind, the remote destinations in
-// IPIP pools a node's table leaves out, in the order first met.
-type unmodelledIPIP []ipipCount
-
-type ipipCount struct {
-	pool  netip.Prefix
-	what  string
-	count int
+// ipipNotes say, once per IPIP pool, why the node has no routes to the
+// other nodes' blocks in it when it has none: nothing programs them.
+func (cc *clusterCtx) ipipNotes(ni *nodeInfo, n *Node, fc felixCfg) {
+	for _, pl := range cc.pools {
+		if pl.ipipMode == calico.ModeNever || !cc.remoteBlocksIn(pl, ni.name) {
+			continue
+		}
+		switch {
+		case pl.vxlanMode != calico.ModeNever:
+			n.note(areaRoutes, "IP pool %s sets both ipipMode and vxlanMode, which Calico refuses: its blocks are routed as VXLAN here", pl.cidr)
+		case cc.felixRoutesIPIP:
+			n.note(areaRoutes, "FelixConfiguration default has Felix program the routes to IPIP pool %s (programClusterRoutes), which the twin does not model: they are left out", pl.cidr)
+		case !cc.bgp:
+			n.note(areaRoutes, "IP pool %s uses IPIP but BGP is off: BIRD, which programs the routes to IPIP pools, does not run, so this node has no route to the other nodes' blocks in it", pl.cidr)
+		case fc.ipipOff:
+			n.note(areaRoutes, "FelixConfiguration sets ipipEnabled false: no %s, so BIRD's routes to the other nodes' blocks in IPIP pool %s cannot be programmed", ipipDevice, pl.cidr)
+		}
+	}
 }
 
-// skipIPIP reports whether dst is in an IPIP pool, counting it in u.
-func (cc *clusterCtx) skipIPIP(u *unmodelledIPIP, dst netip.Prefix, what string) bool {
-	pl, ok := cc.poolOf(dst)
-	if !ok || pl.ipipMode == calico.ModeNever {
-		return false
-	}
-	for i := range *u {
-		if (*u)[i].pool == pl.cidr && (*u)[i].what == what {
-			(*u)[i].count++
+// remoteBlocksIn reports whether pool pl holds a block of a node other
+// than name.
+func (cc *clusterCtx) remoteBlocksIn(pl pool, name string) bool {
+	for _, b := range cc.blocks {
+		if b.node != "" && b.node != name && pl.cidr.Contains(b.cidr.Addr()) {
 			return true
 		}
 	}
-	*u = append(*u, ipipCount{pl.cidr, what, 1})
-	return true
+	return false
 }
 
-// UnroutedIPIPPools are the IP pools, as "name (cidr)", that use IPIP and
-// hold blocks of two nodes or more: the routes between those nodes are
-// BIRD's, via tunl0, which the twin does not model, so the nodes' tables
-// leave them out (routes) and traces stop there (UnmodelledRoute).
-func UnroutedIPIPPools(c *model.Cluster) []string {
+// IPIPPools are the IP pools, as "name (cidr)", that use IPIP (and not
+// VXLAN) and hold blocks of two nodes or more: traffic between those
+// nodes goes through tunl0.
+func IPIPPools(c *model.Cluster) []string {
 	blocks := readBlocks(c)
 	var out []string
 	for _, pl := range readPools(c) {
-		if pl.ipipMode == calico.ModeNever {
+		if pl.ipipMode == calico.ModeNever || pl.vxlanMode != calico.ModeNever {
 			continue
 		}
 		nodes := map[string]bool{}
@@ -117,25 +111,26 @@ func UnroutedIPIPPools(c *model.Cluster) []string {
 	return out
 }
 
-// UnmodelledRoute says why the twin cannot tell the route this node takes
-// to dst, when it cannot: dst is in an IPIP pool and not on this node
-// (BIRD routes it via tunl0, which the twin does not model).
-func (n *Node) UnmodelledRoute(dst netip.Addr) (string, bool) {
-	cc := n.cc
-	if cc == nil {
-		return "", false
+// FelixRoutedIPIPPools are IPIPPools when the default FelixConfiguration
+// has Felix, not BIRD, program the cluster's routes (programClusterRoutes),
+// which the twin does not model: the nodes' tables leave those routes out.
+func FelixRoutedIPIPPools(c *model.Cluster) []string {
+	if !felixRoutesIPIP(c) {
+		return nil
 	}
-	pl, ok := cc.poolOf(netip.PrefixFrom(dst, dst.BitLen()))
-	if !ok || pl.ipipMode == calico.ModeNever {
-		return "", false
+	return IPIPPools(c)
+}
+
+// felixRoutesIPIP reads programClusterRoutes of the default
+// FelixConfiguration: Enabled or EnabledIPIPOnly has Felix program the
+// routes to IPIP pools.
+func felixRoutesIPIP(c *model.Cluster) bool {
+	for _, fc := range c.FelixConfigs {
+		if v := fc.Spec.ProgramClusterRoutes; fc.Name == "default" && v != nil && (*v == "Enabled" || *v == "EnabledIPIPOnly") {
+			return true
+		}
 	}
-	if b, ok := cc.blockOf(dst); !ok || b.node == n.Name || b.node == "" {
-		return "", false // this node's block, or no block: the table says
-	}
-	if len(n.podsWithIP(dst)) > 0 {
-		return "", false // a local pod's borrowed address
-	}
-	return fmt.Sprintf("%s is in IPIP pool %s on another node: the twin does not model IPIP, whose routes BIRD programs via tunl0", dst, pl.cidr), true
+	return false
 }
 
 // defaultRoute: netplan writes "routes: - to: default via: <gw>";
@@ -221,8 +216,8 @@ func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner
 			Owner: who, Why: why, Node: owner}
 	}
 	switch {
-	case pl.ipipMode != calico.ModeNever:
-		return Route{}, false // not modelled: see routes and UnmodelledRoute
+	case pl.ipipMode != calico.ModeNever && pl.vxlanMode == calico.ModeNever:
+		return cc.ipipRoute(on, dst, nic, sameSubnet, fc, what, owner)
 	case pl.vxlanMode == calico.ModeAlways || (pl.vxlanMode == calico.ModeCrossSubnet && !sameSubnet):
 		if !hasVXLAN {
 			n.note(areaRoutes, "%s %s needs VXLAN but this node has no %s", what, dst, vxlanDevice)
@@ -248,4 +243,27 @@ func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner
 	default:
 		return direct(felixRouteProto, "felix", fmt.Sprintf("%s of %s in this subnet, unencapsulated (route_mgr.go noEncapRoute)", what, owner)), true
 	}
+}
+
+// ipipRoute is BIRD's route to dst in an IPIP pool, learned from its owner
+// over BGP: calico-node's confd template bird_ipam.cfg sets krt_tunnel to
+// tunl0 for the pool (with CrossSubnet only when the BGP next hop is
+// outside this node's subnet), and BIRD installs a tunnel route onlink
+// via the owner's address. Without BGP, with Felix programming the
+// cluster routes (not modelled) or without tunl0 there is none
+// (ipipNotes says why).
+func (cc *clusterCtx) ipipRoute(on *nodeInfo, dst netip.Prefix, nic string, sameSubnet bool, fc felixCfg, what, owner string) (Route, bool) {
+	if !cc.bgp || cc.felixRoutesIPIP {
+		return Route{}, false
+	}
+	pl, _ := cc.poolOf(dst)
+	if pl.ipipMode == calico.ModeCrossSubnet && sameSubnet {
+		return Route{Type: RouteUnicast, Dst: dst, Via: on.calico, Dev: nic, Proto: "bird", Owner: "bird",
+			Why: fmt.Sprintf("%s of %s in this subnet, learned over BGP from its BIRD (IPIP CrossSubnet: no tunnel)", what, owner), Node: owner}, true
+	}
+	if !fc.ipip {
+		return Route{}, false
+	}
+	return Route{Type: RouteUnicast, Dst: dst, Via: on.calico, Dev: ipipDevice, Proto: "bird", OnLink: true, Owner: "bird",
+		Why: fmt.Sprintf("%s of %s learned over BGP from its BIRD, through %s (bird_ipam.cfg krt_tunnel)", what, owner, ipipDevice), Node: owner}, true
 }

@@ -2,10 +2,11 @@ package linux
 
 import (
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hybrid/kubectl-hybrid/internal/apis/calico"
 )
@@ -96,6 +97,13 @@ func threeNodes(vxlanMode, ipipMode string, bgp bool) *fixture {
 	f.node("b", "10.0.0.12", 1, 0)
 	c := f.node("c", "10.0.5.13", 2, 0)
 	c.Annotations[calico.AnnotationIPv4Address] = "10.0.5.13/24"
+	if ipipMode != calico.ModeNever {
+		// calico-node allocates each node an IPIP tunnel address; here
+		// the first of its block, as the VXLAN one.
+		for _, n := range f.c.Nodes {
+			n.Annotations[calico.AnnotationIPv4IPIPTunnelAddr] = n.Annotations[calico.AnnotationIPv4VXLANTunnelAddr]
+		}
+	}
 	return f
 }
 
@@ -110,11 +118,11 @@ func routeFor(n *Node, dst string) (Route, bool) {
 
 func TestRemoteBlockRoutes(t *testing.T) {
 	for _, tc := range []struct {
-		name            string
-		vxlan, ipip     string
-		bgp             bool
-		toB, toC        string // expected route lines to b's and c's blocks, "" for none
-		noteContainsAny string
+		name             string
+		vxlan, ipip      string
+		bgp, felixRoutes bool
+		toB, toC         string // expected route lines to b's and c's blocks, "" for none
+		noteContainsAny  string
 	}{
 		{name: "VXLAN Always tunnels to every node, in the same subnet too", vxlan: calico.ModeAlways, ipip: calico.ModeNever,
 			toB: "10.244.0.64/26 via 10.244.0.64 dev vxlan.calico onlink mtu 1450",
@@ -126,11 +134,29 @@ func TestRemoteBlockRoutes(t *testing.T) {
 			toB: "10.244.0.64/26 via 10.0.0.12 dev eth0 proto bird", noteContainsAny: "unencapsulated pool across subnets"},
 		{name: "an unencapsulated pool without BGP gets Felix's same-subnet routes only", vxlan: calico.ModeNever, ipip: calico.ModeNever,
 			toB: "10.244.0.64/26 via 10.0.0.12 dev eth0 proto 80 onlink", noteContainsAny: "unencapsulated pool across subnets"},
-		{name: "an IPIP pool is not routed by the twin and says so", vxlan: calico.ModeNever, ipip: calico.ModeAlways, bgp: true,
-			noteContainsAny: "IPIP pool"},
+		{name: "IPIP Always gets BIRD's routes through tunl0 to every node, in the same subnet too", vxlan: calico.ModeNever, ipip: calico.ModeAlways, bgp: true,
+			toB: "10.244.0.64/26 via 10.0.0.12 dev tunl0 proto bird onlink",
+			toC: "10.244.0.128/26 via 10.0.5.13 dev tunl0 proto bird onlink"},
+		{name: "IPIP CrossSubnet gets BIRD's direct routes in the subnet and tunl0 across it", vxlan: calico.ModeNever, ipip: calico.ModeCrossSubnet, bgp: true,
+			toB: "10.244.0.64/26 via 10.0.0.12 dev eth0 proto bird",
+			toC: "10.244.0.128/26 via 10.0.5.13 dev tunl0 proto bird onlink"},
+		{name: "an IPIP pool without BGP gets no routes and says why", vxlan: calico.ModeNever, ipip: calico.ModeAlways,
+			noteContainsAny: "IP pool 10.244.0.0/16 uses IPIP but BGP is off"},
+		{name: "an IPIP pool whose routes Felix programs is left out and said so", vxlan: calico.ModeNever, ipip: calico.ModeAlways, bgp: true, felixRoutes: true,
+			noteContainsAny: "programClusterRoutes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := threeNodes(tc.vxlan, tc.ipip, tc.bgp).compile(t)["a"]
+			f := threeNodes(tc.vxlan, tc.ipip, tc.bgp)
+			if tc.felixRoutes {
+				v := "Enabled"
+				f.c.FelixConfigs = append(f.c.FelixConfigs, &calico.FelixConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: calico.FelixConfigurationSpec{ProgramClusterRoutes: &v}})
+				if got := FelixRoutedIPIPPools(f.c); len(got) != 1 {
+					t.Errorf("FelixRoutedIPIPPools = %q, want the pool", got)
+				}
+			} else if got := FelixRoutedIPIPPools(f.c); len(got) != 0 {
+				t.Errorf("FelixRoutedIPIPPools = %q without programClusterRoutes", got)
+			}
+			n := f.compile(t)["a"]
 			for _, x := range []struct{ dst, want string }{{"10.244.0.64/26", tc.toB}, {"10.244.0.128/26", tc.toC}} {
 				r, ok := routeFor(n, x.dst)
 				if x.want == "" {
@@ -206,41 +232,62 @@ func TestRouteToPicksTheLongestPrefix(t *testing.T) {
 	}
 }
 
-// The routes to an IPIP pool on other nodes are BIRD's, via tunl0, which
-// the twin does not model: a node's table leaves them out and says so
-// once per pool, among the notes that explain ip route (not ip link), and
-// a lookup of such an address says it cannot tell the route.
-func TestIPIPDestinationsOnOtherNodesAreSaidNotModelled(t *testing.T) {
-	f := threeNodes(calico.ModeNever, calico.ModeAlways, true)
+// A node with an IPIP pool has tunl0 with its tunnel address, and the
+// kernel picks BIRD's route through it for a pod across subnets, the
+// direct one for a pod in the subnet.
+func TestANodeOnAnIPIPPoolRoutesThroughTunl0(t *testing.T) {
+	f := threeNodes(calico.ModeNever, calico.ModeCrossSubnet, true)
 	f.pod("ns", "here", "a", "10.244.0.5", nil)
 	f.pod("ns", "there", "b", "10.244.0.70", nil)
+	f.pod("ns", "far", "c", "10.244.0.140", nil)
 	n := f.compile(t)["a"]
-	want := "2 blocks of other nodes in IPIP pool 10.244.0.0/16 have no route here: the twin does not model IPIP, whose routes BIRD programs via tunl0"
-	if got := n.RouteNotes(); !slices.Contains(got, want) {
-		t.Errorf("ip route's notes are %q, want them to hold %q", got, want)
+	if l, ok := n.Link("tunl0"); !ok || l.Index != 5 || l.MTU != 1480 || len(l.Addrs) != 1 || l.Addrs[0].String() != "10.244.0.0/32" {
+		t.Errorf("tunl0 = %+v, %t, want index 5, MTU 1480 (the NIC's less 20), address 10.244.0.0/32", l, ok)
 	}
-	if got := n.LinkNotes(""); slices.Contains(got, want) {
-		t.Errorf("ip link's notes %q hold the routes' note", got)
-	}
-	for _, tc := range []struct {
-		name, dst string
-		unknown   bool
-	}{
-		{"a pod on another node", "10.244.0.70", true},
-		{"a free address of another node's block", "10.244.0.130", true},
-		{"a pod on this node", "10.244.0.5", false},
-		{"a free address of this node's block", "10.244.0.6", false},
-		{"an address outside the pools", "10.0.0.12", false},
+	for _, tc := range []struct{ name, dst, want string }{
+		{"a pod on a node across subnets goes through tunl0", "10.244.0.140", "10.244.0.128/26 via 10.0.5.13 dev tunl0 proto bird onlink"},
+		{"a free address of a block across subnets goes through tunl0", "10.244.0.150", "10.244.0.128/26 via 10.0.5.13 dev tunl0 proto bird onlink"},
+		{"a pod on a node in the subnet goes directly", "10.244.0.70", "10.244.0.64/26 via 10.0.0.12 dev eth0 proto bird"},
+		{"a free address of this node's block is BIRD's blackhole", "10.244.0.6", "blackhole 10.244.0.0/26 proto bird"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			why, unknown := n.UnmodelledRoute(netip.MustParseAddr(tc.dst))
-			if unknown != tc.unknown || (unknown && !strings.Contains(why, tc.dst+" is in IPIP pool 10.244.0.0/16")) {
-				t.Errorf("UnmodelledRoute(%s) = %q, %t, want %t", tc.dst, why, unknown, tc.unknown)
+			if r, ok := n.RouteTo(netip.MustParseAddr(tc.dst)); !ok || r.String() != tc.want {
+				t.Errorf("RouteTo(%s) = %q, %t, want %q", tc.dst, r, ok, tc.want)
 			}
 		})
 	}
+	want := "5: tunl0@NONE: <NOARP,UP,LOWER_UP> mtu 1480 qdisc noqueue state UNKNOWN group default qlen 1000\n    link/ipip 0.0.0.0 brd 0.0.0.0\n    inet 10.244.0.0/32 scope global tunl0\n       valid_lft forever preferred_lft forever\n"
+	if got := n.IPAddr("tunl0"); got != want {
+		t.Errorf("ip addr show tunl0:\n%s\nwant:\n%s", got, want)
+	}
 	vx := threeNodes(calico.ModeAlways, calico.ModeNever, false).compile(t)["a"]
-	if why, unknown := vx.UnmodelledRoute(netip.MustParseAddr("10.244.0.70")); unknown {
-		t.Errorf("a VXLAN pool's address is said not modelled: %q", why)
+	if _, ok := vx.Link("tunl0"); ok {
+		t.Errorf("a node without an IPIP pool has tunl0")
+	}
+}
+
+// Without its IPIP tunnel address a node has no tunl0, so no routes
+// through it, and ip route and ip link say why.
+func TestANodeWithoutAnIPIPTunnelAddressHasNoTunl0(t *testing.T) {
+	f := threeNodes(calico.ModeNever, calico.ModeAlways, true)
+	delete(f.c.Nodes[0].Annotations, calico.AnnotationIPv4IPIPTunnelAddr)
+	n := f.compile(t)["a"]
+	if _, ok := n.Link("tunl0"); ok {
+		t.Errorf("tunl0 made without a tunnel address")
+	}
+	if r, ok := routeFor(n, "10.244.0.64/26"); ok {
+		t.Errorf("route %q through a tunl0 the node lacks", r)
+	}
+	want := "no IPIP tunnel address recorded for a"
+	for name, notes := range map[string][]string{"ip route": n.RouteNotes(), "ip link": n.LinkNotes(""), "ip link show tunl0": n.LinkNotes("tunl0")} {
+		if !strings.Contains(strings.Join(notes, "\n"), want) {
+			t.Errorf("%s's notes %q lack %q", name, notes, want)
+		}
+	}
+	if b := f.compile(t)["b"]; !strings.Contains(b.IPAddr("tunl0"), "inet 10.244.0.64/32 scope global tunl0") {
+		t.Errorf("b's tunl0:\n%s", b.IPAddr("tunl0"))
+	}
+	if _, ok := f.compile(t)["b"].Link("tunl0"); !ok {
+		t.Errorf("b, with its tunnel address, has no tunl0")
 	}
 }

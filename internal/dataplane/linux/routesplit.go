@@ -5,7 +5,7 @@ import "fmt"
 // A node's routes to other nodes' IPAM blocks, and its VXLAN neighbour and
 // FDB entries, read of the node itself only a few settings: the route to
 // a remote block depends on the block, its owner and the node's NIC,
-// subnet (CrossSubnet), vxlan.calico and VXLAN MTU (remoteRoute); the L2
+// subnet (CrossSubnet), vxlan.calico and VXLAN MTU, tunl0 (remoteRoute); the L2
 // entries are one per other node's VTEP (l2). Every node with the same
 // settings therefore programs the same lines for every block it does not
 // own. A comparison of many nodes reads those lines once per class of
@@ -19,7 +19,7 @@ func (n *Node) RouteClass() string {
 	if n.cc == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s|%s|%t|%d", n.nic, n.ni.subnet.Masked(), n.hasVXLAN, n.fc.mtu)
+	return fmt.Sprintf("%s|%s|%t|%d|%t", n.nic, n.ni.subnet.Masked(), n.hasVXLAN, n.fc.mtu, n.fc.ipip)
 }
 
 // OwnRoutes are the node's routes but those to other nodes' IPAM blocks:

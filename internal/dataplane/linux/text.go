@@ -242,31 +242,50 @@ func (n *Node) BridgeFDB() string {
 // flags prints the interface flags as ip link does (ip/ipaddress.c
 // print_link_flags): an up device with carrier shows UP and LOWER_UP.
 func (l Link) flags() string {
-	if l.Kind == KindLoopback {
+	switch l.Kind {
+	case KindLoopback:
 		return "LOOPBACK,UP,LOWER_UP"
+	case KindIPIP:
+		// An IP tunnel has no link-layer broadcast and no ARP
+		// (net/ipv4/ip_tunnel.c ip_tunnel_setup sets IFF_NOARP).
+		return "NOARP,UP,LOWER_UP"
 	}
 	return "BROADCAST,MULTICAST,UP,LOWER_UP"
 }
 
 func (l Link) ifname() string {
-	if l.Peer != nil {
+	switch {
+	case l.Peer != nil:
 		return fmt.Sprintf("%s@if%d", l.Name, l.Peer.Index)
+	case l.Kind == KindIPIP:
+		// iproute2 prints "@NONE" for a device whose IFLA_LINK is 0, as
+		// the fallback tunnel's is (ip/ipaddress.c print_linkinfo).
+		return l.Name + "@NONE"
 	}
 	return l.Name
 }
 
 func (l Link) linkType() string {
-	if l.Kind == KindLoopback {
+	switch l.Kind {
+	case KindLoopback:
 		return "loopback"
+	case KindIPIP:
+		return "ipip"
 	}
 	return "ether"
 }
 
-func (l Link) brd() string {
-	if l.Kind == KindLoopback {
-		return "00:00:00:00:00:00"
+// addrs are the link-layer address and broadcast ip link prints: the
+// tunnel's local and remote endpoints for tunl0, unset (any) on the
+// fallback device.
+func (l Link) addrs() (addr, brd string) {
+	switch l.Kind {
+	case KindLoopback:
+		return l.MAC.String(), "00:00:00:00:00:00"
+	case KindIPIP:
+		return "0.0.0.0", "0.0.0.0"
 	}
-	return "ff:ff:ff:ff:ff:ff"
+	return l.MAC.String(), "ff:ff:ff:ff:ff:ff"
 }
 
 // header is the first line of ip link / ip addr for the link.
@@ -280,7 +299,8 @@ func (l Link) header(mode bool) string {
 }
 
 func (l Link) l2line() string {
-	s := fmt.Sprintf("    link/%s %s brd %s", l.linkType(), l.MAC, l.brd())
+	addr, brd := l.addrs()
+	s := fmt.Sprintf("    link/%s %s brd %s", l.linkType(), addr, brd)
 	if l.Peer != nil {
 		s += " link-netns " + l.Peer.NetNS
 	}

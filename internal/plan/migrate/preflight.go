@@ -54,9 +54,13 @@ func preflight(c *model.Cluster, snap *model.Snapshot, in *operator.Installation
 	if encap {
 		out = append(out, ipBlocks(c, final)...)
 		out = append(out, mtu(c, in)...)
-		for _, p := range linux.UnroutedIPIPPools(c) {
+		for _, p := range linux.IPIPPools(c) {
+			out = append(out, plan.Finding{ID: MigIPIP, Severity: "info", Object: "IPPool " + p,
+				Message: "the pool carries traffic between nodes over IPIP: the encapsulation step replaces BIRD's tunl0 routes with Felix's vxlan.calico routes, so node to node the traffic moves from IP protocol 4 to VXLAN UDP 4789 (see MIG001); connections between nodes may drop while the routes are replaced"})
+		}
+		for _, p := range linux.FelixRoutedIPIPPools(c) {
 			out = append(out, plan.Finding{ID: MigIPIP, Severity: "warning", Object: "IPPool " + p,
-				Message: "the pool routes between nodes over IPIP, which the twin does not model: the encapsulation step shows the VXLAN routes Felix adds but not the tunl0 routes BIRD withdraws, and traffic between nodes in the pool before the step is not traced; IPIP is IP protocol 4 between the nodes, VXLAN UDP 4789 (see MIG001)"})
+				Message: "Felix programs the pool's routes (FelixConfiguration programClusterRoutes), which the twin does not model: the encapsulation step's changes leave out the tunl0 routes it withdraws, and the twin's reachability before the step does not see them"})
 		}
 	}
 	if has(steps, StepStrictAffinity) {

@@ -137,11 +137,12 @@ func (an *Prep) BlockOf(a netip.Addr) (Block, bool) {
 // GroupNodes partitions the nodes into groups whose dataplanes treat pod
 // traffic alike: same OS and Windows build line, the same Cluster-kind
 // firewall rules applying to them and matching their address, the same
-// VXLAN device or HNS network and kube-proxy mode, and the same
-// reachability of the other nodes' IPAM blocks (a route, neighbour and FDB
-// entry on Linux, a RemoteSubnetRoute on Windows, each leading to the
-// block's node). Felix programs every node's routes from the same blocks,
-// affinities and VTEPs, so reachability is checked from one node per
+// VXLAN or IPIP device or HNS network and kube-proxy mode, and the same
+// reachability of the other nodes' IPAM blocks (a route, with a neighbour
+// and FDB entry through vxlan.calico, on Linux, a RemoteSubnetRoute on
+// Windows, each leading to the block's node). Felix and BIRD program
+// every node's routes from the same blocks, affinities, addresses and
+// VTEPs, so reachability is checked from one node per
 // otherwise-alike set; a node some set cannot reach that way is a group of
 // its own, and so is every node in an.isolate (of a group whose same-node
 // and cross-node paths turned out to differ).
@@ -206,6 +207,10 @@ func (an *Prep) StaticFingerprint(n *NodeInfo) string {
 		// The compiled node's vxlan.calico, read without compiling it.
 		if vni, port, ok := an.E.Plane().LinuxVXLAN(n.Name); ok {
 			fmt.Fprintf(&b, "|vxlan:%d/%d", vni, port)
+		}
+		// And its tunl0, which takes IP in IP.
+		if _, ok := an.E.Plane().LinuxIPIP(n.Name); ok {
+			b.WriteString("|ipip")
 		}
 	} else {
 		b.WriteString("|no-dataplane")
@@ -278,9 +283,15 @@ func (an *Prep) Unreachable(n *NodeInfo) []string {
 				bad(m.Name)
 				continue
 			}
-			if r.Dev == "vxlan.calico" {
+			switch r.Dev {
+			case "vxlan.calico":
 				mac, ok := neigh[r.Via]
 				if !ok || fdb[mac] != m.IP {
+					bad(m.Name)
+				}
+			case "tunl0":
+				// IP in IP goes to the route's gateway: the block's node.
+				if r.Via != m.IP {
 					bad(m.Name)
 				}
 			}
