@@ -108,6 +108,10 @@ func (x *Executor) UpContext(ctx context.Context, p *Plan) error {
 			}
 		}
 		if err := x.run(s.Argv, s.Stdin); err != nil {
+			if s.Why != "" {
+				// What the step plays says what the host lacks.
+				return fmt.Errorf("%w (the step plays %s)", err, s.Why)
+			}
 			return err
 		}
 	}
