@@ -3,6 +3,8 @@ package trace
 import (
 	"strings"
 	"testing"
+
+	labfs "github.com/kubectl-hybrid/kubectl-hybrid/examples/lab"
 )
 
 // labOnIPIP is the lab's Installation with its pool on IPIP and BGP on,
@@ -70,5 +72,20 @@ func TestTracesOnAnIPIPPoolGoThroughTunl0(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A host firewall that blocks IP protocol 4 drops the encapsulated packet
+// where it arrives.
+func TestAFirewallBlockingIPIPDropsTheTunnelledPacket(t *testing.T) {
+	b, err := labfs.FS.ReadFile("00-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := "      - name: no-ipip-into-node-1\n        hosts: [k8s-lab-node-1]\n        protocol: IPIP\n        action: Block\n"
+	cluster := strings.Replace(string(b), "    firewall:\n", "    firewall:\n"+rule, 1)
+	r := traceOf(t, buildWith(t, labOnIPIP, cluster), "pod/check", "172.21.211.25", "default", ICMP, 0)
+	if r.Outcome != Dropped || !strings.Contains(r.Reason, `blocked by spec.network.firewall[0] "no-ipip-into-node-1"`) {
+		t.Errorf("outcome %s (%s), want dropped by the rule:\n%s", r.Outcome, r.Reason, textOf(r))
 	}
 }

@@ -11,6 +11,7 @@ func TestFirewallRulesMatchFirstWins(t *testing.T) {
 		{Name: "vxlan-elsewhere", Protocol: "udp", Ports: []int32{4789}, Action: "Block"},
 		{Name: "one-address", From: []string{"192.168.1.7"}, Protocol: "TCP", Action: "block"},
 		{Name: "ping", Protocol: "ICMP", Ports: []int32{1}, Action: "Block"},
+		{Name: "ipip", Protocol: "IPIP", Ports: []int32{4}, Action: "Block"},
 	}
 	for _, c := range []struct {
 		name  string
@@ -28,6 +29,7 @@ func TestFirewallRulesMatchFirstWins(t *testing.T) {
 		{"a single address in From matches only itself", "lin-1", "192.168.1.7", "TCP", 22, 2},
 		{"a neighbouring address does not match it", "lin-1", "192.168.1.8", "TCP", 22, -1},
 		{"ports are not read for ICMP", "lin-1", "10.0.0.5", "ICMP", 0, 3},
+		{"nor for IP in IP", "lin-1", "10.0.0.5", "IPIP", 0, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := FirstFirewallMatch(rules, c.host, netip.MustParseAddr(c.src), c.proto, c.port)
