@@ -39,7 +39,8 @@ func compareReachWith(before, after *Twin, opt reach.Options, differ func(ma, mb
 	dsts, donlyA, donlyB := matchSorted(ka.dests, kb.dests)
 	rd := &ReachDiff{}
 	changed := differ(ma, mb, dsts)
-	// Cells the twin cannot decide on one side (an IPIP route, say) are
+	// Cells the twin cannot decide on one side (a trace that stopped as
+	// not modeled, such as a reply arriving at another address) are
 	// counted, not listed: their change is not known.
 	unknown, unknownWhy := 0, ""
 	for _, s := range srcs {

@@ -284,7 +284,7 @@ func newClusterCtx(c *model.Cluster, kp *kubeproxy.Cluster) *clusterCtx {
 		}
 	}
 	cc.felixRoutesIPIP = felixRoutesIPIP(c)
-	cc.bgp = readBGP(c)
+	cc.bgp = BGPEnabled(c)
 	cc.blocks = readBlocks(c)
 	sort.Slice(cc.blocks, func(i, j int) bool { return cc.blocks[i].cidr.Addr().Less(cc.blocks[j].cidr.Addr()) })
 	cc.blockIdx = make(map[netip.Prefix]block, len(cc.blocks))
@@ -419,13 +419,10 @@ func readBlocks(c *model.Cluster) []block {
 	return out
 }
 
-// readBGP: the operator's Installation decides whether calico-node runs
-// BIRD; without one (manifest installs) calico_backend is bird.
-// BGPEnabled reports whether calico-node runs BIRD: the Installation's
-// calicoNetwork.bgp, Enabled unless set otherwise.
-func BGPEnabled(c *model.Cluster) bool { return readBGP(c) }
-
-func readBGP(c *model.Cluster) bool {
+// BGPEnabled reports whether calico-node runs BIRD: the operator's
+// Installation decides (calicoNetwork.bgp); without one (manifest
+// installs) calico_backend is bird.
+func BGPEnabled(c *model.Cluster) bool {
 	if in := c.Installation; in != nil && in.Spec.CalicoNetwork != nil && in.Spec.CalicoNetwork.BGP != nil {
 		return *in.Spec.CalicoNetwork.BGP == "Enabled"
 	}
@@ -475,7 +472,7 @@ func ReadSettings(c *model.Cluster) Settings {
 	s := Settings{Policy: PolicySettings{Nftables: readNftables(c)}}
 	for _, p := range readPools(c) {
 		if p.vxlanMode == calico.ModeNever {
-			s.Routing.BGP = readBGP(c)
+			s.Routing.BGP = BGPEnabled(c)
 		}
 		s.Routing.Pools = append(s.Routing.Pools, p.cidr.String()+" vxlan "+p.vxlanMode+" ipip "+p.ipipMode)
 		s.Policy.Pools = append(s.Policy.Pools, p.cidr.String())

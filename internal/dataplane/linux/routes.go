@@ -217,7 +217,7 @@ func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner
 	}
 	switch {
 	case pl.ipipMode != calico.ModeNever && pl.vxlanMode == calico.ModeNever:
-		return cc.ipipRoute(on, dst, nic, sameSubnet, fc, what, owner)
+		return cc.ipipRoute(pl, on, dst, nic, sameSubnet, fc, what)
 	case pl.vxlanMode == calico.ModeAlways || (pl.vxlanMode == calico.ModeCrossSubnet && !sameSubnet):
 		if !hasVXLAN {
 			n.note(areaRoutes, "%s %s needs VXLAN but this node has no %s", what, dst, vxlanDevice)
@@ -245,25 +245,24 @@ func (cc *clusterCtx) remoteRoute(ni *nodeInfo, n *Node, dst netip.Prefix, owner
 	}
 }
 
-// ipipRoute is BIRD's route to dst in an IPIP pool, learned from its owner
-// over BGP: calico-node's confd template bird_ipam.cfg sets krt_tunnel to
-// tunl0 for the pool (with CrossSubnet only when the BGP next hop is
-// outside this node's subnet), and BIRD installs a tunnel route onlink
-// via the owner's address. Without BGP, with Felix programming the
+// ipipRoute is BIRD's route to dst in IPIP pool pl, learned from its
+// owner on over BGP: calico-node's confd template bird_ipam.cfg sets
+// krt_tunnel to tunl0 for the pool (with CrossSubnet only when the BGP
+// next hop is outside this node's subnet), and BIRD installs a tunnel
+// route onlink via the owner's address. Without BGP, with Felix programming the
 // cluster routes (not modelled) or without tunl0 there is none
 // (ipipNotes says why).
-func (cc *clusterCtx) ipipRoute(on *nodeInfo, dst netip.Prefix, nic string, sameSubnet bool, fc felixCfg, what, owner string) (Route, bool) {
+func (cc *clusterCtx) ipipRoute(pl pool, on *nodeInfo, dst netip.Prefix, nic string, sameSubnet bool, fc felixCfg, what string) (Route, bool) {
 	if !cc.bgp || cc.felixRoutesIPIP {
 		return Route{}, false
 	}
-	pl, _ := cc.poolOf(dst)
 	if pl.ipipMode == calico.ModeCrossSubnet && sameSubnet {
 		return Route{Type: RouteUnicast, Dst: dst, Via: on.calico, Dev: nic, Proto: "bird", Owner: "bird",
-			Why: fmt.Sprintf("%s of %s in this subnet, learned over BGP from its BIRD (IPIP CrossSubnet: no tunnel)", what, owner), Node: owner}, true
+			Why: fmt.Sprintf("%s of %s in this subnet, learned over BGP from its BIRD (IPIP CrossSubnet: no tunnel)", what, on.name), Node: on.name}, true
 	}
 	if !fc.ipip {
 		return Route{}, false
 	}
 	return Route{Type: RouteUnicast, Dst: dst, Via: on.calico, Dev: ipipDevice, Proto: "bird", OnLink: true, Owner: "bird",
-		Why: fmt.Sprintf("%s of %s learned over BGP from its BIRD, through %s (bird_ipam.cfg krt_tunnel)", what, owner, ipipDevice), Node: owner}, true
+		Why: fmt.Sprintf("%s of %s learned over BGP from its BIRD, through %s (bird_ipam.cfg krt_tunnel)", what, on.name, ipipDevice), Node: on.name}, true
 }
