@@ -52,14 +52,19 @@ func forcedReach(t *testing.T, a, b *model.Cluster) *ReachDiff {
 // generated workload namespace that declares a port and that no
 // NetworkPolicy isolates for ingress: the other pods reach it, so a
 // policy that comes to select it changes cells of other pods than its own.
-func portPod(t testing.TB, c *model.Cluster) int {
+func portPod(t testing.TB, c *model.Cluster) int { return portPodIsolated(t, c, false) }
+
+// portPodIsolated is the index of the first running pod-network pod of a
+// generated workload namespace that declares a port and that a
+// NetworkPolicy isolates for ingress, or not, as isolated says.
+func portPodIsolated(t testing.TB, c *model.Cluster, isolated bool) int {
 	for i, p := range c.Pods {
 		if !p.Spec.HostNetwork && workloadNamespace(p.Namespace) && p.Status.PodIP != "" &&
-			len(p.Spec.Containers) > 0 && len(p.Spec.Containers[0].Ports) > 0 && !isolatedForIngress(t, c, p) {
+			len(p.Spec.Containers) > 0 && len(p.Spec.Containers[0].Ports) > 0 && isolatedForIngress(t, c, p) == isolated {
 			return i
 		}
 	}
-	t.Fatal("no workload pod with a port that no policy isolates")
+	t.Fatalf("no workload pod with a port that a policy isolates: %t", isolated)
 	return -1
 }
 
@@ -427,17 +432,7 @@ func TestWhatTheReachMatrixDoesNotReadLeavesItAlone(t *testing.T) {
 // against "a single pod to itself").
 func TestAPodToItselfIsNoChangeWhenItsClassSplits(t *testing.T) {
 	base := generated(t, 0)
-	wp := -1
-	for i, p := range base.Pods {
-		if !p.Spec.HostNetwork && workloadNamespace(p.Namespace) && p.Status.PodIP != "" &&
-			len(p.Spec.Containers) > 0 && len(p.Spec.Containers[0].Ports) > 0 && isolatedForIngress(t, base, p) {
-			wp = i
-			break
-		}
-	}
-	if wp < 0 {
-		t.Fatal("no workload pod with a port that a policy isolates")
-	}
+	wp := portPodIsolated(t, base, true)
 	p := base.Pods[wp]
 	base.NetworkPolicies = append(slices.Clone(base.NetworkPolicies), denyIngress(p.Namespace))
 	after := *base
